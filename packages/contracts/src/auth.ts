@@ -1,0 +1,69 @@
+// HTTP bodies of services/auth (SPEC section 7, DESIGN section 4).
+import { z } from 'zod';
+import { Language, Role } from './common.js';
+import { EMAIL_MAX, EmailField, PASSWORD_MAX, PasswordField, UsernameField } from './validation.js';
+
+export const LoginRequest = z.object({
+  emailOrUsername: z
+    .string({ error: 'emailOrUsername is required' })
+    .trim()
+    .min(1, { error: 'emailOrUsername is required' })
+    .max(EMAIL_MAX, { error: `emailOrUsername must be at most ${EMAIL_MAX} characters` }),
+  password: z
+    .string({ error: 'password is required' })
+    .min(1, { error: 'password is required' })
+    .max(PASSWORD_MAX, { error: `password must be at most ${PASSWORD_MAX} characters` }),
+});
+export type LoginRequest = z.infer<typeof LoginRequest>;
+
+export const LoginResponse = z.object({ token: z.string(), preferredLanguage: Language, message: z.string() });
+export type LoginResponse = z.infer<typeof LoginResponse>;
+
+export const RegisterRequest = z.object({ username: UsernameField, email: EmailField, password: PasswordField });
+export type RegisterRequest = z.infer<typeof RegisterRequest>;
+
+export const RegisterResponse = z.object({ token: z.string(), message: z.string() });
+export type RegisterResponse = z.infer<typeof RegisterResponse>;
+
+export const RefreshResponse = z.object({ token: z.string() });
+export type RefreshResponse = z.infer<typeof RefreshResponse>;
+
+export const ChangeLanguageRequest = z.object({ language: Language });
+export const ChangeEmailRequest = z.object({ email: EmailField });
+export const ChangePasswordRequest = z.object({
+  currentPassword: z.string({ error: 'currentPassword is required' }).min(1, { error: 'currentPassword is required' }).max(PASSWORD_MAX),
+  newPassword: PasswordField,
+});
+export const ChangeUsernameRequest = z.object({ username: UsernameField });
+
+/** The whole profile: identity from auth, balances from game and payments (absent when those are down). */
+export const ProfileResponse = z.object({
+  username: z.string(),
+  email: z.string().nullable(),
+  role: Role,
+  preferredLanguage: Language.optional(),
+  adminBalance: z.number().nonnegative().nullable(),
+  paypalEmail: z.string().nullable(),
+  freeClicks: z.number().int().nonnegative().nullable(),
+  purchasedClicks: z.number().int().nonnegative().nullable().optional(),
+  hasInfiniteClicks: z.boolean().nullable(),
+  potEarned: z.number().nonnegative().nullable(),
+});
+export type ProfileResponse = z.infer<typeof ProfileResponse>;
+
+export const AdminUser = z.object({ username: z.string(), email: z.string().nullable(), role: Role });
+export const AdminUsersResponse = z.object({ users: z.array(AdminUser) });
+export type AdminUsersResponse = z.infer<typeof AdminUsersResponse>;
+
+export const UpdateRoleRequest = z.object({ email: EmailField, role: Role });
+export type UpdateRoleRequest = z.infer<typeof UpdateRoleRequest>;
+
+/** Claims of the access token (JWT, EdDSA), verified by every service with auth's public key. */
+export const AccessTokenClaims = z.object({
+  sub: z.uuid(),
+  username: z.string(),
+  role: Role,
+  exp: z.number().int(),
+  iat: z.number().int().optional(),
+});
+export type AccessTokenClaims = z.infer<typeof AccessTokenClaims>;

@@ -1,0 +1,119 @@
+// Every NATS subject with its versioned payload. Durable events travel on JetStream with the envelope's
+// id as Nats-Msg-Id (deduplicated) and are consumed idempotently by that id.
+import { z } from 'zod';
+import { Cents, Language, Role, UserId } from './common.js';
+import { PackId } from './packs.js';
+
+export const SUBJECTS = {
+  userRegistered: 'auth.user.registered.v1',
+  userRenamed: 'auth.user.renamed.v1',
+  userEmailChanged: 'auth.user.email_changed.v1',
+  userRoleChanged: 'auth.user.role_changed.v1',
+  userDeleted: 'auth.user.deleted.v1',
+  purchaseCompleted: 'payments.purchase.completed.v1',
+  payoutCompleted: 'payments.payout.completed.v1',
+  roundWon: 'game.round.won.v1',
+  /** Core NATS (not persisted): the latest counter for the realtime tick; a lost one is superseded. */
+  gameState: 'game.state.v1',
+} as const;
+export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
+
+/** JetStream streams: name and the subjects each holds. */
+export const STREAMS = {
+  auth: { name: 'AUTH_EVENTS', subjects: ['auth.>'] },
+  payments: { name: 'PAYMENTS_EVENTS', subjects: ['payments.>'] },
+  game: { name: 'GAME_EVENTS', subjects: ['game.round.>'] },
+} as const;
+
+export const UserRegisteredV1 = z.object({
+  userId: UserId,
+  username: z.string(),
+  email: z.string(),
+  role: Role,
+  preferredLanguage: Language,
+});
+export const UserRenamedV1 = z.object({ userId: UserId, username: z.string() });
+export const UserEmailChangedV1 = z.object({ userId: UserId, email: z.string() });
+export const UserRoleChangedV1 = z.object({ userId: UserId, role: Role, previousRole: Role });
+export const UserDeletedV1 = z.object({ userId: UserId });
+
+export const PurchaseCompletedV1 = z.object({
+  purchaseId: z.uuid(),
+  userId: UserId,
+  packId: PackId,
+  /** Clicks credited for the current round; null for the unlimited pass. */
+  clicks: z.number().int().positive().nullable(),
+  unlimited: z.boolean(),
+  amountCents: Cents,
+  potShareCents: Cents,
+  houseShareCents: Cents,
+  transactionId: z.string(),
+});
+
+export const PayoutCompletedV1 = z.object({
+  payoutId: z.uuid(),
+  userId: UserId,
+  kind: z.enum(['winnings', 'house']),
+  amountCents: Cents,
+  transactionId: z.string(),
+});
+
+export const RoundWonV1 = z.object({
+  round: z.number().int().positive(),
+  winnerUserId: UserId,
+  winnerUsername: z.string(),
+  potCents: Cents,
+  clicks: z.number().int().positive(),
+  wonAt: z.iso.datetime({ offset: true }),
+});
+
+export const GameStateV1 = z.object({
+  round: z.number().int().positive(),
+  globalClicks: z.number().int().nonnegative(),
+  potCents: Cents,
+  lastClickUser: z.string().nullable(),
+  lastWinner: z.string().nullable(),
+  /** Milliseconds since the epoch when the game produced this state. */
+  at: z.number().int(),
+});
+
+export const EVENT_PAYLOADS = {
+  [SUBJECTS.userRegistered]: UserRegisteredV1,
+  [SUBJECTS.userRenamed]: UserRenamedV1,
+  [SUBJECTS.userEmailChanged]: UserEmailChangedV1,
+  [SUBJECTS.userRoleChanged]: UserRoleChangedV1,
+  [SUBJECTS.userDeleted]: UserDeletedV1,
+  [SUBJECTS.purchaseCompleted]: PurchaseCompletedV1,
+  [SUBJECTS.payoutCompleted]: PayoutCompletedV1,
+  [SUBJECTS.roundWon]: RoundWonV1,
+  [SUBJECTS.gameState]: GameStateV1,
+} as const;
+
+export type EventPayload<S extends Subject> = z.infer<(typeof EVENT_PAYLOADS)[S]>;
+
+export interface EventEnvelope<S extends Subject = Subject> {
+  /** Unique id: the Nats-Msg-Id and the consumers' idempotency key. */
+  id: string;
+  subject: S;
+  occurredAt: string;
+  data: EventPayload<S>;
+}
+
+export function eventEnvelopeSchema<S extends Subject>(subject: S) {
+  return z.object({
+    id: z.string().min(1).max(200),
+    subject: z.literal(subject),
+    occurredAt: z.iso.datetime({ offset: true }),
+    data: EVENT_PAYLOADS[subject] as unknown as z.ZodType<EventPayload<S>>,
+  });
+}
+
+/** Validates raw bytes received on a subject against that subject's schema. Throws on mismatch. */
+export function parseEvent<S extends Subject>(subject: S, raw: Uint8Array | string): EventEnvelope<S> {
+  const text = typeof raw === 'string' ? raw : new TextDecoder().decode(raw);
+  return eventEnvelopeSchema(subject).parse(JSON.parse(text)) as EventEnvelope<S>;
+}
+
+export function makeEvent<S extends Subject>(subject: S, data: EventPayload<S>, id: string = crypto.randomUUID()): EventEnvelope<S> {
+  return { id, subject, occurredAt: new Date().toISOString(), data: EVENT_PAYLOADS[subject].parse(data) as EventPayload<S> };
+}

@@ -1,0 +1,67 @@
+// HTTP bodies of services/game (DESIGN sections 1 and 4).
+import { z } from 'zod';
+import { Euros } from './common.js';
+import { PackView } from './packs.js';
+
+/** The state every screen shows. Guests receive it without pot, lastWinner and lastClickUser. */
+export const GameState = z.object({
+  globalClicks: z.number().int().nonnegative(),
+  pot: Euros,
+  lastWinner: z.string().nullable(),
+  lastClickUser: z.string().nullable(),
+});
+export type GameState = z.infer<typeof GameState>;
+
+export const GuestGameState = GameState.partial({ pot: true, lastWinner: true, lastClickUser: true });
+export type GuestGameState = z.infer<typeof GuestGameState>;
+
+export const GameStateResponse = z.object({ gameState: GuestGameState });
+export type GameStateResponse = z.infer<typeof GameStateResponse>;
+
+/** The click's ordinal in its round and the clicker's spendable balance after it. */
+export const ClickResponse = z.object({
+  globalClicks: z.number().int().nonnegative(),
+  freeClicks: z.number().int().nonnegative(),
+  round: z.number().int().positive().optional(),
+  milestone: z.object({ at: z.number().int(), freeClicks: z.number().int() }).optional(),
+  won: z.boolean().optional(),
+});
+export type ClickResponse = z.infer<typeof ClickResponse>;
+
+export const Milestone = z.union([
+  z.object({ at: z.number().int().positive(), freeClicks: z.number().int().positive() }),
+  z.object({ at: z.number().int().positive(), winsPot: z.literal(true) }),
+]);
+export type Milestone = z.infer<typeof Milestone>;
+
+export const GameRules = z.object({
+  roundTarget: z.number().int().positive(),
+  milestones: z.array(Milestone),
+  packs: z.array(PackView),
+});
+export type GameRules = z.infer<typeof GameRules>;
+
+/** The game's part of the profile, for the caller itself. */
+export const GameProfile = z.object({
+  freeClicks: z.number().int().nonnegative(),
+  purchasedClicks: z.number().int().nonnegative(),
+  hasInfiniteClicks: z.boolean(),
+});
+export type GameProfile = z.infer<typeof GameProfile>;
+
+export const Winner = z.object({
+  _id: z.string(),
+  userId: z.object({ username: z.string() }).nullable(),
+  pot: Euros,
+  createdAt: z.iso.datetime({ offset: true }),
+  round: z.number().int().positive().optional(),
+});
+export type Winner = z.infer<typeof Winner>;
+
+export const WinnersQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  /** Opaque cursor from the previous page's nextCursor. */
+  cursor: z.string().max(200).optional(),
+});
+export const WinnersResponse = z.object({ winners: z.array(Winner), nextCursor: z.string().nullable().optional() });
+export type WinnersResponse = z.infer<typeof WinnersResponse>;

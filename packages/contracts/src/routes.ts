@@ -1,0 +1,59 @@
+// Every public route with its request and response schemas: the catalogue that contract and
+// bad-input tests walk, so a new route is covered the day it is added here.
+import type { z } from 'zod';
+import * as auth from './auth.js';
+import { MessageResponse } from './common.js';
+import * as game from './game.js';
+import * as payments from './payments.js';
+
+export type Service = 'auth' | 'game' | 'payments';
+
+export interface RouteContract {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  service: Service;
+  auth: 'none' | 'optional' | 'user' | 'admin' | 'refreshCookie';
+  body?: z.ZodType;
+  query?: z.ZodType;
+  response: z.ZodType;
+}
+
+export const ROUTES: readonly RouteContract[] = [
+  { method: 'POST', path: '/api/user/login', service: 'auth', auth: 'none', body: auth.LoginRequest, response: auth.LoginResponse },
+  { method: 'POST', path: '/api/user/register', service: 'auth', auth: 'none', body: auth.RegisterRequest, response: auth.RegisterResponse },
+  { method: 'POST', path: '/api/user/refresh', service: 'auth', auth: 'refreshCookie', response: auth.RefreshResponse },
+  { method: 'POST', path: '/api/user/logout', service: 'auth', auth: 'refreshCookie', response: MessageResponse },
+  { method: 'GET', path: '/api/user/profile', service: 'auth', auth: 'user', response: auth.ProfileResponse },
+  { method: 'PUT', path: '/api/user/change-language', service: 'auth', auth: 'user', body: auth.ChangeLanguageRequest, response: MessageResponse },
+  { method: 'PUT', path: '/api/user/change-email', service: 'auth', auth: 'user', body: auth.ChangeEmailRequest, response: MessageResponse },
+  { method: 'PUT', path: '/api/user/change-password', service: 'auth', auth: 'user', body: auth.ChangePasswordRequest, response: MessageResponse },
+  { method: 'PUT', path: '/api/user/change-username', service: 'auth', auth: 'user', body: auth.ChangeUsernameRequest, response: MessageResponse },
+  { method: 'DELETE', path: '/api/user/delete-account', service: 'auth', auth: 'user', response: MessageResponse },
+  { method: 'GET', path: '/api/admin/users', service: 'auth', auth: 'admin', response: auth.AdminUsersResponse },
+  { method: 'POST', path: '/api/admin/updateRole', service: 'auth', auth: 'admin', body: auth.UpdateRoleRequest, response: MessageResponse },
+  { method: 'GET', path: '/api/game/state', service: 'game', auth: 'optional', response: game.GameStateResponse },
+  { method: 'GET', path: '/api/game/rules', service: 'game', auth: 'none', response: game.GameRules },
+  { method: 'GET', path: '/api/game/profile', service: 'game', auth: 'user', response: game.GameProfile },
+  { method: 'POST', path: '/api/game/click', service: 'game', auth: 'user', response: game.ClickResponse },
+  { method: 'GET', path: '/api/winners', service: 'game', auth: 'none', query: game.WinnersQuery, response: game.WinnersResponse },
+  { method: 'GET', path: '/api/payments/token', service: 'payments', auth: 'optional', response: payments.ClientTokenResponse },
+  { method: 'GET', path: '/api/payments/profile', service: 'payments', auth: 'user', response: payments.PaymentsProfile },
+  { method: 'POST', path: '/api/payments/checkout', service: 'payments', auth: 'user', body: payments.CheckoutRequest, response: payments.CheckoutResponse },
+  { method: 'POST', path: '/api/winners/setPaymentMethod', service: 'payments', auth: 'user', body: payments.SetPaymentMethodRequest, response: MessageResponse },
+  { method: 'POST', path: '/api/winners/collect', service: 'payments', auth: 'user', response: payments.CollectResponse },
+  { method: 'POST', path: '/api/admin/collect', service: 'payments', auth: 'admin', response: payments.CollectResponse },
+];
+
+/** Which service each public path prefix goes to (DESIGN section 3); the gateway routes by it. */
+export const ROUTE_PREFIXES: readonly { prefix: string; service: Service | 'realtime' }[] = [
+  { prefix: '/api/user', service: 'auth' },
+  { prefix: '/api/admin/users', service: 'auth' },
+  { prefix: '/api/admin/updateRole', service: 'auth' },
+  { prefix: '/api/admin/collect', service: 'payments' },
+  { prefix: '/api/game', service: 'game' },
+  { prefix: '/api/winners/setPaymentMethod', service: 'payments' },
+  { prefix: '/api/winners/collect', service: 'payments' },
+  { prefix: '/api/winners', service: 'game' },
+  { prefix: '/api/payments', service: 'payments' },
+  { prefix: '/socket.io', service: 'realtime' },
+];

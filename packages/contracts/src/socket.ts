@@ -1,0 +1,35 @@
+// Socket.IO events (SPEC section 4, DESIGN section 3): the server emits, the browser only listens.
+import { z } from 'zod';
+import { Euros } from './common.js';
+import { GuestGameState } from './game.js';
+
+export const SOCKET_PATH = '/socket.io';
+
+export const GameStateUpdate = GuestGameState;
+export const WinnerEvent = z.object({ username: z.string(), pot: Euros });
+export const UserCountUpdate = z.number().int().nonnegative();
+
+export interface ServerToClientEvents {
+  gameStateUpdate: (state: z.infer<typeof GameStateUpdate>) => void;
+  winner: (event: z.infer<typeof WinnerEvent>) => void;
+  userCountUpdate: (count: number) => void;
+}
+
+/** The browser sends no events. */
+export type ClientToServerEvents = Record<string, never>;
+
+export const SOCKET_EVENTS = {
+  gameStateUpdate: GameStateUpdate,
+  winner: WinnerEvent,
+  userCountUpdate: UserCountUpdate,
+} as const;
+
+/** Client reconnection settings of SPEC section 4. */
+export const SOCKET_CLIENT_OPTIONS = {
+  path: SOCKET_PATH,
+  transports: ['websocket'] as string[],
+  reconnectionDelay: 1000,
+  reconnectionDelayMax: 5000,
+  randomizationFactor: 0.5,
+  timeout: 20000,
+};

@@ -1,0 +1,80 @@
+// Field rules of SPEC section 5, shared by the server's request schemas and the browser's forms.
+import { z } from 'zod';
+
+export const USERNAME_MIN = 3;
+export const USERNAME_MAX = 30;
+export const PASSWORD_MIN = 6;
+/** Upper bound so that hashing cannot be used to burn the server's CPU. */
+export const PASSWORD_MAX = 128;
+export const EMAIL_MAX = 254;
+
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const USERNAME_PATTERN = /^[A-Za-z0-9_]+$/;
+
+export const EmailField = z
+  .string({ error: 'email must be a string' })
+  .max(EMAIL_MAX, { error: `email must be at most ${EMAIL_MAX} characters` })
+  .regex(EMAIL_PATTERN, { error: 'email must be a valid address with no spaces' });
+
+export const UsernameField = z
+  .string({ error: 'username must be a string' })
+  .min(USERNAME_MIN, { error: `username must be at least ${USERNAME_MIN} characters` })
+  .max(USERNAME_MAX, { error: `username must be at most ${USERNAME_MAX} characters` })
+  .regex(USERNAME_PATTERN, { error: 'username may contain only letters, digits and underscore' });
+
+export const PasswordField = z
+  .string({ error: 'password must be a string' })
+  .min(PASSWORD_MIN, { error: `password must be at least ${PASSWORD_MIN} characters` })
+  .max(PASSWORD_MAX, { error: `password must be at most ${PASSWORD_MAX} characters` });
+
+const filled = (value: string | undefined | null): value is string => typeof value === 'string' && value.trim() !== '';
+
+/** Translation key of the first failing rule, or null. Order as in SPEC section 5. */
+export function validateLoginForm(form: { emailOrUsername?: string; password?: string }): string | null {
+  if (!filled(form.emailOrUsername) || !filled(form.password)) return 'login.allRequired';
+  return null;
+}
+
+export function validateRegisterForm(form: {
+  username?: string;
+  email?: string;
+  password?: string;
+  confirmPassword?: string;
+}): string | null {
+  const { username, email, password, confirmPassword } = form;
+  if (!filled(username) || !filled(email) || !filled(password) || !filled(confirmPassword)) return 'register.allRequired';
+  if (password !== confirmPassword) return 'register.passwordsDontMatch';
+  if (password.length < PASSWORD_MIN) return 'register.passwordHelp';
+  if (password.length > PASSWORD_MAX) return 'register.passwordTooLong';
+  if (!EmailField.safeParse(email).success) return 'register.validEmailError';
+  if (username.length < USERNAME_MIN) return 'register.usernameMinLength';
+  if (!UsernameField.safeParse(username).success) return 'register.usernameRequirements';
+  return null;
+}
+
+export function validateChangeEmailForm(form: { email?: string }): string | null {
+  if (!filled(form.email) || !EmailField.safeParse(form.email).success) return 'changeEmail.validEmailError';
+  return null;
+}
+
+export function validateChangePasswordForm(form: {
+  currentPassword?: string;
+  newPassword?: string;
+  confirmPassword?: string;
+}): string | null {
+  if (!filled(form.currentPassword) || !filled(form.newPassword) || !filled(form.confirmPassword)) return 'changePassword.allRequired';
+  if (form.newPassword !== form.confirmPassword) return 'changePassword.passwordsDontMatch';
+  if (form.newPassword.length < PASSWORD_MIN) return 'changePassword.passwordMinLength';
+  if (form.newPassword.length > PASSWORD_MAX) return 'changePassword.passwordTooLong';
+  return null;
+}
+
+export function validateChangeUsernameForm(form: { username?: string }): string | null {
+  if (!filled(form.username) || !UsernameField.safeParse(form.username).success) return 'changeUsername.usernameRequirements';
+  return null;
+}
+
+export function validatePaymentMethodForm(form: { paypalEmail?: string }): string | null {
+  if (!filled(form.paypalEmail) || !EmailField.safeParse(form.paypalEmail).success) return 'paymentMethod.missingEmailError';
+  return null;
+}

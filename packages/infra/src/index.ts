@@ -1,0 +1,86 @@
+// Makes PostgreSQL, Redis and NATS with JetStream available: URLs from the environment win; else a
+// Docker engine (testcontainers); else Debian's native servers, installed when missing, on free loopback
+// ports with their data in a git-ignored folder. Every server started here is stopped by its own PID.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { dockerAvailable, startContainers } from './containers.js';
+import { ensureNativeServers, removeDir, startNats, startPostgres, startRedis, type ServerHandle } from './native.js';
+
+export { ensureDatabase, recreateDatabase, dropDatabase, withDatabase } from './databases.js';
+export { freePort, InfraError, startRedis, startNats, startPostgres, type ServerHandle } from './native.js';
+
+export interface Infra {
+  /** Server URL (database `postgres`); use withDatabase/ensureDatabase for a service's own database. */
+  databaseUrl: string;
+  redisUrl: string;
+  natsUrl: string;
+  /** How each server was obtained, for the logs. */
+  source: 'environment' | 'docker' | 'native' | 'mixed';
+  /** Native servers' PIDs, so a test that injects faults can stop and restart them. */
+  pids: { postgres?: number; redis?: number; nats?: number };
+  stop(): Promise<void>;
+}
+
+export interface InfraOptions {
+  /** Folder for native servers' data. */
+  dir: string;
+  /** Keep data between runs (npm start) or throw it away on stop (tests). */
+  persistent?: boolean;
+  /** Redis append-only file (durability across a Redis restart). */
+  redisAppendOnly?: boolean;
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+export async function startInfra(options: InfraOptions): Promise<Infra> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const given = { postgres: env.DATABASE_URL, redis: env.REDIS_URL, nats: env.NATS_URL };
+  const needed = Object.entries(given).filter(([, url]) => !url).map(([name]) => name);
+  const handles: ServerHandle[] = [];
+  const pids: Infra['pids'] = {};
+  let source: Infra['source'] = 'environment';
+  let started: Partial<Record<'postgres' | 'redis' | 'nats', ServerHandle>> = {};
+
+  if (needed.length > 0) {
+    if (env.OMC_INFRA !== 'native' && dockerAvailable()) {
+      source = needed.length === 3 ? 'docker' : 'mixed';
+      log('[infra] starting PostgreSQL, Redis and NATS in Docker');
+      started = await startContainers();
+    } else {
+      source = needed.length === 3 ? 'native' : 'mixed';
+      ensureNativeServers(log);
+      mkdirSync(options.dir, { recursive: true });
+      const jobs: Promise<void>[] = [];
+      if (!given.postgres) jobs.push(startPostgres(join(options.dir, 'postgres')).then((h) => void (started.postgres = h)));
+      if (!given.redis) jobs.push(startRedis(join(options.dir, 'redis'), { appendOnly: options.redisAppendOnly }).then((h) => void (started.redis = h)));
+      if (!given.nats) jobs.push(startNats(join(options.dir, 'nats')).then((h) => void (started.nats = h)));
+      const results = await Promise.allSettled(jobs);
+      const failure = results.find((r) => r.status === 'rejected');
+      if (failure) {
+        await Promise.allSettled(Object.values(started).map((h) => h.stop()));
+        throw (failure as PromiseRejectedResult).reason;
+      }
+    }
+    for (const [name, handle] of Object.entries(started)) {
+      if (given[name as keyof typeof given]) {
+        await handle.stop();
+        continue;
+      }
+      handles.push(handle);
+      if (handle.pid) pids[name as keyof typeof pids] = handle.pid;
+    }
+  }
+
+  return {
+    databaseUrl: given.postgres ?? started.postgres!.url,
+    redisUrl: given.redis ?? started.redis!.url,
+    natsUrl: given.nats ?? started.nats!.url,
+    source,
+    pids,
+    async stop() {
+      await Promise.allSettled(handles.map((h) => h.stop()));
+      if (!options.persistent) removeDir(options.dir);
+    },
+  };
+}

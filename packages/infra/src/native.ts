@@ -1,0 +1,193 @@
+// PostgreSQL, Redis and NATS (JetStream) as native processes from Debian's packages, on free loopback
+// ports, with their data in a folder of the project's. Used where no URLs are given and no Docker engine runs.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { join } from 'node:path';
+
+export interface ServerHandle {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+const PG_PACKAGE_BIN = '/usr/lib/postgresql';
+const isRoot = process.getuid?.() === 0;
+
+export class InfraError extends Error {}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function which(bin: string): string | undefined {
+  const found = spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' });
+  return found.status === 0 ? found.stdout.trim() : undefined;
+}
+
+function postgresBinDir(): string | undefined {
+  if (!existsSync(PG_PACKAGE_BIN)) return undefined;
+  const versions = readdirSync(PG_PACKAGE_BIN)
+    .filter((v) => existsSync(join(PG_PACKAGE_BIN, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(PG_PACKAGE_BIN, versions[0], 'bin') : undefined;
+}
+
+/** Installs Debian's packages for whichever servers are missing, or says exactly what to do. */
+export function ensureNativeServers(log: (line: string) => void = console.log): void {
+  const missing: string[] = [];
+  if (!postgresBinDir()) missing.push('postgresql');
+  if (!which('redis-server')) missing.push('redis-server');
+  if (!which('redis-cli')) missing.push('redis-tools');
+  if (!which('nats-server')) missing.push('nats-server');
+  if (missing.length === 0) return;
+  if (!isRoot || !which('apt-get')) {
+    throw new InfraError(
+      `PostgreSQL, Redis and NATS are needed. Install ${missing.join(', ')} (for example: sudo apt-get install -y ${missing.join(' ')}), ` +
+        'or point DATABASE_URL, REDIS_URL and NATS_URL at running servers.',
+    );
+  }
+  log(`[infra] installing ${missing.join(', ')} with apt-get`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: 'inherit', env });
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new InfraError(`${what} did not become ready within ${timeoutMs} ms`);
+}
+
+function tcpOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function killByPid(pid: number, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 10_000): Promise<void> {
+  if (!processAlive(pid)) return;
+  process.kill(pid, signal);
+  const deadline = Date.now() + timeoutMs;
+  while (processAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  if (processAlive(pid)) process.kill(pid, 'SIGKILL');
+}
+
+function asPostgresUser(cmd: string, args: string[]): { cmd: string; args: string[] } {
+  return isRoot ? { cmd: 'runuser', args: ['-u', 'postgres', '--', cmd, ...args] } : { cmd, args };
+}
+
+function readPid(file: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function startPostgres(dir: string, opts: { port?: number } = {}): Promise<ServerHandle> {
+  const bin = postgresBinDir();
+  if (!bin) throw new InfraError('PostgreSQL is not installed (Debian package postgresql)');
+  mkdirSync(dir, { recursive: true });
+  if (isRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+  if (!existsSync(join(dir, 'PG_VERSION'))) {
+    const init = asPostgresUser(join(bin, 'initdb'), ['-D', dir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+    execFileSync(init.cmd, init.args, { stdio: 'ignore' });
+  }
+  const stale = readPid(join(dir, 'postmaster.pid'));
+  if (stale && processAlive(stale)) await killByPid(stale, 'SIGINT');
+  const port = opts.port ?? (await freePort());
+  const options = [
+    `-p ${port}`,
+    '-c listen_addresses=127.0.0.1',
+    `-k ${dir}`,
+    '-c max_connections=400',
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+  ].join(' ');
+  const start = asPostgresUser(join(bin, 'pg_ctl'), ['-D', dir, '-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+  execFileSync(start.cmd, start.args, { stdio: 'ignore' });
+  const pid = readPid(join(dir, 'postmaster.pid'));
+  if (!pid) throw new InfraError(`PostgreSQL did not write its PID in ${dir}`);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    pid,
+    // Fast shutdown by PID (SIGINT), as pg_ctl -m fast does.
+    stop: () => killByPid(pid, 'SIGINT', 30_000),
+  };
+}
+
+export async function startRedis(dir: string, opts: { appendOnly?: boolean; port?: number } = {}): Promise<ServerHandle> {
+  if (!which('redis-server')) throw new InfraError('Redis is not installed (Debian package redis-server)');
+  mkdirSync(dir, { recursive: true });
+  const port = opts.port ?? (await freePort());
+  const pidFile = join(dir, 'redis.pid');
+  const stale = readPid(pidFile);
+  if (stale && processAlive(stale)) await killByPid(stale);
+  execFileSync('redis-server', [
+    '--port', String(port),
+    '--bind', '127.0.0.1',
+    '--dir', dir,
+    '--save', '',
+    '--appendonly', opts.appendOnly ? 'yes' : 'no',
+    '--appendfsync', 'everysec',
+    '--databases', '64',
+    '--maxclients', '20000',
+    '--daemonize', 'yes',
+    '--pidfile', pidFile,
+    '--logfile', join(dir, 'redis.log'),
+  ]);
+  await waitFor(() => tcpOpen(port), `Redis on port ${port}`);
+  await waitFor(async () => readPid(pidFile) !== undefined, 'Redis PID file');
+  const pid = readPid(pidFile)!;
+  return { url: `redis://127.0.0.1:${port}`, pid, stop: () => killByPid(pid) };
+}
+
+export async function startNats(dir: string, opts: { port?: number } = {}): Promise<ServerHandle> {
+  if (!which('nats-server')) throw new InfraError('NATS is not installed (Debian package nats-server)');
+  mkdirSync(join(dir, 'jetstream'), { recursive: true });
+  const port = opts.port ?? (await freePort());
+  const pidFile = join(dir, 'nats.pid');
+  const stale = readPid(pidFile);
+  if (stale && processAlive(stale)) await killByPid(stale);
+  const logFd = openSync(join(dir, 'nats.log'), 'a');
+  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream'), '-P', pidFile], {
+    detached: true,
+    stdio: ['ignore', logFd, logFd],
+  });
+  child.unref();
+  await waitFor(() => tcpOpen(port), `NATS on port ${port}`);
+  const pid = child.pid!;
+  return { url: `nats://127.0.0.1:${port}`, pid, stop: () => killByPid(pid) };
+}
+
+export function removeDir(dir: string): void {
+  if (existsSync(dir) && statSync(dir).isDirectory()) rmSync(dir, { recursive: true, force: true });
+}

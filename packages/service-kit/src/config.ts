@@ -1,0 +1,54 @@
+// Configuration is read from the environment once, validated with zod, and frozen. A bad value stops
+// the service at start with every problem listed by variable name.
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+export function parseConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.infer<S>> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`));
+  }
+  return Object.freeze(result.data);
+}
+
+/** Common pieces of every service's environment. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  host: () => z.string().default('0.0.0.0'),
+  url: (protocols: string[]) =>
+    z.string().refine((value) => {
+      try {
+        return protocols.includes(new URL(value).protocol.replace(':', ''));
+      } catch {
+        return false;
+      }
+    }, `must be a URL (${protocols.join(', ')})`),
+  int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(fallback),
+  bool: (fallback: boolean) =>
+    z
+      .enum(['true', 'false', '1', '0', 'yes', 'no'])
+      .default(fallback ? 'true' : 'false')
+      .transform((v) => v === 'true' || v === '1' || v === 'yes'),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** A PEM key given inline (newlines may be written as \n). */
+  pem: (kind: 'PUBLIC' | 'PRIVATE') =>
+    z
+      .string()
+      .transform((v) => v.replace(/\\n/g, '\n').trim())
+      .refine((v) => v.includes(`-----BEGIN ${kind} KEY-----`), `must be a PEM ${kind.toLowerCase()} key`),
+};
+
+export const baseEnvSchema = z.object({
+  HOST: env.host(),
+  LOG_LEVEL: env.logLevel(),
+  DATABASE_URL: env.url(['postgres', 'postgresql']),
+  REDIS_URL: env.url(['redis', 'rediss']),
+  NATS_URL: z.string().min(1, 'must be a NATS URL, or several separated by commas'),
+  JWT_PUBLIC_KEY: env.pem('PUBLIC'),
+  SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
+});

@@ -1,0 +1,91 @@
+// One error type for the rules, one handler for every error: the real message below 500, a generic one
+// with the request id at 500, and never a stack trace on the wire.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { ZodError } from 'zod';
+
+export class AppError extends Error {
+  constructor(
+    readonly code: string,
+    readonly statusCode: number,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string, field?: string) => new AppError('BAD_REQUEST', 400, message, field);
+export const unauthorized = (message = 'Authentication required') => new AppError('UNAUTHORIZED', 401, message);
+export const forbidden = (message = 'Not allowed') => new AppError('FORBIDDEN', 403, message);
+export const notFound = (message = 'Not found') => new AppError('NOT_FOUND', 404, message);
+export const conflict = (message: string, field?: string) => new AppError('CONFLICT', 409, message, field);
+export const tooManyRequests = (message = 'Too many requests, slow down') => new AppError('RATE_LIMITED', 429, message);
+
+function describeZodIssue(issue: { path: PropertyKey[]; message: string }): { field?: string; message: string } {
+  const field = issue.path.map(String).join('.') || undefined;
+  const message = issue.message.startsWith(field ?? '\u0000') || !field ? issue.message : `${field}: ${issue.message}`;
+  return { field, message };
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError | ZodError, request, reply) => {
+    const requestId = request.id;
+    let status = 500;
+    let body: Record<string, string | undefined>;
+
+    if (error instanceof AppError) {
+      status = error.statusCode;
+      body = { message: error.message, code: error.code, field: error.field };
+    } else if (hasZodFastifySchemaValidationErrors(error)) {
+      const first = error.validation[0];
+      const path = first ? String(first.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.') : '';
+      const location = error.validationContext ?? 'body';
+      const field = path || undefined;
+      status = 400;
+      const detail = first?.message ?? 'invalid input';
+      body = {
+        message: field && !detail.startsWith(field) ? `${field}: ${detail}` : field ? detail : `${location}: ${detail}`,
+        code: 'BAD_REQUEST',
+        field,
+      };
+    } else if (error instanceof ZodError) {
+      const described = describeZodIssue(error.issues[0] ?? { path: [], message: 'invalid input' });
+      status = 400;
+      body = { message: described.message, code: 'BAD_REQUEST', field: described.field };
+    } else if (isResponseSerializationError(error)) {
+      status = 500;
+      body = { message: 'Internal server error', code: 'INTERNAL' };
+    } else if (typeof (error as FastifyError).statusCode === 'number' && (error as FastifyError).statusCode! < 500) {
+      status = (error as FastifyError).statusCode!;
+      body = { message: friendlyFastifyMessage(error as FastifyError), code: (error as FastifyError).code };
+    } else {
+      body = { message: 'Internal server error', code: 'INTERNAL' };
+    }
+
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ status, code: body.code, msg: body.message }, 'request refused');
+
+    void reply.status(status).send({ ...body, error: body.message, requestId });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({ message: `No route ${request.method} ${request.url.split('?')[0]}`, error: 'Not found', code: 'NOT_FOUND', requestId: request.id });
+  });
+}
+
+function friendlyFastifyMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'Request body is too large';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Content-Type must be application/json';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'Request body must not be empty when Content-Type is application/json';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'Request body is not valid JSON';
+    default:
+      return error.message;
+  }
+}

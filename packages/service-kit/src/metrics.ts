@@ -1,0 +1,40 @@
+// Prometheus metrics on /metrics: request rates and latencies for every service, plus whatever each
+// service registers on the returned registry. One registry per app, so tests can build several.
+import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  counter<L extends string>(name: string, help: string, labelNames?: readonly L[]): Counter<L>;
+  gauge<L extends string>(name: string, help: string, labelNames?: readonly L[], collect?: (this: Gauge<L>) => void | Promise<void>): Gauge<L>;
+  histogram<L extends string>(name: string, help: string, labelNames?: readonly L[], buckets?: number[]): Histogram<L>;
+}
+
+export function createMetrics(service: string, defaults = true): Metrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  if (defaults) collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    counter: (name, help, labelNames = []) => new Counter({ name, help, labelNames: labelNames as string[], registers: [registry] }),
+    gauge: (name, help, labelNames = [], collect) =>
+      new Gauge({ name, help, labelNames: labelNames as string[], registers: [registry], ...(collect ? { collect } : {}) }),
+    histogram: (name, help, labelNames = [], buckets) =>
+      new Histogram({ name, help, labelNames: labelNames as string[], registers: [registry], ...(buckets ? { buckets } : {}) }),
+  };
+}
+
+export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+  const duration = metrics.histogram('http_request_duration_seconds', 'HTTP request latency', ['method', 'route', 'status'], [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+  ]);
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    if (route === '/metrics' || route === '/healthz' || route === '/readyz') return;
+    duration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+  app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
+    reply.header('content-type', metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+}

@@ -1,0 +1,167 @@
+// NATS with JetStream: streams declared from packages/contracts, events published with their id as
+// Nats-Msg-Id (JetStream drops duplicates), durable consumers that ack only after the work is done.
+import { EVENT_PAYLOADS, parseEvent, type EventEnvelope, type Subject } from '@omc/contracts';
+import {
+  AckPolicy,
+  connect,
+  DeliverPolicy,
+  nanos,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type NatsConnection,
+} from 'nats';
+import type { Logger } from 'pino';
+
+export interface Nats {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  close(): Promise<void>;
+}
+
+export async function connectNats(url: string, name: string): Promise<Nats> {
+  const nc = await connect({
+    servers: url.split(',').map((s) => s.trim()),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    waitOnFirstConnect: true,
+    pingInterval: 5000,
+    maxPingOut: 2,
+  });
+  const jsm = await nc.jetstreamManager({ timeout: 5000 });
+  const js = nc.jetstream({ timeout: 5000 });
+  return {
+    nc,
+    js,
+    jsm,
+    close: async () => {
+      if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
+    },
+  };
+}
+
+export async function pingNats(nats: Nats): Promise<void> {
+  if (nats.nc.isClosed()) throw new Error('nats connection closed');
+  await nats.nc.flush();
+}
+
+/** Creates the stream, or updates its subjects; idempotent, safe from several instances at once. */
+export async function ensureStream(jsm: JetStreamManager, stream: { name: string; subjects: readonly string[] }): Promise<void> {
+  const config = {
+    name: stream.name,
+    subjects: [...stream.subjects],
+    storage: StorageType.File,
+    duplicate_window: nanos(10 * 60 * 1000),
+    max_age: nanos(30 * 24 * 60 * 60 * 1000),
+  };
+  try {
+    await jsm.streams.info(stream.name);
+    await jsm.streams.update(stream.name, config);
+  } catch (error) {
+    if (!String((error as Error).message).includes('not found')) throw error;
+    try {
+      await jsm.streams.add(config);
+    } catch (addError) {
+      if (!String((addError as Error).message).includes('already in use')) throw addError;
+    }
+  }
+}
+
+export async function publishEvent<S extends Subject>(js: JetStreamClient, event: EventEnvelope<S>): Promise<void> {
+  await js.publish(event.subject, JSON.stringify(event), { msgID: event.id, timeout: 5000 });
+}
+
+export interface ConsumerOptions {
+  nats: Nats;
+  stream: string;
+  durable: string;
+  subjects: Subject[];
+  log: Logger;
+  /** Handles one event; throw to have it redelivered later. Must be idempotent. */
+  handle: (event: EventEnvelope, msg: JsMsg) => Promise<void>;
+  /** Called for every message handled (ok) or failed (error), for metrics. */
+  onResult?: (subject: string, outcome: 'ok' | 'error' | 'invalid') => void;
+}
+
+export interface Consumer {
+  stop(): Promise<void>;
+}
+
+/**
+ * A durable pull consumer that survives NATS restarts: it (re)creates its consumer and resumes. A
+ * message that does not match its contract is terminated (it would never succeed); a failing handler
+ * naks it with a delay so it comes back.
+ */
+export function startConsumer(options: ConsumerOptions): Consumer {
+  const { nats, stream, durable, subjects, log } = options;
+  let stopped = false;
+  let current: { stop(): void } | undefined;
+
+  const loop = async () => {
+    while (!stopped) {
+      try {
+        await nats.jsm.consumers
+          .add(stream, {
+            durable_name: durable,
+            ack_policy: AckPolicy.Explicit,
+            deliver_policy: DeliverPolicy.All,
+            filter_subjects: subjects,
+            ack_wait: nanos(30_000),
+            max_deliver: -1,
+            max_ack_pending: 1000,
+          })
+          .catch(async (error) => {
+            // Exists with another config: update it.
+            if (String(error.message).includes('already in use') || String(error.message).includes('exists')) {
+              await nats.jsm.consumers.update(stream, durable, { filter_subjects: subjects });
+            } else throw error;
+          });
+        const consumer = await nats.js.consumers.get(stream, durable);
+        const messages = await consumer.consume({ max_messages: 256, expires: 5000 });
+        current = messages;
+        for await (const msg of messages) {
+          if (stopped) break;
+          const subject = msg.subject as Subject;
+          if (!(subject in EVENT_PAYLOADS)) {
+            msg.term();
+            options.onResult?.(subject, 'invalid');
+            continue;
+          }
+          let event: EventEnvelope;
+          try {
+            event = parseEvent(subject, msg.data);
+          } catch (error) {
+            log.error({ err: error, subject }, 'event does not match its contract; dropped');
+            msg.term();
+            options.onResult?.(subject, 'invalid');
+            continue;
+          }
+          try {
+            await options.handle(event, msg);
+            msg.ack();
+            options.onResult?.(subject, 'ok');
+          } catch (error) {
+            log.warn({ err: error, subject, eventId: event.id }, 'event handling failed; will retry');
+            msg.nak(1000);
+            options.onResult?.(subject, 'error');
+          }
+        }
+      } catch (error) {
+        if (stopped) break;
+        log.warn({ err: error, stream, durable }, 'consumer interrupted; resuming');
+      }
+      if (!stopped) await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+  const done = loop();
+  return {
+    async stop() {
+      stopped = true;
+      current?.stop();
+      await Promise.race([done, new Promise((r) => setTimeout(r, 2000))]);
+    },
+  };
+}

@@ -1,0 +1,90 @@
+// Helpers for integration tests against the real servers started by the global setup.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { dropDatabase, recreateDatabase } from '@omc/infra';
+import type { AccessTokenClaims } from '@omc/contracts';
+import { Redis } from 'ioredis';
+import { SignJWT, importPKCS8 } from 'jose';
+import { connect } from 'nats';
+import { inject } from 'vitest';
+import type { TestInfra } from './global-setup.js';
+
+export type { TestInfra } from './global-setup.js';
+export { workspaceRoot } from './paths.js';
+
+export function testInfra(): TestInfra {
+  return inject('infra');
+}
+
+/** A fresh database cloned from the migrated template, for one test file. */
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const infra = testInfra();
+  if (!infra.templateDatabase) throw new Error('this package has no migrated template database');
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const url = await recreateDatabase(infra.databaseUrl, name, infra.templateDatabase);
+  return { url, drop: () => dropDatabase(infra.databaseUrl, name) };
+}
+
+/** Empties Redis (every database). */
+export async function resetRedis(url = testInfra().redisUrl): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    await redis.flushall();
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Deletes every JetStream stream (and so its consumers). */
+export async function resetNats(url = testInfra().natsUrl): Promise<void> {
+  const nc = await connect({ servers: url });
+  try {
+    const jsm = await nc.jetstreamManager();
+    for await (const stream of jsm.streams.list()) await jsm.streams.delete(stream.config.name);
+  } finally {
+    await nc.close();
+  }
+}
+
+export interface KeyPair {
+  publicKey: string;
+  privateKey: string;
+}
+
+export function generateTokenKeys(): KeyPair {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  return {
+    publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  };
+}
+
+/** An access token as services/auth would sign it. */
+export async function signAccessToken(
+  privateKeyPem: string,
+  claims: Omit<AccessTokenClaims, 'exp' | 'iat'> & { exp?: number },
+): Promise<string> {
+  const key = await importPKCS8(privateKeyPem, 'EdDSA');
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ username: claims.username, role: claims.role })
+    .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
+    .setSubject(claims.sub)
+    .setIssuedAt(now)
+    .setExpirationTime(claims.exp ?? now + 900)
+    .sign(key);
+}
+
+/** Polls until `check` returns a truthy value, or fails with `what`. For effects that arrive by event. */
+export async function eventually<T>(check: () => Promise<T> | T, what = 'condition', timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+}

@@ -1,0 +1,7 @@
+// Migrations in order. Frozen in time: they take Kysely<any> and never import application code.
+import { kitMigrations } from '@omc/service-kit';
+import type { Migration } from 'kysely';
+
+export const migrations: Record<string, Migration> = {
+  ...kitMigrations,
+};

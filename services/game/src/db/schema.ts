@@ -1,0 +1,3 @@
+import type { OutboxTable } from '@omc/service-kit';
+
+export interface Database extends OutboxTable {}

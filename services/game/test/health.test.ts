@@ -1,0 +1,68 @@
+import { join } from 'node:path';
+import { startRedis } from '@omc/infra';
+import { freshDatabase, generateTokenKeys, resetNats, testInfra, eventually, workspaceRoot } from '@omc/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createDeps } from '../src/deps.js';
+
+describe('game service health', () => {
+  const keys = generateTokenKeys();
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  let redisPort: number;
+  const redisDir = join(workspaceRoot(), '.data', 'test', `game-health-redis-${process.pid}`);
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  let deps: Awaited<ReturnType<typeof createDeps>>;
+
+  beforeAll(async () => {
+    await resetNats();
+    database = await freshDatabase();
+    // A Redis of this test's own, so stopping it disturbs no other test.
+    redis = await startRedis(redisDir);
+    redisPort = Number(new URL(redis.url).port);
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      REDIS_URL: redis.url,
+      NATS_URL: testInfra().natsUrl,
+      JWT_PUBLIC_KEY: keys.publicKey,
+      LOG_LEVEL: 'silent',
+    });
+    deps = await createDeps(config);
+    app = await buildApp(deps, { logger: false });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await deps?.close();
+    await redis?.stop();
+    await database?.drop();
+  });
+
+  it('is live and reports each dependency as ready', async () => {
+    expect((await app.inject('/healthz')).statusCode).toBe(200);
+    const ready = await app.inject('/readyz');
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', nats: 'ok' } });
+  });
+
+  it('echoes the request id it was given', async () => {
+    const response = await app.inject({ url: '/api/game/state', headers: { 'x-request-id': 'req-abc-123' } });
+    expect(response.headers['x-request-id']).toBe('req-abc-123');
+  });
+
+  it('answers a JSON 404 for an unknown route', async () => {
+    const response = await app.inject('/api/game/nope');
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ message: expect.stringContaining('/api/game/nope') });
+  });
+
+  it('is not ready while Redis is down, and ready again when it returns, without a restart', async () => {
+    await redis.stop();
+    await eventually(async () => (await app.inject('/readyz')).statusCode === 503, 'not ready after Redis stopped');
+    const down = await app.inject('/readyz');
+    expect(down.json().checks.redis).toMatch(/^down/);
+    redis = await startRedis(redisDir, { port: redisPort });
+    await eventually(async () => (await app.inject('/readyz')).statusCode === 200, 'ready after Redis returned');
+  });
+});
