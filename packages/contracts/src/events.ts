@@ -15,8 +15,10 @@ export const SUBJECTS = {
   roundWon: 'game.round.won.v1',
   /** Core NATS (not persisted): the latest counter for the realtime tick; a lost one is superseded. */
   gameState: 'game.state.v1',
+  /** Core NATS request-reply: the game answers with the current GameStateV1 envelope (realtime at start-up). */
+  gameStateRequest: 'game.state.current.v1',
 } as const;
-export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
+export type Subject = Exclude<(typeof SUBJECTS)[keyof typeof SUBJECTS], typeof SUBJECTS.gameStateRequest>;
 
 /** JetStream streams: name and the subjects each holds. */
 export const STREAMS = {

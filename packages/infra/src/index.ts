@@ -84,3 +84,5 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
     },
   };
 }
+
+export { startSystem, DEPLOYABLES, type System, type SystemOptions, type Deployable, type DeployableName, type RunningProcess } from './system.js';

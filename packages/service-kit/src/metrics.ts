@@ -16,11 +16,11 @@ export function createMetrics(service: string, defaults = true): Metrics {
   if (defaults) collectDefaultMetrics({ register: registry });
   return {
     registry,
-    counter: (name, help, labelNames = []) => new Counter({ name, help, labelNames: labelNames as string[], registers: [registry] }),
-    gauge: (name, help, labelNames = [], collect) =>
-      new Gauge({ name, help, labelNames: labelNames as string[], registers: [registry], ...(collect ? { collect } : {}) }),
-    histogram: (name, help, labelNames = [], buckets) =>
-      new Histogram({ name, help, labelNames: labelNames as string[], registers: [registry], ...(buckets ? { buckets } : {}) }),
+    counter: <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter({ name, help, labelNames: [...labelNames], registers: [registry] }),
+    gauge: <L extends string>(name: string, help: string, labelNames: readonly L[] = [], collect?: (this: Gauge<L>) => void | Promise<void>) =>
+      new Gauge({ name, help, labelNames: [...labelNames], registers: [registry], ...(collect ? { collect } : {}) }),
+    histogram: <L extends string>(name: string, help: string, labelNames: readonly L[] = [], buckets?: number[]) =>
+      new Histogram({ name, help, labelNames: [...labelNames], registers: [registry], ...(buckets ? { buckets } : {}) }),
   };
 }
 

@@ -2,7 +2,7 @@
 // relay publishes it to JetStream afterwards (with its id as Nats-Msg-Id, so a re-publish after a crash
 // is dropped as a duplicate). Nothing is lost if NATS or the process is down at the time of the change.
 import type { EventEnvelope, Subject } from '@omc/contracts';
-import { sql, type Kysely, type Migration, type Transaction } from 'kysely';
+import { sql, type ColumnType, type Generated, type Kysely, type Migration, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { publishEvent, type Nats } from './nats.js';
 
@@ -11,14 +11,14 @@ export interface OutboxTable {
     id: string;
     subject: string;
     payload: unknown;
-    created_at: Date;
-    published_at: Date | null;
-    attempts: number;
+    created_at: Generated<Date>;
+    published_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+    attempts: Generated<number>;
   };
   processed_events: {
     id: string;
     subject: string;
-    processed_at: Date;
+    processed_at: Generated<Date>;
   };
 }
 

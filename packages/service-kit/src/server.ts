@@ -14,7 +14,7 @@ export interface ServerOptions {
   bodyLimit?: number;
   /** Pino destination or a disabled logger in tests. */
   logger?: FastifyServerOptions['logger'];
-  trustProxy?: boolean | string | string[] | number;
+  trustProxy?: boolean | string | string[];
 }
 
 export function loggerOptions(name: string, level = 'info') {

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import {
+  RegisterRequest,
+  validateChangeEmailForm,
+  validateChangePasswordForm,
+  validateChangeUsernameForm,
+  validateLoginForm,
+  validatePaymentMethodForm,
+  validateRegisterForm,
+} from '../src/index.js';
+
+const good = { username: 'ana_1', email: 'ana@example.com', password: 'secret1', confirmPassword: 'secret1' };
+
+describe('registration form: first failing rule only, in SPEC order', () => {
+  it.each([
+    [{ ...good, username: '' }, 'register.allRequired'],
+    [{ ...good, confirmPassword: '   ' }, 'register.allRequired'],
+    // Everything else wrong too: the mismatch is reported first.
+    [{ username: 'a', email: 'bad', password: '123', confirmPassword: '124' }, 'register.passwordsDontMatch'],
+    [{ username: 'a', email: 'bad', password: '12345', confirmPassword: '12345' }, 'register.passwordHelp'],
+    [{ ...good, username: 'a', email: 'ana @example.com' }, 'register.validEmailError'],
+    [{ ...good, username: 'a', email: 'ana@example' }, 'register.validEmailError'],
+    [{ ...good, username: 'ab' }, 'register.usernameMinLength'],
+    [{ ...good, username: 'ana maria' }, 'register.usernameRequirements'],
+    [{ ...good, password: 'x'.repeat(129), confirmPassword: 'x'.repeat(129) }, 'register.passwordTooLong'],
+    [good, null],
+    [{ ...good, password: '123456', confirmPassword: '123456', username: 'abc' }, null],
+  ])('%j -> %s', (form, expected) => {
+    expect(validateRegisterForm(form)).toBe(expected);
+  });
+
+  it('the server schema agrees with the form on a valid registration and names the bad field', () => {
+    expect(RegisterRequest.safeParse(good).success).toBe(true);
+    const bad = RegisterRequest.safeParse({ ...good, username: 'x'.repeat(10_000) });
+    expect(bad.success).toBe(false);
+    expect(bad.error!.issues[0]!.path).toEqual(['username']);
+  });
+});
+
+describe('other forms', () => {
+  it('login needs both fields', () => {
+    expect(validateLoginForm({ emailOrUsername: 'ana', password: '' })).toBe('login.allRequired');
+    expect(validateLoginForm({ emailOrUsername: 'ana', password: 'x' })).toBeNull();
+  });
+  it('change email uses the simple pattern', () => {
+    expect(validateChangeEmailForm({ email: 'a@b.c' })).toBeNull();
+    expect(validateChangeEmailForm({ email: 'a@b' })).toBe('changeEmail.validEmailError');
+  });
+  it('change password: match first, then length', () => {
+    expect(validateChangePasswordForm({ currentPassword: 'old', newPassword: '123', confirmPassword: '124' })).toBe('changePassword.passwordsDontMatch');
+    expect(validateChangePasswordForm({ currentPassword: 'old', newPassword: '123', confirmPassword: '123' })).toBe('changePassword.passwordMinLength');
+    expect(validateChangePasswordForm({ currentPassword: 'old', newPassword: '123456', confirmPassword: '123456' })).toBeNull();
+  });
+  it('change username: letters, digits and underscore, at least 3', () => {
+    expect(validateChangeUsernameForm({ username: 'ab' })).toBe('changeUsername.usernameRequirements');
+    expect(validateChangeUsernameForm({ username: 'a-b-c' })).toBe('changeUsername.usernameRequirements');
+    expect(validateChangeUsernameForm({ username: 'a_b_C9' })).toBeNull();
+  });
+  it('payment method needs a valid PayPal email', () => {
+    expect(validatePaymentMethodForm({ paypalEmail: '' })).toBe('paymentMethod.missingEmailError');
+    expect(validatePaymentMethodForm({ paypalEmail: 'pay@pal.com' })).toBeNull();
+  });
+});

@@ -1,0 +1,250 @@
+// The whole system as processes on this machine: infrastructure, provider emulators, every service and
+// the gateway, each started as its package's `start` script would, wired by environment variables.
+// `npm start`, the end-to-end and reliability suites and the benchmarks all start it through here.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { ensureDatabase } from './databases.js';
+import { startInfra, type Infra } from './index.js';
+import { freePort } from './native.js';
+
+export type DeployableName = 'emulators' | 'auth' | 'game' | 'payments' | 'realtime' | 'gateway';
+
+export interface Deployable {
+  name: DeployableName;
+  /** Package folder, relative to the workspace root. */
+  dir: string;
+  defaultPort: number;
+  /** Its own database, for the services that own tables. */
+  database?: string;
+}
+
+export const DEPLOYABLES: readonly Deployable[] = [
+  { name: 'emulators', dir: 'packages/emulators', defaultPort: 3100 },
+  { name: 'auth', dir: 'services/auth', defaultPort: 3001, database: 'omc_auth' },
+  { name: 'game', dir: 'services/game', defaultPort: 3002, database: 'omc_game' },
+  { name: 'payments', dir: 'services/payments', defaultPort: 3003, database: 'omc_payments' },
+  { name: 'realtime', dir: 'services/realtime', defaultPort: 3004 },
+  { name: 'gateway', dir: 'gateway', defaultPort: 8080 },
+];
+
+export interface SystemOptions {
+  root: string;
+  /** Folder for data, keys and logs. */
+  dir: string;
+  persistent: boolean;
+  /** Default ports (npm start) or free ones (tests, benchmarks). */
+  ports: 'default' | 'free';
+  /** Environment given to every process (after the system's own wiring, so it can override). */
+  env?: NodeJS.ProcessEnv;
+  /** Extra environment per process, e.g. two realtime instances. */
+  envFor?: Partial<Record<DeployableName, NodeJS.ProcessEnv>>;
+  /** Print each process's output with a prefix, or only write it to dir/logs. */
+  logs: 'inherit' | 'files';
+  /** How many realtime instances (they share one audience through Redis). */
+  realtimeInstances?: number;
+  redisAppendOnly?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface RunningProcess {
+  name: string;
+  deployable: Deployable;
+  port: number;
+  url: string;
+  env: NodeJS.ProcessEnv;
+  child: ChildProcess;
+  pid: number;
+}
+
+export interface System {
+  infra: Infra;
+  gatewayUrl: string;
+  urls: Partial<Record<DeployableName, string>>;
+  processes: RunningProcess[];
+  keys: { publicKey: string; privateKey: string };
+  admin: { username: string; email: string; password: string };
+  /** Stops one process by its PID (SIGTERM, or SIGKILL to simulate a crash). */
+  stopProcess(name: string, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts a stopped process again with the same port and environment. */
+  restartProcess(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function loadOrCreateKeys(dir: string, persistent: boolean): { publicKey: string; privateKey: string } {
+  const file = join(dir, 'jwt-keys.json');
+  if (persistent && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const keys = {
+    publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  };
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(file, JSON.stringify(keys), { mode: 0o600 });
+  return keys;
+}
+
+async function waitReady(url: string, child: ChildProcess, name: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} during start-up (see its log)`);
+    try {
+      const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${name} was not ready at ${url}/readyz within ${timeoutMs} ms`);
+}
+
+function pipeOutput(child: ChildProcess, name: string, mode: 'inherit' | 'files', logFile: WriteStream): void {
+  const prefix = `[${name}] `;
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    let buffered = '';
+    stream.on('data', (chunk: Buffer) => {
+      logFile.write(chunk);
+      if (mode !== 'inherit') return;
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) process.stdout.write(prefix + line + '\n');
+    });
+  }
+}
+
+async function killProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  process.kill(child.pid, signal);
+  const timer = setTimeout(() => child.pid && child.exitCode === null && process.kill(child.pid, 'SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+export async function startSystem(options: SystemOptions): Promise<System> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const present = DEPLOYABLES.filter((d) => existsSync(join(options.root, d.dir, 'package.json')));
+  mkdirSync(join(options.dir, 'logs'), { recursive: true });
+  const baseEnv = { ...process.env, ...options.env };
+
+  const infra = await startInfra({ dir: join(options.dir, 'servers'), persistent: options.persistent, redisAppendOnly: options.redisAppendOnly, env: baseEnv, log });
+  log(`[system] PostgreSQL ${infra.databaseUrl}, Redis ${infra.redisUrl}, NATS ${infra.natsUrl} (${infra.source})`);
+  const keys = loadOrCreateKeys(options.dir, options.persistent);
+  const admin = {
+    username: baseEnv.BOOTSTRAP_ADMIN_USERNAME ?? 'admin',
+    email: baseEnv.BOOTSTRAP_ADMIN_EMAIL ?? 'admin@example.com',
+    password: baseEnv.BOOTSTRAP_ADMIN_PASSWORD ?? 'change-me-admin',
+  };
+
+  const ports = new Map<string, number>();
+  const realtimeCount = Math.max(1, options.realtimeInstances ?? 1);
+  const instanceNames = (d: Deployable) => (d.name === 'realtime' ? Array.from({ length: realtimeCount }, (_, i) => (i === 0 ? 'realtime' : `realtime-${i + 1}`)) : [d.name]);
+  for (const d of present) {
+    for (const [i, name] of instanceNames(d).entries()) {
+      ports.set(name, options.ports === 'default' ? d.defaultPort + (i === 0 ? 0 : 100 + i) : await freePort());
+    }
+  }
+  const url = (name: string) => `http://127.0.0.1:${ports.get(name)}`;
+  const realtimeUrls = [...ports.keys()].filter((n) => n.startsWith('realtime')).map(url);
+
+  const databases: Partial<Record<DeployableName, string>> = {};
+  for (const d of present) if (d.database) databases[d.name] = await ensureDatabase(infra.databaseUrl, d.database);
+
+  const wiring: NodeJS.ProcessEnv = {
+    REDIS_URL: infra.redisUrl,
+    NATS_URL: infra.natsUrl,
+    JWT_PUBLIC_KEY: keys.publicKey,
+    AUTH_URL: url('auth'),
+    GAME_URL: url('game'),
+    PAYMENTS_URL: url('payments'),
+    REALTIME_URLS: realtimeUrls.join(','),
+    BRAINTREE_EMULATOR_URL: url('emulators'),
+    PAYPAL_API_URL: url('emulators'),
+    WEB_DIST: join(options.root, 'web', 'dist'),
+    BOOTSTRAP_ADMIN_USERNAME: admin.username,
+    BOOTSTRAP_ADMIN_EMAIL: admin.email,
+    BOOTSTRAP_ADMIN_PASSWORD: admin.password,
+    HOST: '127.0.0.1',
+  };
+
+  const processes: RunningProcess[] = [];
+  const spawnProcess = async (name: string, deployable: Deployable, env: NodeJS.ProcessEnv): Promise<RunningProcess> => {
+    const logFile = createWriteStream(join(options.dir, 'logs', `${name}.log`), { flags: 'a' });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: join(options.root, deployable.dir),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    pipeOutput(child, name, options.logs, logFile);
+    child.once('exit', () => logFile.end());
+    const running: RunningProcess = { name, deployable, port: ports.get(name)!, url: url(name), env, child, pid: child.pid! };
+    await waitReady(running.url, child, name);
+    return running;
+  };
+
+  const stopAll = async () => {
+    for (const p of [...processes].reverse()) await killProcess(p.child);
+    await infra.stop();
+  };
+
+  try {
+    // Order: emulators, then services (in parallel), then the gateway.
+    const stages: DeployableName[][] = [['emulators'], ['auth', 'game', 'payments'], ['realtime'], ['gateway']];
+    for (const stage of stages) {
+      const starting: Promise<RunningProcess>[] = [];
+      for (const d of present.filter((p) => stage.includes(p.name))) {
+        for (const name of instanceNames(d)) {
+          const env: NodeJS.ProcessEnv = {
+            ...wiring,
+            ...(d.name === 'auth' ? { JWT_PRIVATE_KEY: keys.privateKey } : {}),
+            ...baseEnv,
+            // The servers' URLs as resolved above, and each service's own database.
+            REDIS_URL: infra.redisUrl,
+            NATS_URL: infra.natsUrl,
+            DATABASE_URL: databases[d.name],
+            ...options.envFor?.[d.name],
+            PORT: String(ports.get(name)),
+            ...(d.name === 'gateway' ? { GATEWAY_PORT: String(ports.get(name)) } : {}),
+            INSTANCE_NAME: name,
+          };
+          starting.push(spawnProcess(name, d, env));
+        }
+      }
+      const results = await Promise.allSettled(starting);
+      for (const r of results) if (r.status === 'fulfilled') processes.push(r.value);
+      const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
+      if (failed) throw failed.reason;
+    }
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+
+  const find = (name: string) => {
+    const found = processes.find((p) => p.name === name);
+    if (!found) throw new Error(`no process named ${name}`);
+    return found;
+  };
+
+  return {
+    infra,
+    gatewayUrl: ports.has('gateway') ? url('gateway') : '',
+    urls: Object.fromEntries(present.map((d) => [d.name, url(d.name)])),
+    processes,
+    keys,
+    admin,
+    async stopProcess(name, signal = 'SIGTERM') {
+      await killProcess(find(name).child, signal);
+    },
+    async restartProcess(name) {
+      const old = find(name);
+      const fresh = await spawnProcess(name, old.deployable, old.env);
+      processes[processes.indexOf(old)] = fresh;
+    },
+    stop: stopAll,
+  };
+}

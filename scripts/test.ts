@@ -1,0 +1,86 @@
+// `npm test`: every test of every package, packages side by side (each starts its own servers unless
+// DATABASE_URL, REDIS_URL and NATS_URL are given), with one summary at the end.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = process.cwd();
+const resultsDir = join(root, '.data', 'test-results');
+mkdirSync(resultsDir, { recursive: true });
+
+interface Pkg {
+  name: string;
+  dir: string;
+}
+
+function workspacePackages(): Pkg[] {
+  const globs = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')
+    .split('\n')
+    .filter((l) => /^\s+- /.test(l) && !l.includes(':'))
+    .map((l) => l.replace(/^\s+- /, '').trim());
+  const dirs = globs.flatMap((g) =>
+    g.endsWith('/*') ? (existsSync(join(root, g.slice(0, -2))) ? readdirSync(join(root, g.slice(0, -2))).map((d) => join(g.slice(0, -2), d)) : []) : [g],
+  );
+  return dirs
+    .filter((d) => existsSync(join(root, d, 'package.json')) && existsSync(join(root, d, 'vitest.config.ts')))
+    .map((d) => ({ name: JSON.parse(readFileSync(join(root, d, 'package.json'), 'utf8')).name as string, dir: d }));
+}
+
+interface Outcome {
+  pkg: Pkg;
+  code: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  seconds: number;
+}
+
+function runPackage(pkg: Pkg): Promise<Outcome> {
+  const started = Date.now();
+  const jsonFile = join(resultsDir, `${pkg.name.replace(/[@/]/g, '_')}.json`);
+  return new Promise((resolve) => {
+    const child = spawn('pnpm', ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${jsonFile}`], {
+      cwd: join(root, pkg.dir),
+      env: { ...process.env, FORCE_COLOR: '0', CI: process.env.CI ?? 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('exit', (code) => {
+      let passed = 0, failed = 0, skipped = 0;
+      try {
+        const report = JSON.parse(readFileSync(jsonFile, 'utf8'));
+        passed = report.numPassedTests;
+        failed = report.numFailedTests;
+        skipped = report.numPendingTests + (report.numTodoTests ?? 0);
+      } catch {
+        failed = 1;
+      }
+      process.stdout.write(`\n===== ${pkg.name} (${pkg.dir}) =====\n${output}`);
+      resolve({ pkg, code: code ?? 1, passed, failed, skipped, seconds: (Date.now() - started) / 1000 });
+    });
+  });
+}
+
+const only = process.argv.slice(2);
+const packages = workspacePackages().filter((p) => only.length === 0 || only.some((o) => p.name.includes(o) || p.dir.includes(o)));
+// Shared servers given by URL cannot isolate packages from each other: run one at a time then.
+const sharedServers = Boolean(process.env.DATABASE_URL || process.env.REDIS_URL || process.env.NATS_URL);
+const concurrency = sharedServers ? 1 : Number(process.env.TEST_CONCURRENCY ?? 2);
+const queue = [...packages];
+const outcomes: Outcome[] = [];
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    for (let pkg = queue.shift(); pkg; pkg = queue.shift()) outcomes.push(await runPackage(pkg));
+  }),
+);
+
+console.log('\n===== summary =====');
+for (const o of outcomes.sort((a, b) => a.pkg.name.localeCompare(b.pkg.name))) {
+  const status = o.code === 0 ? 'ok  ' : 'FAIL';
+  console.log(`${status} ${o.pkg.name.padEnd(24)} ${String(o.passed).padStart(4)} passed ${String(o.failed).padStart(3)} failed ${String(o.skipped).padStart(3)} skipped  ${o.seconds.toFixed(1)} s`);
+}
+const total = outcomes.reduce((t, o) => ({ passed: t.passed + o.passed, failed: t.failed + o.failed + (o.code !== 0 && o.failed === 0 ? 1 : 0), skipped: t.skipped + o.skipped }), { passed: 0, failed: 0, skipped: 0 });
+console.log(`\n${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
+process.exit(total.failed > 0 || outcomes.some((o) => o.code !== 0) ? 1 : 0);
