@@ -3,7 +3,11 @@ import { z } from 'zod';
 import { Euros } from './common.js';
 import { EmailField } from './validation.js';
 
-export const ClientTokenResponse = z.object({ clientToken: z.string() });
+/** `environment: 'emulator'` tells the web app that the provider's scripts cannot load (local emulator). */
+export const ClientTokenResponse = z.object({
+  clientToken: z.string(),
+  environment: z.enum(['emulator', 'sandbox', 'production']).optional(),
+});
 export type ClientTokenResponse = z.infer<typeof ClientTokenResponse>;
 
 export const CheckoutRequest = z.object({
