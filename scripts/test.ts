@@ -41,7 +41,7 @@ function runPackage(pkg: Pkg): Promise<Outcome> {
   return new Promise((resolve) => {
     const child = spawn('pnpm', ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${jsonFile}`], {
       cwd: join(root, pkg.dir),
-      env: { ...process.env, FORCE_COLOR: '0', CI: process.env.CI ?? 'true' },
+      env: { ...process.env, NO_COLOR: '1', CI: process.env.CI ?? 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
