@@ -18,8 +18,14 @@ export interface Infra {
   source: 'environment' | 'docker' | 'native' | 'mixed';
   /** Native servers' PIDs, so a test that injects faults can stop and restart them. */
   pids: { postgres?: number; redis?: number; nats?: number };
+  /** Stops one native server by its PID, keeping its data (fault injection). */
+  stopServer(name: ServerName): Promise<void>;
+  /** Starts a stopped native server again on the same port with the same data. */
+  restartServer(name: ServerName): Promise<void>;
   stop(): Promise<void>;
 }
+
+export type ServerName = 'postgres' | 'redis' | 'nats';
 
 export interface InfraOptions {
   /** Folder for native servers' data. */
@@ -72,12 +78,35 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
     }
   }
 
+  const starters: Record<ServerName, (port: number) => Promise<ServerHandle>> = {
+    postgres: (port) => startPostgres(join(options.dir, 'postgres'), { port }),
+    redis: (port) => startRedis(join(options.dir, 'redis'), { appendOnly: options.redisAppendOnly, port }),
+    nats: (port) => startNats(join(options.dir, 'nats'), { port }),
+  };
+  const ownHandle = (name: ServerName) => {
+    const handle = started[name];
+    if (!handle || source === 'docker' || source === 'environment' || !handles.includes(handle)) {
+      throw new Error(`${name} was not started natively here; it cannot be stopped or restarted by PID`);
+    }
+    return handle;
+  };
+
   return {
     databaseUrl: given.postgres ?? started.postgres!.url,
     redisUrl: given.redis ?? started.redis!.url,
     natsUrl: given.nats ?? started.nats!.url,
     source,
     pids,
+    async stopServer(name) {
+      await ownHandle(name).stop();
+    },
+    async restartServer(name) {
+      const old = ownHandle(name);
+      const fresh = await starters[name](Number(new URL(old.url).port));
+      handles[handles.indexOf(old)] = fresh;
+      started[name] = fresh;
+      pids[name] = fresh.pid;
+    },
     async stop() {
       await Promise.allSettled(handles.map((h) => h.stop()));
       if (!options.persistent) removeDir(options.dir);
