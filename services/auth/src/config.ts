@@ -1,0 +1,69 @@
+import { baseEnvSchema, env, parseConfig } from '@omc/service-kit';
+import { EmailField, PasswordField, UsernameField } from '@omc/contracts';
+import { z } from 'zod';
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+export const configSchema = baseEnvSchema
+  .extend({
+    PORT: env.port(3001),
+    JWT_PRIVATE_KEY: env.pem('PRIVATE'),
+    GAME_URL: env.url(['http', 'https']).default('http://127.0.0.1:3002'),
+    PAYMENTS_URL: env.url(['http', 'https']).default('http://127.0.0.1:3003'),
+    /** How long the profile and delete-account calls wait for game and payments. */
+    UPSTREAM_TIMEOUT_MS: env.int(800, 50, 30_000),
+    BOOTSTRAP_ADMIN_USERNAME: optionalText,
+    BOOTSTRAP_ADMIN_EMAIL: optionalText,
+    BOOTSTRAP_ADMIN_PASSWORD: optionalText,
+    /** Secure attribute of the refresh cookie; on by default in production (NODE_ENV=production). */
+    COOKIE_SECURE: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
+    NODE_ENV: z.string().default('development'),
+    REFRESH_TTL_SECONDS: env.int(7 * 24 * 3600, 60, 90 * 24 * 3600),
+    /** A rotated refresh token presented again within this time (another tab racing) is not treated as theft. */
+    REFRESH_REUSE_GRACE_MS: env.int(5000, 0, 60_000),
+    /** Login brute-force limits: failures counted in fixed windows; a limit reached locks for LOGIN_LOCKOUT_MS. */
+    LOGIN_WINDOW_MS: env.int(15 * 60_000, 100, 24 * 3600_000),
+    LOGIN_LOCKOUT_MS: env.int(15 * 60_000, 100, 24 * 3600_000),
+    LOGIN_MAX_FAILURES_PER_IP: env.int(30, 0),
+    /** Failures for one account from one IP: the tight limit. */
+    LOGIN_MAX_FAILURES_PER_ACCOUNT_IP: env.int(5, 0),
+    /** Failures for one account from every IP together: the loose limit against distributed guessing. */
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: env.int(50, 0),
+    /** Registrations per IP and window (0: no limit, e.g. for load tests from one host). */
+    REGISTER_MAX_PER_IP: env.int(100, 0),
+  })
+  .superRefine((c, ctx) => {
+    const admin = [c.BOOTSTRAP_ADMIN_USERNAME, c.BOOTSTRAP_ADMIN_EMAIL, c.BOOTSTRAP_ADMIN_PASSWORD];
+    const given = admin.filter((v) => v !== undefined).length;
+    if (given !== 0 && given !== 3) {
+      ctx.addIssue({ code: 'custom', path: ['BOOTSTRAP_ADMIN_USERNAME'], message: 'BOOTSTRAP_ADMIN_USERNAME, BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD must be set together, or none of them' });
+      return;
+    }
+    const checks = [
+      ['BOOTSTRAP_ADMIN_USERNAME', UsernameField, c.BOOTSTRAP_ADMIN_USERNAME],
+      ['BOOTSTRAP_ADMIN_EMAIL', EmailField, c.BOOTSTRAP_ADMIN_EMAIL],
+      ['BOOTSTRAP_ADMIN_PASSWORD', PasswordField, c.BOOTSTRAP_ADMIN_PASSWORD],
+    ] as const;
+    for (const [name, field, value] of checks) {
+      if (value === undefined) continue;
+      const result = field.safeParse(value);
+      if (!result.success) ctx.addIssue({ code: 'custom', path: [name], message: result.error.issues[0]?.message ?? 'invalid' });
+    }
+  })
+  .transform((c) => ({
+    ...c,
+    cookieSecure: c.COOKIE_SECURE === undefined ? c.NODE_ENV === 'production' : ['true', '1', 'yes'].includes(c.COOKIE_SECURE),
+    bootstrapAdmin:
+      c.BOOTSTRAP_ADMIN_USERNAME && c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD
+        ? { username: c.BOOTSTRAP_ADMIN_USERNAME, email: c.BOOTSTRAP_ADMIN_EMAIL, password: c.BOOTSTRAP_ADMIN_PASSWORD }
+        : null,
+  }));
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
+  return parseConfig(configSchema as unknown as z.ZodObject, source) as Readonly<z.infer<typeof configSchema>>;
+}

@@ -1,0 +1,9 @@
+import type { EventEnvelope, Subject } from '@omc/contracts';
+import { enqueueEvent, type OutboxTable } from '@omc/service-kit';
+import type { Transaction } from 'kysely';
+import type { Database } from './db/schema.js';
+
+/** Writes the event to the outbox inside the caller's transaction; the relay publishes it after commit. */
+export function enqueue<S extends Subject>(trx: Transaction<Database>, event: EventEnvelope<S>): Promise<void> {
+  return enqueueEvent(trx as unknown as Transaction<OutboxTable>, event);
+}

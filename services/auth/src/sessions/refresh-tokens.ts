@@ -1,0 +1,70 @@
+// Refresh tokens: opaque random strings, stored only as their sha256. Each login starts a family; every
+// use rotates the token within its family; a rotated token used again (outside a short grace for racing
+// tabs) means it was copied, so the whole family is revoked.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export const REFRESH_COOKIE = 'omc_refresh';
+/** The cookie goes only to the refresh route and the logout route beneath it. */
+export const REFRESH_COOKIE_PATH = '/api/user/refresh';
+
+export const hashRefreshToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export interface RefreshSettings {
+  ttlSeconds: number;
+  reuseGraceMs: number;
+}
+
+export async function issueRefreshToken(db: Db, userId: string, now: number, settings: RefreshSettings, familyId: string = randomUUID()): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await db
+    .insertInto('refresh_tokens')
+    .values({
+      id: randomUUID(),
+      user_id: userId,
+      family_id: familyId,
+      token_hash: hashRefreshToken(token),
+      expires_at: new Date(now + settings.ttlSeconds * 1000),
+    })
+    .execute();
+  return token;
+}
+
+export type RotationResult =
+  | { kind: 'rotated'; userId: string; token: string }
+  /** A rotated token presented again within the grace: a new access token, no new refresh token. */
+  | { kind: 'grace'; userId: string }
+  | { kind: 'reused' }
+  | { kind: 'invalid' };
+
+export async function rotateRefreshToken(db: Kysely<Database>, token: string, now: number, settings: RefreshSettings): Promise<RotationResult> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', hashRefreshToken(token)).forUpdate().executeTakeFirst();
+    if (!row || row.revoked_at || row.expires_at.getTime() <= now) return { kind: 'invalid' } as const;
+    if (row.rotated_at) {
+      if (now - row.rotated_at.getTime() <= settings.reuseGraceMs) return { kind: 'grace', userId: row.user_id } as const;
+      await revokeFamily(trx, row.family_id, now);
+      return { kind: 'reused' } as const;
+    }
+    await trx.updateTable('refresh_tokens').set({ rotated_at: new Date(now) }).where('id', '=', row.id).execute();
+    const next = await issueRefreshToken(trx, row.user_id, now, settings, row.family_id);
+    return { kind: 'rotated', userId: row.user_id, token: next } as const;
+  });
+}
+
+export async function revokeFamily(db: Db, familyId: string, now: number): Promise<void> {
+  await db.updateTable('refresh_tokens').set({ revoked_at: new Date(now) }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
+}
+
+/** Revokes the family of the given token, if it is one of ours. */
+export async function revokeByToken(db: Db, token: string, now: number): Promise<void> {
+  const row = await db.selectFrom('refresh_tokens').select('family_id').where('token_hash', '=', hashRefreshToken(token)).executeTakeFirst();
+  if (row) await revokeFamily(db, row.family_id, now);
+}
+
+export async function revokeAllForUser(db: Db, userId: string, now: number): Promise<void> {
+  await db.updateTable('refresh_tokens').set({ revoked_at: new Date(now) }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+}

@@ -1,0 +1,180 @@
+// The rules of an account: sign-up, sign-in, the profile's changes and deletion. Every change that other
+// services must learn about is written to the outbox in the same transaction.
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_LANGUAGE, GameProfile, makeEvent, PaymentsProfile, SUBJECTS, type Language, type LoginRequest, type ProfileResponse, type RegisterRequest } from '@omc/contracts';
+import { AppError, badRequest, conflict, unauthorized } from '@omc/service-kit';
+import type { FastifyRequest } from 'fastify';
+import { enqueue } from '../events.js';
+import type { AuthContext } from '../context.js';
+import { callUpstream } from '../profile/upstreams.js';
+import { hashPassword, verifyPassword } from '../security/passwords.js';
+import { RateLimited } from '../security/login-guard.js';
+import { issueRefreshToken, revokeAllForUser } from '../sessions/refresh-tokens.js';
+import { deleteUser, findUserByLogin, insertUser, lockAdmins, UniqueViolation, updateUser, type UserRow } from './users.repo.js';
+
+export interface SignedIn {
+  user: UserRow;
+  accessToken: string;
+  refreshToken: string;
+}
+
+const INVALID_CREDENTIALS = 'Invalid credentials';
+
+function uniqueConflict(error: unknown): never {
+  if (error instanceof UniqueViolation) {
+    throw error.field === 'username' ? conflict('This username is already taken', 'username') : conflict('This email is already registered', 'email');
+  }
+  throw error;
+}
+
+function refreshSettings(ctx: AuthContext) {
+  return { ttlSeconds: ctx.deps.config.REFRESH_TTL_SECONDS, reuseGraceMs: ctx.deps.config.REFRESH_REUSE_GRACE_MS };
+}
+
+export async function register(ctx: AuthContext, input: RegisterRequest, ip: string): Promise<SignedIn> {
+  await ctx.guard.countRegistration(ip);
+  const passwordHash = await hashPassword(input.password);
+  const now = ctx.deps.clock();
+  try {
+    const { user, refreshToken } = await ctx.deps.db.transaction().execute(async (trx) => {
+      const user = await insertUser(trx, {
+        id: randomUUID(),
+        username: input.username,
+        email: input.email,
+        passwordHash,
+        role: 'standard',
+        preferredLanguage: DEFAULT_LANGUAGE,
+      });
+      await enqueue(
+        trx,
+        makeEvent(SUBJECTS.userRegistered, { userId: user.id, username: user.username, email: user.email, role: user.role, preferredLanguage: user.preferred_language }),
+      );
+      const refreshToken = await issueRefreshToken(trx, user.id, now, refreshSettings(ctx));
+      return { user, refreshToken };
+    });
+    ctx.relay.nudge();
+    ctx.deps.counters.registrations.inc();
+    return { user, refreshToken, accessToken: ctx.signAccessToken(user) };
+  } catch (error) {
+    uniqueConflict(error);
+  }
+}
+
+export async function login(ctx: AuthContext, input: LoginRequest, ip: string): Promise<SignedIn> {
+  const { logins } = ctx.deps.counters;
+  const user = await findUserByLogin(ctx.deps.db, input.emailOrUsername);
+  // Unknown names are limited under their own key, exactly like real accounts, so limits reveal nothing.
+  const account = user ? `user:${user.id}` : `name:${input.emailOrUsername.toLowerCase()}`;
+  try {
+    await ctx.guard.check(ip, account);
+  } catch (error) {
+    if (error instanceof RateLimited) logins.inc({ outcome: 'locked' });
+    throw error;
+  }
+  const valid = await verifyPassword(user?.password_hash, input.password);
+  if (!user || !valid) {
+    await ctx.guard.recordFailure(ip, account);
+    logins.inc({ outcome: 'invalid' });
+    throw unauthorized(INVALID_CREDENTIALS);
+  }
+  await ctx.guard.recordSuccess(ip, account);
+  const refreshToken = await issueRefreshToken(ctx.deps.db, user.id, ctx.deps.clock(), refreshSettings(ctx));
+  logins.inc({ outcome: 'success' });
+  return { user, refreshToken, accessToken: ctx.signAccessToken(user) };
+}
+
+export async function profile(ctx: AuthContext, user: UserRow, request: FastifyRequest): Promise<ProfileResponse> {
+  const { GAME_URL, PAYMENTS_URL } = ctx.deps.config;
+  const [game, payments] = await Promise.all([
+    callUpstream(ctx.deps, `${GAME_URL}/api/game/profile`, GameProfile, request),
+    callUpstream(ctx.deps, `${PAYMENTS_URL}/api/payments/profile`, PaymentsProfile, request),
+  ]);
+  if (!game.ok) request.log.warn({ reason: game.reason }, 'game profile unavailable');
+  if (!payments.ok) request.log.warn({ reason: payments.reason }, 'payments profile unavailable');
+  return {
+    username: user.username,
+    email: user.email,
+    role: user.role,
+    preferredLanguage: user.preferred_language,
+    freeClicks: game.ok ? game.data.freeClicks : null,
+    purchasedClicks: game.ok ? game.data.purchasedClicks : null,
+    hasInfiniteClicks: game.ok ? game.data.hasInfiniteClicks : null,
+    potEarned: payments.ok ? payments.data.potEarned : null,
+    paypalEmail: payments.ok ? payments.data.paypalEmail : null,
+    adminBalance: payments.ok ? payments.data.adminBalance : null,
+  };
+}
+
+export async function changeLanguage(ctx: AuthContext, user: UserRow, language: Language): Promise<void> {
+  await updateUser(ctx.deps.db, user.id, { preferred_language: language });
+}
+
+export async function changeEmail(ctx: AuthContext, user: UserRow, email: string): Promise<void> {
+  if (email === user.email) return;
+  try {
+    await ctx.deps.db.transaction().execute(async (trx) => {
+      await updateUser(trx, user.id, { email });
+      await enqueue(trx, makeEvent(SUBJECTS.userEmailChanged, { userId: user.id, email }));
+    });
+  } catch (error) {
+    uniqueConflict(error);
+  }
+  ctx.relay.nudge();
+}
+
+export async function changeUsername(ctx: AuthContext, user: UserRow, username: string): Promise<void> {
+  if (username === user.username) return;
+  try {
+    await ctx.deps.db.transaction().execute(async (trx) => {
+      await updateUser(trx, user.id, { username });
+      await enqueue(trx, makeEvent(SUBJECTS.userRenamed, { userId: user.id, username }));
+    });
+  } catch (error) {
+    uniqueConflict(error);
+  }
+  ctx.relay.nudge();
+}
+
+/**
+ * Checks the current password (under the same brute-force limits as login), stores the new hash and
+ * ends every other session. Returns a fresh refresh token so this browser stays signed in.
+ */
+export async function changePassword(ctx: AuthContext, user: UserRow, currentPassword: string, newPassword: string, ip: string): Promise<string> {
+  const account = `user:${user.id}`;
+  await ctx.guard.check(ip, account);
+  if (!(await verifyPassword(user.password_hash, currentPassword))) {
+    await ctx.guard.recordFailure(ip, account);
+    throw badRequest('Current password is incorrect', 'currentPassword');
+  }
+  const passwordHash = await hashPassword(newPassword);
+  const now = ctx.deps.clock();
+  return ctx.deps.db.transaction().execute(async (trx) => {
+    await updateUser(trx, user.id, { password_hash: passwordHash });
+    await revokeAllForUser(trx, user.id, now);
+    return issueRefreshToken(trx, user.id, now, refreshSettings(ctx));
+  });
+}
+
+/**
+ * Deletes the account and every personal datum auth holds (the row and its sessions). Refused while
+ * payments reports uncollected winnings, and refused when payments cannot be asked: never delete blind.
+ */
+export async function deleteAccount(ctx: AuthContext, user: UserRow, request: FastifyRequest): Promise<void> {
+  const payments = await callUpstream(ctx.deps, `${ctx.deps.config.PAYMENTS_URL}/api/payments/profile`, PaymentsProfile, request);
+  if (!payments.ok) {
+    request.log.warn({ reason: payments.reason }, 'payments unavailable; account deletion refused');
+    throw new AppError('UNAVAILABLE', 503, 'Cannot check your winnings right now, so the account was not deleted. Please try again later.');
+  }
+  if (payments.data.potEarned > 0) {
+    throw conflict(`You have uncollected winnings (${payments.data.potEarned.toFixed(2)}). Collect them before deleting your account.`);
+  }
+  await ctx.deps.db.transaction().execute(async (trx) => {
+    if (user.role === 'admin') {
+      const admins = await lockAdmins(trx);
+      if (admins.length <= 1 && admins.includes(user.id)) throw conflict('The last admin cannot delete their account. Make another user admin first.');
+    }
+    await deleteUser(trx, user.id);
+    await enqueue(trx, makeEvent(SUBJECTS.userDeleted, { userId: user.id }));
+  });
+  ctx.relay.nudge();
+}

@@ -1,0 +1,90 @@
+// The only code that reads and writes the users table.
+import type { Language, Role } from '@omc/contracts';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Database, UsersTable } from '../db/schema.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+export type UserRow = Selectable<UsersTable>;
+
+export class UniqueViolation extends Error {
+  constructor(readonly field: 'username' | 'email') {
+    super(`${field} taken`);
+  }
+}
+
+/** Maps Postgres' unique violation on our case-insensitive indexes to the field it concerns. */
+function rethrowUnique(error: unknown): never {
+  const pg = error as { code?: string; constraint?: string };
+  if (pg.code === '23505' && pg.constraint === 'users_username_lower') throw new UniqueViolation('username');
+  if (pg.code === '23505' && pg.constraint === 'users_email_lower') throw new UniqueViolation('email');
+  throw error;
+}
+
+export function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
+}
+
+export function findUserByUsername(db: Db, username: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where(sql`lower(username)`, '=', username.toLowerCase()).executeTakeFirst();
+}
+
+/** Usernames cannot contain "@", so an identifier with one is an email. */
+export function findUserByLogin(db: Db, identifier: string): Promise<UserRow | undefined> {
+  return identifier.includes('@') ? findUserByEmail(db, identifier) : findUserByUsername(db, identifier);
+}
+
+export async function insertUser(
+  db: Db,
+  user: { id: string; username: string; email: string; passwordHash: string; role: Role; preferredLanguage: Language },
+): Promise<UserRow> {
+  try {
+    return await db
+      .insertInto('users')
+      .values({
+        id: user.id,
+        username: user.username,
+        email: user.email,
+        password_hash: user.passwordHash,
+        role: user.role,
+        preferred_language: user.preferredLanguage,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (error) {
+    rethrowUnique(error);
+  }
+}
+
+export async function updateUser(
+  db: Db,
+  id: string,
+  changes: Partial<{ username: string; email: string; password_hash: string; role: Role; preferred_language: Language }>,
+): Promise<void> {
+  try {
+    await db
+      .updateTable('users')
+      .set({ ...changes, updated_at: sql`now()` })
+      .where('id', '=', id)
+      .execute();
+  } catch (error) {
+    rethrowUnique(error);
+  }
+}
+
+export async function deleteUser(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('users').where('id', '=', id).execute();
+}
+
+export function listUsers(db: Db): Promise<Pick<UserRow, 'username' | 'email' | 'role'>[]> {
+  return db.selectFrom('users').select(['username', 'email', 'role']).orderBy(sql`lower(username)`).execute();
+}
+
+/** Locks every admin row, so two concurrent demotions cannot both see "another admin remains". */
+export async function lockAdmins(trx: Transaction<Database>): Promise<string[]> {
+  const rows = await trx.selectFrom('users').select('id').where('role', '=', 'admin').orderBy('id').forUpdate().execute();
+  return rows.map((r) => r.id);
+}

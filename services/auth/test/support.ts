@@ -1,0 +1,184 @@
+// Shared by the test files: an auth app on a fresh database with the real Redis and NATS, stand-ins for
+// the game and payments services on free ports, and a JetStream consumer that collects auth events.
+import { parseEvent, STREAMS, type EventEnvelope, type Subject } from '@omc/contracts';
+import { freshDatabase, generateTokenKeys, resetNats, resetRedis, testInfra, type KeyPair } from '@omc/testkit';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
+import { connect, type ConsumerMessages, type NatsConnection } from 'nats';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createDeps, type Deps } from '../src/deps.js';
+
+export const ADMIN = { username: 'root_admin', email: 'admin@example.com', password: 'admin-password-1' };
+
+export type UpstreamMode = 'ok' | 'error' | 'hang' | 'garbage';
+
+/** A small HTTP server answering one GET route with a per-user body, or failing as told. */
+export interface StandIn {
+  url: string;
+  mode: UpstreamMode;
+  bodies: Map<string, unknown>;
+  fallback: unknown;
+  seen: { authorization?: string; requestId?: string }[];
+  close(): Promise<void>;
+}
+
+function subjectOf(authorization: string | undefined): string | undefined {
+  const payload = authorization?.split(' ')[1]?.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    return JSON.parse(Buffer.from(payload, 'base64url').toString()).sub;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function startStandIn(path: string, fallback: unknown): Promise<StandIn> {
+  const server: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true });
+  const standIn: StandIn = {
+    url: '',
+    mode: 'ok',
+    bodies: new Map(),
+    fallback,
+    seen: [],
+    close: () => server.close(),
+  };
+  server.get(path, async (request, reply) => {
+    standIn.seen.push({ authorization: request.headers.authorization, requestId: request.headers['x-request-id'] as string | undefined });
+    if (standIn.mode === 'hang') return new Promise(() => undefined);
+    if (standIn.mode === 'error') return reply.status(503).send({ message: 'unavailable' });
+    if (standIn.mode === 'garbage') return reply.send({ unexpected: true });
+    const sub = subjectOf(request.headers.authorization);
+    return (sub && standIn.bodies.get(sub)) ?? standIn.fallback;
+  });
+  standIn.url = await server.listen({ port: 0, host: '127.0.0.1' });
+  return standIn;
+}
+
+export interface AuthHarness {
+  app: FastifyInstance;
+  deps: Deps;
+  keys: KeyPair;
+  game: StandIn;
+  payments: StandIn;
+  events: EventCollector;
+  close(): Promise<void>;
+}
+
+export const GAME_DEFAULT = { freeClicks: 10, purchasedClicks: 0, hasInfiniteClicks: false };
+export const PAYMENTS_DEFAULT = { potEarned: 0, paypalEmail: null, adminBalance: null };
+
+/** Resets Redis and JetStream, then starts auth on a fresh database. */
+export async function startAuth(env: Record<string, string> = {}): Promise<AuthHarness> {
+  await resetRedis();
+  await resetNats();
+  const keys = generateTokenKeys();
+  const database = await freshDatabase();
+  const game = await startStandIn('/api/game/profile', GAME_DEFAULT);
+  const payments = await startStandIn('/api/payments/profile', PAYMENTS_DEFAULT);
+  const infra = testInfra();
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    REDIS_URL: infra.redisUrl,
+    NATS_URL: infra.natsUrl,
+    JWT_PUBLIC_KEY: keys.publicKey,
+    // As an operator writes it in a one-line variable.
+    JWT_PRIVATE_KEY: keys.privateKey.replace(/\n/g, '\\n'),
+    GAME_URL: game.url,
+    PAYMENTS_URL: payments.url,
+    UPSTREAM_TIMEOUT_MS: '400',
+    BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
+    BOOTSTRAP_ADMIN_EMAIL: ADMIN.email,
+    BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
+    REGISTER_MAX_PER_IP: '0',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const deps = await createDeps(config);
+  const events = await collectEvents(infra.natsUrl);
+  const app = await buildApp(deps, { logger: false, outboxIntervalMs: 50 });
+  return {
+    app,
+    deps,
+    keys,
+    game,
+    payments,
+    events,
+    async close() {
+      await app.close();
+      await deps.close();
+      await events.close();
+      await game.close();
+      await payments.close();
+      await database.drop();
+    },
+  };
+}
+
+/** Every auth event published, read by a JetStream consumer and checked against its contract. */
+export interface EventCollector {
+  received: EventEnvelope[];
+  of<S extends Subject>(subject: S): EventEnvelope<S>[];
+  close(): Promise<void>;
+}
+
+async function collectEvents(natsUrl: string): Promise<EventCollector> {
+  const nc: NatsConnection = await connect({ servers: natsUrl });
+  const jsm = await nc.jetstreamManager();
+  // The stream the service ensures at start; created here first so no event can be missed.
+  await jsm.streams.add({ name: STREAMS.auth.name, subjects: [...STREAMS.auth.subjects] });
+  const received: EventEnvelope[] = [];
+  const consumer = await nc.jetstream().consumers.get(STREAMS.auth.name);
+  const messages: ConsumerMessages = await consumer.consume();
+  void (async () => {
+    for await (const msg of messages) received.push(parseEvent(msg.subject as Subject, msg.data));
+  })();
+  return {
+    received,
+    of: <S extends Subject>(subject: S) => received.filter((e) => e.subject === subject) as EventEnvelope<S>[],
+    async close() {
+      messages.stop();
+      await nc.close();
+    },
+  };
+}
+
+let ipCounter = 0;
+/** A distinct client address per call, so one test's failures do not count against another's. */
+export function freshIp(): string {
+  ipCounter += 1;
+  return `198.51.${Math.floor(ipCounter / 250)}.${(ipCounter % 250) + 1}`;
+}
+
+let userCounter = 0;
+export function newUser(prefix = 'player') {
+  userCounter += 1;
+  const username = `${prefix}_${userCounter}_${Math.random().toString(36).slice(2, 6)}`;
+  return { username, email: `${username}@example.com`, password: `secret-${username}` };
+}
+
+export function bearer(token: string) {
+  return { authorization: `Bearer ${token}` };
+}
+
+/** The refresh cookie's value from a Set-Cookie answer, or undefined. */
+export function refreshCookieOf(response: LightMyRequestResponse): string | undefined {
+  return response.cookies.find((c) => c.name === 'omc_refresh')?.value || undefined;
+}
+
+export async function register(app: FastifyInstance, user = newUser(), ip = freshIp()) {
+  const response = await app.inject({ method: 'POST', url: '/api/user/register', payload: user, headers: { 'x-forwarded-for': ip } });
+  if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`);
+  const body = response.json() as { token: string; message: string };
+  return { ...user, token: body.token, refresh: refreshCookieOf(response)!, id: subjectOf(`Bearer ${body.token}`)!, response };
+}
+
+export async function login(app: FastifyInstance, emailOrUsername: string, password: string, ip = freshIp()) {
+  return app.inject({ method: 'POST', url: '/api/user/login', payload: { emailOrUsername, password }, headers: { 'x-forwarded-for': ip } });
+}
+
+export async function loginToken(app: FastifyInstance, emailOrUsername: string, password: string): Promise<string> {
+  const response = await login(app, emailOrUsername, password);
+  if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
+  return response.json().token;
+}
