@@ -22,7 +22,8 @@ export const ROUTES: readonly RouteContract[] = [
   { method: 'POST', path: '/api/user/login', service: 'auth', auth: 'none', body: auth.LoginRequest, response: auth.LoginResponse },
   { method: 'POST', path: '/api/user/register', service: 'auth', auth: 'none', body: auth.RegisterRequest, response: auth.RegisterResponse },
   { method: 'POST', path: '/api/user/refresh', service: 'auth', auth: 'refreshCookie', response: auth.RefreshResponse },
-  { method: 'POST', path: '/api/user/logout', service: 'auth', auth: 'refreshCookie', response: MessageResponse },
+  // Under the refresh path, so the refresh cookie (Path=/api/user/refresh) reaches it and it can revoke the session.
+  { method: 'POST', path: '/api/user/refresh/logout', service: 'auth', auth: 'refreshCookie', response: MessageResponse },
   { method: 'GET', path: '/api/user/profile', service: 'auth', auth: 'user', response: auth.ProfileResponse },
   { method: 'PUT', path: '/api/user/change-language', service: 'auth', auth: 'user', body: auth.ChangeLanguageRequest, response: MessageResponse },
   { method: 'PUT', path: '/api/user/change-email', service: 'auth', auth: 'user', body: auth.ChangeEmailRequest, response: MessageResponse },
