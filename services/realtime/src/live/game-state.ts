@@ -1,0 +1,64 @@
+// The latest game state this instance knows, and the rule that keeps a client's counter from going
+// backwards: within a round a state is only replaced by one at the same or a higher counter.
+import { centsToEuros, type GameState, type GuestGameState } from '@omc/contracts';
+import type { z } from 'zod';
+import type { GameStateV1 } from '@omc/contracts';
+
+export type GameStateEvent = z.infer<typeof GameStateV1>;
+
+/** A state from a lower round is only believed when it is this much newer (the game's data was reset). */
+const RESET_AFTER_MS = 5_000;
+
+/** True when `next` should replace `current`. */
+export function supersedes(current: GameStateEvent | undefined, next: GameStateEvent): boolean {
+  if (!current) return true;
+  if (next.round !== current.round) return next.round > current.round || next.at > current.at + RESET_AFTER_MS;
+  if (next.globalClicks !== current.globalClicks) return next.globalClicks > current.globalClicks;
+  // Same counter: a purchase may have raised the pot, or the last winner changed; keep the newest.
+  return next.at >= current.at && !sameView(current, next);
+}
+
+function sameView(a: GameStateEvent, b: GameStateEvent): boolean {
+  return a.potCents === b.potCents && a.lastClickUser === b.lastClickUser && a.lastWinner === b.lastWinner;
+}
+
+/** What a logged-in player sees (DESIGN section 2: euros at the browser's edge). */
+export function playerView(state: GameStateEvent): GameState {
+  return {
+    globalClicks: state.globalClicks,
+    pot: centsToEuros(state.potCents),
+    lastWinner: state.lastWinner,
+    lastClickUser: state.lastClickUser,
+  };
+}
+
+/** What a guest sees: no pot, no last clicker, no last winner (SPEC section 1). */
+export function guestView(state: GameStateEvent): GuestGameState {
+  return { globalClicks: state.globalClicks };
+}
+
+/** Holds the newest state and whether it changed since the last broadcast. */
+export class LatestState {
+  private state: GameStateEvent | undefined;
+  private version = 0;
+  private broadcastVersion = 0;
+
+  get current(): GameStateEvent | undefined {
+    return this.state;
+  }
+
+  /** Offers a state; returns whether it was taken. */
+  offer(next: GameStateEvent): boolean {
+    if (!supersedes(this.state, next)) return false;
+    this.state = next;
+    this.version += 1;
+    return true;
+  }
+
+  /** The state to broadcast now, or undefined when nothing changed since the last call. */
+  takeChanged(): GameStateEvent | undefined {
+    if (this.version === this.broadcastVersion) return undefined;
+    this.broadcastVersion = this.version;
+    return this.state;
+  }
+}

@@ -1,0 +1,234 @@
+// Two realtime instances on a Redis and a NATS of this file's own (so they can be restarted), with the
+// game's part played on real NATS: what players on either instance receive.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { freePort, startNats, startRedis, type ServerHandle } from '@omc/infra';
+import { eventually, generateTokenKeys, signAccessToken, workspaceRoot } from '@omc/testkit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { connected, counters, record, sleep, startFakeGame, startInstance, type FakeGame, type Instance, type Recorder } from './support.js';
+
+const dataDir = join(workspaceRoot(), '.data', 'test', `realtime-live-${process.pid}`);
+
+describe('realtime with two instances', () => {
+  const keys = generateTokenKeys();
+  let redis: ServerHandle;
+  let nats: ServerHandle;
+  let game: FakeGame;
+  let a: Instance;
+  let b: Instance;
+  let env: Record<string, string>;
+  let playerToken: string;
+  const recorders: Recorder[] = [];
+  const open = (url: string, options: Parameters<typeof record>[1] = {}) => {
+    const r = record(url, options);
+    recorders.push(r);
+    return r;
+  };
+
+  beforeAll(async () => {
+    [redis, nats] = await Promise.all([startRedis(join(dataDir, 'redis')), startNats(join(dataDir, 'nats'))]);
+    game = await startFakeGame(nats.url);
+    env = { REDIS_URL: redis.url, NATS_URL: nats.url, JWT_PUBLIC_KEY: keys.publicKey, BROADCAST_HZ: '10' };
+    [a, b] = await Promise.all([startInstance('a', env), startInstance('b', env)]);
+    playerToken = await signAccessToken(keys.privateKey, { sub: randomUUID(), username: 'alice', role: 'standard' });
+  });
+
+  afterEach(() => {
+    for (const r of recorders.splice(0)) r.close();
+  });
+
+  afterAll(async () => {
+    for (const r of recorders.splice(0)) r.close();
+    await Promise.allSettled([a?.stop(), b?.stop()]);
+    await game?.close();
+    await Promise.allSettled([redis?.stop(), nats?.stop()]);
+  });
+
+  it('is ready with Redis and NATS, and exposes its metrics', async () => {
+    const ready = await a.app.inject('/readyz');
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ready', checks: { redis: 'ok', nats: 'ok' } });
+    const metrics = (await a.app.inject('/metrics')).body;
+    for (const name of ['realtime_sockets_connected', 'realtime_messages_emitted_total', 'realtime_broadcast_lag_seconds', 'realtime_events_consumed_total']) {
+      expect(metrics).toContain(name);
+    }
+  });
+
+  it('sends the current state at once on connect: in full to a player, without pot and names to a guest', async () => {
+    const watcher = open(a.url);
+    game.publish({ globalClicks: 42, potCents: 1250, lastClickUser: 'alice', lastWinner: 'bob' });
+    await eventually(() => watcher.lastState()?.globalClicks === 42, 'the instance to hear the state');
+    await eventually(async () => (await b.app.inject('/metrics')).body.includes('realtime_events_consumed_total{subject="game.state.v1"'), 'b to hear it');
+
+    const player = open(b.url, { token: playerToken });
+    const guest = open(a.url);
+    await eventually(() => player.states.length > 0 && guest.states.length > 0, 'the first state');
+    expect(player.states[0]).toEqual({ globalClicks: 42, pot: 12.5, lastClickUser: 'alice', lastWinner: 'bob' });
+    expect(guest.states[0]).toEqual({ globalClicks: 42 });
+    expect(typeof guest.counts[0]).toBe('number');
+  });
+
+  it('delivers every tick to a socket on each instance, coalesced, and never backwards within a round', async () => {
+    const onA = open(a.url, { token: playerToken });
+    const onB = open(b.url, { token: playerToken });
+    const guestOnB = open(b.url);
+    await connected(onA, onB, guestOnB);
+    const all = [onA, onB, guestOnB];
+
+    // One state per tick: each reaches every socket.
+    for (let clicks = 101; clicks <= 105; clicks += 1) {
+      game.publish({ globalClicks: clicks, potCents: clicks * 10 });
+      await eventually(() => all.every((r) => r.lastState()?.globalClicks === clicks), `counter ${clicks} everywhere`);
+    }
+    expect(onA.lastState()).toEqual({ globalClicks: 105, pot: 10.5, lastClickUser: 'alice', lastWinner: 'bob' });
+    expect(guestOnB.lastState()).toEqual({ globalClicks: 105 });
+
+    // A burst of clicks, then a late (stale) state: a few broadcasts, ending at the newest counter.
+    const before = onA.states.length;
+    for (let clicks = 200; clicks < 400; clicks += 1) game.publish({ globalClicks: clicks });
+    game.publish({ globalClicks: 150 });
+    await eventually(() => all.every((r) => r.lastState()?.globalClicks === 399), 'the burst to land');
+    await sleep(400);
+    for (const r of all) {
+      expect(r.lastState()?.globalClicks).toBe(399);
+      const seen = counters(r);
+      expect(seen).toEqual([...seen].sort((x, y) => x - y));
+    }
+    expect(onA.states.length - before).toBeLessThan(50);
+
+    // A new round starts from 0; a late state of the old round is dropped.
+    game.publish({ round: 2, globalClicks: 3, potCents: 0 });
+    await eventually(() => all.every((r) => r.lastState()?.globalClicks === 3), 'the new round');
+    game.state = { ...game.state, round: 1 };
+    game.publish({ globalClicks: 500 });
+    game.state = { ...game.state, round: 2 };
+    game.publish({ globalClicks: 4 });
+    await eventually(() => all.every((r) => r.lastState()?.globalClicks === 4), 'the next click of the new round');
+    for (const r of all) expect(counters(r)).not.toContain(500);
+  });
+
+  it('announces each winner exactly once on every instance', async () => {
+    const onA = open(a.url);
+    const onB = open(b.url, { token: playerToken });
+    await connected(onA, onB);
+    const id = await game.win({ round: 2, username: 'carol', potCents: 1250 });
+    await eventually(() => onA.winners.length === 1 && onB.winners.length === 1, 'the winner on both');
+    expect(onA.winners[0]).toEqual({ username: 'carol', pot: 12.5 });
+    expect(onB.winners[0]).toEqual({ username: 'carol', pot: 12.5 });
+
+    await game.win({ round: 2, username: 'carol', potCents: 1250 }, id); // a retried publish
+    await game.win({ round: 3, username: 'dave', potCents: 99 });
+    await eventually(() => onA.winners.length >= 2 && onB.winners.length >= 2, 'the next winner on both');
+    await sleep(300);
+    for (const r of [onA, onB]) expect(r.winners).toEqual([{ username: 'carol', pot: 12.5 }, { username: 'dave', pot: 0.99 }]);
+  });
+
+  it('refuses a bad or expired token at connect', async () => {
+    const otherKeys = generateTokenKeys();
+    const forged = await signAccessToken(otherKeys.privateKey, { sub: randomUUID(), username: 'mallory', role: 'admin' });
+    const expired = await signAccessToken(keys.privateKey, { sub: randomUUID(), username: 'alice', role: 'standard', exp: Math.floor(Date.now() / 1000) - 60 });
+    const cases = [
+      { token: 'not-a-token', message: 'Invalid token' },
+      { token: forged, message: 'Invalid token' },
+      { token: expired, message: 'Token expired' },
+    ];
+    for (const { token, message } of cases) {
+      const r = open(a.url, { token, reconnection: false });
+      await eventually(() => r.errors.length > 0, 'the refusal');
+      expect(r.errors[0]).toBe(message);
+      expect(r.states).toEqual([]);
+    }
+  });
+
+  it('counts users across both instances, and forgets an instance that stops or dies', async () => {
+    const onA = open(a.url);
+    const onB = open(b.url);
+    await connected(onA, onB);
+    await eventually(() => onA.lastCount() === 2 && onB.lastCount() === 2, 'a count of 2 everywhere');
+
+    // A third instance in this process, closed gracefully.
+    const c = await startInstance('c', env);
+    try {
+      const onC = [open(c.url), open(c.url)];
+      await connected(...onC);
+      await eventually(() => [onA, onB, ...onC].every((r) => r.lastCount() === 4), 'a count of 4 everywhere');
+    } finally {
+      await c.stop();
+    }
+    await eventually(() => onA.lastCount() === 2 && onB.lastCount() === 2, 'the count back to 2 after c stopped');
+
+    // A fourth as its own process, killed without a chance to say goodbye.
+    const port = await freePort();
+    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: join(import.meta.dirname, '..'),
+      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', INSTANCE_NAME: 'd', LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await eventually(async () => (await fetch(`${url}/readyz`)).ok, 'instance d to be ready', 30_000);
+      const onD = open(url, { reconnection: false });
+      await connected(onD);
+      await eventually(() => [onA, onB, onD].every((r) => r.lastCount() === 3), 'a count of 3 everywhere');
+      process.kill(child.pid!, 'SIGKILL');
+      await eventually(() => onA.lastCount() === 2 && onB.lastCount() === 2, "the dead instance's socket to vanish");
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL');
+    }
+  });
+
+  it('keeps broadcasting through a Redis restart, and the count recovers by itself', async () => {
+    const onA = open(a.url);
+    const onB = open(b.url);
+    await connected(onA, onB);
+    await eventually(() => onA.lastCount() === 2 && onB.lastCount() === 2, 'a count of 2');
+    const port = Number(new URL(redis.url).port);
+
+    await redis.stop();
+    await eventually(async () => (await a.app.inject('/readyz')).statusCode === 503, 'not ready without Redis');
+    game.publish({ globalClicks: 20 });
+    await eventually(() => onA.lastState()?.globalClicks === 20 && onB.lastState()?.globalClicks === 20, 'a state while Redis is down');
+    const late = open(b.url);
+    await connected(late);
+
+    redis = await startRedis(join(dataDir, 'redis'), { port });
+    await eventually(() => [onA, onB, late].every((r) => r.lastCount() === 3), 'the count of 3 after Redis returned');
+    game.publish({ globalClicks: 21 });
+    await eventually(() => [onA, onB, late].every((r) => r.lastState()?.globalClicks === 21), 'a state after Redis returned');
+    await eventually(async () => (await b.app.inject('/readyz')).statusCode === 200, 'ready again');
+  });
+
+  it('resumes after a NATS restart: states, the current state and winners', async () => {
+    const onA = open(a.url);
+    const onB = open(b.url);
+    await connected(onA, onB);
+    const port = Number(new URL(nats.url).port);
+
+    await nats.stop();
+    nats = await startNats(join(dataDir, 'nats'), { port });
+    let clicks = 30;
+    await eventually(
+      () => {
+        clicks += 1;
+        game.publish({ globalClicks: clicks });
+        return [onA, onB].every((r) => (r.lastState()?.globalClicks ?? 0) >= 31);
+      },
+      'states after NATS returned',
+      15_000,
+    );
+    const before = [onA.winners.length, onB.winners.length];
+    await eventually(async () => (await game.nats.jsm.streams.info('GAME_EVENTS')).state.messages >= 0, 'JetStream back');
+    await game.win({ round: 3, username: 'erin', potCents: 500 });
+    await eventually(() => onA.winners.length === before[0]! + 1 && onB.winners.length === before[1]! + 1, 'the winner after NATS returned', 15_000);
+    await sleep(300);
+    expect(onA.winners.at(-1)).toEqual({ username: 'erin', pot: 5 });
+    expect([onA.winners.length, onB.winners.length]).toEqual([before[0]! + 1, before[1]! + 1]);
+
+    await eventually(() => onA.lastState()?.globalClicks === clicks, 'the last state');
+    const fresh = open(a.url);
+    await eventually(() => fresh.states.length > 0, 'the state on connect');
+    expect(fresh.states[0]?.globalClicks).toBe(clicks);
+    await eventually(async () => (await a.app.inject('/readyz')).statusCode === 200, 'ready again');
+  });
+});

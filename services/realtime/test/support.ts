@@ -1,0 +1,126 @@
+// The game's part on real NATS (state on core NATS, the current state on request, round won on
+// JetStream), realtime instances on free ports, and socket.io clients that record what they receive.
+import { makeEvent, SOCKET_CLIENT_OPTIONS, STREAMS, SUBJECTS, type EventPayload, type ServerToClientEvents } from '@omc/contracts';
+import { connectNats, ensureStream, publishEvent, type Nats } from '@omc/service-kit';
+import { eventually } from '@omc/testkit';
+import type { FastifyInstance } from 'fastify';
+import { io as connectSocket, type Socket } from 'socket.io-client';
+import { buildRealtime } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createDeps, type Deps } from '../src/deps.js';
+
+export type GameState = EventPayload<typeof SUBJECTS.gameState>;
+
+export interface FakeGame {
+  nats: Nats;
+  state: GameState;
+  /** Sets the state and publishes it as the game does on every change. */
+  publish(next: Partial<GameState>): void;
+  /** Publishes a round won event on JetStream; returns the event id. */
+  win(data: { round: number; username: string; potCents: number }, id?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startFakeGame(natsUrl: string): Promise<FakeGame> {
+  const nats = await connectNats(natsUrl, 'test-game');
+  await ensureStream(nats.jsm, STREAMS.game);
+  const game: FakeGame = {
+    nats,
+    state: { round: 1, globalClicks: 0, potCents: 0, lastClickUser: null, lastWinner: null, at: Date.now() },
+    publish(next) {
+      game.state = { ...game.state, ...next, at: Date.now() };
+      nats.nc.publish(SUBJECTS.gameState, JSON.stringify(makeEvent(SUBJECTS.gameState, game.state)));
+    },
+    async win({ round, username, potCents }, id = crypto.randomUUID()) {
+      const event = makeEvent(
+        SUBJECTS.roundWon,
+        { round, winnerUserId: crypto.randomUUID(), winnerUsername: username, potCents, clicks: 100, wonAt: new Date().toISOString() },
+        id,
+      );
+      await publishEvent(nats.js, event);
+      return id;
+    },
+    close: () => nats.close(),
+  };
+  nats.nc.subscribe(SUBJECTS.gameStateRequest, {
+    callback: (_error, msg) => msg.respond(JSON.stringify(makeEvent(SUBJECTS.gameState, game.state))),
+  });
+  await nats.nc.flush();
+  return game;
+}
+
+export interface Instance {
+  name: string;
+  url: string;
+  app: FastifyInstance;
+  deps: Deps;
+  stop(): Promise<void>;
+}
+
+export async function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', INSTANCE_NAME: name, ...env });
+  const deps = await createDeps(config);
+  const { app } = await buildRealtime(deps, { logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  let stopped = false;
+  return {
+    name,
+    url: `http://127.0.0.1:${port}`,
+    app,
+    deps,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await app.close();
+      await deps.close();
+    },
+  };
+}
+
+export interface Recorder {
+  socket: Socket<ServerToClientEvents>;
+  states: Parameters<ServerToClientEvents['gameStateUpdate']>[0][];
+  winners: Parameters<ServerToClientEvents['winner']>[0][];
+  counts: number[];
+  errors: string[];
+  lastCount(): number | undefined;
+  lastState(): Recorder['states'][number] | undefined;
+  close(): void;
+}
+
+export function record(url: string, options: { token?: string; reconnection?: boolean } = {}): Recorder {
+  const socket: Socket<ServerToClientEvents> = connectSocket(url, {
+    ...SOCKET_CLIENT_OPTIONS,
+    reconnectionDelay: 100,
+    reconnectionDelayMax: 500,
+    reconnection: options.reconnection ?? true,
+    forceNew: true,
+    ...(options.token ? { auth: { token: options.token } } : {}),
+  });
+  const recorder: Recorder = {
+    socket,
+    states: [],
+    winners: [],
+    counts: [],
+    errors: [],
+    lastCount: () => recorder.counts.at(-1),
+    lastState: () => recorder.states.at(-1),
+    close: () => void socket.close(),
+  };
+  socket.on('gameStateUpdate', (state) => recorder.states.push(state));
+  socket.on('winner', (winner) => recorder.winners.push(winner));
+  socket.on('userCountUpdate', (count) => recorder.counts.push(count));
+  socket.on('connect_error', (error) => recorder.errors.push(error.message));
+  return recorder;
+}
+
+export async function connected(...recorders: Recorder[]): Promise<void> {
+  await eventually(() => recorders.every((r) => r.socket.connected), 'sockets to connect');
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The counters a recorder saw, in order. */
+export const counters = (r: Recorder) => r.states.map((s) => s.globalClicks);
