@@ -108,7 +108,9 @@ export function startConsumer(options: ConsumerOptions): Consumer {
             durable_name: durable,
             ack_policy: AckPolicy.Explicit,
             deliver_policy: DeliverPolicy.All,
-            filter_subjects: subjects,
+            // One subject: filter_subject (every server). Several: no server-side filter, since
+            // filter_subjects needs NATS 2.10 (Debian ships 2.9); other subjects are acked and skipped below.
+            ...(subjects.length === 1 ? { filter_subject: subjects[0] } : {}),
             ack_wait: nanos(30_000),
             max_deliver: -1,
             max_ack_pending: 1000,
@@ -116,7 +118,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
           .catch(async (error) => {
             // Exists with another config: update it.
             if (String(error.message).includes('already in use') || String(error.message).includes('exists')) {
-              await nats.jsm.consumers.update(stream, durable, { filter_subjects: subjects });
+              await nats.jsm.consumers.update(stream, durable, subjects.length === 1 ? { filter_subject: subjects[0] } : {});
             } else throw error;
           });
         const consumer = await nats.js.consumers.get(stream, durable);
@@ -125,6 +127,10 @@ export function startConsumer(options: ConsumerOptions): Consumer {
         for await (const msg of messages) {
           if (stopped) break;
           const subject = msg.subject as Subject;
+          if (!subjects.includes(subject)) {
+            msg.ack();
+            continue;
+          }
           if (!(subject in EVENT_PAYLOADS)) {
             msg.term();
             options.onResult?.(subject, 'invalid');
