@@ -1,19 +1,89 @@
-import { migrateToLatest, pingDb, pingNats, pingRedis, registerHealth, registerMetrics, registerTokens, createServer } from '@omc/service-kit';
+import { STREAMS } from '@omc/contracts';
+import {
+  createServer,
+  ensureStream,
+  migrateToLatest,
+  pingDb,
+  pingNats,
+  pingRedis,
+  registerHealth,
+  registerMetrics,
+  registerTokens,
+  startOutboxRelay,
+} from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
+import { clickRoutes } from './clicks/clicks.routes.js';
 import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
+import { GameEngine } from './engine/game-engine.js';
+import { startGameConsumers } from './events/consumers.js';
+import { startJournalFlusher } from './journal/journal-flusher.js';
+import { gameMetrics } from './metrics.js';
+import { startStatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
+import { winnersRoutes } from './winners/winners.routes.js';
 
-export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
-  const app = createServer({ name: 'game', logLevel: deps.config.LOG_LEVEL, ...(options.logger === false ? { logger: false } : {}) });
-  await migrateToLatest(deps.db, migrations);
-  await registerTokens(app, { publicKey: deps.config.JWT_PUBLIC_KEY });
+export interface GameApp extends FastifyInstance {
+  game: {
+    engine: GameEngine;
+    /** Writes everything Redis holds for Postgres now (tests, shutdown). */
+    flushJournal(timeoutMs?: number): Promise<void>;
+    /** Publishes every queued outbox event now (tests). */
+    drainOutbox(timeoutMs?: number): Promise<void>;
+  };
+}
+
+export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): Promise<GameApp> {
+  const { config, db, redis, nats, log } = deps;
+  const app = createServer({ name: 'game', logLevel: config.LOG_LEVEL, ...(options.logger === false ? { logger: false } : {}) });
+  await migrateToLatest(db, migrations);
+  // The game publishes round wins and reads auth's and payments' events: make sure each stream exists,
+  // whatever order the services start in (idempotent, same configuration as their owners').
+  for (const stream of [STREAMS.game, STREAMS.auth, STREAMS.payments]) await ensureStream(nats.jsm, stream);
+  await registerTokens(app, { publicKey: config.JWT_PUBLIC_KEY });
   registerHealth(app, {
-    postgres: () => pingDb(deps.db),
-    redis: () => pingRedis(deps.redis),
-    nats: () => pingNats(deps.nats),
+    postgres: () => pingDb(db),
+    redis: () => pingRedis(redis),
+    nats: () => pingNats(nats),
   });
   registerMetrics(app, deps.metrics);
-  await app.register(async (scope) => stateRoutes(scope, deps));
-  return app;
+
+  const metrics = gameMetrics(deps.metrics);
+  const outbox = startOutboxRelay(db, nats, log, { intervalMs: 100 });
+  metrics.observeOutboxBacklog(() => outbox.backlog());
+  let markChanged = () => undefined as void;
+  const engine = new GameEngine(db, redis, config, log, deps.clock, {
+    onBatch: (size) => metrics.batchSize.observe(size),
+    onOutcome: (outcome, count) => metrics.clicks.inc({ outcome }, count),
+    onWin: () => metrics.roundsWon.inc(),
+    onWinPersisted: () => outbox.nudge(),
+    onStateChanged: () => markChanged(),
+  });
+  const flusher = startJournalFlusher(db, redis, log, { intervalMs: config.JOURNAL_FLUSH_MS, onWinsWritten: () => outbox.nudge() });
+  const publisher = startStatePublisher(engine, nats, log, deps.clock, { intervalMs: config.STATE_PUBLISH_MS, onPublished: () => metrics.statePublished.inc() });
+  markChanged = () => publisher.markChanged();
+  const consumers = startGameConsumers({ db, nats, engine, config, log, onResult: (subject, outcome) => metrics.eventsConsumed.inc({ subject, outcome }) });
+
+  await app.register(async (scope) => {
+    await clickRoutes(scope, engine, config.CLICK_RATE_PER_USER);
+    await stateRoutes(scope, engine, config);
+    await winnersRoutes(scope, db);
+  });
+
+  app.addHook('onClose', async () => {
+    await Promise.all(consumers.map((c) => c.stop()));
+    await publisher.stop();
+    await engine.close();
+    await flusher.drain(2000).catch((error) => log.warn({ err: error }, 'journal left in Redis for another instance'));
+    await flusher.stop();
+    await outbox.stop();
+  });
+
+  return Object.assign(app, {
+    game: {
+      engine,
+      flushJournal: (timeoutMs?: number) => flusher.drain(timeoutMs),
+      drainOutbox: (timeoutMs?: number) => outbox.drain(timeoutMs),
+    },
+  }) as GameApp;
 }

@@ -1,8 +1,57 @@
 import { baseEnvSchema, env, parseConfig } from '@omc/service-kit';
+import { z } from 'zod';
 
-export const configSchema = baseEnvSchema.extend({
-  PORT: env.port(3002),
-});
+export interface MilestoneRule {
+  at: number;
+  freeClicks: number;
+}
+
+/** "10:100,50:500" -> [{ at: 10, freeClicks: 100 }, { at: 50, freeClicks: 500 }], sorted by `at`. */
+export function parseMilestones(text: string): MilestoneRule[] | string {
+  if (text.trim() === '') return [];
+  const rules: MilestoneRule[] = [];
+  for (const part of text.split(',')) {
+    const match = /^\s*(\d{1,15})\s*:\s*(\d{1,15})\s*$/.exec(part);
+    if (!match) return `"${part}" is not "clicks:reward" (e.g. 10:100,50:500)`;
+    const at = Number(match[1]);
+    const freeClicks = Number(match[2]);
+    if (at < 1 || freeClicks < 1) return `"${part}": both numbers must be at least 1`;
+    if (rules.some((r) => r.at === at)) return `milestone ${at} is given twice`;
+    rules.push({ at, freeClicks });
+  }
+  return rules.sort((a, b) => a.at - b.at);
+}
+
+export const configSchema = baseEnvSchema
+  .extend({
+    PORT: env.port(3002),
+    ROUND_TARGET: env.int(1_000_000, 1, 1_000_000_000_000),
+    MILESTONES: z
+      .string()
+      .default('10:100,50:500')
+      .transform((text, ctx) => {
+        const parsed = parseMilestones(text);
+        if (typeof parsed === 'string') {
+          ctx.addIssue({ code: 'custom', message: parsed });
+          return z.NEVER;
+        }
+        return parsed;
+      }),
+    SIGNUP_FREE_CLICKS: env.int(10, 0, 1_000_000_000),
+    /** Clicks per second one user may make (a burst of the same size is allowed). */
+    CLICK_RATE_PER_USER: env.int(20, 1, 1_000_000),
+    /** How often the write-behind journal is flushed from Redis to Postgres. */
+    JOURNAL_FLUSH_MS: env.int(100, 5, 10_000),
+    /** Coalescing window of the game.state.v1 publications. */
+    STATE_PUBLISH_MS: env.int(50, 5, 10_000),
+  })
+  .superRefine((config, ctx) => {
+    for (const milestone of config.MILESTONES) {
+      if (milestone.at >= config.ROUND_TARGET) {
+        ctx.addIssue({ code: 'custom', path: ['MILESTONES'], message: `milestone ${milestone.at} must be below ROUND_TARGET (${config.ROUND_TARGET})` });
+      }
+    }
+  });
 
 export type Config = ReturnType<typeof loadConfig>;
 

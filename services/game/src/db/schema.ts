@@ -1,3 +1,65 @@
 import type { OutboxTable } from '@omc/service-kit';
+import type { ColumnType, Generated } from 'kysely';
 
-export interface Database extends OutboxTable {}
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export interface UsersTable {
+  id: string;
+  username: string | null;
+  role: string;
+  granted_clicks: Generated<number>;
+  version: Generated<number>;
+  created_at: Generated<Date>;
+  deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface UserRoundsTable {
+  user_id: string;
+  round: number;
+  purchased_clicks: Generated<number>;
+  purchased_spent: Generated<number>;
+  pass: Generated<boolean>;
+}
+
+export interface PurchasesTable {
+  purchase_id: string;
+  user_id: string;
+  round: number;
+  pack_id: string;
+  clicks: number | null;
+  unlimited: boolean;
+  pot_share_cents: number;
+  applied_at: Generated<Date>;
+}
+
+export interface RoundsTable {
+  round: number;
+  clicks: Generated<number>;
+  last_click_user_id: string | null;
+  closed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface WinnersTable {
+  id: Generated<string>;
+  round: number;
+  user_id: string | null;
+  username: string | null;
+  pot_cents: number;
+  clicks: number;
+  won_at: Timestamp;
+}
+
+export interface JournalCursorTable {
+  epoch: string;
+  seq: number;
+  updated_at: Generated<Date>;
+}
+
+export interface Database extends OutboxTable {
+  users: UsersTable;
+  user_rounds: UserRoundsTable;
+  purchases: PurchasesTable;
+  rounds: RoundsTable;
+  winners: WinnersTable;
+  journal_cursor: JournalCursorTable;
+}

@@ -1,14 +1,33 @@
-import { GameStateResponse } from '@omc/contracts';
-import { optionalUser } from '@omc/service-kit';
+import { centsToEuros, GameProfile, GameRules, GameStateResponse, PACKS, packView } from '@omc/contracts';
+import { notFound, optionalUser, requireUser } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
-import type { Deps } from '../deps.js';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from '../config.js';
+import type { GameEngine } from '../engine/game-engine.js';
 
-export async function stateRoutes(app: FastifyInstance, _deps: Deps): Promise<void> {
-  app.get('/api/game/state', { schema: { response: { 200: GameStateResponse } } }, async (request) => {
+export async function stateRoutes(app: FastifyInstance, engine: GameEngine, config: Config): Promise<void> {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.get('/api/game/state', { schema: { response: { 200: GameStateResponse } } }, async (request) => {
     const user = await optionalUser(request);
-    // Placeholder until the round engine lands.
+    const state = await engine.readState();
+    // Guests see the counter only (SPEC: no pot, last clicker or last winner for them).
     return user
-      ? { gameState: { globalClicks: 0, pot: 0, lastWinner: null, lastClickUser: null } }
-      : { gameState: { globalClicks: 0 } };
+      ? { gameState: { globalClicks: state.globalClicks, pot: centsToEuros(state.potCents), lastWinner: state.lastWinner, lastClickUser: state.lastClickUser } }
+      : { gameState: { globalClicks: state.globalClicks } };
+  });
+
+  const rules = GameRules.parse({
+    roundTarget: config.ROUND_TARGET,
+    milestones: [...config.MILESTONES.map((m) => ({ at: m.at, freeClicks: m.freeClicks })), { at: config.ROUND_TARGET, winsPot: true }],
+    packs: PACKS.map(packView),
+  });
+  routes.get('/api/game/rules', { schema: { response: { 200: GameRules } } }, async () => rules);
+
+  routes.get('/api/game/profile', { schema: { response: { 200: GameProfile } } }, async (request) => {
+    const claims = await requireUser(request);
+    const view = await engine.userView(claims.sub);
+    if (!view) throw notFound('Your account is not known to the game yet; try again in a moment');
+    return view;
   });
 }

@@ -1,0 +1,33 @@
+import { ClickResponse } from '@omc/contracts';
+import { AppError, conflict, forbidden, requireUser, tooManyRequests } from '@omc/service-kit';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ClickOutcome, GameEngine } from '../engine/game-engine.js';
+
+function refusal(outcome: Exclude<ClickOutcome, { accepted: true }>, ratePerSecond: number): AppError {
+  switch (outcome.reason) {
+    case 'no_clicks':
+      return forbidden('No clicks left: earn more at the milestones or buy a pack');
+    case 'rate_limited':
+      return tooManyRequests(`Too many clicks: at most ${ratePerSecond} per second`);
+    case 'unknown_user':
+      return conflict('Your account is not known to the game yet; try again in a moment');
+    case 'deleted_user':
+      return new AppError('UNAUTHORIZED', 401, 'This account no longer exists');
+  }
+}
+
+export async function clickRoutes(app: FastifyInstance, engine: GameEngine, ratePerSecond: number): Promise<void> {
+  app.withTypeProvider<ZodTypeProvider>().post('/api/game/click', { schema: { response: { 200: ClickResponse } } }, async (request) => {
+    const claims = await requireUser(request);
+    const outcome = await engine.click(claims.sub);
+    if (!outcome.accepted) throw refusal(outcome, ratePerSecond);
+    return {
+      globalClicks: outcome.globalClicks,
+      freeClicks: outcome.freeClicks,
+      round: outcome.round,
+      ...(outcome.reward > 0 ? { milestone: { at: outcome.globalClicks, freeClicks: outcome.reward } } : {}),
+      ...(outcome.won ? { won: true } : {}),
+    };
+  });
+}

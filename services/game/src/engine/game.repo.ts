@@ -1,0 +1,222 @@
+// The only code that writes the game's SQL.
+import { makeEvent, SUBJECTS, type Role } from '@omc/contracts';
+import { enqueueEvent, type OutboxTable } from '@omc/service-kit';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { PurchaseRecord, WinRecord } from './journal-types.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface UserRow {
+  id: string;
+  username: string | null;
+  role: Role;
+  version: number;
+  deleted: boolean;
+  grantedClicks: number;
+}
+
+export interface UserRoundRow {
+  purchased: number;
+  pass: boolean;
+}
+
+export const roundWonEventId = (round: number) => `game.round.won.${round}`;
+
+export async function findUsers(db: Db, ids: string[]): Promise<Map<string, UserRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('users').select(['id', 'username', 'role', 'version', 'deleted_at', 'granted_clicks']).where('id', 'in', ids).execute();
+  return new Map(
+    rows.map((r) => [r.id, { id: r.id, username: r.username, role: r.role as Role, version: Number(r.version), deleted: r.deleted_at !== null, grantedClicks: Number(r.granted_clicks) }]),
+  );
+}
+
+export async function findUserRounds(db: Db, ids: string[], round: number): Promise<Map<string, UserRoundRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('user_rounds').select(['user_id', 'purchased_clicks', 'purchased_spent', 'pass']).where('user_id', 'in', ids).where('round', '=', round).execute();
+  return new Map(rows.map((r) => [r.user_id, { purchased: Math.max(0, Number(r.purchased_clicks) - Number(r.purchased_spent)), pass: r.pass }]));
+}
+
+/** Creates the user with the sign-up grant; false when it already existed. */
+export async function insertUser(db: Db, user: { id: string; username: string; role: Role; grantedClicks: number }): Promise<boolean> {
+  const inserted = await db
+    .insertInto('users')
+    .values({ id: user.id, username: user.username, role: user.role, granted_clicks: user.grantedClicks })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/** Applies a role, name or deletion; throws when the user is unknown (the event is retried later). */
+export async function updateUser(db: Db, id: string, change: { role?: Role; username?: string; deleted?: true }): Promise<void> {
+  const updated = await db
+    .updateTable('users')
+    .set((eb) => ({
+      version: eb('version', '+', 1),
+      ...(change.role ? { role: change.role } : {}),
+      ...(change.username !== undefined ? { username: change.username } : {}),
+      ...(change.deleted ? { username: null, deleted_at: new Date() } : {}),
+    }))
+    .where('id', '=', id)
+    .returning('id')
+    .executeTakeFirst();
+  if (!updated) throw new Error(`user ${id} is not known yet`);
+  if (change.deleted) {
+    // Personal data goes; the wins stay, anonymous.
+    await db.updateTable('winners').set({ user_id: null, username: null }).where('user_id', '=', id).execute();
+    await db.updateTable('rounds').set({ last_click_user_id: null }).where('last_click_user_id', '=', id).execute();
+  }
+}
+
+/** Records a purchase and credits its clicks or pass to its round, once per purchase id. */
+export async function recordPurchase(db: Db, purchase: PurchaseRecord): Promise<boolean> {
+  const inserted = await db
+    .insertInto('purchases')
+    .values({
+      purchase_id: purchase.id,
+      user_id: purchase.userId,
+      round: purchase.round,
+      pack_id: purchase.packId,
+      clicks: purchase.unlimited ? null : purchase.clicks,
+      unlimited: purchase.unlimited,
+      pot_share_cents: purchase.potShareCents,
+    })
+    .onConflict((oc) => oc.column('purchase_id').doNothing())
+    .returning('purchase_id')
+    .executeTakeFirst();
+  if (!inserted) return false;
+  await db
+    .insertInto('user_rounds')
+    .values({ user_id: purchase.userId, round: purchase.round, purchased_clicks: purchase.unlimited ? 0 : purchase.clicks, pass: purchase.unlimited })
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'round']).doUpdateSet((eb) => ({
+        purchased_clicks: eb('user_rounds.purchased_clicks', '+', eb.ref('excluded.purchased_clicks')),
+        pass: sql<boolean>`user_rounds.pass or excluded.pass`,
+      })),
+    )
+    .execute();
+  return true;
+}
+
+export async function purchaseRound(db: Db, purchaseId: string): Promise<number | undefined> {
+  const row = await db.selectFrom('purchases').select('round').where('purchase_id', '=', purchaseId).executeTakeFirst();
+  return row ? Number(row.round) : undefined;
+}
+
+/**
+ * Writes a round's win with its round-won event (outbox) in one transaction, once per round (the
+ * winners table's unique round decides). Returns false when the round already had its winner.
+ */
+export async function recordWin(trx: Transaction<Database>, win: WinRecord): Promise<boolean> {
+  const wonAt = new Date(win.at);
+  const inserted = await trx
+    .insertInto('winners')
+    .values({ round: win.round, user_id: win.userId, username: win.username || null, pot_cents: win.potCents, clicks: win.clicks, won_at: wonAt })
+    .onConflict((oc) => oc.column('round').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) return false;
+  // A user deleted meanwhile keeps their win anonymous.
+  await trx
+    .updateTable('winners')
+    .set({ user_id: null, username: null })
+    .where('round', '=', win.round)
+    .where(({ exists, selectFrom }) => exists(selectFrom('users').select('id').where('id', '=', win.userId).where('deleted_at', 'is not', null)))
+    .execute();
+  await trx
+    .insertInto('rounds')
+    .values({ round: win.round, clicks: win.clicks, last_click_user_id: win.userId, closed_at: wonAt })
+    .onConflict((oc) => oc.column('round').doUpdateSet({ clicks: win.clicks, last_click_user_id: win.userId, closed_at: wonAt }))
+    .execute();
+  await enqueueEvent(
+    trx as unknown as Transaction<OutboxTable>,
+    makeEvent(
+      SUBJECTS.roundWon,
+      { round: win.round, winnerUserId: win.userId, winnerUsername: win.username || 'deleted user', potCents: win.potCents, clicks: win.clicks, wonAt: wonAt.toISOString() },
+      roundWonEventId(win.round),
+    ),
+  );
+  return true;
+}
+
+export async function addGrantedClicks(db: Db, deltas: Map<string, number>): Promise<void> {
+  const ids = [...deltas.keys()];
+  if (ids.length === 0) return;
+  const values = ids.map((id) => deltas.get(id)!);
+  await sql`update users u set granted_clicks = u.granted_clicks + d.delta
+    from unnest(${ids}::uuid[], ${values}::bigint[]) as d(id, delta) where u.id = d.id`.execute(db);
+}
+
+export async function addPurchasedSpent(db: Db, spends: { userId: string; round: number; spent: number }[]): Promise<void> {
+  if (spends.length === 0) return;
+  await sql`insert into user_rounds (user_id, round, purchased_spent)
+    select * from unnest(${spends.map((s) => s.userId)}::uuid[], ${spends.map((s) => s.round)}::bigint[], ${spends.map((s) => s.spent)}::bigint[])
+    on conflict (user_id, round) do update set purchased_spent = user_rounds.purchased_spent + excluded.purchased_spent`.execute(db);
+}
+
+export async function advanceRounds(db: Db, positions: Map<number, { pos: number; last: string | null }>): Promise<void> {
+  for (const [round, { pos, last }] of positions) {
+    await sql`insert into rounds (round, clicks, last_click_user_id) values (${round}, ${pos}, ${last})
+      on conflict (round) do update set
+        last_click_user_id = case when excluded.clicks >= rounds.clicks then excluded.last_click_user_id else rounds.last_click_user_id end,
+        clicks = greatest(rounds.clicks, excluded.clicks)`.execute(db);
+  }
+}
+
+export async function journalCursors(db: Db, epochs: string[]): Promise<Map<string, number>> {
+  if (epochs.length === 0) return new Map();
+  const rows = await db.selectFrom('journal_cursor').select(['epoch', 'seq']).where('epoch', 'in', epochs).execute();
+  return new Map(rows.map((r) => [r.epoch, Number(r.seq)]));
+}
+
+export async function saveJournalCursor(db: Db, epoch: string, seq: number): Promise<void> {
+  await db
+    .insertInto('journal_cursor')
+    .values({ epoch, seq })
+    .onConflict((oc) => oc.column('epoch').doUpdateSet({ seq: sql`greatest(journal_cursor.seq, excluded.seq)`, updated_at: new Date() }))
+    .execute();
+}
+
+/** What Postgres knows of the round in play, to rebuild Redis from. */
+export async function currentRoundSnapshot(db: Db) {
+  const lastWin = await db
+    .selectFrom('winners')
+    .leftJoin('users', 'users.id', 'winners.user_id')
+    .select(['winners.round', 'winners.user_id', 'users.username'])
+    .orderBy('winners.round', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const round = lastWin ? Number(lastWin.round) + 1 : 1;
+  const progress = await db
+    .selectFrom('rounds')
+    .leftJoin('users', 'users.id', 'rounds.last_click_user_id')
+    .select(['rounds.clicks', 'rounds.last_click_user_id', 'users.username'])
+    .where('rounds.round', '=', round)
+    .executeTakeFirst();
+  const pot = await db.selectFrom('purchases').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('pot_share_cents'), sql<number>`0`).as('pot')).where('round', '=', round).executeTakeFirst();
+  const lastWinner = lastWin?.user_id ? { id: lastWin.user_id, name: lastWin.username ?? '' } : null;
+  const lastClicker = progress?.last_click_user_id ? { id: progress.last_click_user_id, name: progress.username ?? '' } : lastWinner;
+  return { round, clicks: Number(progress?.clicks ?? 0), potCents: Number(pot?.pot ?? 0), lastClicker, lastWinner };
+}
+
+export interface WinnerRow {
+  id: string;
+  round: number;
+  username: string | null;
+  potCents: number;
+  wonAt: Date;
+}
+
+/** Newest first; `beforeRound` continues a previous page. */
+export async function listWinners(db: Db, limit: number, beforeRound?: number): Promise<WinnerRow[]> {
+  let query = db
+    .selectFrom('winners')
+    .leftJoin('users', (join) => join.onRef('users.id', '=', 'winners.user_id').on('users.deleted_at', 'is', null))
+    .select(['winners.id', 'winners.round', 'winners.pot_cents', 'winners.won_at', 'users.username'])
+    .orderBy('winners.round', 'desc')
+    .limit(limit);
+  if (beforeRound !== undefined) query = query.where('winners.round', '<', beforeRound);
+  const rows = await query.execute();
+  return rows.map((r) => ({ id: r.id, round: Number(r.round), username: r.username, potCents: Number(r.pot_cents), wonAt: r.won_at }));
+}

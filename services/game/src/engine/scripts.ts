@@ -1,0 +1,258 @@
+// The game's atomic steps in Redis. Each is one Lua script, so a step is all or nothing and no two steps
+// interleave. Keys are always passed in KEYS (one hash tag), never built inside a script.
+
+/**
+ * A batch of clicks, in order. For each: rate limit, right to click (role, pass, purchased then granted
+ * balance), spend, counter + 1, last clicker, milestone reward, and at the target the round closes.
+ * KEYS: state, journal, then the user key of each click. ARGV: now (ms), target, rate per second,
+ * milestones "at:reward,...", then the user id of each click.
+ * Returns { 1, wins json or '', then per click: status, ordinal, round, balance after (-1 = unlimited),
+ * reward, won } or { -1 } when the state is missing (Redis lost its data: rebuild first).
+ * Status: 1 accepted, 2 no clicks left, 3 too fast, 4 user not loaded, 5 user deleted.
+ */
+export const CLICK_BATCH = `
+local S = KEYS[1]
+local st = redis.call('HMGET', S, 'round', 'clicks', 'pot', 'epoch', 'seq', 'lwu', 'lwn')
+if not st[1] then return {-1} end
+local round = tonumber(st[1])
+local clicks = tonumber(st[2])
+local pot = tonumber(st[3])
+local epoch = st[4]
+local seq = tonumber(st[5])
+local now = tonumber(ARGV[1])
+local target = tonumber(ARGV[2])
+local rate = tonumber(ARGV[3])
+local miles = {}
+for at, reward in string.gmatch(ARGV[4], '(%d+):(%d+)') do miles[tonumber(at)] = tonumber(reward) end
+local n = #KEYS - 2
+local users = {}
+local out = {1, ''}
+local segs = {}
+local seg
+local wins = {}
+local accepted = 0
+local lcu, lcn = nil, nil
+local function newseg()
+  seg = { r = round, pos = clicks, n = 0, spends = {}, rewards = {} }
+  segs[#segs + 1] = seg
+end
+newseg()
+for i = 1, n do
+  local key = KEYS[2 + i]
+  local uid = ARGV[4 + i]
+  local u = users[key]
+  if not u then
+    local f = redis.call('HMGET', key, 'ok', 'role', 'name', 'del', 'g', 'pr', 'p', 'pass', 'tb', 'tt')
+    u = { ok = f[1], role = f[2], name = f[3], del = f[4], g = tonumber(f[5] or '0'), pr = tonumber(f[6] or '0'),
+          p = tonumber(f[7] or '0'), pass = tonumber(f[8] or '0'), tb = tonumber(f[9] or rate), tt = tonumber(f[10] or now), dirty = false }
+    users[key] = u
+  end
+  local status, ordinal, clickRound, balance, reward, won = 0, 0, round, 0, 0, 0
+  if u.del then
+    status = 5
+  elseif not u.ok then
+    status = 4
+  else
+    if now > u.tt then
+      u.tb = math.min(rate, u.tb + (now - u.tt) * rate / 1000)
+      u.tt = now
+    end
+    u.dirty = true
+    if u.tb < 1 then
+      status = 3
+    else
+      u.tb = u.tb - 1
+      local privileged = u.role == 'admin' or u.role == 'superuser' or u.pass == round
+      local spentP, spentG = 0, 0
+      if privileged then
+        status = 1
+      elseif u.pr == round and u.p > 0 then
+        u.p = u.p - 1
+        spentP = 1
+        status = 1
+      elseif u.g > 0 then
+        u.g = u.g - 1
+        spentG = 1
+        status = 1
+      else
+        status = 2
+      end
+      if status == 1 then
+        accepted = accepted + 1
+        clicks = clicks + 1
+        ordinal = clicks
+        seg.pos = clicks
+        seg.last = uid
+        seg.n = seg.n + 1
+        lcu, lcn = uid, u.name
+        if spentP + spentG > 0 then
+          local s = seg.spends[uid]
+          if not s then s = {0, 0}; seg.spends[uid] = s end
+          s[1] = s[1] + spentP
+          s[2] = s[2] + spentG
+        end
+        local m = miles[clicks]
+        if m then
+          reward = m
+          u.g = u.g + m
+          seg.rewards[uid] = (seg.rewards[uid] or 0) + m
+        end
+        if clicks >= target then
+          won = 1
+          local w = { round = round, userId = uid, username = u.name or '', potCents = pot, clicks = clicks, at = now }
+          seg.win = w
+          wins[#wins + 1] = w
+          st[6], st[7] = uid, u.name or ''
+          round = round + 1
+          clicks = 0
+          pot = 0
+          newseg()
+        end
+      end
+      if u.role == 'admin' or u.role == 'superuser' or u.pass == round then
+        balance = -1
+      else
+        balance = u.g
+        if u.pr == round then balance = balance + u.p end
+      end
+    end
+  end
+  out[#out + 1] = status
+  out[#out + 1] = ordinal
+  out[#out + 1] = clickRound
+  out[#out + 1] = balance
+  out[#out + 1] = reward
+  out[#out + 1] = won
+end
+for key, u in pairs(users) do
+  if u.dirty then
+    redis.call('HSET', key, 'g', u.g, 'p', u.p, 'tb', u.tb, 'tt', u.tt)
+  end
+end
+if accepted > 0 then
+  local journal = {}
+  for _, s in ipairs(segs) do
+    if s.n > 0 or s.win then journal[#journal + 1] = s end
+  end
+  seq = seq + 1
+  redis.call('RPUSH', KEYS[2], epoch .. ':' .. seq .. ':' .. cjson.encode({ segs = journal }))
+  local fields = { 'round', round, 'clicks', clicks, 'pot', pot, 'seq', seq }
+  fields[#fields + 1] = 'lcu'; fields[#fields + 1] = lcu
+  fields[#fields + 1] = 'lcn'; fields[#fields + 1] = lcn or ''
+  if #wins > 0 then
+    fields[#fields + 1] = 'lwu'; fields[#fields + 1] = st[6]
+    fields[#fields + 1] = 'lwn'; fields[#fields + 1] = st[7]
+    out[2] = cjson.encode(wins)
+  end
+  redis.call('HSET', S, unpack(fields))
+end
+return out
+`;
+
+/**
+ * Applies a completed purchase once: clicks for the current round (or the pass for it) and the pot share.
+ * KEYS: state, journal, purchases, user. ARGV: purchaseId, userId, clicks (0 for the pass), unlimited
+ * (1/0), potShareCents, packId. Returns { 1, round } applied now, { 0, round } applied before, { -1 } no
+ * state, { -2 } user not loaded.
+ */
+export const APPLY_PURCHASE = `
+local st = redis.call('HMGET', KEYS[1], 'round', 'epoch', 'seq')
+if not st[1] then return {-1} end
+local done = redis.call('HGET', KEYS[3], ARGV[1])
+if done then return {0, tonumber(done)} end
+local u = redis.call('HMGET', KEYS[4], 'ok', 'del', 'pr', 'p')
+if not u[1] then return {-2} end
+local round = tonumber(st[1])
+local clicks = tonumber(ARGV[3])
+if not u[2] then
+  if ARGV[4] == '1' then
+    redis.call('HSET', KEYS[4], 'pass', round)
+  elseif tonumber(u[3] or '0') == round then
+    redis.call('HINCRBY', KEYS[4], 'p', clicks)
+  else
+    redis.call('HSET', KEYS[4], 'pr', round, 'p', clicks)
+  end
+end
+redis.call('HINCRBY', KEYS[1], 'pot', tonumber(ARGV[5]))
+redis.call('HSET', KEYS[3], ARGV[1], round)
+local seq = tonumber(st[3]) + 1
+redis.call('HSET', KEYS[1], 'seq', seq)
+local purchase = { id = ARGV[1], userId = ARGV[2], round = round, clicks = clicks, unlimited = ARGV[4] == '1', potShareCents = tonumber(ARGV[5]), packId = ARGV[6] }
+redis.call('RPUSH', KEYS[2], st[2] .. ':' .. seq .. ':' .. cjson.encode({ purchase = purchase }))
+return {1, round}
+`;
+
+/**
+ * Loads a user's balances from Postgres figures, only if Redis does not hold them yet (Redis is ahead of
+ * Postgres while the journal is unflushed, so it is never overwritten). Role, name and deletion are set
+ * when this version is newer than the one held.
+ * KEYS: user. ARGV: version, role, name ('' none), deleted (1/0), granted, purchasedRound, purchased, passRound.
+ */
+export const LOAD_USER = `
+local v = tonumber(ARGV[1])
+local held = redis.call('HMGET', KEYS[1], 'ok', 'v')
+if not held[1] then
+  redis.call('HSET', KEYS[1], 'ok', 1, 'g', ARGV[5], 'pr', ARGV[6], 'p', ARGV[7], 'pass', ARGV[8])
+end
+if v > tonumber(held[2] or '0') then
+  redis.call('HSET', KEYS[1], 'v', v, 'role', ARGV[2])
+  if ARGV[3] == '' then redis.call('HDEL', KEYS[1], 'name') else redis.call('HSET', KEYS[1], 'name', ARGV[3]) end
+  if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'del', 1) end
+end
+return 1
+`;
+
+/**
+ * A role, name or deletion from auth: applied when newer than what Redis holds (it may create a partial
+ * user hash, completed by LOAD_USER). The state's last clicker and last winner names follow a rename.
+ * KEYS: user, state. ARGV: version, role, name ('' none), deleted (1/0), userId.
+ */
+export const UPDATE_USER_META = `
+local v = tonumber(ARGV[1])
+local held = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if v <= held then return 0 end
+redis.call('HSET', KEYS[1], 'v', v, 'role', ARGV[2])
+if ARGV[3] == '' then redis.call('HDEL', KEYS[1], 'name') else redis.call('HSET', KEYS[1], 'name', ARGV[3]) end
+if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'del', 1) end
+local st = redis.call('HMGET', KEYS[2], 'lcu', 'lwu')
+if st[1] == ARGV[5] then
+  if ARGV[4] == '1' then redis.call('HDEL', KEYS[2], 'lcu', 'lcn') else redis.call('HSET', KEYS[2], 'lcn', ARGV[3]) end
+end
+if st[2] == ARGV[5] then
+  if ARGV[4] == '1' then redis.call('HDEL', KEYS[2], 'lwu', 'lwn') else redis.call('HSET', KEYS[2], 'lwn', ARGV[3]) end
+end
+return 1
+`;
+
+/**
+ * Restores the round state rebuilt from Postgres, unless another instance restored it first.
+ * KEYS: state. ARGV: round, clicks, pot, epoch, lcu, lcn, lwu, lwn ('' = none).
+ */
+export const RESTORE_STATE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'round', ARGV[1], 'clicks', ARGV[2], 'pot', ARGV[3], 'epoch', ARGV[4], 'seq', 0)
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'lcu', ARGV[5], 'lcn', ARGV[6]) end
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'lwu', ARGV[7], 'lwn', ARGV[8]) end
+return 1
+`;
+
+/**
+ * Removes flushed journal entries from the head, each only if it is the one expected (another flusher
+ * may have removed them already). KEYS: journal. ARGV: "epoch:seq:" of each flushed entry, in order.
+ */
+export const TRIM_JOURNAL = `
+local removed = 0
+for i = 1, #ARGV do
+  local head = redis.call('LINDEX', KEYS[1], 0)
+  if not head or string.sub(head, 1, #ARGV[i]) ~= ARGV[i] then break end
+  redis.call('LPOP', KEYS[1])
+  removed = removed + 1
+end
+return removed
+`;
+
+/** Releases a lock only if this holder still owns it. KEYS: lock. ARGV: token. */
+export const RELEASE_LOCK = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;

@@ -1,0 +1,82 @@
+// What the game learns from other services: users from auth, purchases from payments. Each handler is
+// idempotent: Postgres changes run once per event id (processOnce), and the Redis side is re-applied from
+// Postgres by version, so a redelivery after a crash between the two finishes the job and changes nothing else.
+import { STREAMS, SUBJECTS, type EventEnvelope } from '@omc/contracts';
+import { processOnce, startConsumer, type Consumer, type Nats } from '@omc/service-kit';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Database } from '../db/schema.js';
+import type { GameEngine } from '../engine/game-engine.js';
+import { insertUser, updateUser } from '../engine/game.repo.js';
+
+export function startGameConsumers(options: {
+  db: Kysely<Database>;
+  nats: Nats;
+  engine: GameEngine;
+  config: Config;
+  log: Logger;
+  onResult: (subject: string, outcome: string) => void;
+}): Consumer[] {
+  const { db, nats, engine, config, log } = options;
+
+  const handleAuth = async (event: EventEnvelope) => {
+    switch (event.subject) {
+      case SUBJECTS.userRegistered: {
+        const data = (event as EventEnvelope<typeof SUBJECTS.userRegistered>).data;
+        await processOnce(db, event, async (trx) => {
+          await insertUser(trx, { id: data.userId, username: data.username, role: data.role, grantedClicks: config.SIGNUP_FREE_CLICKS });
+        });
+        await engine.ensureUsers([data.userId]);
+        return;
+      }
+      case SUBJECTS.userRoleChanged: {
+        const data = (event as EventEnvelope<typeof SUBJECTS.userRoleChanged>).data;
+        await processOnce(db, event, (trx) => updateUser(trx, data.userId, { role: data.role }));
+        await engine.syncUser(data.userId);
+        return;
+      }
+      case SUBJECTS.userRenamed: {
+        const data = (event as EventEnvelope<typeof SUBJECTS.userRenamed>).data;
+        await processOnce(db, event, (trx) => updateUser(trx, data.userId, { username: data.username }));
+        await engine.syncUser(data.userId);
+        return;
+      }
+      case SUBJECTS.userDeleted: {
+        const data = (event as EventEnvelope<typeof SUBJECTS.userDeleted>).data;
+        await processOnce(db, event, (trx) => updateUser(trx, data.userId, { deleted: true }));
+        await engine.syncUser(data.userId);
+        return;
+      }
+      default:
+        // Other auth events (e-mail changes) are none of the game's business.
+        return;
+    }
+  };
+
+  const handlePayments = async (event: EventEnvelope) => {
+    if (event.subject !== SUBJECTS.purchaseCompleted) return;
+    await engine.applyPurchase((event as EventEnvelope<typeof SUBJECTS.purchaseCompleted>).data);
+  };
+
+  return [
+    startConsumer({
+      nats,
+      stream: STREAMS.auth.name,
+      durable: 'game-auth',
+      subjects: [SUBJECTS.userRegistered, SUBJECTS.userRoleChanged, SUBJECTS.userRenamed, SUBJECTS.userDeleted],
+      log,
+      handle: handleAuth,
+      onResult: options.onResult,
+    }),
+    startConsumer({
+      nats,
+      stream: STREAMS.payments.name,
+      durable: 'game-payments',
+      subjects: [SUBJECTS.purchaseCompleted],
+      log,
+      handle: handlePayments,
+      onResult: options.onResult,
+    }),
+  ];
+}

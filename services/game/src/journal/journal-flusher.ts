@@ -1,0 +1,138 @@
+// The write-behind journal: every click batch and purchase leaves an entry in a Redis list in the same
+// script that changed the hot state; this flusher moves the entries to Postgres in order, aggregated, a
+// few times per second. Entries are applied once (a cursor per Redis epoch), and removed from Redis only
+// after their Postgres transaction committed, so an instance crash loses nothing.
+import { randomUUID } from 'node:crypto';
+import type { Redis } from '@omc/service-kit';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../db/schema.js';
+import {
+  addGrantedClicks,
+  addPurchasedSpent,
+  advanceRounds,
+  journalCursors,
+  recordPurchase,
+  recordWin,
+  saveJournalCursor,
+} from '../engine/game.repo.js';
+import { entriesOf, parseJournalEntry, type JournalEntry } from '../engine/journal-types.js';
+import { KEYS } from '../engine/keys.js';
+import { gameRedis } from '../engine/redis-commands.js';
+import { sleep } from '../engine/game-engine.js';
+
+const MAX_ENTRIES = 500;
+
+export interface JournalFlusher {
+  /** Flush now rather than at the next tick. */
+  nudge(): void;
+  /** Flushes until the journal is empty (tests, shutdown). */
+  drain(timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function startJournalFlusher(
+  db: Kysely<Database>,
+  redis: Redis,
+  log: Logger,
+  options: { intervalMs: number; onWinsWritten?: () => void },
+): JournalFlusher {
+  const scripts = gameRedis(redis);
+  let stopped = false;
+  let wake: (() => void) | undefined;
+
+  /** One pass; returns how many entries it moved, or -1 when another instance holds the lock. */
+  const flushOnce = async (): Promise<number> => {
+    const token = randomUUID();
+    const locked = await redis.set(KEYS.flushLock, token, 'PX', 15_000, 'NX');
+    if (!locked) return -1;
+    try {
+      const raw = await redis.lrange(KEYS.journal, 0, MAX_ENTRIES - 1);
+      if (raw.length === 0) return 0;
+      const entries = raw.map(parseJournalEntry);
+      const wins = await db.transaction().execute(async (trx) => {
+        const cursors = await journalCursors(trx, [...new Set(entries.map((e) => e.epoch))]);
+        const fresh = entries.filter((e) => e.seq > (cursors.get(e.epoch) ?? 0));
+        const written = await applyEntries(trx, fresh);
+        const highest = new Map<string, number>();
+        for (const e of fresh) highest.set(e.epoch, Math.max(highest.get(e.epoch) ?? 0, e.seq));
+        for (const [epoch, seq] of highest) await saveJournalCursor(trx, epoch, seq);
+        return written;
+      });
+      await scripts.trimJournal(KEYS.journal, entries.map((e) => e.prefix));
+      if (wins > 0) options.onWinsWritten?.();
+      return entries.length;
+    } finally {
+      await scripts.releaseLock(KEYS.flushLock, token).catch(() => undefined);
+    }
+  };
+
+  const loop = async () => {
+    while (!stopped) {
+      let moved = 0;
+      try {
+        moved = await flushOnce();
+      } catch (error) {
+        log.warn({ err: error }, 'journal flush failed; will retry');
+      }
+      if (moved === MAX_ENTRIES) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.intervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  };
+  const running = loop();
+
+  return {
+    nudge: () => wake?.(),
+    async drain(timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while ((await redis.llen(KEYS.journal)) > 0) {
+        if (Date.now() > deadline) throw new Error('journal did not drain in time');
+        wake?.();
+        await sleep(10);
+      }
+    },
+    async stop() {
+      stopped = true;
+      wake?.();
+      await running;
+    },
+  };
+}
+
+/** Applies journal entries in one transaction, aggregated; returns how many wins it wrote. */
+async function applyEntries(trx: Parameters<typeof recordWin>[0], entries: JournalEntry[]): Promise<number> {
+  const granted = new Map<string, number>();
+  const purchasedSpent = new Map<string, { userId: string; round: number; spent: number }>();
+  const positions = new Map<number, { pos: number; last: string | null }>();
+  let wins = 0;
+  for (const entry of entries) {
+    if (entry.purchase) await recordPurchase(trx, entry.purchase);
+    for (const seg of entry.segs ?? []) {
+      for (const [userId, [spentPurchased, spentGranted]] of entriesOf(seg.spends)) {
+        if (spentGranted) granted.set(userId, (granted.get(userId) ?? 0) - spentGranted);
+        if (spentPurchased) {
+          const key = `${userId}:${seg.r}`;
+          const row = purchasedSpent.get(key) ?? { userId, round: seg.r, spent: 0 };
+          row.spent += spentPurchased;
+          purchasedSpent.set(key, row);
+        }
+      }
+      for (const [userId, reward] of entriesOf(seg.rewards)) granted.set(userId, (granted.get(userId) ?? 0) + reward);
+      const known = positions.get(seg.r);
+      if (!known || seg.pos >= known.pos) positions.set(seg.r, { pos: seg.pos, last: seg.last ?? known?.last ?? null });
+      if (seg.win && (await recordWin(trx, seg.win))) wins++;
+    }
+  }
+  await addGrantedClicks(trx, granted);
+  await addPurchasedSpent(trx, [...purchasedSpent.values()]);
+  // A won round's row was closed by recordWin; its position is the target, which greatest() keeps.
+  await advanceRounds(trx, positions);
+  return wins;
+}

@@ -1,0 +1,149 @@
+// A game service (or several) on real Postgres, Redis and NATS, with users brought into existence the
+// way auth does it: by events on JetStream.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { makeEvent, STREAMS, SUBJECTS, type EventEnvelope, type PackId, type Role } from '@omc/contracts';
+import { startRedis } from '@omc/infra';
+import { connectNats, ensureStream, publishEvent, type Nats } from '@omc/service-kit';
+import { eventually, freshDatabase, generateTokenKeys, resetNats, signAccessToken, testInfra, workspaceRoot } from '@omc/testkit';
+import { buildApp, type GameApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createDeps, type Deps } from '../src/deps.js';
+
+export interface TestUser {
+  id: string;
+  username: string;
+  role: Role;
+  token: string;
+}
+
+export type Harness = Awaited<ReturnType<typeof startGame>>;
+
+export async function startGame(options: { env?: Record<string, string>; instances?: number; name: string }) {
+  await resetNats();
+  const keys = generateTokenKeys();
+  const database = await freshDatabase();
+  const redisDir = join(workspaceRoot(), '.data', 'test', `game-${options.name}-redis-${process.pid}`);
+  let redis = await startRedis(redisDir);
+  const redisPort = Number(new URL(redis.url).port);
+  const nats: Nats = await connectNats(testInfra().natsUrl, 'game-test');
+  for (const stream of [STREAMS.auth, STREAMS.payments, STREAMS.game]) await ensureStream(nats.jsm, stream);
+
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    REDIS_URL: redis.url,
+    NATS_URL: testInfra().natsUrl,
+    JWT_PUBLIC_KEY: keys.publicKey,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...options.env,
+  });
+  const depsList: Deps[] = [];
+  const apps: GameApp[] = [];
+  for (let i = 0; i < (options.instances ?? 1); i++) {
+    const deps = await createDeps(config);
+    depsList.push(deps);
+    apps.push(await buildApp(deps, { logger: false }));
+  }
+  const app = apps[0]!;
+
+  const publish = async <S extends Parameters<typeof publishEvent>[1]['subject']>(event: EventEnvelope<S>, msgId = event.id) => {
+    await nats.js.publish(event.subject, JSON.stringify(event), { msgID: msgId });
+  };
+
+  const profile = async (user: TestUser, on: GameApp = app) =>
+    on.inject({ method: 'GET', url: '/api/game/profile', headers: { authorization: `Bearer ${user.token}` } });
+
+  const harness = {
+    config,
+    apps,
+    app,
+    nats,
+    keys,
+    publish,
+    profile,
+
+    async token(user: { id: string; username: string; role: Role }) {
+      return signAccessToken(keys.privateKey, { sub: user.id, username: user.username, role: user.role });
+    },
+
+    /** Registers users as auth would, and waits until the game knows them. */
+    async registerUsers(count: number, role: Role = 'standard', prefix = 'player'): Promise<TestUser[]> {
+      const users: TestUser[] = [];
+      for (let i = 0; i < count; i++) {
+        const id = randomUUID();
+        const username = `${prefix}_${id.slice(0, 8)}`;
+        users.push({ id, username, role, token: await signAccessToken(keys.privateKey, { sub: id, username, role }) });
+      }
+      for (const user of users) {
+        await publishEvent(nats.js, makeEvent(SUBJECTS.userRegistered, { userId: user.id, username: user.username, email: `${user.username}@example.test`, role, preferredLanguage: 'en' }));
+      }
+      for (const user of users) await eventually(async () => (await profile(user)).statusCode === 200, `game knows ${user.username}`);
+      return users;
+    },
+
+    async registerUser(role: Role = 'standard', prefix = 'player'): Promise<TestUser> {
+      return (await harness.registerUsers(1, role, prefix))[0]!;
+    },
+
+    click(user: TestUser, on: GameApp = app) {
+      return on.inject({ method: 'POST', url: '/api/game/click', headers: { authorization: `Bearer ${user.token}` } });
+    },
+
+    async state(user?: TestUser, on: GameApp = app) {
+      const response = await on.inject({ method: 'GET', url: '/api/game/state', headers: user ? { authorization: `Bearer ${user.token}` } : {} });
+      return response.json().gameState as { globalClicks: number; pot?: number; lastWinner?: string | null; lastClickUser?: string | null };
+    },
+
+    async balance(user: TestUser, on: GameApp = app) {
+      const response = await profile(user, on);
+      if (response.statusCode !== 200) throw new Error(`profile ${response.statusCode}: ${response.body}`);
+      return response.json() as { freeClicks: number; purchasedClicks: number; hasInfiniteClicks: boolean };
+    },
+
+    /** Clicks `count` times with a privileged user, `parallel` at a time. */
+    async clickTimes(user: TestUser, count: number, parallel = 50, on: GameApp = app) {
+      const responses = [];
+      for (let done = 0; done < count; done += parallel) {
+        const n = Math.min(parallel, count - done);
+        responses.push(...(await Promise.all(Array.from({ length: n }, () => harness.click(user, on)))));
+      }
+      return responses;
+    },
+
+    purchaseEvent(user: TestUser, packId: PackId, potShareCents: number) {
+      const clicks = packId === 'unlimited' ? null : Number(packId.replace('clicks', ''));
+      return makeEvent(SUBJECTS.purchaseCompleted, {
+        purchaseId: randomUUID(),
+        userId: user.id,
+        packId,
+        clicks,
+        unlimited: clicks === null,
+        amountCents: potShareCents * 2,
+        potShareCents,
+        houseShareCents: potShareCents,
+        transactionId: `tx_${randomUUID().slice(0, 8)}`,
+      });
+    },
+
+    async changeRole(user: TestUser, role: Role) {
+      await publishEvent(nats.js, makeEvent(SUBJECTS.userRoleChanged, { userId: user.id, role, previousRole: user.role }));
+    },
+
+    redisUrl: () => redis.url,
+
+    /** Stops Redis by its PID and starts an empty one on the same port (its data is not kept). */
+    async restartRedisEmpty() {
+      await redis.stop();
+      redis = await startRedis(redisDir, { port: redisPort });
+    },
+
+    async close() {
+      for (const a of apps) await a.close();
+      for (const d of depsList) await d.close();
+      await nats.close();
+      await redis.stop();
+      await database.drop();
+    },
+  };
+  return harness;
+}
