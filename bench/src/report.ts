@@ -1,0 +1,196 @@
+// The run's figures as bench/results/latest.json (stable keys, for comparing runs over time) and as a
+// Markdown table with each figure beside its target.
+import type { FanoutPoint } from './scenarios/fanout.js';
+import type { RoundEndResult } from './scenarios/round-end.js';
+import type { ThroughputResult } from './scenarios/throughput.js';
+import type { BenchSettings } from './settings.js';
+import { round } from './stats.js';
+
+export interface Machine {
+  description: string;
+  cpuModel: string;
+  cpus: number;
+  memoryGiB: number;
+  os: string;
+  node: string;
+  redis: string;
+  loadAverageAtStart: [number, number, number];
+  loadAverageAtEnd?: [number, number, number];
+  socketVia: string;
+  fileDescriptorLimit: number | null;
+}
+
+export interface Check {
+  figure: string;
+  value: string;
+  target: string;
+  met: boolean | null;
+}
+
+export interface Results {
+  date: string;
+  machine: Machine;
+  profile: string;
+  clickThroughputRatio: number | null;
+  clicksPerSecond: number | null;
+  redisIncrRatio: number | null;
+  redisCommandsPerClick: number | null;
+  tickMs: number;
+  observedTickMs: Record<string, number | null>;
+  clickToScreen: Record<string, { p50Ms: number | null; p99Ms: number | null }>;
+  cpuMicrosPerMessage: Record<string, number | null>;
+  bytesPerSocketPerSecond: Record<string, number | null>;
+  memoryPerSocketBytes: Record<string, number | null>;
+  roundEnd: { p99Ms: number | null; winners: number | null; p50Ms?: number | null; clients?: number; received?: number; duplicates?: number; winningAnswers?: number };
+  unreached: { requested: number; connected: number }[];
+  checks: Check[];
+  details: {
+    settings: BenchSettings;
+    throughput?: ThroughputResult;
+    fanout: FanoutPoint[];
+    roundEnd?: RoundEndResult;
+    errors: string[];
+    durationS: number;
+  };
+}
+
+export const TARGETS = {
+  clickThroughputRatio: 0.6,
+  redisCommandsPerClick: 0.2,
+  clickToScreenSlackMs: 25,
+  clickToScreenAt: 2000,
+  cpuMicrosPerMessage: 15,
+  bytesPerSocketPerSecond: 1024,
+};
+
+const fmt = (v: number | null | undefined, unit = '') => (v === null || v === undefined ? 'n/a' : `${round(v)}${unit}`);
+
+export function buildResults(input: {
+  date: Date;
+  machine: Machine;
+  settings: BenchSettings;
+  throughput?: ThroughputResult;
+  fanout: FanoutPoint[];
+  roundEnd?: RoundEndResult;
+  errors: string[];
+  durationS: number;
+}): Results {
+  const { throughput, fanout, roundEnd, settings } = input;
+  const tickMs = 1000 / settings.broadcastHz;
+  const byCount = <T>(pick: (p: FanoutPoint) => T) => Object.fromEntries(fanout.map((p) => [String(p.requested), pick(p)]));
+  const checks: Check[] = [];
+  const check = (figure: string, value: number | null | undefined, target: string, met: (v: number) => boolean, unit = '') =>
+    checks.push({ figure, value: fmt(value, unit), target, met: value === null || value === undefined ? null : met(value) });
+
+  check('Click throughput / trivial proxied route', throughput?.clickThroughputRatio, `>= ${TARGETS.clickThroughputRatio}`, (v) => v >= TARGETS.clickThroughputRatio);
+  check('Redis commands per accepted click', throughput?.chosen.redisCommandsPerClick, `<= ${TARGETS.redisCommandsPerClick}`, (v) => v <= TARGETS.redisCommandsPerClick);
+  const at = fanout.find((p) => p.requested === TARGETS.clickToScreenAt) ?? fanout.find((p) => p.requested >= TARGETS.clickToScreenAt);
+  check(
+    `Click to screen p99 at ${at ? at.connected : TARGETS.clickToScreenAt} clients`,
+    at?.clickToScreen.p99Ms,
+    `<= ${tickMs + TARGETS.clickToScreenSlackMs} ms (tick + ${TARGETS.clickToScreenSlackMs})`,
+    (v) => v <= tickMs + TARGETS.clickToScreenSlackMs,
+    ' ms',
+  );
+  for (const p of fanout) {
+    check(`Realtime CPU per delivered message at ${p.connected} clients`, p.cpuMicrosPerMessage, `<= ${TARGETS.cpuMicrosPerMessage} µs`, (v) => v <= TARGETS.cpuMicrosPerMessage, ' µs');
+  }
+  for (const p of fanout) {
+    check(
+      `Bytes per second per socket at ${p.connected} clients (${settings.broadcastHz} ticks/s)`,
+      p.bytesPerSocketPerSecond,
+      `<= ${TARGETS.bytesPerSocketPerSecond} B/s`,
+      (v) => v <= TARGETS.bytesPerSocketPerSecond,
+      ' B/s',
+    );
+  }
+  if (roundEnd) {
+    checks.push({
+      figure: `Round end: winners recorded / winning answers / clients told (of ${roundEnd.sockets})`,
+      value: `${roundEnd.winners} / ${roundEnd.winningAnswers} / ${roundEnd.received}`,
+      target: `1 / 1 / ${roundEnd.sockets}, no duplicates`,
+      met: roundEnd.winners === 1 && roundEnd.winningAnswers === 1 && roundEnd.received === roundEnd.sockets && roundEnd.duplicates === 0,
+    });
+  }
+
+  return {
+    date: input.date.toISOString(),
+    machine: input.machine,
+    profile: settings.profile,
+    clickThroughputRatio: round(throughput?.clickThroughputRatio),
+    clicksPerSecond: round(throughput?.chosen.okPerSecond),
+    redisIncrRatio: round(throughput?.redisIncrRatio),
+    redisCommandsPerClick: round(throughput?.chosen.redisCommandsPerClick),
+    tickMs,
+    observedTickMs: byCount((p) => round(p.observedTickMs)),
+    clickToScreen: byCount((p) => ({ p50Ms: round(p.clickToScreen.p50Ms), p99Ms: round(p.clickToScreen.p99Ms) })),
+    cpuMicrosPerMessage: byCount((p) => round(p.cpuMicrosPerMessage)),
+    bytesPerSocketPerSecond: byCount((p) => round(p.bytesPerSocketPerSecond)),
+    memoryPerSocketBytes: byCount((p) => round(p.memoryPerSocketBytes)),
+    roundEnd: roundEnd
+      ? { p99Ms: round(roundEnd.p99Ms), p50Ms: round(roundEnd.p50Ms), winners: roundEnd.winners, clients: roundEnd.sockets, received: roundEnd.received, duplicates: roundEnd.duplicates, winningAnswers: roundEnd.winningAnswers }
+      : { p99Ms: null, winners: null },
+    unreached: fanout.filter((p) => p.connected < p.requested).map((p) => ({ requested: p.requested, connected: p.connected })),
+    checks,
+    details: { settings, throughput, fanout, roundEnd, errors: input.errors, durationS: input.durationS },
+  };
+}
+
+export function markdown(results: Results): string {
+  const lines: string[] = [];
+  const t = results.details.throughput;
+  lines.push(`# Benchmark results (${results.profile} run)`);
+  lines.push('');
+  lines.push(`${results.date.slice(0, 19).replace('T', ' ')} UTC on ${results.machine.description}.`);
+  lines.push('');
+  lines.push('| Figure | Value | Target | Met |');
+  lines.push('|---|---|---|---|');
+  for (const c of results.checks) lines.push(`| ${c.figure} | ${c.value} | ${c.target} | ${c.met === null ? 'not measured' : c.met ? 'yes' : '**no**'} |`);
+  lines.push('');
+  lines.push('| Reference figure | Value |');
+  lines.push('|---|---|');
+  lines.push(`| Accepted clicks per second (through the gateway, ${t?.chosen.connections ?? '?'} keep-alive connections, ${results.details.settings.users} users) | ${fmt(results.clicksPerSecond)} |`);
+  lines.push(`| Click latency at that load, p50 / p99 | ${fmt(t?.chosen.p50Ms, ' ms')} / ${fmt(t?.chosen.p99Ms, ' ms')}${t && !t.withinBound ? ' (no step kept p99 under the bound)' : ''} |`);
+  lines.push(`| Trivial route through a second gateway, same settings | ${fmt(t?.baseline.okPerSecond, ' req/s')} (p99 ${fmt(t?.baseline.p99Ms, ' ms')}) |`);
+  lines.push(`| redis-benchmark -t incr, same Redis | ${fmt(t?.redisIncrPerSecond, ' req/s')} |`);
+  lines.push(`| Clicks per second / Redis INCR per second | ${fmt(results.redisIncrRatio)} |`);
+  lines.push(`| Tick (BROADCAST_HZ=${results.details.settings.broadcastHz}) | ${results.tickMs} ms |`);
+  lines.push(`| Round end: winning click to every client's winner event, p50 / p99 (${results.roundEnd.clients ?? '?'} clients) | ${fmt(results.roundEnd.p50Ms, ' ms')} / ${fmt(results.roundEnd.p99Ms, ' ms')} |`);
+  lines.push('');
+  if (results.details.fanout.length > 0) {
+    lines.push('Cost curve (clicks at half the maximum rate while the clients watch):');
+    lines.push('');
+    lines.push('| Clients | Clicks/s | Click to screen p50 / p99 | Tick seen | Messages/s | Realtime CPU | CPU per message | Memory per socket | Bytes/s per socket |');
+    lines.push('|---|---|---|---|---|---|---|---|---|');
+    for (const p of results.details.fanout) {
+      lines.push(
+        `| ${p.connected}${p.connected < p.requested ? ` of ${p.requested}` : ''} | ${fmt(p.clicksPerSecond)} | ${fmt(p.clickToScreen.p50Ms)} / ${fmt(p.clickToScreen.p99Ms, ' ms')} | ${fmt(p.observedTickMs, ' ms')} | ` +
+          `${fmt(p.messagesPerSecond)} | ${fmt(p.realtimeCpuShare * 100, '%')} | ${fmt(p.cpuMicrosPerMessage, ' µs')} | ${fmt((p.memoryPerSocketBytes ?? 0) / 1024, ' KiB')} | ${fmt(p.bytesPerSocketPerSecond, ' B')} |`,
+      );
+    }
+    lines.push('');
+  }
+  if (t) {
+    lines.push('Click throughput by concurrency:');
+    lines.push('');
+    lines.push('| Connections | Clicks/s | p50 | p99 | non-2xx | Redis commands/click |');
+    lines.push('|---|---|---|---|---|---|');
+    for (const s of t.steps) lines.push(`| ${s.connections} | ${fmt(s.okPerSecond)} | ${fmt(s.p50Ms, ' ms')} | ${fmt(s.p99Ms, ' ms')} | ${s.non2xx} | ${fmt(s.redisCommandsPerClick)} |`);
+    lines.push('');
+    const top = Object.entries(t.chosen.redisByCommand).sort((a, b) => b[1] - a[1]).slice(0, 8);
+    lines.push(`Redis commands at the chosen load: ${top.map(([name, n]) => `${name} ${n}`).join(', ')} for ${t.chosen.ok} accepted clicks.`);
+    lines.push('');
+  }
+  if (results.unreached.length > 0) {
+    lines.push(`Client counts not reached: ${results.unreached.map((u) => `${u.requested} (${u.connected} connected)`).join(', ')}.`);
+    lines.push('');
+  }
+  if (results.details.errors.length > 0) {
+    lines.push('Scenarios that failed:');
+    lines.push('');
+    for (const e of results.details.errors) lines.push(`- ${e}`);
+    lines.push('');
+  }
+  lines.push(`Sockets connected through the ${results.machine.socketVia}; every machine-dependent figure is a ratio to a baseline of the same run. Whole run: ${Math.round(results.details.durationS)} s.`);
+  return lines.join('\n') + '\n';
+}

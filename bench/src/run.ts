@@ -1,0 +1,186 @@
+// `npm run bench`: starts the system as `npm start` does (with load-test settings), runs every scenario,
+// prints the figures beside their targets and writes bench/results/latest.{json,md} and cost-curve.png.
+// The load stays on loopback, is bounded in size and time, and everything started here is stopped here.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { startBenchSystem, type BenchSystem } from './bench-system.js';
+import { costCurveSvg, writePng } from './chart.js';
+import { loadAverage } from './proc.js';
+import { buildResults, markdown, TARGETS, type Machine } from './report.js';
+import { measureFanout, type FanoutPoint } from './scenarios/fanout.js';
+import { measureRoundEnd, type RoundEndResult } from './scenarios/round-end.js';
+import { measureThroughput, type ThroughputResult } from './scenarios/throughput.js';
+import { loadSettings } from './settings.js';
+import { startWorker, stopAllWorkers } from './workers.js';
+
+const root = process.cwd();
+const resultsDir = join(root, 'bench', 'results');
+const log = (line: string) => console.log(line);
+
+/** Raises the open-files limit for this run and its children when the hard limit allows (a child shell's ulimit). */
+function raiseFileLimit(): number | null {
+  const probe = spawnSync('sh', ['-c', 'ulimit -Sn; ulimit -Hn'], { encoding: 'utf8' });
+  const [soft, hard] = probe.stdout.trim().split('\n').map((v) => (v === 'unlimited' ? Infinity : Number(v)));
+  if (soft === undefined || hard === undefined || !Number.isFinite(soft)) return null;
+  const wanted = Math.min(hard, 65_536);
+  if (soft >= wanted || process.env.BENCH_FD_RAISED) return soft;
+  const child = spawn('sh', ['-c', `ulimit -n ${wanted} && exec "$@"`, 'sh', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_FD_RAISED: '1' },
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  return -1;
+}
+
+async function redisVersion(url: string): Promise<string> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    return /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? 'unknown';
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function main(): Promise<void> {
+  const fileLimit = raiseFileLimit();
+  if (fileLimit === -1) return; // the run continues in the child shell with the higher limit
+  const settings = loadSettings();
+  const started = Date.now();
+  const date = new Date();
+  const loadAtStart = loadAverage();
+  log(`[bench] ${settings.profile} run; load average ${loadAtStart.join(' ')}; open files limit ${fileLimit ?? 'unknown'}`);
+
+  let bs: BenchSystem | undefined;
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    await stopAllWorkers();
+    await bs?.stop();
+  };
+  // Nothing outlives the run: a run that overstays its bound stops itself.
+  const watchdog = setTimeout(() => {
+    console.error('[bench] the run took longer than 20 minutes; stopping');
+    void shutdown().finally(() => process.exit(1));
+  }, 20 * 60_000);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => void shutdown().finally(() => process.exit(130)));
+  }
+
+  const errors: string[] = [];
+  let throughput: ThroughputResult | undefined;
+  const fanout: FanoutPoint[] = [];
+  let roundEnd: RoundEndResult | undefined;
+  let machine: Machine | undefined;
+  try {
+    bs = await startBenchSystem(root, settings, log);
+    const cpuList = cpus();
+    const redis = await redisVersion(bs.redisUrl);
+    machine = {
+      description: '',
+      cpuModel: cpuList[0]?.model.trim() ?? 'unknown',
+      cpus: cpuList.length,
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      os: `Linux ${release()}`,
+      node: process.version,
+      redis,
+      loadAverageAtStart: loadAtStart,
+      socketVia: settings.socketVia,
+      fileDescriptorLimit: fileLimit,
+    };
+    const loader = startWorker('http-load');
+
+    try {
+      throughput = await measureThroughput(bs, settings, loader, log);
+    } catch (error) {
+      errors.push(`click throughput: ${(error as Error).message}`);
+      log(`[bench] click throughput failed: ${(error as Error).stack}`);
+    }
+    // Clicks at half the maximum rate while clients watch (a fixed modest rate if throughput failed).
+    const halfRate = Math.max(50, (throughput?.chosen.okPerSecond ?? 400) / 2);
+
+    for (const count of settings.socketCounts) {
+      try {
+        fanout.push(await measureFanout(bs, settings, loader, halfRate, count, log));
+      } catch (error) {
+        errors.push(`fan-out at ${count} clients: ${(error as Error).message}`);
+        log(`[bench] fan-out at ${count} failed: ${(error as Error).stack}`);
+        await stopAllWorkers().catch(() => undefined);
+      }
+    }
+    try {
+      roundEnd = await measureRoundEnd(bs, settings, loader, halfRate, log);
+    } catch (error) {
+      errors.push(`round end: ${(error as Error).message}`);
+      log(`[bench] round end failed: ${(error as Error).stack}`);
+    }
+    await loader.stop();
+  } catch (error) {
+    errors.push(`system: ${(error as Error).message}`);
+    log(`[bench] ${(error as Error).stack}`);
+  } finally {
+    await shutdown();
+    clearTimeout(watchdog);
+  }
+
+  const loadAtEnd = loadAverage();
+  machine ??= {
+    description: '',
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    cpus: cpus().length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    os: `Linux ${release()}`,
+    node: process.version,
+    redis: 'unknown',
+    loadAverageAtStart: loadAtStart,
+    socketVia: settings.socketVia,
+    fileDescriptorLimit: fileLimit,
+  };
+  machine.loadAverageAtEnd = loadAtEnd;
+  machine.description =
+    `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}, Redis ${machine.redis}; ` +
+    `load average ${loadAtStart[0].toFixed(2)} at start, ${loadAtEnd[0].toFixed(2)} at end`;
+
+  const results = buildResults({ date, machine, settings, throughput, fanout, roundEnd, errors, durationS: (Date.now() - started) / 1000 });
+  mkdirSync(resultsDir, { recursive: true });
+  const suffix = settings.profile === 'full' ? 'latest' : 'quick';
+  writeFileSync(join(resultsDir, `${suffix}.json`), JSON.stringify(results, null, 2) + '\n');
+  const table = markdown(results);
+  writeFileSync(join(resultsDir, `${suffix}.md`), table);
+  if (fanout.length > 0) {
+    const labels = fanout.map((p) => (p.connected < p.requested ? `${p.connected} of ${p.requested}` : String(p.connected)));
+    const svg = costCurveSvg(
+      'One Million Clicks: cost of fan-out per player',
+      `${results.date.slice(0, 16).replace('T', ' ')} UTC, ${machine.description}`,
+      labels,
+      [
+        { title: 'Realtime CPU per delivered message', unit: 'µs', target: TARGETS.cpuMicrosPerMessage, series: [{ name: 'CPU', color: '#2c7fb8', values: fanout.map((p) => p.cpuMicrosPerMessage) }] },
+        { title: 'Bytes per second per socket', unit: 'B/s', target: TARGETS.bytesPerSocketPerSecond, series: [{ name: 'bytes', color: '#41ab5d', values: fanout.map((p) => p.bytesPerSocketPerSecond) }] },
+        { title: 'Realtime memory per socket', unit: 'KiB', series: [{ name: 'memory', color: '#8856a7', values: fanout.map((p) => (p.memoryPerSocketBytes === null ? null : p.memoryPerSocketBytes / 1024)) }] },
+        {
+          title: 'Click to screen',
+          unit: 'ms',
+          target: results.tickMs + TARGETS.clickToScreenSlackMs,
+          series: [
+            { name: 'p50', color: '#fd8d3c', values: fanout.map((p) => p.clickToScreen.p50Ms) },
+            { name: 'p99', color: '#d7301f', values: fanout.map((p) => p.clickToScreen.p99Ms) },
+          ],
+        },
+      ],
+    );
+    try {
+      writePng(svg, join(resultsDir, settings.profile === 'full' ? 'cost-curve.png' : 'cost-curve-quick.png'));
+    } catch (error) {
+      log(`[bench] the chart could not be rendered: ${(error as Error).message}`);
+    }
+  }
+  console.log('\n' + table);
+  log(`[bench] wrote bench/results/${suffix}.json and ${suffix}.md in ${Math.round((Date.now() - started) / 1000)} s`);
+  process.exit(errors.length > 0 && !throughput && fanout.length === 0 ? 1 : 0);
+}
+
+await main();

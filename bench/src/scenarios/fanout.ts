@@ -1,0 +1,118 @@
+// Figures 3 and 4, at each client count: click to screen (acknowledgement -> first gameStateUpdate that
+// contains the click) while clicks arrive at half the measured maximum rate, and what the fan-out costs
+// the realtime process: CPU per delivered message, memory per socket, bytes per second per socket.
+import type { BenchSystem } from '../bench-system.js';
+import type { HttpLoadResult } from '../http-load.js';
+import { cpuSeconds, rssBytes } from '../proc.js';
+import type { BenchSettings } from '../settings.js';
+import { median, ratio, sampleEvenly } from '../stats.js';
+import type { Worker } from '../workers.js';
+import { connectFleet } from './sockets.js';
+
+export interface FanoutPoint {
+  requested: number;
+  connected: number;
+  failed: number;
+  connectErrors: Record<string, number>;
+  clicksPerSecond: number;
+  clickRateAsked: number;
+  clickToScreen: { p50Ms: number | null; p99Ms: number | null; samples: number; missed: number; beforeAck: number };
+  observedTickMs: number | null;
+  messages: number;
+  messagesPerSecond: number;
+  realtimeCpuSeconds: number;
+  cpuMicrosPerMessage: number | null;
+  realtimeCpuShare: number;
+  memoryPerSocketBytes: number | null;
+  realtimeRssBytes: number;
+  bytesPerSocketPerSecond: number | null;
+  bytesExact: boolean;
+}
+
+const MAX_ACKS_JOINED = 2000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function measureFanout(
+  bs: BenchSystem,
+  settings: BenchSettings,
+  loader: Worker,
+  clickRate: number,
+  count: number,
+  log: (line: string) => void,
+): Promise<FanoutPoint> {
+  const realtime = bs.process('realtime');
+  const rssBefore = rssBytes(realtime.pid);
+  const started = Date.now();
+  const fleet = await connectFleet(bs, settings, count);
+  try {
+    log(`[bench] fan-out ${count}: ${fleet.connected} connected in ${((Date.now() - started) / 1000).toFixed(1)} s${fleet.failed ? `, ${fleet.failed} failed (${JSON.stringify(fleet.errors)})` : ''}`);
+    // Let the connection storm's count updates settle before measuring.
+    await sleep(2000);
+    const rssWith = rssBytes(realtime.pid);
+
+    await fleet.mark();
+    const cpuBefore = cpuSeconds(realtime.pid);
+    const load = await loader.call<HttpLoadResult>(
+      'run',
+      {
+        url: bs.gatewayUrl,
+        path: '/api/game/click',
+        method: 'POST',
+        connections: settings.clickConnectionsAtHalfRate,
+        durationS: settings.fanoutDurationS,
+        tokens: bs.users.map((u) => u.token),
+        overallRate: Math.max(1, Math.round(clickRate)),
+        recordAcks: true,
+      },
+      (settings.fanoutDurationS + 60) * 1000,
+    );
+    // The last tick after the last click.
+    await sleep(Math.ceil(1000 / settings.broadcastHz) + 200);
+    const cpuAfter = cpuSeconds(realtime.pid);
+
+    const order = load.acks!.ordinals.map((_, i) => i).sort((a, b) => load.acks!.ordinals[a]! - load.acks!.ordinals[b]!);
+    const picked = sampleEvenly(order, MAX_ACKS_JOINED);
+    const acks = { ordinals: picked.map((i) => load.acks!.ordinals[i]!), times: picked.map((i) => load.acks!.times[i]!) };
+    const { total, histogram } = await fleet.measure(acks);
+
+    const seconds = total.durationMs / 1000;
+    const cpu = cpuAfter - cpuBefore;
+    const point: FanoutPoint = {
+      requested: count,
+      connected: fleet.connected,
+      failed: fleet.failed,
+      connectErrors: fleet.errors,
+      clicksPerSecond: load.okPerSecond,
+      clickRateAsked: clickRate,
+      clickToScreen: {
+        p50Ms: histogram?.percentile(50) ?? null,
+        p99Ms: histogram?.percentile(99) ?? null,
+        samples: histogram?.count ?? 0,
+        missed: total.missed,
+        beforeAck: histogram?.toJSON().negative ?? 0,
+      },
+      observedTickMs: median(total.gaps) ?? null,
+      messages: total.messages,
+      messagesPerSecond: total.messages / seconds,
+      realtimeCpuSeconds: cpu,
+      cpuMicrosPerMessage: ratio(cpu * 1e6, total.messages),
+      realtimeCpuShare: cpu / seconds,
+      memoryPerSocketBytes: ratio(rssWith - rssBefore, fleet.connected),
+      realtimeRssBytes: rssWith,
+      bytesPerSocketPerSecond: ratio(total.bytes / seconds, total.connectedNow),
+      bytesExact: total.bytesExact,
+    };
+    log(
+      `[bench]   ${Math.round(point.clicksPerSecond)} clicks/s; click to screen p50 ${point.clickToScreen.p50Ms} ms, p99 ${point.clickToScreen.p99Ms} ms ` +
+        `(${point.clickToScreen.samples} samples, ${point.clickToScreen.missed} missed); tick seen ${point.observedTickMs?.toFixed(1)} ms; ` +
+        `${Math.round(point.messagesPerSecond)} msg/s; realtime CPU ${(point.realtimeCpuShare * 100).toFixed(0)}% = ${point.cpuMicrosPerMessage?.toFixed(2)} µs/msg; ` +
+        `${((point.memoryPerSocketBytes ?? 0) / 1024).toFixed(1)} KiB/socket; ${point.bytesPerSocketPerSecond?.toFixed(0)} B/s/socket`,
+    );
+    return point;
+  } finally {
+    await fleet.close();
+    // Give the server a moment to notice the disconnections before the next count.
+    await sleep(1500);
+  }
+}

@@ -1,0 +1,78 @@
+// How long and how hard each scenario runs. `full` is the recorded run (within 10 minutes on 2 cores);
+// `quick` checks the harness end to end in about two minutes while the machine is busy.
+export interface BenchSettings {
+  profile: 'full' | 'quick';
+  /** Registered load users (each HTTP connection and socket carries one's token). */
+  users: number;
+  /** Connection counts tried for clicks; the best one whose p99 stays under the latency bound is kept. */
+  concurrencies: number[];
+  p99BoundMs: number;
+  stepDurationS: number;
+  warmupS: number;
+  redisBenchmarkRequests: number;
+  redisBenchmarkClients: number;
+  socketCounts: number[];
+  /** Sockets per load-generator process. */
+  socketsPerWorker: number;
+  connectConcurrency: number;
+  fanoutDurationS: number;
+  clickConnectionsAtHalfRate: number;
+  roundEndSockets: number;
+  /** Clicks between the restart of the game and the round's end. */
+  roundEndClicks: number;
+  broadcastHz: number;
+  /** Where the sockets connect: the gateway (as browsers do) or the realtime service directly. */
+  socketVia: 'gateway' | 'realtime';
+}
+
+const full: BenchSettings = {
+  profile: 'full',
+  users: 200,
+  concurrencies: [8, 16, 32, 64],
+  p99BoundMs: 50,
+  stepDurationS: 6,
+  warmupS: 3,
+  redisBenchmarkRequests: 200_000,
+  redisBenchmarkClients: 50,
+  socketCounts: [500, 1000, 2000, 5000],
+  socketsPerWorker: 1000,
+  connectConcurrency: 40,
+  fanoutDurationS: 10,
+  clickConnectionsAtHalfRate: 16,
+  roundEndSockets: 2000,
+  roundEndClicks: 3000,
+  broadcastHz: 10,
+  socketVia: 'gateway',
+};
+
+const quick: BenchSettings = {
+  ...full,
+  profile: 'quick',
+  users: 40,
+  concurrencies: [8, 16],
+  stepDurationS: 3,
+  warmupS: 1,
+  redisBenchmarkRequests: 50_000,
+  socketCounts: [100, 300],
+  socketsPerWorker: 200,
+  fanoutDurationS: 4,
+  clickConnectionsAtHalfRate: 8,
+  roundEndSockets: 200,
+  roundEndClicks: 500,
+};
+
+/** `--quick` (or BENCH_PROFILE=quick) for the short run; BENCH_SOCKETS=500,1000 and BENCH_SOCKET_VIA override. */
+export function loadSettings(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): BenchSettings {
+  const profile = argv.includes('--quick') || env.BENCH_PROFILE === 'quick' ? quick : full;
+  const settings = { ...profile };
+  if (env.BENCH_SOCKETS) {
+    const counts = env.BENCH_SOCKETS.split(',').map((s) => Number(s.trim()));
+    if (counts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('BENCH_SOCKETS must be comma-separated positive integers, e.g. 500,1000');
+    settings.socketCounts = counts;
+  }
+  if (env.BENCH_SOCKET_VIA) {
+    if (env.BENCH_SOCKET_VIA !== 'gateway' && env.BENCH_SOCKET_VIA !== 'realtime') throw new Error('BENCH_SOCKET_VIA must be gateway or realtime');
+    settings.socketVia = env.BENCH_SOCKET_VIA;
+  }
+  return settings;
+}
