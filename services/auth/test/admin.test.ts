@@ -1,0 +1,148 @@
+// Roles: the authorization matrix of SPEC section 6 as auth enforces it, the admin routes, and the rule
+// that the last admin stays.
+import { AdminUsersResponse, ErrorBody, MessageResponse, type Role } from '@omc/contracts';
+import { createMetrics } from '@omc/service-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { authCounters } from '../src/deps.js';
+import { ADMIN, bearer, loginToken, newUser, register, startAuth, type AuthHarness } from './support.js';
+
+describe('roles and admin routes', () => {
+  let h: AuthHarness;
+  let adminToken: string;
+  beforeAll(async () => {
+    h = await startAuth();
+    adminToken = await loginToken(h.app, ADMIN.username, ADMIN.password);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const updateRole = (token: string, email: string, role: Role | string) =>
+    h.app.inject({ method: 'POST', url: '/api/admin/updateRole', headers: bearer(token), payload: { email, role } });
+  const listUsers = (token?: string) => h.app.inject({ url: '/api/admin/users', headers: token ? bearer(token) : {} });
+
+  /** Other tests make admins; the last-admin tests start from the bootstrap admin alone. */
+  async function onlyBootstrapAdmin() {
+    await h.deps.db.updateTable('users').set({ role: 'standard' }).where('role', '=', 'admin').where('email', '!=', ADMIN.email).execute();
+  }
+
+  async function userWithRole(role: Role) {
+    const user = await register(h.app, newUser(role));
+    if (role !== 'standard') expect((await updateRole(adminToken, user.email, role)).statusCode).toBe(200);
+    return user;
+  }
+
+  describe('authorization matrix', () => {
+    const userRoutes = [
+      { method: 'GET', url: '/api/user/profile' },
+      { method: 'PUT', url: '/api/user/change-language', payload: { language: 'en' } },
+    ] as const;
+
+    it('a guest gets 401 on every signed-in and admin route', async () => {
+      for (const route of [...userRoutes, { method: 'GET', url: '/api/admin/users' }, { method: 'POST', url: '/api/admin/updateRole', payload: { email: 'x@y.z', role: 'admin' } }, { method: 'PUT', url: '/api/user/change-email', payload: {} }, { method: 'DELETE', url: '/api/user/delete-account' }] as const) {
+        const response = await h.app.inject({ method: route.method, url: route.url, ...('payload' in route ? { payload: route.payload } : {}) });
+        expect(response.statusCode, `${route.method} ${route.url}`).toBe(401);
+        expect(ErrorBody.parse(response.json()).message).toBe('Authentication required');
+      }
+    });
+
+    it.each(['standard', 'superuser', 'admin'] as const)('a %s reaches the profile routes', async (role) => {
+      const user = await userWithRole(role);
+      for (const route of userRoutes) {
+        const response = await h.app.inject({ method: route.method, url: route.url, headers: bearer(user.token), ...('payload' in route ? { payload: route.payload } : {}) });
+        expect(response.statusCode, `${route.method} ${route.url}`).toBe(200);
+      }
+    });
+
+    it.each(['standard', 'superuser'] as const)('a %s gets 403 on the admin routes', async (role) => {
+      const { token, email } = await userWithRole(role);
+      const list = await listUsers(token);
+      expect(list.statusCode).toBe(403);
+      expect(ErrorBody.parse(list.json()).message).toBe('Admin only');
+      expect((await updateRole(token, email, 'admin')).statusCode).toBe(403);
+    });
+
+    it('an admin lists users', async () => {
+      const { token } = await userWithRole('admin');
+      const response = await listUsers(token);
+      expect(response.statusCode).toBe(200);
+      const { users } = AdminUsersResponse.parse(response.json());
+      expect(users).toContainEqual({ username: ADMIN.username, email: ADMIN.email, role: 'admin' });
+    });
+  });
+
+  describe('updateRole', () => {
+    it('changes the role, finds the user by email in any case, and says so', async () => {
+      const user = await register(h.app);
+      const response = await updateRole(adminToken, user.email.toUpperCase(), 'superuser');
+      expect(response.statusCode).toBe(200);
+      expect(MessageResponse.parse(response.json()).message).toBe('Role updated');
+      const { users } = AdminUsersResponse.parse((await listUsers(adminToken)).json());
+      expect(users).toContainEqual({ username: user.username, email: user.email, role: 'superuser' });
+      expect(MessageResponse.parse((await updateRole(adminToken, user.email, 'superuser')).json()).message).toBe('Role unchanged');
+    });
+
+    it('takes effect on the very next request, with the old token still in hand', async () => {
+      const user = await register(h.app);
+      expect((await listUsers(user.token)).statusCode).toBe(403);
+      await updateRole(adminToken, user.email, 'admin');
+      expect((await listUsers(user.token)).statusCode).toBe(200);
+      await updateRole(adminToken, user.email, 'standard');
+      expect((await listUsers(user.token)).statusCode).toBe(403);
+    });
+
+    it('answers 404 for an unknown email and 400 for a bad role or email', async () => {
+      expect(ErrorBody.parse((await updateRole(adminToken, 'nobody@example.com', 'admin')).json())).toMatchObject({ message: 'No user has this email' });
+      expect((await updateRole(adminToken, 'nobody@example.com', 'admin')).statusCode).toBe(404);
+      const badRole = await updateRole(adminToken, ADMIN.email, 'emperor');
+      expect(badRole.statusCode).toBe(400);
+      expect(ErrorBody.parse(badRole.json()).field).toBe('role');
+      const badEmail = await updateRole(adminToken, 'not-an-email', 'admin');
+      expect(badEmail.statusCode).toBe(400);
+      expect(ErrorBody.parse(badEmail.json()).field).toBe('email');
+    });
+
+    it('refuses to demote the last admin, also when the admin demotes themself', async () => {
+      await onlyBootstrapAdmin();
+      const response = await updateRole(adminToken, ADMIN.email, 'standard');
+      expect(response.statusCode).toBe(409);
+      expect(ErrorBody.parse(response.json()).message).toMatch(/last admin/);
+    });
+
+    it('two admins demoting each other at once leave exactly one admin', async () => {
+      await onlyBootstrapAdmin();
+      const second = await register(h.app);
+      await updateRole(adminToken, second.email, 'admin');
+      const secondToken = await loginToken(h.app, second.username, second.password);
+      const results = await Promise.all([updateRole(adminToken, second.email, 'standard'), updateRole(secondToken, ADMIN.email, 'standard')]);
+      expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
+      // The loser is refused by the last-admin rule (409) or, demoted first, by the role check (403).
+      expect(results.find((r) => r.statusCode !== 200)!.statusCode).toBeOneOf([403, 409]);
+      const admins = await h.deps.db.selectFrom('users').select('email').where('role', '=', 'admin').execute();
+      expect(admins).toHaveLength(1);
+      // Leave the bootstrap admin as the only admin for the other tests.
+      if (admins[0]!.email !== ADMIN.email) {
+        await h.deps.db.updateTable('users').set({ role: 'admin' }).where('email', '=', ADMIN.email).execute();
+        await h.deps.db.updateTable('users').set({ role: 'standard' }).where('email', '=', second.email).execute();
+      }
+    });
+  });
+
+  describe('bootstrap admin', () => {
+    it('is promoted back to admin at the next start if its role was taken away', async () => {
+      await h.deps.db.updateTable('users').set({ role: 'standard' }).where('email', '=', ADMIN.email).execute();
+      // A second start on the same database (a restart), with its own metrics registry.
+      const metrics = createMetrics('auth', false);
+      const again = await buildApp({ ...h.deps, metrics, counters: authCounters(metrics) }, { logger: false });
+      try {
+        const row = await h.deps.db.selectFrom('users').select('role').where('email', '=', ADMIN.email).executeTakeFirstOrThrow();
+        expect(row.role).toBe('admin');
+        const count = await h.deps.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('email', '=', ADMIN.email).executeTakeFirstOrThrow();
+        expect(Number(count.n)).toBe(1);
+      } finally {
+        await again.close();
+      }
+    });
+  });
+});
