@@ -41,7 +41,7 @@ export const configSchema = baseEnvSchema
     /** Clicks per second one user may make (a burst of the same size is allowed). */
     CLICK_RATE_PER_USER: env.int(20, 1, 1_000_000),
     /** How often the write-behind journal is flushed from Redis to Postgres. */
-    JOURNAL_FLUSH_MS: env.int(100, 5, 10_000),
+    JOURNAL_FLUSH_MS: env.int(100, 5, 600_000),
     /** Coalescing window of the game.state.v1 publications. */
     STATE_PUBLISH_MS: env.int(50, 5, 10_000),
   })

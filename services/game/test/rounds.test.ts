@@ -1,28 +1,11 @@
 // Rounds: exactly one winner at exactly the target under thousands of concurrent clicks, the round-won
 // event received once by a real JetStream consumer, purchases, the pass, expiry, winners list.
-import { makeEvent, parseEvent, STREAMS, SUBJECTS, UNLIMITED_CLICKS, type EventEnvelope } from '@omc/contracts';
+import { makeEvent, SUBJECTS, UNLIMITED_CLICKS } from '@omc/contracts';
 import { eventually } from '@omc/testkit';
-import { AckPolicy, DeliverPolicy } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGame, type Harness, type TestUser } from './support.js';
+import { roundWonInbox, startGame, type Harness, type TestUser } from './support.js';
 
 const TARGET = 1500;
-
-/** A JetStream consumer of game.round.won.v1, as payments has. */
-async function roundWonInbox(h: Harness) {
-  const durable = `test-round-won-${Date.now()}`;
-  await h.nats.jsm.consumers.add(STREAMS.game.name, { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: SUBJECTS.roundWon });
-  const received: EventEnvelope<typeof SUBJECTS.roundWon>[] = [];
-  const consumer = await h.nats.js.consumers.get(STREAMS.game.name, durable);
-  const messages = await consumer.consume({ max_messages: 100 });
-  void (async () => {
-    for await (const msg of messages) {
-      received.push(parseEvent(SUBJECTS.roundWon, msg.data));
-      msg.ack();
-    }
-  })();
-  return { received, stop: () => messages.stop() };
-}
 
 describe('rounds', () => {
   let h: Harness;

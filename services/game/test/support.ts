@@ -2,7 +2,8 @@
 // way auth does it: by events on JetStream.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { makeEvent, STREAMS, SUBJECTS, type EventEnvelope, type PackId, type Role } from '@omc/contracts';
+import { makeEvent, parseEvent, STREAMS, SUBJECTS, type EventEnvelope, type PackId, type Role } from '@omc/contracts';
+import { AckPolicy, DeliverPolicy } from 'nats';
 import { startRedis } from '@omc/infra';
 import { connectNats, ensureStream, publishEvent, type Nats } from '@omc/service-kit';
 import { eventually, freshDatabase, generateTokenKeys, resetNats, signAccessToken, testInfra, workspaceRoot } from '@omc/testkit';
@@ -146,4 +147,20 @@ export async function startGame(options: { env?: Record<string, string>; instanc
     },
   };
   return harness;
+}
+
+/** A JetStream consumer of game.round.won.v1, as payments has. */
+export async function roundWonInbox(h: Harness) {
+  const durable = `test-round-won-${Date.now()}`;
+  await h.nats.jsm.consumers.add(STREAMS.game.name, { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: SUBJECTS.roundWon });
+  const received: EventEnvelope<typeof SUBJECTS.roundWon>[] = [];
+  const consumer = await h.nats.js.consumers.get(STREAMS.game.name, durable);
+  const messages = await consumer.consume({ max_messages: 100 });
+  void (async () => {
+    for await (const msg of messages) {
+      received.push(parseEvent(SUBJECTS.roundWon, msg.data));
+      msg.ack();
+    }
+  })();
+  return { received, stop: () => messages.stop() };
 }
