@@ -95,7 +95,7 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
     ...env,
   });
   const deps = await createDeps(config);
-  const events = await collectEvents(infra.natsUrl);
+  const events = await collectEvents(config.NATS_URL);
   const app = await buildApp(deps, { logger: false, outboxIntervalMs: 50 });
   return {
     app,
@@ -122,11 +122,11 @@ export interface EventCollector {
   close(): Promise<void>;
 }
 
-async function collectEvents(natsUrl: string): Promise<EventCollector> {
+export async function collectEvents(natsUrl: string): Promise<EventCollector> {
   const nc: NatsConnection = await connect({ servers: natsUrl });
   const jsm = await nc.jetstreamManager();
   // The stream the service ensures at start; created here first so no event can be missed.
-  await jsm.streams.add({ name: STREAMS.auth.name, subjects: [...STREAMS.auth.subjects] });
+  await jsm.streams.add({ name: STREAMS.auth.name, subjects: [...STREAMS.auth.subjects] }).catch(() => undefined);
   const received: EventEnvelope[] = [];
   const consumer = await nc.jetstream().consumers.get(STREAMS.auth.name);
   const messages: ConsumerMessages = await consumer.consume();

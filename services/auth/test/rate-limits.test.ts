@@ -1,0 +1,92 @@
+// Brute force: per account (from one IP, and from many), per IP, registrations per IP, and lock-outs
+// that end by themselves. Windows and lock-outs are shortened by configuration.
+import { ErrorBody, LoginResponse } from '@omc/contracts';
+import { eventually } from '@omc/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, freshIp, login, newUser, register, startAuth, type AuthHarness } from './support.js';
+
+const LOCKOUT_MS = 1500;
+
+describe('rate limits', () => {
+  let h: AuthHarness;
+  beforeAll(async () => {
+    h = await startAuth({
+      LOGIN_WINDOW_MS: '60000',
+      LOGIN_LOCKOUT_MS: String(LOCKOUT_MS),
+      LOGIN_MAX_FAILURES_PER_ACCOUNT_IP: '3',
+      LOGIN_MAX_FAILURES_PER_ACCOUNT: '6',
+      LOGIN_MAX_FAILURES_PER_IP: '5',
+      REGISTER_MAX_PER_IP: '3',
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const expect429 = (response: Awaited<ReturnType<typeof login>>, pattern: RegExp) => {
+    expect(response.statusCode).toBe(429);
+    expect(ErrorBody.parse(response.json()).message).toMatch(pattern);
+    expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  };
+
+  it('locks an account for the attacking IP after its failures, even for the right password, then lets it in when the lock-out ends', async () => {
+    const user = await register(h.app);
+    const ip = freshIp();
+    for (let i = 0; i < 3; i++) expect((await login(h.app, user.username, 'wrong-pass', ip)).statusCode).toBe(401);
+    expect429(await login(h.app, user.username, user.password, ip), /Too many failed logins for this account\. Try again in \d+ seconds/);
+    expect429(await login(h.app, user.email, 'wrong-pass', ip), /this account/);
+    // The real user on another network is not locked out by this attacker.
+    expect((await login(h.app, user.username, user.password, freshIp())).statusCode).toBe(200);
+    // The lock-out ends by itself; attempts during it did not extend it.
+    const ok = await eventually(async () => (await login(h.app, user.username, user.password, ip)).statusCode === 200, 'lock-out to end', LOCKOUT_MS * 4);
+    expect(ok).toBe(true);
+  });
+
+  it('locks the account for everyone after failures from many IPs, for a bounded time', async () => {
+    const user = await register(h.app);
+    for (let i = 0; i < 6; i++) expect((await login(h.app, user.username, 'wrong-pass', freshIp())).statusCode).toBe(401);
+    expect429(await login(h.app, user.username, user.password, freshIp()), /this account/);
+    await eventually(async () => (await login(h.app, user.username, user.password, freshIp())).statusCode === 200, 'account lock-out to end', LOCKOUT_MS * 4);
+  });
+
+  it('limits failures per IP across accounts', async () => {
+    const ip = freshIp();
+    for (let i = 0; i < 5; i++) expect((await login(h.app, `someone_${i}`, 'wrong-pass', ip)).statusCode).toBe(401);
+    const user = await register(h.app);
+    expect429(await login(h.app, user.username, user.password, ip), /from your network/);
+    expect((await login(h.app, user.username, user.password, freshIp())).statusCode).toBe(200);
+  });
+
+  it('treats unknown names like real accounts: the same 401s, then the same 429', async () => {
+    const ip = freshIp();
+    const answers: number[] = [];
+    for (let i = 0; i < 4; i++) answers.push((await login(h.app, 'ghost_user', 'wrong-pass', ip)).statusCode);
+    expect(answers).toEqual([401, 401, 401, 429]);
+  });
+
+  it('a success clears the failures counted for that account and IP', async () => {
+    const user = await register(h.app);
+    const ip = freshIp();
+    // Four failures in all: past the account-and-IP limit of 3 only if the success did not reset it.
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 2; i++) expect((await login(h.app, user.username, 'wrong-pass', ip)).statusCode).toBe(401);
+      LoginResponse.parse((await login(h.app, user.username, user.password, ip)).json());
+    }
+  });
+
+  it('limits wrong current passwords on change-password like logins', async () => {
+    const user = await register(h.app);
+    const ip = freshIp();
+    const change = (currentPassword: string) =>
+      h.app.inject({ method: 'PUT', url: '/api/user/change-password', headers: { ...bearer(user.token), 'x-forwarded-for': ip }, payload: { currentPassword, newPassword: 'whatever-new' } });
+    for (let i = 0; i < 3; i++) expect((await change('wrong-pass')).statusCode).toBe(400);
+    expect((await change(user.password)).statusCode).toBe(429);
+  });
+
+  it('limits registrations per IP', async () => {
+    const ip = freshIp();
+    for (let i = 0; i < 3; i++) await register(h.app, newUser(), ip);
+    const response = await h.app.inject({ method: 'POST', url: '/api/user/register', payload: newUser(), headers: { 'x-forwarded-for': ip } });
+    expect429(response, /Too many registrations/);
+  });
+});
