@@ -32,6 +32,7 @@ function niceMax(value: number): number {
 }
 
 function format(value: number): string {
+  if (value < 0) return `-${format(-value)}`;
   if (value >= 1000) return `${Math.round(value / 100) / 10}k`;
   if (value >= 10) return String(Math.round(value));
   return String(Math.round(value * 100) / 100);
@@ -44,17 +45,19 @@ function panel(p: Panel, xLabels: string[], x0: number, y0: number, w: number, h
   const bottom = y0 + h - 50;
   const values = p.series.flatMap((s) => s.values).filter((v): v is number => v !== null && Number.isFinite(v));
   const max = niceMax(Math.max(...values, p.target ?? 0, 0) * 1.1);
+  // A negative figure (e.g. memory freed by a collection between two readings) gets room below zero.
+  const min = Math.min(...values, 0) < 0 ? -niceMax(-Math.min(...values) * 1.1) : 0;
   const sx = (i: number) => (xLabels.length === 1 ? (left + right) / 2 : left + ((right - left) * i) / (xLabels.length - 1));
-  const sy = (v: number) => bottom - ((bottom - top) * v) / max;
+  const sy = (v: number) => bottom - ((bottom - top) * (v - min)) / (max - min);
   const parts: string[] = [];
   parts.push(`<text x="${x0 + w / 2}" y="${y0 + 22}" font-size="17" font-weight="bold" text-anchor="middle">${escapeXml(p.title)}</text>`);
   for (let k = 0; k <= 4; k++) {
-    const v = (max * k) / 4;
+    const v = min + ((max - min) * k) / 4;
     parts.push(`<line x1="${left}" x2="${right}" y1="${sy(v)}" y2="${sy(v)}" stroke="#e3e3e3"/>`);
     parts.push(`<text x="${left - 8}" y="${sy(v) + 4}" font-size="12" text-anchor="end" fill="#555">${format(v)}</text>`);
   }
   parts.push(`<line x1="${left}" x2="${left}" y1="${top}" y2="${bottom}" stroke="#888"/>`);
-  parts.push(`<line x1="${left}" x2="${right}" y1="${bottom}" y2="${bottom}" stroke="#888"/>`);
+  parts.push(`<line x1="${left}" x2="${right}" y1="${sy(0)}" y2="${sy(0)}" stroke="#888"/>`);
   xLabels.forEach((label, i) => parts.push(`<text x="${sx(i)}" y="${bottom + 18}" font-size="12" text-anchor="middle" fill="#333">${escapeXml(label)}</text>`));
   parts.push(`<text x="${(left + right) / 2}" y="${bottom + 38}" font-size="12" text-anchor="middle" fill="#555">connected clients</text>`);
   parts.push(`<text x="${x0 + 14}" y="${(top + bottom) / 2}" font-size="12" text-anchor="middle" fill="#555" transform="rotate(-90 ${x0 + 14} ${(top + bottom) / 2})">${escapeXml(p.unit)}</text>`);

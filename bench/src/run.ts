@@ -146,11 +146,12 @@ async function main(): Promise<void> {
     `load average ${loadAtStart[0].toFixed(2)} at start, ${loadAtEnd[0].toFixed(2)} at end`;
 
   const results = buildResults({ date, machine, settings, throughput, fanout, roundEnd, errors, durationS: (Date.now() - started) / 1000 });
-  mkdirSync(resultsDir, { recursive: true });
-  const suffix = settings.profile === 'full' ? 'latest' : 'quick';
-  writeFileSync(join(resultsDir, `${suffix}.json`), JSON.stringify(results, null, 2) + '\n');
+  // Only the full run is the record; a quick run writes beside it, ignored by git.
+  const outDir = settings.profile === 'full' ? resultsDir : join(resultsDir, 'quick');
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'latest.json'), JSON.stringify(results, null, 2) + '\n');
   const table = markdown(results);
-  writeFileSync(join(resultsDir, `${suffix}.md`), table);
+  writeFileSync(join(outDir, 'latest.md'), table);
   if (fanout.length > 0) {
     const labels = fanout.map((p) => (p.connected < p.requested ? `${p.connected} of ${p.requested}` : String(p.connected)));
     const svg = costCurveSvg(
@@ -173,13 +174,13 @@ async function main(): Promise<void> {
       ],
     );
     try {
-      writePng(svg, join(resultsDir, settings.profile === 'full' ? 'cost-curve.png' : 'cost-curve-quick.png'));
+      writePng(svg, join(outDir, 'cost-curve.png'));
     } catch (error) {
       log(`[bench] the chart could not be rendered: ${(error as Error).message}`);
     }
   }
   console.log('\n' + table);
-  log(`[bench] wrote bench/results/${suffix}.json and ${suffix}.md in ${Math.round((Date.now() - started) / 1000)} s`);
+  log(`[bench] wrote ${outDir}/latest.json, latest.md and cost-curve.png in ${Math.round((Date.now() - started) / 1000)} s`);
   process.exit(errors.length > 0 && !throughput && fanout.length === 0 ? 1 : 0);
 }
 

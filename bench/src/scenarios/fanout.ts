@@ -33,6 +33,16 @@ const MAX_ACKS_JOINED = 2000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Median of a few readings a quarter second apart: one reading may fall just before or after a collection. */
+async function steadyRss(pid: number): Promise<number> {
+  const readings: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    readings.push(rssBytes(pid));
+    if (i < 4) await sleep(250);
+  }
+  return median(readings)!;
+}
+
 export async function measureFanout(
   bs: BenchSystem,
   settings: BenchSettings,
@@ -42,14 +52,14 @@ export async function measureFanout(
   log: (line: string) => void,
 ): Promise<FanoutPoint> {
   const realtime = bs.process('realtime');
-  const rssBefore = rssBytes(realtime.pid);
+  const rssBefore = await steadyRss(realtime.pid);
   const started = Date.now();
   const fleet = await connectFleet(bs, settings, count);
   try {
     log(`[bench] fan-out ${count}: ${fleet.connected} connected in ${((Date.now() - started) / 1000).toFixed(1)} s${fleet.failed ? `, ${fleet.failed} failed (${JSON.stringify(fleet.errors)})` : ''}`);
     // Let the connection storm's count updates settle before measuring.
     await sleep(2000);
-    const rssWith = rssBytes(realtime.pid);
+    const rssWith = await steadyRss(realtime.pid);
 
     await fleet.mark();
     const cpuBefore = cpuSeconds(realtime.pid);
