@@ -17,6 +17,7 @@ import { adminRoutes } from './admin/admin.routes.js';
 import type { AuthContext } from './context.js';
 import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
+import { refuseControlCharacters } from './security/control-characters.js';
 import { LoginGuard, RateLimited } from './security/login-guard.js';
 import { sessionRoutes } from './sessions/session.routes.js';
 import { ensureBootstrapAdmin } from './users/bootstrap-admin.js';
@@ -53,6 +54,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean; outboxIn
   const bootstrap = await ensureBootstrapAdmin(ctx);
   if (bootstrap !== 'not configured') app.log.info({ outcome: bootstrap }, 'bootstrap admin ensured');
 
+  app.addHook('preValidation', refuseControlCharacters);
   // A 429 says when to come back.
   app.addHook('onError', async (_request, reply, error) => {
     if (error instanceof RateLimited) reply.header('retry-after', String(error.retryAfterSeconds));

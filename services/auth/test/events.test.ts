@@ -18,13 +18,13 @@ describe('events', () => {
 
   it('announces the bootstrap admin as a registered admin', async () => {
     const event = await eventually(() => h.events.of(SUBJECTS.userRegistered).find((e) => e.data.email === ADMIN.email), 'bootstrap admin registered');
-    expect(event.data).toMatchObject({ username: ADMIN.username, role: 'admin', preferredLanguage: 'es' });
+    expect(event!.data).toMatchObject({ username: ADMIN.username, role: 'admin', preferredLanguage: 'es' });
   });
 
   it('publishes registered, renamed, email changed, role changed and deleted, each once, with the user id', async () => {
     const user = await register(h.app);
     const registered = await eventually(() => h.events.of(SUBJECTS.userRegistered).find((e) => e.data.userId === user.id), 'registered');
-    expect(registered.data).toEqual({ userId: user.id, username: user.username, email: user.email, role: 'standard', preferredLanguage: 'es' });
+    expect(registered!.data).toEqual({ userId: user.id, username: user.username, email: user.email, role: 'standard', preferredLanguage: 'es' });
 
     const put = (url: string, payload: object) => h.app.inject({ method: 'PUT', url, payload, headers: bearer(user.token) });
     expect((await put('/api/user/change-username', { username: `${user.username}_r` })).statusCode).toBe(200);
@@ -37,7 +37,7 @@ describe('events', () => {
     await eventually(() => h.events.of(SUBJECTS.userDeleted).some((e) => e.data.userId === user.id), 'deleted');
     const mine = h.events.received.filter((e) => (e.data as { userId?: string }).userId === user.id);
     expect(mine.map((e) => [e.subject, e.data])).toEqual([
-      [SUBJECTS.userRegistered, registered.data],
+      [SUBJECTS.userRegistered, registered!.data],
       [SUBJECTS.userRenamed, { userId: user.id, username: `${user.username}_r` }],
       [SUBJECTS.userEmailChanged, { userId: user.id, email: `r_${user.email}` }],
       [SUBJECTS.userRoleChanged, { userId: user.id, role: 'superuser', previousRole: 'standard' }],
@@ -97,7 +97,7 @@ describe('events while NATS is down', () => {
     const events = await collectEvents(nats.url);
     try {
       const event = await eventually(() => events.of(SUBJECTS.userRegistered).find((e) => e.data.userId === user.id), 'registered after NATS returned', 20_000);
-      expect(event.data.username).toBe(user.username);
+      expect(event!.data.username).toBe(user.username);
       expect(events.of(SUBJECTS.userRegistered).filter((e) => e.data.userId === user.id)).toHaveLength(1);
     } finally {
       await events.close();

@@ -1,0 +1,68 @@
+// The route catalogue of packages/contracts, walked: every auth route answers its success with a body
+// that parses with the catalogue's response schema, and its errors with the error envelope.
+import { ErrorBody, ROUTES } from '@omc/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, bearer, freshIp, loginToken, newUser, register, startAuth, type AuthHarness } from './support.js';
+
+const authRoutes = ROUTES.filter((r) => r.service === 'auth');
+
+describe('contract: the auth routes of the catalogue', () => {
+  let h: AuthHarness;
+  let adminToken: string;
+  beforeAll(async () => {
+    h = await startAuth();
+    adminToken = await loginToken(h.app, ADMIN.username, ADMIN.password);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  /** A valid call of each route, made by a fresh user (or the admin for admin routes). */
+  async function validCall(path: string) {
+    const user = await register(h.app);
+    const headers = { ...bearer(user.token), 'x-forwarded-for': freshIp() };
+    const cookies = { omc_refresh: user.refresh };
+    const fresh = newUser();
+    const calls: Record<string, { payload?: object; headers?: Record<string, string>; cookies?: Record<string, string> }> = {
+      '/api/user/login': { payload: { emailOrUsername: user.username, password: user.password } },
+      '/api/user/register': { payload: fresh },
+      '/api/user/refresh': { cookies },
+      '/api/user/refresh/logout': { cookies },
+      '/api/user/profile': { headers },
+      '/api/user/change-language': { headers, payload: { language: 'de' } },
+      '/api/user/change-email': { headers, payload: { email: `c_${user.email}` } },
+      '/api/user/change-password': { headers, payload: { currentPassword: user.password, newPassword: 'changed-pass' } },
+      '/api/user/change-username': { headers, payload: { username: `${user.username}_c` } },
+      '/api/user/delete-account': { headers },
+      '/api/admin/users': { headers: bearer(adminToken) },
+      '/api/admin/updateRole': { headers: bearer(adminToken), payload: { email: user.email, role: 'superuser' } },
+    };
+    const call = calls[path];
+    if (!call) throw new Error(`no valid call written for ${path}: add one`);
+    return call;
+  }
+
+  it.each(authRoutes.map((r) => [r.method, r.path, r] as const))('%s %s answers a body that parses with its response schema', async (method, path, route) => {
+    const call = await validCall(path);
+    const response = await h.app.inject({ method, url: path, ...call });
+    expect(response.statusCode, response.body).toBeLessThan(300);
+    expect(() => route.response.parse(response.json())).not.toThrow();
+  });
+
+  it.each(authRoutes.filter((r) => r.auth === 'user' || r.auth === 'admin').map((r) => [r.method, r.path] as const))(
+    '%s %s answers 401 with the error envelope to a guest',
+    async (method, path) => {
+      const response = await h.app.inject({ method, url: path });
+      expect(response.statusCode).toBe(401);
+      expect(ErrorBody.parse(response.json()).requestId).toBeTruthy();
+    },
+  );
+
+  it.each(authRoutes.filter((r) => r.body).map((r) => [r.method, r.path] as const))('%s %s answers 400 with the error envelope to an empty object', async (method, path) => {
+    const response = await h.app.inject({ method, url: path, payload: {}, headers: { ...bearer(adminToken), 'x-forwarded-for': freshIp() } });
+    expect(response.statusCode).toBe(400);
+    const body = ErrorBody.parse(response.json());
+    expect(body.field).toBeTruthy();
+    expect(body.message).toContain(body.field!);
+  });
+});
