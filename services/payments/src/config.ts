@@ -1,0 +1,85 @@
+import { baseEnvSchema, ConfigError, env, parseConfig } from '@omc/service-kit';
+import { z } from 'zod';
+
+const optionalText = () =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+// Credentials the emulator accepts; they sign nothing real.
+export const EMULATOR_CREDENTIALS = {
+  merchantId: 'emulator-merchant',
+  publicKey: 'emulator-public-key',
+  privateKey: 'emulator-private-key',
+  paypalClientId: 'emulator-client',
+  paypalClientSecret: 'emulator-secret',
+} as const;
+
+export const configSchema = baseEnvSchema
+  .extend({
+    PORT: env.port(3003),
+    POT_SHARE_PERCENT: env.int(50, 0, 100),
+    BRAINTREE_ENVIRONMENT: z.enum(['emulator', 'sandbox', 'production']).optional(),
+    BRAINTREE_EMULATOR_URL: env.url(['http']).default('http://127.0.0.1:3100'),
+    BRAINTREE_MERCHANT_ID: optionalText(),
+    BRAINTREE_PUBLIC_KEY: optionalText(),
+    BRAINTREE_PRIVATE_KEY: optionalText(),
+    /** How long one gateway call may take before it counts as a timeout (then reconciled by order id). */
+    BRAINTREE_TIMEOUT_MS: env.int(20_000, 100, 120_000),
+    PAYPAL_API_URL: env.url(['http', 'https']).optional(),
+    PAYPAL_CLIENT_ID: optionalText(),
+    PAYPAL_CLIENT_SECRET: optionalText(),
+    PAYPAL_TIMEOUT_MS: env.int(15_000, 100, 120_000),
+    /** Attempts per payout call (5xx and timeouts are retried with the same sender_batch_id). */
+    PAYPAL_MAX_ATTEMPTS: env.int(5, 1, 20),
+    PAYPAL_RETRY_BASE_MS: env.int(200, 0, 60_000),
+    /** How often pending purchases and payouts left behind by a crash are reconciled with the providers. */
+    RECONCILE_INTERVAL_MS: env.int(30_000, 0, 3_600_000),
+  })
+  .superRefine((c, ctx) => {
+    const hasBraintree = Boolean(c.BRAINTREE_MERCHANT_ID || c.BRAINTREE_PUBLIC_KEY || c.BRAINTREE_PRIVATE_KEY);
+    const environment = c.BRAINTREE_ENVIRONMENT ?? (hasBraintree ? undefined : 'emulator');
+    if (!environment) {
+      ctx.addIssue({ code: 'custom', path: ['BRAINTREE_ENVIRONMENT'], message: 'must be sandbox or production when Braintree credentials are set' });
+      return;
+    }
+    if (environment !== 'emulator') {
+      for (const name of ['BRAINTREE_MERCHANT_ID', 'BRAINTREE_PUBLIC_KEY', 'BRAINTREE_PRIVATE_KEY', 'PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET'] as const) {
+        if (!c[name]) ctx.addIssue({ code: 'custom', path: [name], message: `is required when BRAINTREE_ENVIRONMENT is ${environment}` });
+      }
+      if (environment === 'production' && c.PAYPAL_API_URL && !c.PAYPAL_API_URL.startsWith('https://')) {
+        ctx.addIssue({ code: 'custom', path: ['PAYPAL_API_URL'], message: 'must be an https URL in production' });
+      }
+    }
+  })
+  .transform((c) => {
+    const environment = c.BRAINTREE_ENVIRONMENT ?? 'emulator';
+    const emulator = environment === 'emulator';
+    const paypalDefault = emulator ? c.BRAINTREE_EMULATOR_URL : environment === 'sandbox' ? 'https://api-m.sandbox.paypal.com' : 'https://api-m.paypal.com';
+    return {
+      ...c,
+      BRAINTREE_ENVIRONMENT: environment,
+      BRAINTREE_MERCHANT_ID: c.BRAINTREE_MERCHANT_ID ?? EMULATOR_CREDENTIALS.merchantId,
+      BRAINTREE_PUBLIC_KEY: c.BRAINTREE_PUBLIC_KEY ?? EMULATOR_CREDENTIALS.publicKey,
+      BRAINTREE_PRIVATE_KEY: c.BRAINTREE_PRIVATE_KEY ?? EMULATOR_CREDENTIALS.privateKey,
+      PAYPAL_API_URL: (c.PAYPAL_API_URL ?? paypalDefault).replace(/\/+$/, ''),
+      PAYPAL_CLIENT_ID: c.PAYPAL_CLIENT_ID ?? EMULATOR_CREDENTIALS.paypalClientId,
+      PAYPAL_CLIENT_SECRET: c.PAYPAL_CLIENT_SECRET ?? EMULATOR_CREDENTIALS.paypalClientSecret,
+    };
+  });
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<z.infer<typeof configSchema>> {
+  const result = configSchema.safeParse(source);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`));
+  }
+  return Object.freeze(result.data);
+}
+
+/** The ledger check needs only the database. */
+export function loadLedgerCheckConfig(source: NodeJS.ProcessEnv = process.env) {
+  return parseConfig(z.object({ DATABASE_URL: env.url(['postgres', 'postgresql']) }), source);
+}

@@ -1,0 +1,50 @@
+import type { OutboxTable } from '@omc/service-kit';
+import type { ColumnType, Generated } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export type PurchaseStatus = 'pending' | 'succeeded' | 'declined' | 'failed';
+export type PayoutStatus = 'pending' | 'completed' | 'failed';
+
+export interface Database extends OutboxTable {
+  users: { id: string; username: string | null; email: string | null; role: string; deleted_at: NullableTimestamp; updated_at: Timestamp };
+  payees: { user_id: string; paypal_email: string; updated_at: Timestamp };
+  accounts: { id: string; kind: 'external' | 'internal'; user_id: string | null; created_at: Timestamp };
+  ledger_transactions: { id: string; kind: 'purchase' | 'round_won' | 'payout'; reference: string; created_at: Timestamp };
+  ledger_entries: { id: Generated<number>; transaction_id: string; account_id: string; amount_cents: number; created_at: Timestamp };
+  purchases: {
+    id: string;
+    user_id: string;
+    idempotency_key: string;
+    nonce_hash: string;
+    pack_id: string;
+    amount_cents: number;
+    status: PurchaseStatus;
+    provider_transaction_id: string | null;
+    error: string | null;
+    attempts: Generated<number>;
+    lease_until: NullableTimestamp;
+    settlement_status: string | null;
+    dispute_status: string | null;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+  };
+  payouts: {
+    id: string;
+    user_id: string;
+    kind: 'winnings' | 'house';
+    account_id: string;
+    amount_cents: number;
+    paypal_email: string;
+    status: PayoutStatus;
+    provider_batch_id: string | null;
+    error: string | null;
+    attempts: Generated<number>;
+    lease_until: NullableTimestamp;
+    created_at: Timestamp;
+    completed_at: NullableTimestamp;
+  };
+  round_wins: { round: number; winner_user_id: string; pot_cents: number; credited_cents: number; event_id: string; created_at: Timestamp };
+  webhook_events: { id: string; kind: string; subject_id: string | null; received_at: Timestamp };
+}

@@ -1,0 +1,78 @@
+// Proves the ledger is sound: every movement sums to zero, no internal account was ever negative, and
+// the ledger agrees with the purchases, payouts and wins it records. Runs after every test and, as
+// `pnpm --filter @omc/payments run ledger:check`, against any database.
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+
+export interface LedgerReport {
+  ok: boolean;
+  problems: string[];
+  transactions: number;
+  entries: number;
+  balances: Record<string, number>;
+}
+
+export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
+  const problems: string[] = [];
+
+  const unbalanced = await sql<{ transaction_id: string; reference: string; total: number }>`
+    select e.transaction_id, t.reference, sum(e.amount_cents)::bigint as total
+    from ledger_entries e join ledger_transactions t on t.id = e.transaction_id
+    group by e.transaction_id, t.reference having sum(e.amount_cents) <> 0`.execute(db);
+  for (const row of unbalanced.rows) problems.push(`movement ${row.reference} sums to ${row.total}, not 0`);
+
+  const empty = await sql<{ reference: string }>`
+    select t.reference from ledger_transactions t
+    where not exists (select 1 from ledger_entries e where e.transaction_id = t.id)`.execute(db);
+  for (const row of empty.rows) problems.push(`movement ${row.reference} has no entries`);
+
+  // Running balance per internal account, in posting order: never below zero at any point.
+  const negative = await sql<{ account_id: string; lowest: number }>`
+    select account_id, min(running)::bigint as lowest from (
+      select account_id, sum(amount_cents) over (partition by account_id order by id) as running
+      from ledger_entries where account_id not like 'external:%'
+    ) r group by account_id having min(running) < 0`.execute(db);
+  for (const row of negative.rows) problems.push(`account ${row.account_id} went negative (${row.lowest})`);
+
+  // Every succeeded purchase is posted exactly once, with its price; nothing else is posted as a purchase.
+  const purchaseMismatch = await sql<{ id: string; problem: string }>`
+    select p.id, case when t.id is null then 'succeeded but not in the ledger' else 'in the ledger but not succeeded' end as problem
+    from purchases p full join ledger_transactions t on t.reference = 'purchase:' || p.id::text
+    where (p.status = 'succeeded' and t.id is null)
+       or (t.kind = 'purchase' and (p.id is null or p.status <> 'succeeded'))`.execute(db);
+  for (const row of purchaseMismatch.rows) problems.push(`purchase ${row.id ?? '(unknown)'}: ${row.problem}`);
+
+  const wrongPrice = await sql<{ id: string; amount_cents: number; cash_in: number }>`
+    select p.id, p.amount_cents, -sum(e.amount_cents)::bigint as cash_in
+    from purchases p
+    join ledger_transactions t on t.reference = 'purchase:' || p.id::text
+    join ledger_entries e on e.transaction_id = t.id and e.account_id = 'external:braintree'
+    group by p.id, p.amount_cents having -sum(e.amount_cents) <> p.amount_cents`.execute(db);
+  for (const row of wrongPrice.rows) problems.push(`purchase ${row.id} charged ${row.amount_cents} but posted ${row.cash_in}`);
+
+  const payoutMismatch = await sql<{ id: string; problem: string }>`
+    select p.id, case when t.id is null then 'completed but not in the ledger' else 'in the ledger but not completed' end as problem
+    from payouts p full join ledger_transactions t on t.reference = 'payout:' || p.id::text
+    where (p.status = 'completed' and t.id is null)
+       or (t.kind = 'payout' and (p.id is null or p.status <> 'completed'))`.execute(db);
+  for (const row of payoutMismatch.rows) problems.push(`payout ${row.id ?? '(unknown)'}: ${row.problem}`);
+
+  const pendingTwice = await sql<{ account_id: string }>`
+    select account_id from payouts where status = 'pending' group by account_id having count(*) > 1`.execute(db);
+  for (const row of pendingTwice.rows) problems.push(`account ${row.account_id} has more than one unfinished payout`);
+
+  const balances = await sql<{ account_id: string; cents: number }>`
+    select account_id, sum(amount_cents)::bigint as cents from ledger_entries group by account_id order by account_id`.execute(db);
+  const counts = await sql<{ transactions: number; entries: number }>`
+    select (select count(*) from ledger_transactions)::bigint as transactions, (select count(*) from ledger_entries)::bigint as entries`.execute(db);
+  const total = balances.rows.reduce((sum, row) => sum + Number(row.cents), 0);
+  if (total !== 0) problems.push(`all accounts together sum to ${total}, not 0`);
+
+  return {
+    ok: problems.length === 0,
+    problems,
+    transactions: Number(counts.rows[0]?.transactions ?? 0),
+    entries: Number(counts.rows[0]?.entries ?? 0),
+    balances: Object.fromEntries(balances.rows.map((row) => [row.account_id, Number(row.cents)])),
+  };
+}

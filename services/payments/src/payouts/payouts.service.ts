@@ -1,0 +1,112 @@
+// Collecting: the whole balance of the winnings (or the house) account goes to the caller's PayPal
+// email. The payout row is written first (one unfinished payout per account), PayPal is called with its
+// id as sender_batch_id, and the balance is zeroed in the transaction that records the payout.
+import { CURRENCY, makeEvent, SUBJECTS, type CollectResponse } from '@omc/contracts';
+import { AppError, conflict, enqueueEvent, forbidden, type OutboxTable } from '@omc/service-kit';
+import type { Transaction } from 'kysely';
+import type { Deps } from '../deps.js';
+import { ACCOUNTS, winningsAccount } from '../ledger/accounts.js';
+import { balance, lockAccount, postMovement } from '../ledger/ledger.repo.js';
+import type { PaymentsMetrics } from '../metrics.js';
+import type { UsersService } from '../users/users.service.js';
+import { abandonedPayouts, claimPayout, finishPayout, getPayee, insertPayout, pendingPayout, releasePayout, type Payout } from './payouts.repo.js';
+
+export const badGateway = (message: string) => new AppError('PROVIDER_UNAVAILABLE', 502, message);
+
+export class PayoutsService {
+  constructor(
+    private readonly deps: Deps,
+    private readonly users: UsersService,
+    private readonly metrics: PaymentsMetrics,
+    private readonly nudgeOutbox: () => void,
+  ) {}
+
+  private get leaseMs() {
+    const c = this.deps.config;
+    // Every attempt with its timeout and backoff, and some slack.
+    return c.PAYPAL_MAX_ATTEMPTS * c.PAYPAL_TIMEOUT_MS + c.PAYPAL_RETRY_BASE_MS * 2 ** c.PAYPAL_MAX_ATTEMPTS + 5000;
+  }
+
+  async collect(claims: { sub: string; role: string }, kind: 'winnings' | 'house'): Promise<CollectResponse> {
+    const userId = claims.sub;
+    if (kind === 'house' && !(await this.users.isAdmin(userId, claims.role))) throw forbidden('Admin only: only an admin can collect the house pot');
+    const accountId = kind === 'house' ? ACCOUNTS.house : winningsAccount(userId);
+    const paypalEmail = await getPayee(this.deps.db, userId);
+    if (!paypalEmail) throw conflict('No PayPal email is set: set one with POST /api/winners/setPaymentMethod before collecting', 'paypalEmail');
+
+    const payout = await this.deps.db.transaction().execute(async (trx) => {
+      // Collects on one account queue here; the first one decides, the others see its payout.
+      await lockAccount(trx, accountId, kind === 'winnings' ? userId : null);
+      const unfinished = await pendingPayout(trx, accountId);
+      if (unfinished) {
+        const resumed = await claimPayout(trx, unfinished.id, this.leaseMs);
+        if (!resumed) throw conflict('A payout of this balance is already in progress; it will be paid once');
+        return resumed;
+      }
+      const cents = await balance(trx, accountId);
+      if (cents <= 0) throw conflict(kind === 'house' ? 'Nothing to collect: the house balance is 0' : 'Nothing to collect: your winnings balance is 0');
+      return insertPayout(trx, { userId, kind, accountId, amountCents: cents, paypalEmail, leaseMs: this.leaseMs });
+    });
+    return this.pay(payout);
+  }
+
+  /** Calls PayPal for a pending payout this caller holds, and records the outcome. */
+  private async pay(payout: Payout): Promise<CollectResponse> {
+    const outcome = await this.deps.payouts.payout({
+      senderBatchId: payout.id,
+      receiver: payout.paypal_email,
+      amountCents: payout.amount_cents,
+      currency: CURRENCY,
+      note: payout.kind === 'house' ? 'One Million Clicks house pot' : 'One Million Clicks winnings',
+    });
+    if (outcome.kind === 'paid') {
+      await this.deps.db.transaction().execute(async (trx) => {
+        const finished = await finishPayout(trx, payout.id, { status: 'completed', providerBatchId: outcome.payoutBatchId, error: null, attempts: outcome.attempts });
+        if (!finished) return;
+        await postMovement(trx, {
+          kind: 'payout',
+          reference: `payout:${payout.id}`,
+          entries: [
+            { accountId: payout.account_id, amountCents: -payout.amount_cents },
+            { accountId: ACCOUNTS.paypalCashOut, amountCents: payout.amount_cents },
+          ],
+        });
+        await enqueueEvent(
+          trx as unknown as Transaction<OutboxTable>,
+          makeEvent(
+            SUBJECTS.payoutCompleted,
+            { payoutId: payout.id, userId: payout.user_id, kind: payout.kind, amountCents: payout.amount_cents, transactionId: outcome.payoutBatchId },
+            `payout-completed:${payout.id}`,
+          ),
+        );
+      });
+      this.metrics.payouts.inc({ outcome: 'completed' });
+      this.nudgeOutbox();
+      return { transactionId: outcome.payoutBatchId, amount: payout.amount_cents / 100 };
+    }
+    if (outcome.kind === 'refused') {
+      await finishPayout(this.deps.db, payout.id, { status: 'failed', providerBatchId: null, error: outcome.message, attempts: outcome.attempts });
+      this.metrics.payouts.inc({ outcome: 'refused' });
+      throw badGateway(`PayPal refused the payout: ${outcome.message}. Nothing was paid and your balance is intact.`);
+    }
+    await releasePayout(this.deps.db, payout.id, outcome.message, outcome.attempts);
+    this.metrics.payouts.inc({ outcome: 'unavailable' });
+    throw badGateway(`PayPal is unavailable (${outcome.message}). Your balance is intact; collecting again completes this payout and never pays twice.`);
+  }
+
+  /** Finishes payouts left pending by a crash or an outage, with their original sender_batch_id. */
+  async reconcilePending(): Promise<number> {
+    let finished = 0;
+    for (const payout of await abandonedPayouts(this.deps.db)) {
+      const claimed = await claimPayout(this.deps.db, payout.id, this.leaseMs);
+      if (!claimed) continue;
+      try {
+        await this.pay(claimed);
+        finished++;
+      } catch (error) {
+        this.deps.log.warn({ payoutId: payout.id, err: (error as Error).message }, 'pending payout still not finished');
+      }
+    }
+    return finished;
+  }
+}

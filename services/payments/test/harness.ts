@@ -1,0 +1,89 @@
+// One payments service per test file: real Postgres (a fresh clone of the migrated template), real NATS
+// and Redis, and the provider emulator in this process on a free port, reached by the real SDK.
+import { startEmulator, type RunningEmulator } from '@omc/emulators';
+import { makeEvent, STREAMS, type EventEnvelope, type EventPayload, type Subject } from '@omc/contracts';
+import { ensureStream, publishEvent } from '@omc/service-kit';
+import { freshDatabase, generateTokenKeys, resetNats, signAccessToken, testInfra } from '@omc/testkit';
+import { connect, type NatsConnection, type Subscription } from 'nats';
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { buildApp, type PaymentsApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createDeps, type Deps } from '../src/deps.js';
+import { checkLedger } from '../src/ledger/check.js';
+
+export interface Harness {
+  app: PaymentsApp;
+  deps: Deps;
+  emulator: RunningEmulator;
+  nc: NatsConnection;
+  /** Every payments.* event published since the harness started. */
+  published: EventEnvelope[];
+  keys: { publicKey: string; privateKey: string };
+  token(user: { sub: string; username?: string; role?: 'standard' | 'admin' | 'superuser' }): Promise<string>;
+  publish<S extends Subject>(subject: S, data: EventPayload<S>, id?: string): Promise<EventEnvelope<S>>;
+  assertLedgerBalances(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness> {
+  await resetNats();
+  const database = await freshDatabase();
+  const emulator = await startEmulator();
+  const keys = generateTokenKeys();
+  const infra = testInfra();
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    REDIS_URL: infra.redisUrl,
+    NATS_URL: infra.natsUrl,
+    JWT_PUBLIC_KEY: keys.publicKey,
+    LOG_LEVEL: 'silent',
+    BRAINTREE_EMULATOR_URL: emulator.url,
+    BRAINTREE_TIMEOUT_MS: '800',
+    PAYPAL_TIMEOUT_MS: '800',
+    PAYPAL_RETRY_BASE_MS: '10',
+    RECONCILE_INTERVAL_MS: '0',
+    ...env,
+  });
+  const deps = await createDeps(config);
+  const app = await buildApp(deps, { logger: false });
+  const nc = await connect({ servers: infra.natsUrl });
+  const published: EventEnvelope[] = [];
+  const subscription: Subscription = nc.subscribe('payments.>', {
+    callback: (_error, msg) => published.push(JSON.parse(new TextDecoder().decode(msg.data)) as EventEnvelope),
+  });
+  const js = nc.jetstream();
+  const jsm = await nc.jetstreamManager();
+  await ensureStream(jsm, STREAMS.auth);
+  await ensureStream(jsm, STREAMS.game);
+
+  return {
+    app,
+    deps,
+    emulator,
+    nc,
+    published,
+    keys,
+    token: (user) => signAccessToken(keys.privateKey, { sub: user.sub, username: user.username ?? `user_${user.sub.slice(0, 6)}`, role: user.role ?? 'standard' }),
+    async publish(subject, data, id = randomUUID()) {
+      const event = makeEvent(subject, data, id);
+      await publishEvent(js, event);
+      return event;
+    },
+    async assertLedgerBalances() {
+      const report = await checkLedger(deps.db);
+      expect(report.problems).toEqual([]);
+      expect(report.ok).toBe(true);
+    },
+    async close() {
+      subscription.unsubscribe();
+      await nc.close();
+      await app.close();
+      await deps.close();
+      await emulator.stop();
+      await database.drop();
+    },
+  };
+}
+
+export const newUserId = () => randomUUID();
