@@ -40,6 +40,17 @@ export interface EngineHooks {
   onStateChanged?: () => void;
 }
 
+/** A user's record in Redis (see KEYS.users). */
+interface UserRecord {
+  ok?: number;
+  del?: number;
+  role?: string;
+  g?: number;
+  pr?: number;
+  p?: number;
+  pass?: number;
+}
+
 interface PendingClick {
   userId: string;
   resolve: (outcome: ClickOutcome) => void;
@@ -116,7 +127,7 @@ export class GameEngine {
       try {
         this.hooks.onBatch?.(pending.length);
         reply = await this.scripts.clickBatch(
-          [KEYS.state, KEYS.journal, ...pending.map((p) => KEYS.user(p.userId))],
+          [KEYS.state, KEYS.journal, KEYS.users],
           [this.clock(), this.config.ROUND_TARGET, this.config.CLICK_RATE_PER_USER, this.milestones, ...pending.map((p) => p.userId)],
         );
       } catch (error) {
@@ -290,7 +301,7 @@ export class GameEngine {
     for (const user of users.values()) {
       const own = rounds.get(user.id);
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      (pipeline as any).gameLoadUser(1, KEYS.user(user.id), user.version, user.role, user.username ?? '', user.deleted ? 1 : 0, user.grantedClicks, round, own?.purchased ?? 0, own?.pass ? round : 0);
+      (pipeline as any).gameLoadUser(1, KEYS.users, user.id, user.version, user.role, user.username ?? '', user.deleted ? 1 : 0, user.grantedClicks, round, own?.purchased ?? 0, own?.pass ? round : 0);
     }
     if (users.size > 0) {
       const results = await pipeline.exec();
@@ -304,7 +315,7 @@ export class GameEngine {
   async syncUser(userId: string): Promise<void> {
     const user = (await findUsers(this.db, [userId])).get(userId);
     if (!user) return;
-    const changed = await this.scripts.updateUserMeta([KEYS.user(userId), KEYS.state], [user.version, user.role, user.username ?? '', user.deleted ? 1 : 0, userId]);
+    const changed = await this.scripts.updateUserMeta([KEYS.users, KEYS.state], [user.version, user.role, user.username ?? '', user.deleted ? 1 : 0, userId]);
     if (changed === 1) this.hooks.onStateChanged?.();
   }
 
@@ -312,12 +323,13 @@ export class GameEngine {
   async userView(userId: string): Promise<UserView | null> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const round = await this.currentRound();
-      const [ok, role, del, g, pr, p, pass] = await this.redis.hmget(KEYS.user(userId), 'ok', 'role', 'del', 'g', 'pr', 'p', 'pass');
-      if (ok) {
-        if (del) return null;
-        const purchased = Number(pr) === round ? Number(p ?? 0) : 0;
-        const unlimited = role === 'admin' || role === 'superuser' || Number(pass) === round;
-        return { freeClicks: unlimited ? UNLIMITED_CLICKS : Number(g ?? 0) + purchased, purchasedClicks: purchased, hasInfiniteClicks: unlimited };
+      const raw = await this.redis.hget(KEYS.users, userId);
+      const user = raw ? (JSON.parse(raw) as UserRecord) : undefined;
+      if (user?.ok === 1) {
+        if (user.del === 1) return null;
+        const purchased = user.pr === round ? (user.p ?? 0) : 0;
+        const unlimited = user.role === 'admin' || user.role === 'superuser' || user.pass === round;
+        return { freeClicks: unlimited ? UNLIMITED_CLICKS : (user.g ?? 0) + purchased, purchasedClicks: purchased, hasInfiniteClicks: unlimited };
       }
       const unknown = await this.ensureUsers([userId]);
       if (unknown.has(userId)) return null;
@@ -333,7 +345,7 @@ export class GameEngine {
     if (known !== undefined) return known;
     for (let attempt = 0; attempt < 4; attempt++) {
       const reply = await this.scripts.applyPurchase(
-        [KEYS.state, KEYS.journal, KEYS.purchases, KEYS.user(purchase.userId)],
+        [KEYS.state, KEYS.journal, KEYS.purchases, KEYS.users],
         [purchase.purchaseId, purchase.userId, purchase.clicks ?? 0, purchase.unlimited ? 1 : 0, purchase.potShareCents, purchase.packId],
       );
       const code = Number(reply[0]);

@@ -11,6 +11,9 @@ export const KEYS = {
   purchases: `${TAG}:purchases`,
   /** String: the journal flusher's lock (one flusher at a time across instances). */
   flushLock: `${TAG}:flush-lock`,
-  /** Hash per user: loaded flag, version, role, name, balances, pass round, rate-limit bucket. */
-  user: (userId: string) => `${TAG}:user:${userId}`,
+  /**
+   * Hash: user id -> JSON record { ok (loaded), v (version), role, name, del, g (granted), pr (round of
+   * the purchased clicks), p (purchased), pass (round of the pass), tb/tt (rate-limit bucket) }.
+   */
+  users: `${TAG}:users`,
 } as const;

@@ -4,8 +4,10 @@
 /**
  * A batch of clicks, in order. For each: rate limit, right to click (role, pass, purchased then granted
  * balance), spend, counter + 1, last clicker, milestone reward, and at the target the round closes.
- * KEYS: state, journal, then the user key of each click. ARGV: now (ms), target, rate per second,
- * milestones "at:reward,...", then the user id of each click.
+ * Users live as JSON records in one hash, so a batch reads all its users with one HMGET and writes them
+ * back with one HSET, whatever its size: a handful of Redis commands per batch, not per click.
+ * KEYS: state, journal, users. ARGV: now (ms), target, rate per second, milestones "at:reward,...", then
+ * the user id of each click.
  * Returns { 1, wins json or '', then per click: status, ordinal, round, balance after (-1 = unlimited),
  * reward, won } or { -1 } when the state is missing (Redis lost its data: rebuild first).
  * Status: 1 accepted, 2 no clicks left, 3 too fast, 4 user not loaded, 5 user deleted.
@@ -24,8 +26,24 @@ local target = tonumber(ARGV[2])
 local rate = tonumber(ARGV[3])
 local miles = {}
 for at, reward in string.gmatch(ARGV[4], '(%d+):(%d+)') do miles[tonumber(at)] = tonumber(reward) end
-local n = #KEYS - 2
+local n = #ARGV - 4
 local users = {}
+local ids, seen = {}, {}
+for i = 1, n do
+  local uid = ARGV[4 + i]
+  if not seen[uid] then seen[uid] = true; ids[#ids + 1] = uid end
+end
+local records = redis.call('HMGET', KEYS[3], unpack(ids))
+for j, uid in ipairs(ids) do
+  local r = records[j] and cjson.decode(records[j]) or {}
+  r.g = r.g or 0
+  r.pr = r.pr or 0
+  r.p = r.p or 0
+  r.pass = r.pass or 0
+  r.tb = r.tb or rate
+  r.tt = r.tt or now
+  users[uid] = r
+end
 local out = {1, ''}
 local segs = {}
 local seg
@@ -38,19 +56,12 @@ local function newseg()
 end
 newseg()
 for i = 1, n do
-  local key = KEYS[2 + i]
   local uid = ARGV[4 + i]
-  local u = users[key]
-  if not u then
-    local f = redis.call('HMGET', key, 'ok', 'role', 'name', 'del', 'g', 'pr', 'p', 'pass', 'tb', 'tt')
-    u = { ok = f[1], role = f[2], name = f[3], del = f[4], g = tonumber(f[5] or '0'), pr = tonumber(f[6] or '0'),
-          p = tonumber(f[7] or '0'), pass = tonumber(f[8] or '0'), tb = tonumber(f[9] or rate), tt = tonumber(f[10] or now), dirty = false }
-    users[key] = u
-  end
+  local u = users[uid]
   local status, ordinal, clickRound, balance, reward, won = 0, 0, round, 0, 0, 0
-  if u.del then
+  if u.del == 1 then
     status = 5
-  elseif not u.ok then
+  elseif u.ok ~= 1 then
     status = 4
   else
     if now > u.tt then
@@ -124,11 +135,15 @@ for i = 1, n do
   out[#out + 1] = reward
   out[#out + 1] = won
 end
-for key, u in pairs(users) do
+local writes = {}
+for uid, u in pairs(users) do
   if u.dirty then
-    redis.call('HSET', key, 'g', u.g, 'p', u.p, 'tb', u.tb, 'tt', u.tt)
+    u.dirty = nil
+    writes[#writes + 1] = uid
+    writes[#writes + 1] = cjson.encode(u)
   end
 end
+if #writes > 0 then redis.call('HSET', KEYS[3], unpack(writes)) end
 if accepted > 0 then
   local journal = {}
   for _, s in ipairs(segs) do
@@ -151,7 +166,7 @@ return out
 
 /**
  * Applies a completed purchase once: clicks for the current round (or the pass for it) and the pot share.
- * KEYS: state, journal, purchases, user. ARGV: purchaseId, userId, clicks (0 for the pass), unlimited
+ * KEYS: state, journal, purchases, users. ARGV: purchaseId, userId, clicks (0 for the pass), unlimited
  * (1/0), potShareCents, packId. Returns { 1, round } applied now, { 0, round } applied before, { -1 } no
  * state, { -2 } user not loaded.
  */
@@ -160,18 +175,21 @@ local st = redis.call('HMGET', KEYS[1], 'round', 'epoch', 'seq')
 if not st[1] then return {-1} end
 local done = redis.call('HGET', KEYS[3], ARGV[1])
 if done then return {0, tonumber(done)} end
-local u = redis.call('HMGET', KEYS[4], 'ok', 'del', 'pr', 'p')
-if not u[1] then return {-2} end
+local raw = redis.call('HGET', KEYS[4], ARGV[2])
+local u = raw and cjson.decode(raw) or {}
+if u.ok ~= 1 then return {-2} end
 local round = tonumber(st[1])
 local clicks = tonumber(ARGV[3])
-if not u[2] then
+if u.del ~= 1 then
   if ARGV[4] == '1' then
-    redis.call('HSET', KEYS[4], 'pass', round)
-  elseif tonumber(u[3] or '0') == round then
-    redis.call('HINCRBY', KEYS[4], 'p', clicks)
+    u.pass = round
+  elseif u.pr == round then
+    u.p = (u.p or 0) + clicks
   else
-    redis.call('HSET', KEYS[4], 'pr', round, 'p', clicks)
+    u.pr = round
+    u.p = clicks
   end
+  redis.call('HSET', KEYS[4], ARGV[2], cjson.encode(u))
 end
 redis.call('HINCRBY', KEYS[1], 'pot', tonumber(ARGV[5]))
 redis.call('HSET', KEYS[3], ARGV[1], round)
@@ -186,34 +204,48 @@ return {1, round}
  * Loads a user's balances from Postgres figures, only if Redis does not hold them yet (Redis is ahead of
  * Postgres while the journal is unflushed, so it is never overwritten). Role, name and deletion are set
  * when this version is newer than the one held.
- * KEYS: user. ARGV: version, role, name ('' none), deleted (1/0), granted, purchasedRound, purchased, passRound.
+ * KEYS: users. ARGV: userId, version, role, name ('' none), deleted (1/0), granted, purchasedRound,
+ * purchased, passRound.
  */
 export const LOAD_USER = `
-local v = tonumber(ARGV[1])
-local held = redis.call('HMGET', KEYS[1], 'ok', 'v')
-if not held[1] then
-  redis.call('HSET', KEYS[1], 'ok', 1, 'g', ARGV[5], 'pr', ARGV[6], 'p', ARGV[7], 'pass', ARGV[8])
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+local u = raw and cjson.decode(raw) or {}
+local v = tonumber(ARGV[2])
+local changed = false
+if u.ok ~= 1 then
+  u.ok = 1
+  u.g = tonumber(ARGV[6])
+  u.pr = tonumber(ARGV[7])
+  u.p = tonumber(ARGV[8])
+  u.pass = tonumber(ARGV[9])
+  changed = true
 end
-if v > tonumber(held[2] or '0') then
-  redis.call('HSET', KEYS[1], 'v', v, 'role', ARGV[2])
-  if ARGV[3] == '' then redis.call('HDEL', KEYS[1], 'name') else redis.call('HSET', KEYS[1], 'name', ARGV[3]) end
-  if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'del', 1) end
+if v > (u.v or 0) then
+  u.v = v
+  u.role = ARGV[3]
+  if ARGV[4] == '' then u.name = nil else u.name = ARGV[4] end
+  if ARGV[5] == '1' then u.del = 1 end
+  changed = true
 end
+if changed then redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(u)) end
 return 1
 `;
 
 /**
  * A role, name or deletion from auth: applied when newer than what Redis holds (it may create a partial
- * user hash, completed by LOAD_USER). The state's last clicker and last winner names follow a rename.
- * KEYS: user, state. ARGV: version, role, name ('' none), deleted (1/0), userId.
+ * user record, completed by LOAD_USER). The state's last clicker and last winner names follow a rename.
+ * KEYS: users, state. ARGV: version, role, name ('' none), deleted (1/0), userId.
  */
 export const UPDATE_USER_META = `
+local raw = redis.call('HGET', KEYS[1], ARGV[5])
+local u = raw and cjson.decode(raw) or {}
 local v = tonumber(ARGV[1])
-local held = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if v <= held then return 0 end
-redis.call('HSET', KEYS[1], 'v', v, 'role', ARGV[2])
-if ARGV[3] == '' then redis.call('HDEL', KEYS[1], 'name') else redis.call('HSET', KEYS[1], 'name', ARGV[3]) end
-if ARGV[4] == '1' then redis.call('HSET', KEYS[1], 'del', 1) end
+if v <= (u.v or 0) then return 0 end
+u.v = v
+u.role = ARGV[2]
+if ARGV[3] == '' then u.name = nil else u.name = ARGV[3] end
+if ARGV[4] == '1' then u.del = 1 end
+redis.call('HSET', KEYS[1], ARGV[5], cjson.encode(u))
 local st = redis.call('HMGET', KEYS[2], 'lcu', 'lwu')
 if st[1] == ARGV[5] then
   if ARGV[4] == '1' then redis.call('HDEL', KEYS[2], 'lcu', 'lcn') else redis.call('HSET', KEYS[2], 'lcn', ARGV[3]) end
