@@ -1,0 +1,56 @@
+import {
+  AdminUsersResponse,
+  LoginResponse,
+  MessageResponse,
+  ProfileResponse,
+  RefreshResponse,
+  RegisterResponse,
+  type Language,
+  type Role,
+} from '@omc/contracts';
+import { queryOptions } from '@tanstack/react-query';
+import { request } from './http';
+import { markServerData } from './generations';
+import { queryKeys } from './keys';
+
+export const authApi = {
+  login: (body: { emailOrUsername: string; password: string }) =>
+    request('/api/user/login', LoginResponse, { method: 'POST', body, credentials: true }),
+  register: (body: { username: string; email: string; password: string }) =>
+    request('/api/user/register', RegisterResponse, { method: 'POST', body, credentials: true }),
+  /** Sends only the refresh cookie, never the access token. */
+  refresh: () => request('/api/user/refresh', RefreshResponse, { method: 'POST', credentials: true }),
+  logout: () => request('/api/user/logout', MessageResponse, { method: 'POST', credentials: true }),
+  profile: (token: string) => request('/api/user/profile', ProfileResponse, { token }),
+  changeLanguage: (token: string, language: Language) =>
+    request('/api/user/change-language', MessageResponse, { method: 'PUT', token, body: { language } }),
+  changeEmail: (token: string, email: string) =>
+    request('/api/user/change-email', MessageResponse, { method: 'PUT', token, body: { email } }),
+  changePassword: (token: string, body: { currentPassword: string; newPassword: string }) =>
+    request('/api/user/change-password', MessageResponse, { method: 'PUT', token, body }),
+  changeUsername: (token: string, username: string) =>
+    request('/api/user/change-username', MessageResponse, { method: 'PUT', token, body: { username } }),
+  deleteAccount: (token: string) => request('/api/user/delete-account', MessageResponse, { method: 'DELETE', token }),
+  adminUsers: (token: string) => request('/api/admin/users', AdminUsersResponse, { token }),
+  updateRole: (token: string, body: { email: string; role: Role }) =>
+    request('/api/admin/updateRole', MessageResponse, { method: 'POST', token, body }),
+};
+
+export const profileQuery = (token: string | null) =>
+  queryOptions({
+    queryKey: queryKeys.profile(token),
+    queryFn: async () => {
+      const profile = await authApi.profile(token!);
+      markServerData('profile');
+      return profile;
+    },
+    enabled: Boolean(token),
+    staleTime: 10_000,
+  });
+
+export const adminUsersQuery = (token: string | null) =>
+  queryOptions({
+    queryKey: queryKeys.adminUsers,
+    queryFn: () => authApi.adminUsers(token!),
+    enabled: Boolean(token),
+  });

@@ -1,0 +1,48 @@
+import { Navigate, Route, Routes } from 'react-router-dom';
+import { RoleManagerPage } from '../features/admin/RoleManagerPage';
+import { GamePage } from '../features/game/GamePage';
+import { ProfilePage } from '../features/profile/ProfilePage';
+import { WelcomePage } from '../features/welcome/WelcomePage';
+import { WinnersPage } from '../features/winners/WinnersPage';
+import { GameRoute, RequireAdmin, RequireToken, WelcomeRoute } from './guards';
+
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route
+        path="/"
+        element={
+          <WelcomeRoute>
+            <WelcomePage />
+          </WelcomeRoute>
+        }
+      />
+      <Route
+        path="/game"
+        element={
+          <GameRoute>
+            <GamePage />
+          </GameRoute>
+        }
+      />
+      <Route path="/winners" element={<WinnersPage />} />
+      <Route
+        path="/profile"
+        element={
+          <RequireToken>
+            <ProfilePage />
+          </RequireToken>
+        }
+      />
+      <Route
+        path="/admin/roles"
+        element={
+          <RequireAdmin>
+            <RoleManagerPage />
+          </RequireAdmin>
+        }
+      />
+      <Route path="*" element={<Navigate to="/" replace />} />
+    </Routes>
+  );
+}

@@ -1,0 +1,90 @@
+import { validateLoginForm } from '@omc/contracts';
+import { useMutation } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router-dom';
+import { authApi } from '../../api/auth';
+import { ApiError } from '../../api/http';
+import { Dialog } from '../../components/Dialog';
+import { FormMessage } from '../../components/FormMessage';
+import { PasswordInput } from '../../components/PasswordInput';
+import { TextField } from '../../components/TextField';
+import { useSession } from '../../session/SessionProvider';
+
+export const LOGIN_FOCUS_DELAY_MS = 50;
+
+/** SPEC section 8: the server's message, else invalid credentials; no answer at all is the generic error. */
+function loginErrorKey(error: unknown): { text?: string; key: string } {
+  if (error instanceof ApiError) {
+    if (error.status === 0) return { key: 'common.errorGeneric' };
+    if (error.serverMessage) return { text: error.serverMessage, key: '' };
+    return { key: error.status >= 400 ? 'login.invalidCredentials' : 'login.errorGeneric' };
+  }
+  return { key: 'login.errorGeneric' };
+}
+
+export function LoginDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const { signIn } = useSession();
+  const [form, setForm] = useState({ emailOrUsername: '', password: '' });
+  const [error, setError] = useState<string | null>(null);
+  const firstField = useRef<HTMLInputElement>(null);
+
+  const close = () => {
+    setForm({ emailOrUsername: '', password: '' });
+    setError(null);
+    onClose();
+  };
+
+  const login = useMutation({
+    mutationFn: authApi.login,
+    onSuccess: (response) => {
+      signIn(response.token, 'login', response.preferredLanguage);
+      close();
+      navigate('/game');
+    },
+    onError: (failure) => {
+      const { text, key } = loginErrorKey(failure);
+      setError(text ?? t(key));
+    },
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const invalid = validateLoginForm(form);
+    if (invalid) return setError(t(invalid));
+    setError(null);
+    login.mutate({ emailOrUsername: form.emailOrUsername.trim(), password: form.password });
+  };
+
+  return (
+    <Dialog open={open} onClose={close} title={t('login.title')} initialFocus={firstField} initialFocusDelayMs={LOGIN_FOCUS_DELAY_MS}>
+      <form className="form" onSubmit={submit} noValidate>
+        <TextField
+          ref={firstField}
+          id="login-emailOrUsername"
+          label={t('login.emailOrUsername')}
+          autoComplete="username"
+          value={form.emailOrUsername}
+          onChange={(e) => setForm({ ...form, emailOrUsername: e.target.value })}
+        />
+        <PasswordInput
+          id="login-password"
+          label={t('login.password')}
+          value={form.password}
+          onChange={(e) => setForm({ ...form, password: e.target.value })}
+        />
+        <FormMessage error={error} />
+        <div className="form__actions">
+          <button type="button" className="btn btn--ghost" onClick={close}>
+            {t('common.cancel')}
+          </button>
+          <button type="submit" className="btn btn--primary" disabled={login.isPending}>
+            {login.isPending ? t('common.loading') : t('login.submit')}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,140 @@
+import { act, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { deferred, fakeApi, json, makeToken, profile, storeSession } from '../../test/fakeApi';
+import { fakeSocket, renderApp } from '../../test/render';
+
+const signIn = (role = 'standard') => storeSession(makeToken({ username: 'ana', role, exp: Math.floor(Date.now() / 1000) + 900 }), { role });
+const counter = () => screen.getByTestId('global-clicks');
+const freeClicks = () => screen.getByTestId('free-clicks');
+const clickButton = () => screen.getByRole('button', { name: 'Clic: suma uno al contador' });
+
+describe('game screen', () => {
+  it('moves the counter and the balance at once, and keeps the server figures on success', async () => {
+    signIn();
+    const answer = deferred<Response>();
+    const api = fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ freeClicks: 3 })),
+      'POST /api/game/click': () => answer.promise,
+    });
+    const user = userEvent.setup();
+    renderApp('/game');
+    await waitFor(() => expect(counter()).toHaveTextContent('41'));
+    await waitFor(() => expect(freeClicks()).toHaveTextContent('3'));
+    await user.click(clickButton());
+    expect(counter()).toHaveTextContent('42');
+    expect(freeClicks()).toHaveTextContent('2');
+    expect(api.callsTo('POST', '/api/game/click')[0]!.headers.authorization).toMatch(/^Bearer /);
+    answer.resolve(json(200, { globalClicks: 42, freeClicks: 2 }));
+    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile').length).toBeGreaterThan(1));
+    expect(counter()).toHaveTextContent('42');
+  });
+
+  it('rolls the counter and the balance back and shows the server message when the click is refused', async () => {
+    signIn();
+    const answer = deferred<Response>();
+    fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ freeClicks: 3 })),
+      'POST /api/game/click': () => answer.promise,
+    });
+    const user = userEvent.setup();
+    renderApp('/game');
+    await waitFor(() => expect(freeClicks()).toHaveTextContent('3'));
+    await user.click(clickButton());
+    expect(counter()).toHaveTextContent('42');
+    expect(freeClicks()).toHaveTextContent('2');
+    await act(async () => answer.resolve(json(429, { message: 'Demasiado rápido', requestId: 'r' })));
+    await waitFor(() => expect(counter()).toHaveTextContent('41'));
+    expect(freeClicks()).toHaveTextContent('3');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Demasiado rápido');
+  });
+
+  it('rolls back with the translated error when the server says nothing', async () => {
+    signIn();
+    fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ freeClicks: 3 })),
+      'POST /api/game/click': () => new Response('gateway down', { status: 502 }),
+    });
+    const user = userEvent.setup();
+    renderApp('/game');
+    await waitFor(() => expect(freeClicks()).toHaveTextContent('3'));
+    await user.click(clickButton());
+    expect(await screen.findByRole('alert')).toHaveTextContent('No se pudo contar tu clic.');
+    expect(counter()).toHaveTextContent('41');
+    expect(freeClicks()).toHaveTextContent('3');
+  });
+
+  it('does not spend free clicks of an admin', async () => {
+    signIn('admin');
+    const answer = deferred<Response>();
+    fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ role: 'admin', freeClicks: Number.MAX_SAFE_INTEGER, hasInfiniteClicks: true, adminBalance: 1 })),
+      'POST /api/game/click': () => answer.promise,
+    });
+    const user = userEvent.setup();
+    renderApp('/game');
+    await waitFor(() => expect(freeClicks()).toHaveTextContent('Ilimitados'));
+    await user.click(clickButton());
+    expect(counter()).toHaveTextContent('42');
+    expect(freeClicks()).toHaveTextContent('Ilimitados');
+    expect(screen.getByRole('button', { name: 'Comprar clics' })).toBeDisabled();
+  });
+
+  it('disables the button with no free clicks left, and for guests, who see no pot and no buy button', async () => {
+    signIn();
+    fakeApi({ 'GET /api/user/profile': () => json(200, profile({ freeClicks: 0 })) });
+    const first = renderApp('/game');
+    await waitFor(() => expect(freeClicks()).toHaveTextContent('0'));
+    expect(clickButton()).toBeDisabled();
+    first.unmount();
+
+    window.localStorage.clear();
+    fakeApi();
+    const user = userEvent.setup();
+    renderApp('/');
+    await user.click(screen.getByRole('button', { name: 'Continuar como invitado' }));
+    await waitFor(() => expect(counter()).toHaveTextContent('41'));
+    expect(clickButton()).toBeDisabled();
+    expect(screen.queryByTestId('pot')).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Comprar clics' })).not.toBeInTheDocument();
+    expect(screen.queryByTestId('last-clicker')).not.toBeInTheDocument();
+  });
+
+  it('follows live updates, shows the winner and the connected users, and reloads state on reconnect', async () => {
+    signIn();
+    const api = fakeApi();
+    const socket = fakeSocket();
+    renderApp('/game', { socket });
+    await waitFor(() => expect(counter()).toHaveTextContent('41'));
+    act(() => socket.emit('gameStateUpdate', { globalClicks: 77, pot: 20, lastWinner: 'bea', lastClickUser: 'carl' }));
+    await waitFor(() => expect(counter()).toHaveTextContent('77'));
+    expect(screen.getByTestId('last-clicker')).toHaveTextContent('carl');
+    act(() => socket.emit('userCountUpdate', 5));
+    expect(screen.getByText('Jugadores conectados: 5')).toBeInTheDocument();
+    act(() => socket.emit('winner', { username: 'carl', pot: 20 }));
+    expect(screen.getByTestId('notice-winner')).toHaveTextContent('carl');
+    const before = api.callsTo('GET', '/api/game/state').length;
+    act(() => socket.emit('connect'));
+    await waitFor(() => expect(api.callsTo('GET', '/api/game/state').length).toBe(before + 1));
+  });
+
+  it('offers Transfer with a PayPal email and Configure without one', async () => {
+    signIn();
+    fakeApi({ 'GET /api/user/profile': () => json(200, profile({ potEarned: 12.5, paypalEmail: null })) });
+    const first = renderApp('/game');
+    expect(await screen.findByRole('button', { name: 'Configurar' })).toBeInTheDocument();
+    first.unmount();
+    fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ potEarned: 12.5, paypalEmail: 'ana@paypal.test' })),
+      'POST /api/winners/collect': () => json(502, { error: 'PayPal no responde', message: 'PayPal no responde' }),
+    });
+    const user = userEvent.setup();
+    renderApp('/game');
+    await user.click(await screen.findByRole('button', { name: 'Transferir' }));
+    expect(screen.getByRole('dialog', { name: 'Confirmar la transferencia' })).toHaveTextContent('ana@paypal.test');
+    await user.click(screen.getByRole('button', { name: 'Confirmar' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('PayPal no responde');
+    // The optimistic 0 is rolled back: the winnings are offered again.
+    await waitFor(() => expect(screen.getByText(/¡Tienes 12,50 € en ganancias esperándote!/)).toBeInTheDocument());
+  });
+});

@@ -1,0 +1,114 @@
+import { UNLIMITED_CLICKS } from '@omc/contracts';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { gameRulesQuery, gameStateQuery } from '../../api/game';
+import { FormMessage } from '../../components/FormMessage';
+import { SessionMessage } from '../../components/SessionMessage';
+import { formatCount } from '../../i18n/format';
+import { useSession } from '../../session/SessionProvider';
+import { BuyClicksDialog } from '../buy/BuyClicksDialog';
+import { PendingWinnings } from '../winnings/PendingWinnings';
+import { canClick, hasUnlimitedClicks } from './clickRules';
+import { ClickButton } from './ClickButton';
+import { GameHeader } from './GameHeader';
+import { useLiveGame } from './live';
+import { MilestoneBar } from './MilestoneBar';
+import { ProgressRing } from './ProgressRing';
+import { useClick } from './useClick';
+import { useProfile } from './useProfile';
+
+export function GamePage() {
+  const { t, i18n } = useTranslation();
+  const session = useSession();
+  const { token, isGuest, role } = session;
+  const state = useQuery(gameStateQuery(token));
+  const rules = useQuery(gameRulesQuery());
+  const profile = useProfile();
+  const live = useLiveGame();
+  const click = useClick();
+  const [buying, setBuying] = useState(false);
+
+  const globalClicks = state.data?.globalClicks ?? 0;
+  const target = rules.data?.roundTarget ?? 1_000_000;
+  const balance = {
+    role,
+    freeClicks: profile.data?.freeClicks,
+    hasInfiniteClicks: profile.data?.hasInfiniteClicks,
+  };
+  const unlimited = hasUnlimitedClicks(balance);
+  const signedIn = Boolean(token) && !isGuest;
+  const freeClicks = profile.data?.freeClicks;
+
+  return (
+    <div className="page page--game">
+      <GameHeader pot={state.data?.pot} />
+      <SessionMessage />
+      <main className="game">
+        {state.isError ? <FormMessage error={t('game.errors.gameStateError')} /> : null}
+        <section className="counter" aria-label={t('game.counterLabel')}>
+          <div className="counter__value num" data-testid="global-clicks" aria-live="off">
+            {formatCount(globalClicks, i18n.language)}
+          </div>
+          <div className="counter__target">{t('game.ofTarget', { target: formatCount(target, i18n.language) })}</div>
+        </section>
+
+        <ProgressRing value={globalClicks} target={target}>
+          <ClickButton disabled={!canClick(token, balance)} onClick={() => click.mutate()} />
+        </ProgressRing>
+        {!token ? <p className="hint">{t('game.guestHint')}</p> : null}
+
+        {rules.data ? <MilestoneBar rules={rules.data} globalClicks={globalClicks} /> : null}
+
+        <div className="stats">
+          {signedIn ? (
+            <div className="stat">
+              <span className="stat__label">{t('game.freeClicks')}</span>
+              <span className="stat__value num" data-testid="free-clicks">
+                {unlimited || (freeClicks ?? 0) >= UNLIMITED_CLICKS
+                  ? t('game.unlimited')
+                  : freeClicks === undefined || freeClicks === null
+                    ? '–'
+                    : formatCount(freeClicks, i18n.language)}
+              </span>
+            </div>
+          ) : null}
+          {!isGuest && token ? (
+            <>
+              <div className="stat">
+                <span className="stat__label">{t('game.lastClicker')}</span>
+                <span className="stat__value" translate="no" data-testid="last-clicker">
+                  {state.data?.lastClickUser ?? t('game.nobody')}
+                </span>
+              </div>
+              <div className="stat">
+                <span className="stat__label">{t('game.lastWinner')}</span>
+                <span className="stat__value" translate="no" data-testid="last-winner">
+                  {state.data?.lastWinner ?? t('game.nobody')}
+                </span>
+              </div>
+            </>
+          ) : null}
+        </div>
+
+        {signedIn && profile.data ? <PendingWinnings profile={profile.data} /> : null}
+      </main>
+      <footer className="game-footer">
+        <div className="online" aria-live="off">
+          <span className={`online__dot${live.connected ? ' online__dot--on' : ''}`} aria-hidden="true" />
+          <span>
+            {live.userCount === null
+              ? t(live.connected ? 'game.connected' : 'game.connecting')
+              : t('game.usersOnline', { formatted: formatCount(live.userCount, i18n.language) })}
+          </span>
+        </div>
+        {token ? (
+          <button type="button" className="btn btn--primary" disabled={profile.data?.hasInfiniteClicks === true || unlimited} onClick={() => setBuying(true)}>
+            {t('game.buyClicks')}
+          </button>
+        ) : null}
+      </footer>
+      <BuyClicksDialog open={buying} onClose={() => setBuying(false)} />
+    </div>
+  );
+}

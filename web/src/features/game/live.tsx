@@ -1,0 +1,93 @@
+// Live updates over Socket.IO (SPEC section 4): websocket transport, the reconnection settings of the
+// contracts, a fresh state on every (re)connect. The browser only listens.
+import {
+  GameStateUpdate,
+  SOCKET_CLIENT_OPTIONS,
+  UserCountUpdate,
+  WinnerEvent,
+  type ClientToServerEvents,
+  type ServerToClientEvents,
+} from '@omc/contracts';
+import { useQueryClient } from '@tanstack/react-query';
+import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { io, type Socket } from 'socket.io-client';
+import { useTranslation } from 'react-i18next';
+import { markServerData } from '../../api/generations';
+import { queryKeys } from '../../api/keys';
+import { formatMoney } from '../../i18n/format';
+import { useNotices } from '../../components/Notices';
+
+export type GameSocket = Pick<Socket<ServerToClientEvents, ClientToServerEvents>, 'on' | 'disconnect'>;
+export type SocketFactory = () => GameSocket;
+
+const defaultFactory: SocketFactory = () => io({ ...SOCKET_CLIENT_OPTIONS });
+
+const LiveContext = createContext<SocketFactory>(defaultFactory);
+
+export function LiveProvider({ children, factory }: { children: ReactNode; factory?: SocketFactory }) {
+  return <LiveContext.Provider value={factory ?? defaultFactory}>{children}</LiveContext.Provider>;
+}
+
+const PROFILE_RELOAD_MS = 1000;
+
+export interface LiveGame {
+  connected: boolean;
+  userCount: number | null;
+}
+
+export function useLiveGame(): LiveGame {
+  const factory = useContext(LiveContext);
+  const queryClient = useQueryClient();
+  const { notify } = useNotices();
+  const { i18n } = useTranslation();
+  const languageRef = useRef(i18n.language);
+  languageRef.current = i18n.language;
+  const notifyRef = useRef(notify);
+  notifyRef.current = notify;
+  const [connected, setConnected] = useState(false);
+  const [userCount, setUserCount] = useState<number | null>(null);
+
+  useEffect(() => {
+    const socket = factory();
+    // State updates arrive up to 10 times a second; the profile follows at most once a second.
+    let profileTimer: ReturnType<typeof setTimeout> | null = null;
+    const reloadProfile = () => {
+      if (profileTimer) return;
+      profileTimer = setTimeout(() => {
+        profileTimer = null;
+        void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
+      }, PROFILE_RELOAD_MS);
+    };
+
+    socket.on('connect', () => {
+      setConnected(true);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.gameState });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
+    });
+    socket.on('disconnect', () => setConnected(false));
+    socket.on('gameStateUpdate', (payload) => {
+      const state = GameStateUpdate.safeParse(payload);
+      if (!state.success) return console.warn('ignored a malformed gameStateUpdate', state.error);
+      markServerData('gameState');
+      queryClient.setQueryData(queryKeys.gameState, state.data);
+      reloadProfile();
+    });
+    socket.on('winner', (payload) => {
+      const winner = WinnerEvent.safeParse(payload);
+      if (!winner.success) return console.warn('ignored a malformed winner event', winner.error);
+      notifyRef.current({ tone: 'winner', key: 'game.winnerAlert', values: { username: winner.data.username, pot: formatMoney(winner.data.pot, languageRef.current) } });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.winners });
+    });
+    socket.on('userCountUpdate', (payload) => {
+      const count = UserCountUpdate.safeParse(payload);
+      if (count.success) setUserCount(count.data);
+    });
+    return () => {
+      if (profileTimer) clearTimeout(profileTimer);
+      socket.disconnect();
+    };
+  }, [factory, queryClient]);
+
+  return { connected, userCount };
+}

@@ -1,0 +1,59 @@
+// The +1 click: counter and balance move at once and are rolled back, with the error shown, when the
+// server refuses (SPEC section 4).
+import type { GuestGameState, ProfileResponse } from '@omc/contracts';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { gameApi } from '../../api/game';
+import { generationOf } from '../../api/generations';
+import { errorText } from '../../api/http';
+import { queryKeys } from '../../api/keys';
+import { useNotices } from '../../components/Notices';
+import { useSession } from '../../session/SessionProvider';
+import { hasUnlimitedClicks } from './clickRules';
+
+interface ClickContext {
+  stateGeneration: number;
+  profileGeneration: number;
+  spent: boolean;
+}
+
+export function useClick() {
+  const { token, role } = useSession();
+  const queryClient = useQueryClient();
+  const { notify } = useNotices();
+  const { t } = useTranslation();
+  const profileKey = queryKeys.profile(token);
+
+  return useMutation<Awaited<ReturnType<typeof gameApi.click>>, unknown, void, ClickContext>({
+    mutationFn: () => gameApi.click(token!),
+    onMutate: async () => {
+      await queryClient.cancelQueries({ queryKey: queryKeys.gameState });
+      queryClient.setQueryData<GuestGameState>(queryKeys.gameState, (state) =>
+        state ? { ...state, globalClicks: state.globalClicks + 1 } : state,
+      );
+      const profile = queryClient.getQueryData<ProfileResponse>(profileKey);
+      const spent = Boolean(profile && typeof profile.freeClicks === 'number' && !hasUnlimitedClicks({ ...profile, role: role ?? profile.role }));
+      if (spent) {
+        queryClient.setQueryData<ProfileResponse>(profileKey, (p) => (p && p.freeClicks !== null ? { ...p, freeClicks: Math.max(0, p.freeClicks - 1) } : p));
+      }
+      return { stateGeneration: generationOf('gameState'), profileGeneration: generationOf('profile'), spent };
+    },
+    onError: (error, _variables, context) => {
+      // Undo this click's +1 and -1 unless the server has since sent a newer figure (which never
+      // contained the refused click).
+      if (context && generationOf('gameState') === context.stateGeneration) {
+        queryClient.setQueryData<GuestGameState>(queryKeys.gameState, (state) =>
+          state ? { ...state, globalClicks: Math.max(0, state.globalClicks - 1) } : state,
+        );
+      }
+      if (context?.spent && generationOf('profile') === context.profileGeneration) {
+        queryClient.setQueryData<ProfileResponse>(profileKey, (p) => (p && p.freeClicks !== null ? { ...p, freeClicks: p.freeClicks + 1 } : p));
+      }
+      notify({ tone: 'error', text: errorText(error, t('game.errors.clickError')) });
+    },
+    onSuccess: (result) => {
+      queryClient.setQueryData<ProfileResponse>(profileKey, (p) => (p ? { ...p, freeClicks: result.freeClicks } : p));
+      void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
+    },
+  });
+}

@@ -1,0 +1,50 @@
+import type { ProfileResponse } from '@omc/contracts';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { formatMoney } from '../../i18n/format';
+import { ConfirmCollectDialog } from '../winnings/ConfirmCollectDialog';
+import { PaymentMethodDialog } from '../winnings/PaymentMethodDialog';
+import { useCollect } from '../winnings/useCollect';
+
+/** The house pot and its payout to the admin's PayPal email. */
+export function AdminPotPanel({ profile }: { profile: ProfileResponse }) {
+  const { t, i18n } = useTranslation();
+  const [dialog, setDialog] = useState<'none' | 'method' | 'confirm'>('none');
+  const collect = useCollect('admin', () => setDialog('none'));
+  const balance = profile.adminBalance;
+  const formatted = balance === null ? '–' : formatMoney(balance, i18n.language);
+  return (
+    <section className="card admin-pot" aria-labelledby="admin-pot-title">
+      <h2 id="admin-pot-title" className="card__title">
+        {t('profile.adminPot')}
+      </h2>
+      <p className="admin-pot__value num" data-testid="admin-balance">
+        {formatted}
+      </p>
+      <button
+        type="button"
+        className="btn btn--gold"
+        disabled={!balance || balance <= 0 || collect.isPending}
+        onClick={() => setDialog(profile.paypalEmail ? 'confirm' : 'method')}
+      >
+        {t('profile.adminCollect')}
+      </button>
+      <PaymentMethodDialog
+        open={dialog === 'method'}
+        currentEmail={profile.paypalEmail}
+        onClose={() => setDialog('none')}
+        onSaved={() => setDialog('confirm')}
+      />
+      <ConfirmCollectDialog
+        open={dialog === 'confirm' && Boolean(profile.paypalEmail)}
+        title={t('profile.adminPayoutTitle')}
+        amount={formatted}
+        email={profile.paypalEmail ?? ''}
+        pending={collect.isPending}
+        onEdit={() => setDialog('method')}
+        onCancel={() => setDialog('none')}
+        onConfirm={() => collect.mutate()}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,75 @@
+import { act, screen } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fakeApi, json, makeToken, storeSession } from '../test/fakeApi';
+import { renderWithProviders } from '../test/render';
+import { REFRESH_LEAD_MS, refreshDelay } from './token';
+import { useSession } from './SessionProvider';
+
+const NOW = new Date('2026-06-01T12:00:00Z').getTime();
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+function ShowToken() {
+  const { token, isGuest } = useSession();
+  return <output data-testid="session">{token ? `token:${token.slice(-12)}` : isGuest ? 'guest' : 'anonymous'}</output>;
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: NOW });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('token refresh', () => {
+  it('is due 5 minutes before exp, or at once when that moment has passed', () => {
+    expect(refreshDelay(makeToken({ exp: seconds(NOW + 15 * 60_000) }), NOW)).toBe(10 * 60_000);
+    expect(refreshDelay(makeToken({ exp: seconds(NOW + 4 * 60_000) }), NOW)).toBe(0);
+    expect(refreshDelay(makeToken({ exp: seconds(NOW - 60_000) }), NOW)).toBe(0);
+    expect(REFRESH_LEAD_MS).toBe(300_000);
+  });
+
+  it('refreshes 5 minutes before exp with the cookie only, then schedules the next one', async () => {
+    storeSession(makeToken({ exp: seconds(NOW + 15 * 60_000) }));
+    const fresh = makeToken({ exp: seconds(NOW + 25 * 60_000), username: 'ana' });
+    const api = fakeApi({ 'POST /api/user/refresh': () => json(200, { token: fresh }) });
+    renderWithProviders(<ShowToken />);
+
+    await act(() => vi.advanceTimersByTimeAsync(10 * 60_000 - 1));
+    expect(api.callsTo('POST', '/api/user/refresh')).toHaveLength(0);
+    await act(() => vi.advanceTimersByTimeAsync(1));
+    const [call] = api.callsTo('POST', '/api/user/refresh');
+    expect(call).toMatchObject({ credentials: 'include' });
+    expect(call!.headers.authorization).toBeUndefined();
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(window.localStorage.getItem('token')).toBe(fresh);
+
+    // The fresh token expires at +25 min: the next refresh is at +20 min.
+    await act(() => vi.advanceTimersByTimeAsync(10 * 60_000 - 1));
+    expect(api.callsTo('POST', '/api/user/refresh')).toHaveLength(1);
+    await act(() => vi.advanceTimersByTimeAsync(1));
+    expect(api.callsTo('POST', '/api/user/refresh')).toHaveLength(2);
+  });
+
+  it('refreshes at once when the token is already within 5 minutes of exp', async () => {
+    storeSession(makeToken({ exp: seconds(NOW + 60_000) }));
+    const api = fakeApi({ 'POST /api/user/refresh': () => json(200, { token: makeToken({ exp: seconds(NOW + 15 * 60_000) }) }) });
+    renderWithProviders(<ShowToken />);
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(api.callsTo('POST', '/api/user/refresh')).toHaveLength(1);
+  });
+
+  it('logs out when the refresh fails', async () => {
+    storeSession(makeToken({ exp: seconds(NOW + 6 * 60_000) }));
+    const api = fakeApi({ 'POST /api/user/refresh': () => json(401, { message: 'refresh token revoked' }) });
+    renderWithProviders(<ShowToken />, { route: '/profile' });
+    expect(screen.getByTestId('session')).toHaveTextContent('token:');
+    await act(() => vi.advanceTimersByTimeAsync(60_000));
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(screen.getByTestId('session')).toHaveTextContent('guest');
+    expect(window.localStorage.getItem('token')).toBeNull();
+    expect(window.localStorage.getItem('username')).toBeNull();
+    expect(api.callsTo('POST', '/api/user/logout')).toHaveLength(1);
+    expect(screen.getByTestId('location')).toHaveTextContent('/');
+  });
+});

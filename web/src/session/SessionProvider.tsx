@@ -1,0 +1,170 @@
+// The session of SPEC section 4: anonymous, authenticated or guest; restored from local storage,
+// refreshed 5 minutes before the token expires, logged out when the refresh fails.
+import type { Language, ProfileResponse, Role } from '@omc/contracts';
+import { useQueryClient } from '@tanstack/react-query';
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { authApi } from '../api/auth';
+import { queryKeys } from '../api/keys';
+import { applyLanguage } from '../i18n';
+import { loadIdentity, saveIdentity, type StoredIdentity } from './storage';
+import { decodeToken, isExpired, refreshDelay } from './token';
+
+export interface Session extends StoredIdentity {
+  isGuest: boolean;
+  /** Translation key of the latest session message (signed in, signed out...). */
+  message: string | null;
+  /** A refresh is in flight: an expired token may be about to be replaced. */
+  refreshing: boolean;
+  signIn(token: string, kind: 'login' | 'register', preferredLanguage?: Language): void;
+  continueAsGuest(): void;
+  logout(): void;
+  /** Clears an expired session without entering guest mode (SPEC: sent to the welcome screen). */
+  expire(): void;
+  updateIdentity(profile: Pick<ProfileResponse, 'username' | 'email' | 'role'>): void;
+  clearMessage(): void;
+}
+
+const SessionContext = createContext<Session | null>(null);
+
+const EMPTY: StoredIdentity = { token: null, username: null, email: null, role: null };
+
+function identityFromToken(token: string, previous: StoredIdentity): StoredIdentity {
+  const claims = decodeToken(token);
+  const sameUser = claims?.username !== undefined && claims.username === previous.username;
+  return {
+    token,
+    username: claims?.username ?? previous.username,
+    email: sameUser ? previous.email : null,
+    role: (claims?.role as Role | undefined) ?? previous.role,
+  };
+}
+
+export function SessionProvider({ children, now = () => Date.now() }: { children: ReactNode; now?: () => number }) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [identity, setIdentity] = useState<StoredIdentity>(loadIdentity);
+  const [isGuest, setIsGuest] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const [refreshing, setRefreshing] = useState(() => identity.token !== null && refreshDelay(identity.token, now()) === 0);
+
+  const store = useCallback((next: StoredIdentity) => {
+    saveIdentity(next);
+    setIdentity(next);
+  }, []);
+
+  const clear = useCallback(() => {
+    store(EMPTY);
+    setRefreshing(false);
+    queryClient.removeQueries({ queryKey: queryKeys.profileAll });
+  }, [queryClient, store]);
+
+  const logout = useCallback(() => {
+    // The server revokes the refresh cookie; a failure there must not keep the user signed in.
+    authApi.logout().catch((error: unknown) => console.warn('logout call failed', error));
+    clear();
+    setIsGuest(true);
+    setMessage('session.loggedOut');
+    navigate('/');
+  }, [clear, navigate]);
+
+  const expire = useCallback(() => {
+    clear();
+    setIsGuest(false);
+    setMessage('session.expired');
+    navigate('/', { replace: true });
+  }, [clear, navigate]);
+
+  const signIn = useCallback(
+    (token: string, kind: 'login' | 'register', preferredLanguage?: Language) => {
+      setIdentity((previous) => {
+        const next = identityFromToken(token, previous);
+        saveIdentity(next);
+        return next;
+      });
+      setIsGuest(false);
+      setMessage(kind === 'login' ? 'session.loggedIn' : 'session.registered');
+      if (preferredLanguage) void applyLanguage(preferredLanguage);
+      void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
+    },
+    [queryClient],
+  );
+
+  const continueAsGuest = useCallback(() => {
+    clear();
+    setIsGuest(true);
+    setMessage(null);
+    navigate('/game');
+  }, [clear, navigate]);
+
+  const updateIdentity = useCallback((profile: Pick<ProfileResponse, 'username' | 'email' | 'role'>) => {
+    setIdentity((previous) => {
+      if (!previous.token) return previous;
+      const next = { ...previous, username: profile.username, email: profile.email, role: profile.role };
+      if (next.username === previous.username && next.email === previous.email && next.role === previous.role) return previous;
+      saveIdentity(next);
+      return next;
+    });
+  }, []);
+
+  // Token refresh: 5 minutes before exp, at once when that has passed; a failure logs out.
+  const logoutRef = useRef(logout);
+  logoutRef.current = logout;
+  const expireRef = useRef(expire);
+  expireRef.current = expire;
+  useEffect(() => {
+    const token = identity.token;
+    if (!token) return;
+    let cancelled = false;
+    const timer = setTimeout(() => {
+      setRefreshing(true);
+      authApi
+        .refresh()
+        .then(({ token: fresh }) => {
+          if (cancelled) return;
+          setRefreshing(false);
+          setIdentity((previous) => {
+            const next = identityFromToken(fresh, previous);
+            saveIdentity(next);
+            return next;
+          });
+        })
+        .catch((error: unknown) => {
+          if (cancelled) return;
+          console.warn('token refresh failed', error);
+          // A token that has already expired is cleared as on /game (SPEC section 2); a live one logs out.
+          if (isExpired(token, now())) expireRef.current();
+          else logoutRef.current();
+        });
+    }, refreshDelay(token, now()));
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [identity.token, now]);
+
+  const value = useMemo<Session>(
+    () => ({
+      ...identity,
+      isGuest,
+      message,
+      refreshing,
+      signIn,
+      continueAsGuest,
+      logout,
+      expire,
+      updateIdentity,
+      clearMessage: () => setMessage(null),
+    }),
+    [identity, isGuest, message, refreshing, signIn, continueAsGuest, logout, expire, updateIdentity],
+  );
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): Session {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside SessionProvider');
+  return session;
+}
+
+export { isExpired };

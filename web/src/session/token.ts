@@ -1,0 +1,36 @@
+// Reading the access token's claims in the browser: only to schedule refreshes and show who is signed
+// in. The server verifies the signature; the browser never needs to.
+import { AccessTokenClaims, PRIVILEGED_ROLES, type Role } from '@omc/contracts';
+
+/** Refresh this long before the token's expiry (SPEC section 9). */
+export const REFRESH_LEAD_MS = 5 * 60_000;
+
+export function decodeToken(token: string): AccessTokenClaims | null {
+  const payload = token.split('.')[1];
+  if (!payload) return null;
+  try {
+    const base64 = payload.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(payload.length / 4) * 4, '=');
+    const json = new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
+    const parsed = AccessTokenClaims.partial({ sub: true, username: true, role: true }).safeParse(JSON.parse(json));
+    return parsed.success ? (parsed.data as AccessTokenClaims) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `exp` is in seconds. A token without a readable exp counts as expired. */
+export function isExpired(token: string, nowMs: number): boolean {
+  const claims = decodeToken(token);
+  return !claims || claims.exp * 1000 <= nowMs;
+}
+
+/** Milliseconds until the refresh is due: 5 minutes before exp, 0 when that moment has passed. */
+export function refreshDelay(token: string, nowMs: number): number {
+  const claims = decodeToken(token);
+  if (!claims) return 0;
+  return Math.max(0, claims.exp * 1000 - REFRESH_LEAD_MS - nowMs);
+}
+
+export function isPrivileged(role: Role | null | undefined): boolean {
+  return role != null && PRIVILEGED_ROLES.includes(role);
+}

@@ -1,0 +1,101 @@
+// A stand-in for the gateway in component tests: each route answers what the test says, every call is
+// recorded, and an unexpected call fails the test.
+import { vi } from 'vitest';
+
+export interface Call {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+  credentials: RequestCredentials | undefined;
+}
+
+export type Handler = (call: Call) => Response | Promise<Response>;
+
+export function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+}
+
+export const DEFAULT_RULES = {
+  roundTarget: 100,
+  milestones: [
+    { at: 10, freeClicks: 100 },
+    { at: 50, freeClicks: 500 },
+    { at: 100, winsPot: true },
+  ],
+  packs: [
+    { id: 'clicks100', clicks: 100, price: 0.99, currency: 'EUR' },
+    { id: 'clicks500', clicks: 500, price: 1.99, currency: 'EUR' },
+    { id: 'clicks1000', clicks: 1000, price: 4.99, currency: 'EUR' },
+    { id: 'unlimited', unlimited: true, price: 9.99, currency: 'EUR' },
+  ],
+};
+
+export function profile(overrides: Record<string, unknown> = {}) {
+  return {
+    username: 'ana',
+    email: 'ana@example.com',
+    role: 'standard',
+    adminBalance: null,
+    paypalEmail: null,
+    freeClicks: 10,
+    purchasedClicks: 0,
+    hasInfiniteClicks: false,
+    potEarned: 0,
+    ...overrides,
+  };
+}
+
+/** A game that answers state, rules and profile by default; tests override any route. */
+export function fakeApi(routes: Record<string, Handler> = {}) {
+  const calls: Call[] = [];
+  const defaults: Record<string, Handler> = {
+    'GET /api/game/state': () => json(200, { gameState: { globalClicks: 41, pot: 12.5, lastWinner: null, lastClickUser: 'bea' } }),
+    'GET /api/game/rules': () => json(200, DEFAULT_RULES),
+    'GET /api/user/profile': () => json(200, profile()),
+    'GET /api/winners': () => json(200, { winners: [], nextCursor: null }),
+    'POST /api/user/logout': () => json(200, { message: 'bye' }),
+  };
+  const table = { ...defaults, ...routes };
+  const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
+    const url = new URL(String(input), 'http://localhost');
+    const method = (init.method ?? 'GET').toUpperCase();
+    const call: Call = {
+      method,
+      path: url.pathname,
+      headers: Object.fromEntries(Object.entries((init.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v])),
+      body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
+      credentials: init.credentials,
+    };
+    calls.push(call);
+    const handler = table[`${method} ${url.pathname}`];
+    if (!handler) throw new Error(`unexpected call ${method} ${url.pathname}`);
+    return handler(call);
+  });
+  vi.stubGlobal('fetch', fetchMock);
+  return { calls, fetchMock, callsTo: (method: string, path: string) => calls.filter((c) => c.method === method && c.path === path) };
+}
+
+/** A promise the test settles when it wants. */
+export function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** An unsigned token with the claims the browser reads. */
+export function makeToken(claims: { username?: string; role?: string; exp: number; sub?: string }): string {
+  const encode = (value: object) => btoa(JSON.stringify(value)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  return `${encode({ alg: 'EdDSA', typ: 'JWT' })}.${encode({ sub: '7f1c1b1e-8d7a-4d3c-9b1e-1a2b3c4d5e6f', username: 'ana', role: 'standard', ...claims })}.signature`;
+}
+
+export function storeSession(token: string, identity: { username?: string; email?: string; role?: string } = {}) {
+  window.localStorage.setItem('token', token);
+  window.localStorage.setItem('username', identity.username ?? 'ana');
+  window.localStorage.setItem('email', identity.email ?? 'ana@example.com');
+  window.localStorage.setItem('role', identity.role ?? 'standard');
+}

@@ -1,0 +1,50 @@
+import { render } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { MemoryRouter, useLocation } from 'react-router-dom';
+import { AppRoutes } from '../app/AppRoutes';
+import { AppProviders, createQueryClient } from '../app/providers';
+import type { GameSocket } from '../features/game/live';
+
+/** A socket that the test drives: `emit` plays a server event. */
+export function fakeSocket() {
+  const handlers = new Map<string, ((payload?: unknown) => void)[]>();
+  const socket = {
+    on(event: string, handler: (payload?: unknown) => void) {
+      handlers.set(event, [...(handlers.get(event) ?? []), handler]);
+      return socket;
+    },
+    disconnect() {
+      handlers.clear();
+      return socket;
+    },
+  };
+  return {
+    socket: socket as unknown as GameSocket,
+    emit(event: string, payload?: unknown) {
+      for (const handler of handlers.get(event) ?? []) handler(payload);
+    },
+  };
+}
+
+export function Location() {
+  const location = useLocation();
+  return <output data-testid="location">{location.pathname}</output>;
+}
+
+export function renderWithProviders(ui: ReactNode, { route = '/', socket = fakeSocket() } = {}) {
+  const queryClient = createQueryClient();
+  queryClient.setDefaultOptions({ queries: { retry: false, refetchOnWindowFocus: false }, mutations: { retry: false } });
+  const result = render(
+    <MemoryRouter initialEntries={[route]}>
+      <AppProviders queryClient={queryClient} socketFactory={() => socket.socket}>
+        {ui}
+        <Location />
+      </AppProviders>
+    </MemoryRouter>,
+  );
+  return { ...result, queryClient, socket };
+}
+
+export function renderApp(route: string, options: { socket?: ReturnType<typeof fakeSocket> } = {}) {
+  return renderWithProviders(<AppRoutes />, { route, ...options });
+}
