@@ -23,9 +23,16 @@ import { sessionRoutes } from './sessions/session.routes.js';
 import { ensureBootstrapAdmin } from './users/bootstrap-admin.js';
 import { userRoutes } from './users/user.routes.js';
 
-export async function buildApp(deps: Deps, options: { logger?: boolean; outboxIntervalMs?: number } = {}): Promise<FastifyInstance> {
+export async function buildApp(
+  deps: Deps,
+  options: { logger?: boolean; outboxIntervalMs?: number } = {},
+): Promise<FastifyInstance> {
   const { config } = deps;
-  const app = createServer({ name: 'auth', logLevel: config.LOG_LEVEL, ...(options.logger === false ? { logger: false } : {}) });
+  const app = createServer({
+    name: 'auth',
+    logLevel: config.LOG_LEVEL,
+    ...(options.logger === false ? { logger: false } : {}),
+  });
   await migrateToLatest(deps.db, migrations);
   await ensureStream(deps.nats.jsm, STREAMS.auth);
   await registerTokens(app, { publicKey: config.JWT_PUBLIC_KEY, privateKey: config.JWT_PRIVATE_KEY });

@@ -39,7 +39,12 @@ export const configSchema = baseEnvSchema
     const admin = [c.BOOTSTRAP_ADMIN_USERNAME, c.BOOTSTRAP_ADMIN_EMAIL, c.BOOTSTRAP_ADMIN_PASSWORD];
     const given = admin.filter((v) => v !== undefined).length;
     if (given !== 0 && given !== 3) {
-      ctx.addIssue({ code: 'custom', path: ['BOOTSTRAP_ADMIN_USERNAME'], message: 'BOOTSTRAP_ADMIN_USERNAME, BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD must be set together, or none of them' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['BOOTSTRAP_ADMIN_USERNAME'],
+        message:
+          'BOOTSTRAP_ADMIN_USERNAME, BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD must be set together, or none of them',
+      });
       return;
     }
     const checks = [
@@ -50,20 +55,30 @@ export const configSchema = baseEnvSchema
     for (const [name, field, value] of checks) {
       if (value === undefined) continue;
       const result = field.safeParse(value);
-      if (!result.success) ctx.addIssue({ code: 'custom', path: [name], message: result.error.issues[0]?.message ?? 'invalid' });
+      if (!result.success)
+        ctx.addIssue({ code: 'custom', path: [name], message: result.error.issues[0]?.message ?? 'invalid' });
     }
   })
   .transform((c) => ({
     ...c,
-    cookieSecure: c.COOKIE_SECURE === undefined ? c.NODE_ENV === 'production' : ['true', '1', 'yes'].includes(c.COOKIE_SECURE),
+    cookieSecure:
+      c.COOKIE_SECURE === undefined
+        ? c.NODE_ENV === 'production'
+        : ['true', '1', 'yes'].includes(c.COOKIE_SECURE),
     bootstrapAdmin:
       c.BOOTSTRAP_ADMIN_USERNAME && c.BOOTSTRAP_ADMIN_EMAIL && c.BOOTSTRAP_ADMIN_PASSWORD
-        ? { username: c.BOOTSTRAP_ADMIN_USERNAME, email: c.BOOTSTRAP_ADMIN_EMAIL, password: c.BOOTSTRAP_ADMIN_PASSWORD }
+        ? {
+            username: c.BOOTSTRAP_ADMIN_USERNAME,
+            email: c.BOOTSTRAP_ADMIN_EMAIL,
+            password: c.BOOTSTRAP_ADMIN_PASSWORD,
+          }
         : null,
   }));
 
 export type Config = ReturnType<typeof loadConfig>;
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
-  return parseConfig(configSchema as unknown as z.ZodObject, source) as Readonly<z.infer<typeof configSchema>>;
+  return parseConfig(configSchema as unknown as z.ZodObject, source) as Readonly<
+    z.infer<typeof configSchema>
+  >;
 }

@@ -1,4 +1,12 @@
-import { connectNats, createDb, createMetrics, createRedis, type Metrics, type Nats, type Redis } from '@omc/service-kit';
+import {
+  connectNats,
+  createDb,
+  createMetrics,
+  createRedis,
+  type Metrics,
+  type Nats,
+  type Redis,
+} from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
@@ -36,7 +44,9 @@ export function authCounters(metrics: Metrics): AuthCounters {
     logins: metrics.counter('auth_logins_total', 'Login attempts by outcome', ['outcome']),
     registrations: metrics.counter('auth_registrations_total', 'Accounts registered'),
     refreshes: metrics.counter('auth_refresh_total', 'Refresh attempts by outcome', ['outcome']),
-    eventsPublished: metrics.counter('auth_events_published_total', 'Events published from the outbox', ['subject']),
+    eventsPublished: metrics.counter('auth_events_published_total', 'Events published from the outbox', [
+      'subject',
+    ]),
   };
 }
 

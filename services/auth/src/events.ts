@@ -4,6 +4,9 @@ import type { Transaction } from 'kysely';
 import type { Database } from './db/schema.js';
 
 /** Writes the event to the outbox inside the caller's transaction; the relay publishes it after commit. */
-export function enqueue<S extends Subject>(trx: Transaction<Database>, event: EventEnvelope<S>): Promise<void> {
+export function enqueue<S extends Subject>(
+  trx: Transaction<Database>,
+  event: EventEnvelope<S>,
+): Promise<void> {
   return enqueueEvent(trx as unknown as Transaction<OutboxTable>, event);
 }

@@ -2,7 +2,17 @@
 // 7 and 8), every body parsed with the contract.
 import { ErrorBody, LoginResponse, MessageResponse, ProfileResponse, RegisterResponse } from '@omc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, freshIp, login, loginToken, newUser, register, startAuth, type AuthHarness } from './support.js';
+import {
+  ADMIN,
+  bearer,
+  freshIp,
+  login,
+  loginToken,
+  newUser,
+  register,
+  startAuth,
+  type AuthHarness,
+} from './support.js';
 
 describe('accounts', () => {
   let h: AuthHarness;
@@ -13,13 +23,19 @@ describe('accounts', () => {
     await h?.close();
   });
 
-  const put = (url: string, token: string, payload: unknown) => h.app.inject({ method: 'PUT', url, payload: payload as object, headers: bearer(token) });
+  const put = (url: string, token: string, payload: unknown) =>
+    h.app.inject({ method: 'PUT', url, payload: payload as object, headers: bearer(token) });
   const profileOf = async (token: string) => {
     const response = await h.app.inject({ url: '/api/user/profile', headers: bearer(token) });
     expect(response.statusCode).toBe(200);
     return ProfileResponse.parse(response.json());
   };
-  const expectError = (response: { statusCode: number; json(): unknown }, status: number, message: RegExp, field?: string) => {
+  const expectError = (
+    response: { statusCode: number; json(): unknown },
+    status: number,
+    message: RegExp,
+    field?: string,
+  ) => {
     expect(response.statusCode).toBe(status);
     const body = ErrorBody.parse(response.json());
     expect(body.message).toMatch(message);
@@ -35,21 +51,40 @@ describe('accounts', () => {
       const response = await h.app.inject({ method: 'POST', url: '/api/user/register', payload: user });
       expect(response.statusCode).toBe(201);
       const body = RegisterResponse.parse(response.json());
-      const claims = h.app.jwt.verify<{ sub: string; username: string; role: string; exp: number; iat: number }>(body.token);
+      const claims = h.app.jwt.verify<{
+        sub: string;
+        username: string;
+        role: string;
+        exp: number;
+        iat: number;
+      }>(body.token);
       expect(claims).toMatchObject({ username: user.username, role: 'standard' });
       expect(claims.exp - claims.iat).toBe(15 * 60);
       const cookie = response.cookies.find((c) => c.name === 'omc_refresh')!;
       expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api/user/refresh' });
       expect(cookie.value.length).toBeGreaterThan(30);
       const profile = await profileOf(body.token);
-      expect(profile).toMatchObject({ username: user.username, email: user.email, role: 'standard', preferredLanguage: 'es' });
+      expect(profile).toMatchObject({
+        username: user.username,
+        email: user.email,
+        role: 'standard',
+        preferredLanguage: 'es',
+      });
     });
 
     it('refuses a username or an email that differs from an existing one only in case (409, field named)', async () => {
       const existing = await register(h.app);
-      const sameName = await h.app.inject({ method: 'POST', url: '/api/user/register', payload: { ...newUser(), username: existing.username.toUpperCase() } });
+      const sameName = await h.app.inject({
+        method: 'POST',
+        url: '/api/user/register',
+        payload: { ...newUser(), username: existing.username.toUpperCase() },
+      });
       expectError(sameName, 409, /username is already taken/i, 'username');
-      const sameEmail = await h.app.inject({ method: 'POST', url: '/api/user/register', payload: { ...newUser(), email: existing.email.toUpperCase() } });
+      const sameEmail = await h.app.inject({
+        method: 'POST',
+        url: '/api/user/register',
+        payload: { ...newUser(), email: existing.email.toUpperCase() },
+      });
       expectError(sameEmail, 409, /email is already registered/i, 'email');
     });
 
@@ -91,9 +126,32 @@ describe('accounts', () => {
     });
 
     it('needs both fields (400)', async () => {
-      expectError(await h.app.inject({ method: 'POST', url: '/api/user/login', payload: { password: 'x' } }), 400, /emailOrUsername/, 'emailOrUsername');
-      expectError(await h.app.inject({ method: 'POST', url: '/api/user/login', payload: { emailOrUsername: 'someone', password: '' } }), 400, /password/, 'password');
-      expectError(await h.app.inject({ method: 'POST', url: '/api/user/login', payload: { emailOrUsername: '   ', password: 'x' } }), 400, /emailOrUsername/, 'emailOrUsername');
+      expectError(
+        await h.app.inject({ method: 'POST', url: '/api/user/login', payload: { password: 'x' } }),
+        400,
+        /emailOrUsername/,
+        'emailOrUsername',
+      );
+      expectError(
+        await h.app.inject({
+          method: 'POST',
+          url: '/api/user/login',
+          payload: { emailOrUsername: 'someone', password: '' },
+        }),
+        400,
+        /password/,
+        'password',
+      );
+      expectError(
+        await h.app.inject({
+          method: 'POST',
+          url: '/api/user/login',
+          payload: { emailOrUsername: '   ', password: 'x' },
+        }),
+        400,
+        /emailOrUsername/,
+        'emailOrUsername',
+      );
     });
 
     it('lets the bootstrap admin in with the configured password', async () => {
@@ -107,7 +165,10 @@ describe('accounts', () => {
       const user = await register(h.app);
       h.game.bodies.set(user.id, { freeClicks: 110, purchasedClicks: 40, hasInfiniteClicks: false });
       h.payments.bodies.set(user.id, { potEarned: 12.5, paypalEmail: 'pay@example.com', adminBalance: null });
-      const response = await h.app.inject({ url: '/api/user/profile', headers: { ...bearer(user.token), 'x-request-id': 'profile-req-1' } });
+      const response = await h.app.inject({
+        url: '/api/user/profile',
+        headers: { ...bearer(user.token), 'x-request-id': 'profile-req-1' },
+      });
       expect(ProfileResponse.parse(response.json())).toEqual({
         username: user.username,
         email: user.email,
@@ -121,38 +182,58 @@ describe('accounts', () => {
         adminBalance: null,
       });
       for (const upstream of [h.game, h.payments]) {
-        expect(upstream.seen).toContainEqual({ authorization: `Bearer ${user.token}`, requestId: 'profile-req-1' });
+        expect(upstream.seen).toContainEqual({
+          authorization: `Bearer ${user.token}`,
+          requestId: 'profile-req-1',
+        });
       }
     });
 
-    it.each(['error', 'hang', 'garbage'] as const)('still answers, with nulls for the part that is %s', async (mode) => {
-      const user = await register(h.app);
-      for (const [down, up] of [
-        [h.game, h.payments],
-        [h.payments, h.game],
-      ] as const) {
-        down.mode = mode;
-        up.mode = 'ok';
-        try {
-          const profile = await profileOf(user.token);
-          expect(profile.username).toBe(user.username);
-          if (down === h.game) {
-            expect(profile).toMatchObject({ freeClicks: null, hasInfiniteClicks: null, potEarned: 0, paypalEmail: null });
-          } else {
-            expect(profile).toMatchObject({ freeClicks: 10, hasInfiniteClicks: false, potEarned: null, adminBalance: null });
+    it.each(['error', 'hang', 'garbage'] as const)(
+      'still answers, with nulls for the part that is %s',
+      async (mode) => {
+        const user = await register(h.app);
+        for (const [down, up] of [
+          [h.game, h.payments],
+          [h.payments, h.game],
+        ] as const) {
+          down.mode = mode;
+          up.mode = 'ok';
+          try {
+            const profile = await profileOf(user.token);
+            expect(profile.username).toBe(user.username);
+            if (down === h.game) {
+              expect(profile).toMatchObject({
+                freeClicks: null,
+                hasInfiniteClicks: null,
+                potEarned: 0,
+                paypalEmail: null,
+              });
+            } else {
+              expect(profile).toMatchObject({
+                freeClicks: 10,
+                hasInfiniteClicks: false,
+                potEarned: null,
+                adminBalance: null,
+              });
+            }
+          } finally {
+            down.mode = 'ok';
           }
-        } finally {
-          down.mode = 'ok';
         }
-      }
-    });
+      },
+    );
 
     it('answers with identity alone when both are down', async () => {
       const user = await register(h.app);
       h.game.mode = 'hang';
       h.payments.mode = 'error';
       try {
-        expect(await profileOf(user.token)).toMatchObject({ username: user.username, freeClicks: null, potEarned: null });
+        expect(await profileOf(user.token)).toMatchObject({
+          username: user.username,
+          freeClicks: null,
+          potEarned: null,
+        });
       } finally {
         h.game.mode = 'ok';
         h.payments.mode = 'ok';
@@ -167,8 +248,15 @@ describe('accounts', () => {
       expect(response.statusCode).toBe(200);
       MessageResponse.parse(response.json());
       expect((await profileOf(user.token)).preferredLanguage).toBe('fr');
-      expect(LoginResponse.parse((await login(h.app, user.username, user.password)).json()).preferredLanguage).toBe('fr');
-      expectError(await put('/api/user/change-language', user.token, { language: 'xx' }), 400, /language/, 'language');
+      expect(
+        LoginResponse.parse((await login(h.app, user.username, user.password)).json()).preferredLanguage,
+      ).toBe('fr');
+      expectError(
+        await put('/api/user/change-language', user.token, { language: 'xx' }),
+        400,
+        /language/,
+        'language',
+      );
     });
 
     it('change-email updates the email; a taken one (any case) is 409, a bad one 400', async () => {
@@ -178,28 +266,76 @@ describe('accounts', () => {
       expect(response.statusCode).toBe(200);
       MessageResponse.parse(response.json());
       expect((await profileOf(user.token)).email).toBe(`new_${user.email}`);
-      expectError(await put('/api/user/change-email', user.token, { email: other.email.toUpperCase() }), 409, /already registered/, 'email');
-      expectError(await put('/api/user/change-email', user.token, { email: 'with space@example.com' }), 400, /email/, 'email');
+      expectError(
+        await put('/api/user/change-email', user.token, { email: other.email.toUpperCase() }),
+        409,
+        /already registered/,
+        'email',
+      );
+      expectError(
+        await put('/api/user/change-email', user.token, { email: 'with space@example.com' }),
+        400,
+        /email/,
+        'email',
+      );
     });
 
-    it('change-username renames; a taken one is 409, a bad one 400, a change of case of one\'s own name is fine', async () => {
+    it("change-username renames; a taken one is 409, a bad one 400, a change of case of one's own name is fine", async () => {
       const user = await register(h.app);
       const other = await register(h.app);
       const renamed = `${user.username}_x`;
-      expect((await put('/api/user/change-username', user.token, { username: renamed })).statusCode).toBe(200);
+      expect((await put('/api/user/change-username', user.token, { username: renamed })).statusCode).toBe(
+        200,
+      );
       expect((await profileOf(user.token)).username).toBe(renamed);
-      expectError(await put('/api/user/change-username', user.token, { username: other.username.toUpperCase() }), 409, /already taken/, 'username');
-      expectError(await put('/api/user/change-username', user.token, { username: 'no spaces' }), 400, /letters, digits and underscore/, 'username');
-      expectError(await put('/api/user/change-username', user.token, { username: 'ab' }), 400, /at least 3/, 'username');
-      expect((await put('/api/user/change-username', user.token, { username: renamed.toUpperCase() })).statusCode).toBe(200);
+      expectError(
+        await put('/api/user/change-username', user.token, { username: other.username.toUpperCase() }),
+        409,
+        /already taken/,
+        'username',
+      );
+      expectError(
+        await put('/api/user/change-username', user.token, { username: 'no spaces' }),
+        400,
+        /letters, digits and underscore/,
+        'username',
+      );
+      expectError(
+        await put('/api/user/change-username', user.token, { username: 'ab' }),
+        400,
+        /at least 3/,
+        'username',
+      );
+      expect(
+        (await put('/api/user/change-username', user.token, { username: renamed.toUpperCase() })).statusCode,
+      ).toBe(200);
       expect((await login(h.app, renamed, user.password)).statusCode).toBe(200);
     });
 
     it('change-password needs the current password; afterwards only the new one works', async () => {
       const user = await register(h.app);
-      expectError(await put('/api/user/change-password', user.token, { currentPassword: 'not-it', newPassword: 'brand-new-pass' }), 400, /Current password is incorrect/, 'currentPassword');
-      expectError(await put('/api/user/change-password', user.token, { currentPassword: user.password, newPassword: '123' }), 400, /at least 6/, 'newPassword');
-      const response = await put('/api/user/change-password', user.token, { currentPassword: user.password, newPassword: 'brand-new-pass' });
+      expectError(
+        await put('/api/user/change-password', user.token, {
+          currentPassword: 'not-it',
+          newPassword: 'brand-new-pass',
+        }),
+        400,
+        /Current password is incorrect/,
+        'currentPassword',
+      );
+      expectError(
+        await put('/api/user/change-password', user.token, {
+          currentPassword: user.password,
+          newPassword: '123',
+        }),
+        400,
+        /at least 6/,
+        'newPassword',
+      );
+      const response = await put('/api/user/change-password', user.token, {
+        currentPassword: user.password,
+        newPassword: 'brand-new-pass',
+      });
       expect(response.statusCode).toBe(200);
       MessageResponse.parse(response.json());
       expect((await login(h.app, user.username, user.password)).statusCode).toBe(401);
@@ -208,25 +344,49 @@ describe('accounts', () => {
 
     it('change-password ends the other sessions but keeps this browser signed in with a new cookie', async () => {
       const user = await register(h.app);
-      const response = await put('/api/user/change-password', user.token, { currentPassword: user.password, newPassword: 'another-pass-1' });
+      const response = await put('/api/user/change-password', user.token, {
+        currentPassword: user.password,
+        newPassword: 'another-pass-1',
+      });
       const fresh = response.cookies.find((c) => c.name === 'omc_refresh')!.value;
-      const old = await h.app.inject({ method: 'POST', url: '/api/user/refresh', cookies: { omc_refresh: user.refresh } });
+      const old = await h.app.inject({
+        method: 'POST',
+        url: '/api/user/refresh',
+        cookies: { omc_refresh: user.refresh },
+      });
       expect(old.statusCode).toBe(401);
-      const kept = await h.app.inject({ method: 'POST', url: '/api/user/refresh', cookies: { omc_refresh: fresh } });
+      const kept = await h.app.inject({
+        method: 'POST',
+        url: '/api/user/refresh',
+        cookies: { omc_refresh: fresh },
+      });
       expect(kept.statusCode).toBe(200);
     });
   });
 
   describe('delete-account', () => {
-    const remove = (token: string) => h.app.inject({ method: 'DELETE', url: '/api/user/delete-account', headers: bearer(token) });
+    const remove = (token: string) =>
+      h.app.inject({ method: 'DELETE', url: '/api/user/delete-account', headers: bearer(token) });
 
     it('deletes the account: its token, refresh cookie, username and email stop working and become free again', async () => {
       const user = await register(h.app);
       const response = await remove(user.token);
       expect(response.statusCode).toBe(200);
       MessageResponse.parse(response.json());
-      expectError(await h.app.inject({ url: '/api/user/profile', headers: bearer(user.token) }), 401, /no longer exists/);
-      expect((await h.app.inject({ method: 'POST', url: '/api/user/refresh', cookies: { omc_refresh: user.refresh } })).statusCode).toBe(401);
+      expectError(
+        await h.app.inject({ url: '/api/user/profile', headers: bearer(user.token) }),
+        401,
+        /no longer exists/,
+      );
+      expect(
+        (
+          await h.app.inject({
+            method: 'POST',
+            url: '/api/user/refresh',
+            cookies: { omc_refresh: user.refresh },
+          })
+        ).statusCode,
+      ).toBe(401);
       expectError(await login(h.app, user.username, user.password), 401, /Invalid credentials/);
       const rows = await h.deps.db.selectFrom('users').select('id').where('id', '=', user.id).execute();
       expect(rows).toHaveLength(0);
@@ -241,16 +401,19 @@ describe('accounts', () => {
       expect((await profileOf(user.token)).username).toBe(user.username);
     });
 
-    it.each(['error', 'hang'] as const)('is refused with 503 when payments is %s (never deletes blind)', async (mode) => {
-      const user = await register(h.app);
-      h.payments.mode = mode;
-      try {
-        expectError(await remove(user.token), 503, /try again later/i);
-      } finally {
-        h.payments.mode = 'ok';
-      }
-      expect((await profileOf(user.token)).username).toBe(user.username);
-    });
+    it.each(['error', 'hang'] as const)(
+      'is refused with 503 when payments is %s (never deletes blind)',
+      async (mode) => {
+        const user = await register(h.app);
+        h.payments.mode = mode;
+        try {
+          expectError(await remove(user.token), 503, /try again later/i);
+        } finally {
+          h.payments.mode = 'ok';
+        }
+        expect((await profileOf(user.token)).username).toBe(user.username);
+      },
+    );
 
     it('refuses to delete the last admin', async () => {
       const token = await loginToken(h.app, ADMIN.username, ADMIN.password);
@@ -259,7 +422,10 @@ describe('accounts', () => {
   });
 
   it('answers a JSON 404 for an unknown /api/user route', async () => {
-    const response = await h.app.inject({ url: '/api/user/nothing-here', headers: { 'x-forwarded-for': freshIp() } });
+    const response = await h.app.inject({
+      url: '/api/user/nothing-here',
+      headers: { 'x-forwarded-for': freshIp() },
+    });
     expect(response.statusCode).toBe(404);
     ErrorBody.parse(response.json());
   });

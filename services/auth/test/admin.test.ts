@@ -19,12 +19,23 @@ describe('roles and admin routes', () => {
   });
 
   const updateRole = (token: string, email: string, role: Role | string) =>
-    h.app.inject({ method: 'POST', url: '/api/admin/updateRole', headers: bearer(token), payload: { email, role } });
-  const listUsers = (token?: string) => h.app.inject({ url: '/api/admin/users', headers: token ? bearer(token) : {} });
+    h.app.inject({
+      method: 'POST',
+      url: '/api/admin/updateRole',
+      headers: bearer(token),
+      payload: { email, role },
+    });
+  const listUsers = (token?: string) =>
+    h.app.inject({ url: '/api/admin/users', headers: token ? bearer(token) : {} });
 
   /** Other tests make admins; the last-admin tests start from the bootstrap admin alone. */
   async function onlyBootstrapAdmin() {
-    await h.deps.db.updateTable('users').set({ role: 'standard' }).where('role', '=', 'admin').where('email', '!=', ADMIN.email).execute();
+    await h.deps.db
+      .updateTable('users')
+      .set({ role: 'standard' })
+      .where('role', '=', 'admin')
+      .where('email', '!=', ADMIN.email)
+      .execute();
   }
 
   async function userWithRole(role: Role) {
@@ -40,8 +51,18 @@ describe('roles and admin routes', () => {
     ] as const;
 
     it('a guest gets 401 on every signed-in and admin route', async () => {
-      for (const route of [...userRoutes, { method: 'GET', url: '/api/admin/users' }, { method: 'POST', url: '/api/admin/updateRole', payload: { email: 'x@y.z', role: 'admin' } }, { method: 'PUT', url: '/api/user/change-email', payload: {} }, { method: 'DELETE', url: '/api/user/delete-account' }] as const) {
-        const response = await h.app.inject({ method: route.method, url: route.url, ...('payload' in route ? { payload: route.payload } : {}) });
+      for (const route of [
+        ...userRoutes,
+        { method: 'GET', url: '/api/admin/users' },
+        { method: 'POST', url: '/api/admin/updateRole', payload: { email: 'x@y.z', role: 'admin' } },
+        { method: 'PUT', url: '/api/user/change-email', payload: {} },
+        { method: 'DELETE', url: '/api/user/delete-account' },
+      ] as const) {
+        const response = await h.app.inject({
+          method: route.method,
+          url: route.url,
+          ...('payload' in route ? { payload: route.payload } : {}),
+        });
         expect(response.statusCode, `${route.method} ${route.url}`).toBe(401);
         expect(ErrorBody.parse(response.json()).message).toBe('Authentication required');
       }
@@ -50,7 +71,12 @@ describe('roles and admin routes', () => {
     it.each(['standard', 'superuser', 'admin'] as const)('a %s reaches the profile routes', async (role) => {
       const user = await userWithRole(role);
       for (const route of userRoutes) {
-        const response = await h.app.inject({ method: route.method, url: route.url, headers: bearer(user.token), ...('payload' in route ? { payload: route.payload } : {}) });
+        const response = await h.app.inject({
+          method: route.method,
+          url: route.url,
+          headers: bearer(user.token),
+          ...('payload' in route ? { payload: route.payload } : {}),
+        });
         expect(response.statusCode, `${route.method} ${route.url}`).toBe(200);
       }
     });
@@ -80,7 +106,9 @@ describe('roles and admin routes', () => {
       expect(MessageResponse.parse(response.json()).message).toBe('Role updated');
       const { users } = AdminUsersResponse.parse((await listUsers(adminToken)).json());
       expect(users).toContainEqual({ username: user.username, email: user.email, role: 'superuser' });
-      expect(MessageResponse.parse((await updateRole(adminToken, user.email, 'superuser')).json()).message).toBe('Role unchanged');
+      expect(
+        MessageResponse.parse((await updateRole(adminToken, user.email, 'superuser')).json()).message,
+      ).toBe('Role unchanged');
     });
 
     it('takes effect on the very next request, with the old token still in hand', async () => {
@@ -93,7 +121,9 @@ describe('roles and admin routes', () => {
     });
 
     it('answers 404 for an unknown email and 400 for a bad role or email', async () => {
-      expect(ErrorBody.parse((await updateRole(adminToken, 'nobody@example.com', 'admin')).json())).toMatchObject({ message: 'No user has this email' });
+      expect(
+        ErrorBody.parse((await updateRole(adminToken, 'nobody@example.com', 'admin')).json()),
+      ).toMatchObject({ message: 'No user has this email' });
       expect((await updateRole(adminToken, 'nobody@example.com', 'admin')).statusCode).toBe(404);
       const badRole = await updateRole(adminToken, ADMIN.email, 'emperor');
       expect(badRole.statusCode).toBe(400);
@@ -115,30 +145,60 @@ describe('roles and admin routes', () => {
       const second = await register(h.app);
       await updateRole(adminToken, second.email, 'admin');
       const secondToken = await loginToken(h.app, second.username, second.password);
-      const results = await Promise.all([updateRole(adminToken, second.email, 'standard'), updateRole(secondToken, ADMIN.email, 'standard')]);
+      const results = await Promise.all([
+        updateRole(adminToken, second.email, 'standard'),
+        updateRole(secondToken, ADMIN.email, 'standard'),
+      ]);
       expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
       // The loser is refused by the last-admin rule (409) or, demoted first, by the role check (403).
       expect(results.find((r) => r.statusCode !== 200)!.statusCode).toBeOneOf([403, 409]);
-      const admins = await h.deps.db.selectFrom('users').select('email').where('role', '=', 'admin').execute();
+      const admins = await h.deps.db
+        .selectFrom('users')
+        .select('email')
+        .where('role', '=', 'admin')
+        .execute();
       expect(admins).toHaveLength(1);
       // Leave the bootstrap admin as the only admin for the other tests.
       if (admins[0]!.email !== ADMIN.email) {
-        await h.deps.db.updateTable('users').set({ role: 'admin' }).where('email', '=', ADMIN.email).execute();
-        await h.deps.db.updateTable('users').set({ role: 'standard' }).where('email', '=', second.email).execute();
+        await h.deps.db
+          .updateTable('users')
+          .set({ role: 'admin' })
+          .where('email', '=', ADMIN.email)
+          .execute();
+        await h.deps.db
+          .updateTable('users')
+          .set({ role: 'standard' })
+          .where('email', '=', second.email)
+          .execute();
       }
     });
   });
 
   describe('bootstrap admin', () => {
     it('is promoted back to admin at the next start if its role was taken away', async () => {
-      await h.deps.db.updateTable('users').set({ role: 'standard' }).where('email', '=', ADMIN.email).execute();
+      await h.deps.db
+        .updateTable('users')
+        .set({ role: 'standard' })
+        .where('email', '=', ADMIN.email)
+        .execute();
       // A second start on the same database (a restart), with its own metrics registry.
       const metrics = createMetrics('auth', false);
-      const again = await buildApp({ ...h.deps, metrics, counters: authCounters(metrics) }, { logger: false });
+      const again = await buildApp(
+        { ...h.deps, metrics, counters: authCounters(metrics) },
+        { logger: false },
+      );
       try {
-        const row = await h.deps.db.selectFrom('users').select('role').where('email', '=', ADMIN.email).executeTakeFirstOrThrow();
+        const row = await h.deps.db
+          .selectFrom('users')
+          .select('role')
+          .where('email', '=', ADMIN.email)
+          .executeTakeFirstOrThrow();
         expect(row.role).toBe('admin');
-        const count = await h.deps.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('email', '=', ADMIN.email).executeTakeFirstOrThrow();
+        const count = await h.deps.db
+          .selectFrom('users')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('email', '=', ADMIN.email)
+          .executeTakeFirstOrThrow();
         expect(Number(count.n)).toBe(1);
       } finally {
         await again.close();

@@ -2,7 +2,16 @@
 // that parses with the catalogue's response schema, and its errors with the error envelope.
 import { ErrorBody, ROUTES } from '@omc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, freshIp, loginToken, newUser, register, startAuth, type AuthHarness } from './support.js';
+import {
+  ADMIN,
+  bearer,
+  freshIp,
+  loginToken,
+  newUser,
+  register,
+  startAuth,
+  type AuthHarness,
+} from './support.js';
 
 const authRoutes = ROUTES.filter((r) => r.service === 'auth');
 
@@ -23,7 +32,10 @@ describe('contract: the auth routes of the catalogue', () => {
     const headers = { ...bearer(user.token), 'x-forwarded-for': freshIp() };
     const cookies = { omc_refresh: user.refresh };
     const fresh = newUser();
-    const calls: Record<string, { payload?: object; headers?: Record<string, string>; cookies?: Record<string, string> }> = {
+    const calls: Record<
+      string,
+      { payload?: object; headers?: Record<string, string>; cookies?: Record<string, string> }
+    > = {
       '/api/user/login': { payload: { emailOrUsername: user.username, password: user.password } },
       '/api/user/register': { payload: fresh },
       '/api/user/refresh': { cookies },
@@ -31,38 +43,54 @@ describe('contract: the auth routes of the catalogue', () => {
       '/api/user/profile': { headers },
       '/api/user/change-language': { headers, payload: { language: 'de' } },
       '/api/user/change-email': { headers, payload: { email: `c_${user.email}` } },
-      '/api/user/change-password': { headers, payload: { currentPassword: user.password, newPassword: 'changed-pass' } },
+      '/api/user/change-password': {
+        headers,
+        payload: { currentPassword: user.password, newPassword: 'changed-pass' },
+      },
       '/api/user/change-username': { headers, payload: { username: `${user.username}_c` } },
       '/api/user/delete-account': { headers },
       '/api/admin/users': { headers: bearer(adminToken) },
-      '/api/admin/updateRole': { headers: bearer(adminToken), payload: { email: user.email, role: 'superuser' } },
+      '/api/admin/updateRole': {
+        headers: bearer(adminToken),
+        payload: { email: user.email, role: 'superuser' },
+      },
     };
     const call = calls[path];
     if (!call) throw new Error(`no valid call written for ${path}: add one`);
     return call;
   }
 
-  it.each(authRoutes.map((r) => [r.method, r.path, r] as const))('%s %s answers a body that parses with its response schema', async (method, path, route) => {
-    const call = await validCall(path);
-    const response = await h.app.inject({ method, url: path, ...call });
-    expect(response.statusCode, response.body).toBeLessThan(300);
-    expect(() => route.response.parse(response.json())).not.toThrow();
-  });
-
-  it.each(authRoutes.filter((r) => r.auth === 'user' || r.auth === 'admin').map((r) => [r.method, r.path] as const))(
-    '%s %s answers 401 with the error envelope to a guest',
-    async (method, path) => {
-      const response = await h.app.inject({ method, url: path });
-      expect(response.statusCode).toBe(401);
-      expect(ErrorBody.parse(response.json()).requestId).toBeTruthy();
+  it.each(authRoutes.map((r) => [r.method, r.path, r] as const))(
+    '%s %s answers a body that parses with its response schema',
+    async (method, path, route) => {
+      const call = await validCall(path);
+      const response = await h.app.inject({ method, url: path, ...call });
+      expect(response.statusCode, response.body).toBeLessThan(300);
+      expect(() => route.response.parse(response.json())).not.toThrow();
     },
   );
 
-  it.each(authRoutes.filter((r) => r.body).map((r) => [r.method, r.path] as const))('%s %s answers 400 with the error envelope to an empty object', async (method, path) => {
-    const response = await h.app.inject({ method, url: path, payload: {}, headers: { ...bearer(adminToken), 'x-forwarded-for': freshIp() } });
-    expect(response.statusCode).toBe(400);
-    const body = ErrorBody.parse(response.json());
-    expect(body.field).toBeTruthy();
-    expect(body.message).toContain(body.field!);
+  it.each(
+    authRoutes.filter((r) => r.auth === 'user' || r.auth === 'admin').map((r) => [r.method, r.path] as const),
+  )('%s %s answers 401 with the error envelope to a guest', async (method, path) => {
+    const response = await h.app.inject({ method, url: path });
+    expect(response.statusCode).toBe(401);
+    expect(ErrorBody.parse(response.json()).requestId).toBeTruthy();
   });
+
+  it.each(authRoutes.filter((r) => r.body).map((r) => [r.method, r.path] as const))(
+    '%s %s answers 400 with the error envelope to an empty object',
+    async (method, path) => {
+      const response = await h.app.inject({
+        method,
+        url: path,
+        payload: {},
+        headers: { ...bearer(adminToken), 'x-forwarded-for': freshIp() },
+      });
+      expect(response.statusCode).toBe(400);
+      const body = ErrorBody.parse(response.json());
+      expect(body.field).toBeTruthy();
+      expect(body.message).toContain(body.field!);
+    },
+  );
 });

@@ -5,7 +5,15 @@ import { SUBJECTS } from '@omc/contracts';
 import { startNats } from '@omc/infra';
 import { eventually, workspaceRoot } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, collectEvents, loginToken, register, startAuth, type AuthHarness } from './support.js';
+import {
+  ADMIN,
+  bearer,
+  collectEvents,
+  loginToken,
+  register,
+  startAuth,
+  type AuthHarness,
+} from './support.js';
 
 describe('events', () => {
   let h: AuthHarness;
@@ -17,24 +25,48 @@ describe('events', () => {
   });
 
   it('announces the bootstrap admin as a registered admin', async () => {
-    const event = await eventually(() => h.events.of(SUBJECTS.userRegistered).find((e) => e.data.email === ADMIN.email), 'bootstrap admin registered');
+    const event = await eventually(
+      () => h.events.of(SUBJECTS.userRegistered).find((e) => e.data.email === ADMIN.email),
+      'bootstrap admin registered',
+    );
     expect(event!.data).toMatchObject({ username: ADMIN.username, role: 'admin', preferredLanguage: 'es' });
   });
 
   it('publishes registered, renamed, email changed, role changed and deleted, each once, with the user id', async () => {
     const user = await register(h.app);
-    const registered = await eventually(() => h.events.of(SUBJECTS.userRegistered).find((e) => e.data.userId === user.id), 'registered');
-    expect(registered!.data).toEqual({ userId: user.id, username: user.username, email: user.email, role: 'standard', preferredLanguage: 'es' });
+    const registered = await eventually(
+      () => h.events.of(SUBJECTS.userRegistered).find((e) => e.data.userId === user.id),
+      'registered',
+    );
+    expect(registered!.data).toEqual({
+      userId: user.id,
+      username: user.username,
+      email: user.email,
+      role: 'standard',
+      preferredLanguage: 'es',
+    });
 
-    const put = (url: string, payload: object) => h.app.inject({ method: 'PUT', url, payload, headers: bearer(user.token) });
+    const put = (url: string, payload: object) =>
+      h.app.inject({ method: 'PUT', url, payload, headers: bearer(user.token) });
     expect((await put('/api/user/change-username', { username: `${user.username}_r` })).statusCode).toBe(200);
     expect((await put('/api/user/change-email', { email: `r_${user.email}` })).statusCode).toBe(200);
     const adminToken = await loginToken(h.app, ADMIN.username, ADMIN.password);
-    const promote = await h.app.inject({ method: 'POST', url: '/api/admin/updateRole', headers: bearer(adminToken), payload: { email: `r_${user.email}`, role: 'superuser' } });
+    const promote = await h.app.inject({
+      method: 'POST',
+      url: '/api/admin/updateRole',
+      headers: bearer(adminToken),
+      payload: { email: `r_${user.email}`, role: 'superuser' },
+    });
     expect(promote.statusCode).toBe(200);
-    expect((await h.app.inject({ method: 'DELETE', url: '/api/user/delete-account', headers: bearer(user.token) })).statusCode).toBe(200);
+    expect(
+      (await h.app.inject({ method: 'DELETE', url: '/api/user/delete-account', headers: bearer(user.token) }))
+        .statusCode,
+    ).toBe(200);
 
-    await eventually(() => h.events.of(SUBJECTS.userDeleted).some((e) => e.data.userId === user.id), 'deleted');
+    await eventually(
+      () => h.events.of(SUBJECTS.userDeleted).some((e) => e.data.userId === user.id),
+      'deleted',
+    );
     const mine = h.events.received.filter((e) => (e.data as { userId?: string }).userId === user.id);
     expect(mine.map((e) => [e.subject, e.data])).toEqual([
       [SUBJECTS.userRegistered, registered!.data],
@@ -49,22 +81,38 @@ describe('events', () => {
   it('publishes nothing for a refused or empty change', async () => {
     const user = await register(h.app);
     const other = await register(h.app);
-    await eventually(() => h.events.of(SUBJECTS.userRegistered).some((e) => e.data.userId === other.id), 'registered');
-    const put = (url: string, payload: object) => h.app.inject({ method: 'PUT', url, payload, headers: bearer(user.token) });
+    await eventually(
+      () => h.events.of(SUBJECTS.userRegistered).some((e) => e.data.userId === other.id),
+      'registered',
+    );
+    const put = (url: string, payload: object) =>
+      h.app.inject({ method: 'PUT', url, payload, headers: bearer(user.token) });
     expect((await put('/api/user/change-username', { username: other.username })).statusCode).toBe(409);
     expect((await put('/api/user/change-email', { email: other.email })).statusCode).toBe(409);
     expect((await put('/api/user/change-username', { username: user.username })).statusCode).toBe(200);
     // A marker change after them: once it arrives, anything the refused changes published would have too.
     expect((await put('/api/user/change-username', { username: `${user.username}_m` })).statusCode).toBe(200);
-    await eventually(() => h.events.of(SUBJECTS.userRenamed).some((e) => e.data.userId === user.id), 'marker');
-    const mine = h.events.received.filter((e) => (e.data as { userId?: string }).userId === user.id).map((e) => e.subject);
+    await eventually(
+      () => h.events.of(SUBJECTS.userRenamed).some((e) => e.data.userId === user.id),
+      'marker',
+    );
+    const mine = h.events.received
+      .filter((e) => (e.data as { userId?: string }).userId === user.id)
+      .map((e) => e.subject);
     expect(mine).toEqual([SUBJECTS.userRegistered, SUBJECTS.userRenamed]);
   });
 
   it('counts published events on /metrics', async () => {
-    await eventually(async () => (await h.deps.db.selectFrom('outbox').select('id').where('published_at', 'is', null).execute()).length === 0, 'outbox drained');
+    await eventually(
+      async () =>
+        (await h.deps.db.selectFrom('outbox').select('id').where('published_at', 'is', null).execute())
+          .length === 0,
+      'outbox drained',
+    );
     const text = (await h.app.inject('/metrics')).body;
-    expect(text).toMatch(/auth_events_published_total\{subject="auth\.user\.registered\.v1",service="auth"\} [1-9]/);
+    expect(text).toMatch(
+      /auth_events_published_total\{subject="auth\.user\.registered\.v1",service="auth"\} [1-9]/,
+    );
     expect(text).toMatch(/auth_registrations_total\{service="auth"\} [1-9]/);
     expect(text).toMatch(/auth_logins_total\{outcome="success",service="auth"\} [1-9]/);
   });
@@ -90,13 +138,21 @@ describe('events while NATS is down', () => {
     const port = Number(new URL(nats.url).port);
     await nats.stop();
     const user = await register(h.app);
-    const pending = await h.deps.db.selectFrom('outbox').select('subject').where('published_at', 'is', null).execute();
+    const pending = await h.deps.db
+      .selectFrom('outbox')
+      .select('subject')
+      .where('published_at', 'is', null)
+      .execute();
     expect(pending.map((r) => r.subject)).toContain(SUBJECTS.userRegistered);
 
     nats = await startNats(dir, { port });
     const events = await collectEvents(nats.url);
     try {
-      const event = await eventually(() => events.of(SUBJECTS.userRegistered).find((e) => e.data.userId === user.id), 'registered after NATS returned', 20_000);
+      const event = await eventually(
+        () => events.of(SUBJECTS.userRegistered).find((e) => e.data.userId === user.id),
+        'registered after NATS returned',
+        20_000,
+      );
       expect(event!.data.username).toBe(user.username);
       expect(events.of(SUBJECTS.userRegistered).filter((e) => e.data.userId === user.id)).toHaveLength(1);
     } finally {

@@ -21,7 +21,10 @@ describe('auth service health', () => {
   });
 
   it('echoes the request id it was given', async () => {
-    const response = await h.app.inject({ url: '/api/user/profile', headers: { 'x-request-id': 'req-auth-1' } });
+    const response = await h.app.inject({
+      url: '/api/user/profile',
+      headers: { 'x-request-id': 'req-auth-1' },
+    });
     expect(response.headers['x-request-id']).toBe('req-auth-1');
     expect(response.json().requestId).toBe('req-auth-1');
   });
@@ -47,16 +50,27 @@ describe('auth configuration', () => {
 
   it('has defaults for everything but the connections and keys', () => {
     const config = loadConfig(base);
-    expect(config).toMatchObject({ PORT: 3001, UPSTREAM_TIMEOUT_MS: 800, cookieSecure: false, bootstrapAdmin: null });
+    expect(config).toMatchObject({
+      PORT: 3001,
+      UPSTREAM_TIMEOUT_MS: 800,
+      cookieSecure: false,
+      bootstrapAdmin: null,
+    });
     expect(loadConfig({ ...base, NODE_ENV: 'production' }).cookieSecure).toBe(true);
     expect(loadConfig({ ...base, NODE_ENV: 'production', COOKIE_SECURE: 'false' }).cookieSecure).toBe(false);
   });
 
   it('names a missing private key, a partial bootstrap admin and a bad admin email', () => {
     expect(problems({ JWT_PRIVATE_KEY: '' })).toEqual([expect.stringContaining('JWT_PRIVATE_KEY')]);
-    expect(problems({ BOOTSTRAP_ADMIN_USERNAME: 'boss' })).toEqual([expect.stringMatching(/BOOTSTRAP_ADMIN_USERNAME.*set together/)]);
-    expect(problems({ BOOTSTRAP_ADMIN_USERNAME: 'boss', BOOTSTRAP_ADMIN_EMAIL: 'nope', BOOTSTRAP_ADMIN_PASSWORD: 'long-enough' })).toEqual([
-      expect.stringContaining('BOOTSTRAP_ADMIN_EMAIL'),
+    expect(problems({ BOOTSTRAP_ADMIN_USERNAME: 'boss' })).toEqual([
+      expect.stringMatching(/BOOTSTRAP_ADMIN_USERNAME.*set together/),
     ]);
+    expect(
+      problems({
+        BOOTSTRAP_ADMIN_USERNAME: 'boss',
+        BOOTSTRAP_ADMIN_EMAIL: 'nope',
+        BOOTSTRAP_ADMIN_PASSWORD: 'long-enough',
+      }),
+    ).toEqual([expect.stringContaining('BOOTSTRAP_ADMIN_EMAIL')]);
   });
 });

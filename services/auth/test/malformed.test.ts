@@ -14,12 +14,54 @@ const bodies: [string, { payload: string; contentType?: string }][] = [
   ['a JSON array', { payload: '[1, 2, 3]' }],
   ['null', { payload: 'null' }],
   ['an empty body', { payload: '' }],
-  ['wrong types', { payload: JSON.stringify({ username: 42, email: ['a@b.co'], password: { x: 1 }, emailOrUsername: true, language: 7, currentPassword: null, newPassword: 1, role: 3 }) }],
+  [
+    'wrong types',
+    {
+      payload: JSON.stringify({
+        username: 42,
+        email: ['a@b.co'],
+        password: { x: 1 },
+        emailOrUsername: true,
+        language: 7,
+        currentPassword: null,
+        newPassword: 1,
+        role: 3,
+      }),
+    },
+  ],
   ['missing fields', { payload: '{}' }],
   ['a megabyte of body', { payload: megabyte }],
-  ['a 10 KB username and fields', { payload: JSON.stringify({ username: tenKb, email: `${tenKb}@b.co`, password: tenKb, emailOrUsername: tenKb, currentPassword: tenKb, newPassword: tenKb, language: tenKb, role: tenKb }) }],
-  ['unicode and control characters', { payload: JSON.stringify({ username: 'ab\u0000c\u202e', email: 'a\u0000@b.co', password: '\ud800', emailOrUsername: '\u0000', language: 'es\u0000' }) }],
-  ['a prototype-pollution attempt', { payload: '{"__proto__": {"role": "admin"}, "constructor": {"prototype": {"x": 1}}}' }],
+  [
+    'a 10 KB username and fields',
+    {
+      payload: JSON.stringify({
+        username: tenKb,
+        email: `${tenKb}@b.co`,
+        password: tenKb,
+        emailOrUsername: tenKb,
+        currentPassword: tenKb,
+        newPassword: tenKb,
+        language: tenKb,
+        role: tenKb,
+      }),
+    },
+  ],
+  [
+    'unicode and control characters',
+    {
+      payload: JSON.stringify({
+        username: 'ab\u0000c\u202e',
+        email: 'a\u0000@b.co',
+        password: '\ud800',
+        emailOrUsername: '\u0000',
+        language: 'es\u0000',
+      }),
+    },
+  ],
+  [
+    'a prototype-pollution attempt',
+    { payload: '{"__proto__": {"role": "admin"}, "constructor": {"prototype": {"x": 1}}}' },
+  ],
   ['text/plain', { payload: 'username=abc', contentType: 'text/plain' }],
   ['form encoding', { payload: 'username=abc&password=x', contentType: 'application/x-www-form-urlencoded' }],
 ];
@@ -35,14 +77,20 @@ describe('malformed input never yields a 500', () => {
     await h?.close();
   });
 
-  const cases = routes.flatMap((route) => bodies.map(([name, body]) => [route.method, route.path, name, body] as const));
+  const cases = routes.flatMap((route) =>
+    bodies.map(([name, body]) => [route.method, route.path, name, body] as const),
+  );
 
   it.each(cases)('%s %s with %s answers a 4xx envelope', async (method, path, _name, body) => {
     const response = await h.app.inject({
       method,
       url: path,
       payload: body.payload,
-      headers: { ...bearer(adminToken), 'content-type': body.contentType ?? 'application/json', 'x-forwarded-for': freshIp() },
+      headers: {
+        ...bearer(adminToken),
+        'content-type': body.contentType ?? 'application/json',
+        'x-forwarded-for': freshIp(),
+      },
       cookies: { omc_refresh: 'garbage' },
     });
     // A route without a body ignores a well-formed one; everything else is refused with a 4xx.
@@ -53,27 +101,50 @@ describe('malformed input never yields a 500', () => {
   });
 
   it('refuses a megabyte of body with 413 and says why', async () => {
-    const response = await h.app.inject({ method: 'POST', url: '/api/user/register', payload: megabyte, headers: { 'content-type': 'application/json' } });
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: megabyte,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.statusCode).toBe(413);
     expect(ErrorBody.parse(response.json()).message).toBe('Request body is too large');
   });
 
   it('refuses a 10 KB username on register and login with a 400 naming the field', async () => {
-    const register = await h.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: tenKb, email: 'a@b.co', password: 'secret1' } });
+    const register = await h.app.inject({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: { username: tenKb, email: 'a@b.co', password: 'secret1' },
+    });
     expect(register.statusCode).toBe(400);
     expect(ErrorBody.parse(register.json()).field).toBe('username');
-    const login = await h.app.inject({ method: 'POST', url: '/api/user/login', payload: { emailOrUsername: tenKb, password: 'secret1' } });
+    const login = await h.app.inject({
+      method: 'POST',
+      url: '/api/user/login',
+      payload: { emailOrUsername: tenKb, password: 'secret1' },
+    });
     expect(login.statusCode).toBe(400);
     expect(ErrorBody.parse(login.json()).field).toBe('emailOrUsername');
   });
 
   it('refuses an oversized or odd Authorization header and refresh cookie with 401', async () => {
-    for (const authorization of [`Bearer ${'a'.repeat(8000)}`, 'Bearer a.b.c', 'Bearer', 'Bearer \u00ff\u00fe', `Bearer ${tenKb}.${tenKb}.${tenKb}`]) {
+    for (const authorization of [
+      `Bearer ${'a'.repeat(8000)}`,
+      'Bearer a.b.c',
+      'Bearer',
+      'Bearer \u00ff\u00fe',
+      `Bearer ${tenKb}.${tenKb}.${tenKb}`,
+    ]) {
       const response = await h.app.inject({ url: '/api/user/profile', headers: { authorization } });
       expect(response.statusCode).toBe(401);
     }
     for (const cookie of ['', 'x'.repeat(4000), '%%%', '\u0000']) {
-      const response = await h.app.inject({ method: 'POST', url: '/api/user/refresh', headers: { cookie: `omc_refresh=${encodeURIComponent(cookie)}` } });
+      const response = await h.app.inject({
+        method: 'POST',
+        url: '/api/user/refresh',
+        headers: { cookie: `omc_refresh=${encodeURIComponent(cookie)}` },
+      });
       expect(response.statusCode).toBe(401);
     }
   });
@@ -94,13 +165,24 @@ describe('control characters', () => {
   ])('%s refuses %j with a 400 naming %s', async (url, payload, field) => {
     const response = await h.app.inject({ method: 'POST', url, payload });
     expect(response.statusCode).toBe(400);
-    expect(ErrorBody.parse(response.json())).toMatchObject({ field, message: `${field} must not contain control characters` });
+    expect(ErrorBody.parse(response.json())).toMatchObject({
+      field,
+      message: `${field} must not contain control characters`,
+    });
   });
 
   it('accepts any character in a password, since only its hash is stored', async () => {
-    const response = await h.app.inject({ method: 'POST', url: '/api/user/register', payload: { username: 'ctrl_pass', email: 'ctrl@example.com', password: 'tab\there\u0000nul' } });
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: { username: 'ctrl_pass', email: 'ctrl@example.com', password: 'tab\there\u0000nul' },
+    });
     expect(response.statusCode).toBe(201);
-    const login = await h.app.inject({ method: 'POST', url: '/api/user/login', payload: { emailOrUsername: 'ctrl_pass', password: 'tab\there\u0000nul' } });
+    const login = await h.app.inject({
+      method: 'POST',
+      url: '/api/user/login',
+      payload: { emailOrUsername: 'ctrl_pass', password: 'tab\there\u0000nul' },
+    });
     expect(login.statusCode).toBe(200);
   });
 });

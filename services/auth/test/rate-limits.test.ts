@@ -32,26 +32,40 @@ describe('rate limits', () => {
   it('locks an account for the attacking IP after its failures, even for the right password, then lets it in when the lock-out ends', async () => {
     const user = await register(h.app);
     const ip = freshIp();
-    for (let i = 0; i < 3; i++) expect((await login(h.app, user.username, 'wrong-pass', ip)).statusCode).toBe(401);
-    expect429(await login(h.app, user.username, user.password, ip), /Too many failed logins for this account\. Try again in \d+ seconds/);
+    for (let i = 0; i < 3; i++)
+      expect((await login(h.app, user.username, 'wrong-pass', ip)).statusCode).toBe(401);
+    expect429(
+      await login(h.app, user.username, user.password, ip),
+      /Too many failed logins for this account\. Try again in \d+ seconds/,
+    );
     expect429(await login(h.app, user.email, 'wrong-pass', ip), /this account/);
     // The real user on another network is not locked out by this attacker.
     expect((await login(h.app, user.username, user.password, freshIp())).statusCode).toBe(200);
     // The lock-out ends by itself; attempts during it did not extend it.
-    const ok = await eventually(async () => (await login(h.app, user.username, user.password, ip)).statusCode === 200, 'lock-out to end', LOCKOUT_MS * 4);
+    const ok = await eventually(
+      async () => (await login(h.app, user.username, user.password, ip)).statusCode === 200,
+      'lock-out to end',
+      LOCKOUT_MS * 4,
+    );
     expect(ok).toBe(true);
   });
 
   it('locks the account for everyone after failures from many IPs, for a bounded time', async () => {
     const user = await register(h.app);
-    for (let i = 0; i < 6; i++) expect((await login(h.app, user.username, 'wrong-pass', freshIp())).statusCode).toBe(401);
+    for (let i = 0; i < 6; i++)
+      expect((await login(h.app, user.username, 'wrong-pass', freshIp())).statusCode).toBe(401);
     expect429(await login(h.app, user.username, user.password, freshIp()), /this account/);
-    await eventually(async () => (await login(h.app, user.username, user.password, freshIp())).statusCode === 200, 'account lock-out to end', LOCKOUT_MS * 4);
+    await eventually(
+      async () => (await login(h.app, user.username, user.password, freshIp())).statusCode === 200,
+      'account lock-out to end',
+      LOCKOUT_MS * 4,
+    );
   });
 
   it('limits failures per IP across accounts', async () => {
     const ip = freshIp();
-    for (let i = 0; i < 5; i++) expect((await login(h.app, `someone_${i}`, 'wrong-pass', ip)).statusCode).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await login(h.app, `someone_${i}`, 'wrong-pass', ip)).statusCode).toBe(401);
     const user = await register(h.app);
     expect429(await login(h.app, user.username, user.password, ip), /from your network/);
     expect((await login(h.app, user.username, user.password, freshIp())).statusCode).toBe(200);
@@ -69,7 +83,8 @@ describe('rate limits', () => {
     const ip = freshIp();
     // Four failures in all: past the account-and-IP limit of 3 only if the success did not reset it.
     for (let round = 0; round < 2; round++) {
-      for (let i = 0; i < 2; i++) expect((await login(h.app, user.username, 'wrong-pass', ip)).statusCode).toBe(401);
+      for (let i = 0; i < 2; i++)
+        expect((await login(h.app, user.username, 'wrong-pass', ip)).statusCode).toBe(401);
       LoginResponse.parse((await login(h.app, user.username, user.password, ip)).json());
     }
   });
@@ -78,7 +93,12 @@ describe('rate limits', () => {
     const user = await register(h.app);
     const ip = freshIp();
     const change = (currentPassword: string) =>
-      h.app.inject({ method: 'PUT', url: '/api/user/change-password', headers: { ...bearer(user.token), 'x-forwarded-for': ip }, payload: { currentPassword, newPassword: 'whatever-new' } });
+      h.app.inject({
+        method: 'PUT',
+        url: '/api/user/change-password',
+        headers: { ...bearer(user.token), 'x-forwarded-for': ip },
+        payload: { currentPassword, newPassword: 'whatever-new' },
+      });
     for (let i = 0; i < 3; i++) expect((await change('wrong-pass')).statusCode).toBe(400);
     expect((await change(user.password)).statusCode).toBe(429);
   });
@@ -86,7 +106,12 @@ describe('rate limits', () => {
   it('limits registrations per IP', async () => {
     const ip = freshIp();
     for (let i = 0; i < 3; i++) await register(h.app, newUser(), ip);
-    const response = await h.app.inject({ method: 'POST', url: '/api/user/register', payload: newUser(), headers: { 'x-forwarded-for': ip } });
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: newUser(),
+      headers: { 'x-forwarded-for': ip },
+    });
     expect429(response, /Too many registrations/);
   });
 });

@@ -14,7 +14,12 @@ describe('sessions', () => {
     await h?.close();
   });
 
-  const refresh = (cookie?: string) => h.app.inject({ method: 'POST', url: '/api/user/refresh', ...(cookie ? { cookies: { omc_refresh: cookie } } : {}) });
+  const refresh = (cookie?: string) =>
+    h.app.inject({
+      method: 'POST',
+      url: '/api/user/refresh',
+      ...(cookie ? { cookies: { omc_refresh: cookie } } : {}),
+    });
 
   describe('refresh', () => {
     it('answers a new access token from the cookie alone and rotates the cookie on every use', async () => {
@@ -33,7 +38,11 @@ describe('sessions', () => {
 
     it('stores only a hash of the refresh token', async () => {
       const user = await register(h.app);
-      const rows = await h.deps.db.selectFrom('refresh_tokens').select('token_hash').where('user_id', '=', user.id).execute();
+      const rows = await h.deps.db
+        .selectFrom('refresh_tokens')
+        .select('token_hash')
+        .where('user_id', '=', user.id)
+        .execute();
       expect(rows).toHaveLength(1);
       expect(rows[0]!.token_hash).not.toContain(user.refresh);
       expect(rows[0]!.token_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -51,7 +60,11 @@ describe('sessions', () => {
 
     it('reuse revokes only that family: another login of the same user keeps working', async () => {
       const user = await register(h.app);
-      const other = await h.app.inject({ method: 'POST', url: '/api/user/login', payload: { emailOrUsername: user.username, password: user.password } });
+      const other = await h.app.inject({
+        method: 'POST',
+        url: '/api/user/login',
+        payload: { emailOrUsername: user.username, password: user.password },
+      });
       await refresh(user.refresh);
       await refresh(user.refresh);
       expect((await refresh(refreshCookieOf(other)!)).statusCode).toBe(200);
@@ -63,7 +76,11 @@ describe('sessions', () => {
       expect(unknown.statusCode).toBe(401);
       expect(unknown.cookies.find((c) => c.name === 'omc_refresh')?.value).toBe('');
       const user = await register(h.app);
-      await h.deps.db.updateTable('refresh_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('user_id', '=', user.id).execute();
+      await h.deps.db
+        .updateTable('refresh_tokens')
+        .set({ expires_at: new Date(Date.now() - 1000) })
+        .where('user_id', '=', user.id)
+        .execute();
       expect((await refresh(user.refresh)).statusCode).toBe(401);
     });
 
@@ -86,12 +103,24 @@ describe('sessions', () => {
 
     it('a second refresh with the just-rotated token gets an access token, no new cookie, and revokes nothing', async () => {
       const user = await register(g.app);
-      const first = await g.app.inject({ method: 'POST', url: '/api/user/refresh', cookies: { omc_refresh: user.refresh } });
-      const second = await g.app.inject({ method: 'POST', url: '/api/user/refresh', cookies: { omc_refresh: user.refresh } });
+      const first = await g.app.inject({
+        method: 'POST',
+        url: '/api/user/refresh',
+        cookies: { omc_refresh: user.refresh },
+      });
+      const second = await g.app.inject({
+        method: 'POST',
+        url: '/api/user/refresh',
+        cookies: { omc_refresh: user.refresh },
+      });
       expect(second.statusCode).toBe(200);
       RefreshResponse.parse(second.json());
       expect(refreshCookieOf(second)).toBeUndefined();
-      const third = await g.app.inject({ method: 'POST', url: '/api/user/refresh', cookies: { omc_refresh: refreshCookieOf(first)! } });
+      const third = await g.app.inject({
+        method: 'POST',
+        url: '/api/user/refresh',
+        cookies: { omc_refresh: refreshCookieOf(first)! },
+      });
       expect(third.statusCode).toBe(200);
     });
   });
@@ -99,7 +128,11 @@ describe('sessions', () => {
   describe('logout', () => {
     it('revokes the session of the cookie and clears it; logging out twice is harmless', async () => {
       const user = await register(h.app);
-      const response = await h.app.inject({ method: 'POST', url: '/api/user/refresh/logout', cookies: { omc_refresh: user.refresh } });
+      const response = await h.app.inject({
+        method: 'POST',
+        url: '/api/user/refresh/logout',
+        cookies: { omc_refresh: user.refresh },
+      });
       expect(response.statusCode).toBe(200);
       MessageResponse.parse(response.json());
       const cleared = response.cookies.find((c) => c.name === 'omc_refresh')!;
@@ -114,9 +147,15 @@ describe('sessions', () => {
     beforeAll(async () => {
       user = await register(h.app);
     });
-    const profile = (authorization: string) => h.app.inject({ url: '/api/user/profile', headers: { authorization } });
+    const profile = (authorization: string) =>
+      h.app.inject({ url: '/api/user/profile', headers: { authorization } });
     const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    const claims = () => ({ sub: user.id, username: user.username, role: 'admin', exp: Math.floor(Date.now() / 1000) + 600 });
+    const claims = () => ({
+      sub: user.id,
+      username: user.username,
+      role: 'admin',
+      exp: Math.floor(Date.now() / 1000) + 600,
+    });
 
     it('accepts the genuine token (control)', async () => {
       expect((await profile(`Bearer ${user.token}`)).statusCode).toBe(200);
@@ -124,14 +163,20 @@ describe('sessions', () => {
 
     it.each([
       ['alg none', () => `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims())}.`],
-      ['HS256 signed with the public key as secret', () => {
-        const head = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims())}`;
-        return `${head}.${createHmac('sha256', h.keys.publicKey).update(head).digest('base64url')}`;
-      }],
-      ['a tampered payload', () => {
-        const [head, , signature] = user.token.split('.');
-        return `${head}.${b64(claims())}.${signature}`;
-      }],
+      [
+        'HS256 signed with the public key as secret',
+        () => {
+          const head = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims())}`;
+          return `${head}.${createHmac('sha256', h.keys.publicKey).update(head).digest('base64url')}`;
+        },
+      ],
+      [
+        'a tampered payload',
+        () => {
+          const [head, , signature] = user.token.split('.');
+          return `${head}.${b64(claims())}.${signature}`;
+        },
+      ],
       ['garbage', () => 'not.a.jwt'],
     ])('refuses %s with 401', async (_name, make) => {
       const response = await profile(`Bearer ${make()}`);
@@ -141,14 +186,31 @@ describe('sessions', () => {
 
     it('refuses a token signed with another key', async () => {
       const other = generateTokenKeys();
-      const token = await signAccessToken(other.privateKey, { sub: user.id, username: user.username, role: 'standard' });
+      const token = await signAccessToken(other.privateKey, {
+        sub: user.id,
+        username: user.username,
+        role: 'standard',
+      });
       expect((await profile(`Bearer ${token}`)).statusCode).toBe(401);
-      const another = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-      expect((await profile(`Bearer ${await signAccessToken(another, { sub: user.id, username: user.username, role: 'standard' })}`)).statusCode).toBe(401);
+      const another = generateKeyPairSync('ed25519')
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString();
+      expect(
+        (
+          await profile(
+            `Bearer ${await signAccessToken(another, { sub: user.id, username: user.username, role: 'standard' })}`,
+          )
+        ).statusCode,
+      ).toBe(401);
     });
 
     it('refuses an expired token with "Token expired"', async () => {
-      const token = await signAccessToken(h.keys.privateKey, { sub: user.id, username: user.username, role: 'standard', exp: Math.floor(Date.now() / 1000) - 30 });
+      const token = await signAccessToken(h.keys.privateKey, {
+        sub: user.id,
+        username: user.username,
+        role: 'standard',
+        exp: Math.floor(Date.now() / 1000) - 30,
+      });
       const response = await profile(`Bearer ${token}`);
       expect(response.statusCode).toBe(401);
       expect(ErrorBody.parse(response.json()).message).toBe('Token expired');
@@ -161,7 +223,11 @@ describe('sessions', () => {
     });
 
     it('does not trust the role claim: a standard user with a token claiming admin is still refused admin routes', async () => {
-      const forged = await signAccessToken(h.keys.privateKey, { sub: user.id, username: user.username, role: 'admin' });
+      const forged = await signAccessToken(h.keys.privateKey, {
+        sub: user.id,
+        username: user.username,
+        role: 'admin',
+      });
       expect((await h.app.inject({ url: '/api/admin/users', headers: bearer(forged) })).statusCode).toBe(403);
     });
   });

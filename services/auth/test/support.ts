@@ -1,7 +1,14 @@
 // Shared by the test files: an auth app on a fresh database with the real Redis and NATS, stand-ins for
 // the game and payments services on free ports, and a JetStream consumer that collects auth events.
 import { parseEvent, STREAMS, type EventEnvelope, type Subject } from '@omc/contracts';
-import { freshDatabase, generateTokenKeys, resetNats, resetRedis, testInfra, type KeyPair } from '@omc/testkit';
+import {
+  freshDatabase,
+  generateTokenKeys,
+  resetNats,
+  resetRedis,
+  testInfra,
+  type KeyPair,
+} from '@omc/testkit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { LightMyRequestResponse } from 'fastify';
 import { connect, type ConsumerMessages, type NatsConnection } from 'nats';
@@ -44,7 +51,10 @@ export async function startStandIn(path: string, fallback: unknown): Promise<Sta
     close: () => server.close(),
   };
   server.get(path, async (request, reply) => {
-    standIn.seen.push({ authorization: request.headers.authorization, requestId: request.headers['x-request-id'] as string | undefined });
+    standIn.seen.push({
+      authorization: request.headers.authorization,
+      requestId: request.headers['x-request-id'] as string | undefined,
+    });
     if (standIn.mode === 'hang') return new Promise(() => undefined);
     if (standIn.mode === 'error') return reply.status(503).send({ message: 'unavailable' });
     if (standIn.mode === 'garbage') return reply.send({ unexpected: true });
@@ -126,7 +136,9 @@ export async function collectEvents(natsUrl: string): Promise<EventCollector> {
   const nc: NatsConnection = await connect({ servers: natsUrl });
   const jsm = await nc.jetstreamManager();
   // The stream the service ensures at start; created here first so no event can be missed.
-  await jsm.streams.add({ name: STREAMS.auth.name, subjects: [...STREAMS.auth.subjects] }).catch(() => undefined);
+  await jsm.streams
+    .add({ name: STREAMS.auth.name, subjects: [...STREAMS.auth.subjects] })
+    .catch(() => undefined);
   const received: EventEnvelope[] = [];
   const consumer = await nc.jetstream().consumers.get(STREAMS.auth.name);
   const messages: ConsumerMessages = await consumer.consume();
@@ -135,7 +147,8 @@ export async function collectEvents(natsUrl: string): Promise<EventCollector> {
   })();
   return {
     received,
-    of: <S extends Subject>(subject: S) => received.filter((e) => e.subject === subject) as EventEnvelope<S>[],
+    of: <S extends Subject>(subject: S) =>
+      received.filter((e) => e.subject === subject) as EventEnvelope<S>[],
     async close() {
       messages.stop();
       await nc.close();
@@ -167,17 +180,38 @@ export function refreshCookieOf(response: LightMyRequestResponse): string | unde
 }
 
 export async function register(app: FastifyInstance, user = newUser(), ip = freshIp()) {
-  const response = await app.inject({ method: 'POST', url: '/api/user/register', payload: user, headers: { 'x-forwarded-for': ip } });
-  if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`);
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/user/register',
+    payload: user,
+    headers: { 'x-forwarded-for': ip },
+  });
+  if (response.statusCode !== 201)
+    throw new Error(`register failed: ${response.statusCode} ${response.body}`);
   const body = response.json() as { token: string; message: string };
-  return { ...user, token: body.token, refresh: refreshCookieOf(response)!, id: subjectOf(`Bearer ${body.token}`)!, response };
+  return {
+    ...user,
+    token: body.token,
+    refresh: refreshCookieOf(response)!,
+    id: subjectOf(`Bearer ${body.token}`)!,
+    response,
+  };
 }
 
 export async function login(app: FastifyInstance, emailOrUsername: string, password: string, ip = freshIp()) {
-  return app.inject({ method: 'POST', url: '/api/user/login', payload: { emailOrUsername, password }, headers: { 'x-forwarded-for': ip } });
+  return app.inject({
+    method: 'POST',
+    url: '/api/user/login',
+    payload: { emailOrUsername, password },
+    headers: { 'x-forwarded-for': ip },
+  });
 }
 
-export async function loginToken(app: FastifyInstance, emailOrUsername: string, password: string): Promise<string> {
+export async function loginToken(
+  app: FastifyInstance,
+  emailOrUsername: string,
+  password: string,
+): Promise<string> {
   const response = await login(app, emailOrUsername, password);
   if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
   return response.json().token;

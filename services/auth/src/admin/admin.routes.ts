@@ -14,8 +14,12 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
     return { users: await listUsers(ctx.deps.db) };
   });
 
-  app.post('/api/admin/updateRole', { onRequest, schema: { body: UpdateRoleRequest, response: { 200: MessageResponse } } }, async (request) => {
-    const { changed } = await updateRole(ctx, request.body.email, request.body.role);
-    return { message: changed ? 'Role updated' : 'Role unchanged' };
-  });
+  app.post(
+    '/api/admin/updateRole',
+    { onRequest, schema: { body: UpdateRoleRequest, response: { 200: MessageResponse } } },
+    async (request) => {
+      const { changed } = await updateRole(ctx, request.body.email, request.body.role);
+      return { message: changed ? 'Role updated' : 'Role unchanged' };
+    },
+  );
 }

@@ -11,9 +11,13 @@ export async function updateRole(ctx: AuthContext, email: string, role: Role): P
     const target = await findUserByEmail(trx, email);
     if (!target) throw notFound('No user has this email');
     if (target.role === role) return { changed: false };
-    if (target.role === 'admin' && admins.length <= 1) throw conflict('Cannot remove the last admin. Make another user admin first.');
+    if (target.role === 'admin' && admins.length <= 1)
+      throw conflict('Cannot remove the last admin. Make another user admin first.');
     await updateUser(trx, target.id, { role });
-    await enqueue(trx, makeEvent(SUBJECTS.userRoleChanged, { userId: target.id, role, previousRole: target.role }));
+    await enqueue(
+      trx,
+      makeEvent(SUBJECTS.userRoleChanged, { userId: target.id, role, previousRole: target.role }),
+    );
     return { changed: true };
   });
   if (result.changed) ctx.relay.nudge();

@@ -7,11 +7,19 @@ import type { Deps } from '../deps.js';
 
 export type UpstreamResult<T> = { ok: true; data: T } | { ok: false; reason: string };
 
-export async function callUpstream<S extends z.ZodType>(deps: Deps, url: string, schema: S, request: FastifyRequest): Promise<UpstreamResult<z.infer<S>>> {
+export async function callUpstream<S extends z.ZodType>(
+  deps: Deps,
+  url: string,
+  schema: S,
+  request: FastifyRequest,
+): Promise<UpstreamResult<z.infer<S>>> {
   const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': request.id };
   if (request.headers.authorization) headers.authorization = request.headers.authorization;
   try {
-    const response = await deps.fetch(url, { headers, signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS) });
+    const response = await deps.fetch(url, {
+      headers,
+      signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS),
+    });
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
       return { ok: false, reason: `status ${response.status}` };
@@ -20,6 +28,9 @@ export async function callUpstream<S extends z.ZodType>(deps: Deps, url: string,
     if (!parsed.success) return { ok: false, reason: 'answer does not match the contract' };
     return { ok: true, data: parsed.data };
   } catch (error) {
-    return { ok: false, reason: (error as Error).name === 'TimeoutError' ? 'timed out' : (error as Error).message };
+    return {
+      ok: false,
+      reason: (error as Error).name === 'TimeoutError' ? 'timed out' : (error as Error).message,
+    };
   }
 }

@@ -4,6 +4,7 @@
 import { badRequest } from '@omc/service-kit';
 import type { FastifyRequest } from 'fastify';
 
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const EXEMPT = new Set(['password', 'currentPassword', 'newPassword']);
 

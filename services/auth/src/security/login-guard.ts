@@ -44,9 +44,21 @@ export class LoginGuard {
 
   private scopes(ip: string, account: string): Scope[] {
     const scopes: Scope[] = [
-      { key: `ip:${ip}`, max: this.limits.maxPerIp, message: (s) => `Too many failed logins from your network. Try again in ${s} seconds.` },
-      { key: `acctip:${account}:${ip}`, max: this.limits.maxPerAccountIp, message: (s) => `Too many failed logins for this account. Try again in ${s} seconds.` },
-      { key: `acct:${account}`, max: this.limits.maxPerAccount, message: (s) => `Too many failed logins for this account. Try again in ${s} seconds.` },
+      {
+        key: `ip:${ip}`,
+        max: this.limits.maxPerIp,
+        message: (s) => `Too many failed logins from your network. Try again in ${s} seconds.`,
+      },
+      {
+        key: `acctip:${account}:${ip}`,
+        max: this.limits.maxPerAccountIp,
+        message: (s) => `Too many failed logins for this account. Try again in ${s} seconds.`,
+      },
+      {
+        key: `acct:${account}`,
+        max: this.limits.maxPerAccount,
+        message: (s) => `Too many failed logins for this account. Try again in ${s} seconds.`,
+      },
     ];
     return scopes.filter((s) => s.max > 0);
   }
@@ -57,7 +69,9 @@ export class LoginGuard {
     if (scopes.length === 0) return;
     let ttls: number[];
     try {
-      ttls = (await this.redis.pipeline(scopes.map((s) => ['pttl', `${PREFIX}lock:${s.key}`])).exec())!.map(([, v]) => Number(v));
+      ttls = (await this.redis.pipeline(scopes.map((s) => ['pttl', `${PREFIX}lock:${s.key}`])).exec())!.map(
+        ([, v]) => Number(v),
+      );
     } catch {
       throw unavailable();
     }
@@ -78,7 +92,11 @@ export class LoginGuard {
         const result = await this.redis.multi().set(counter, 0, 'PX', windowMs, 'NX').incr(counter).exec();
         const count = Number(result?.[1]?.[1] ?? 0);
         if (count >= scope.max) {
-          await this.redis.multi().set(`${PREFIX}lock:${scope.key}`, '1', 'PX', lockoutMs, 'NX').del(counter).exec();
+          await this.redis
+            .multi()
+            .set(`${PREFIX}lock:${scope.key}`, '1', 'PX', lockoutMs, 'NX')
+            .del(counter)
+            .exec();
         }
       }
     } catch {
@@ -99,7 +117,12 @@ export class LoginGuard {
     let count: number;
     let ttl: number;
     try {
-      const result = await this.redis.multi().set(counter, 0, 'PX', this.limits.windowMs, 'NX').incr(counter).pttl(counter).exec();
+      const result = await this.redis
+        .multi()
+        .set(counter, 0, 'PX', this.limits.windowMs, 'NX')
+        .incr(counter)
+        .pttl(counter)
+        .exec();
       count = Number(result?.[1]?.[1] ?? 0);
       ttl = Number(result?.[2]?.[1] ?? 0);
     } catch {
@@ -107,7 +130,10 @@ export class LoginGuard {
     }
     if (count > max) {
       const seconds = Math.max(1, Math.ceil(ttl / 1000));
-      throw new RateLimited(`Too many registrations from your network. Try again in ${seconds} seconds.`, seconds);
+      throw new RateLimited(
+        `Too many registrations from your network. Try again in ${seconds} seconds.`,
+        seconds,
+      );
     }
   }
 }

@@ -3,7 +3,12 @@
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 
 const ARGON2ID = 2 as Algorithm;
-export const PASSWORD_HASH_OPTIONS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+export const PASSWORD_HASH_OPTIONS = {
+  algorithm: ARGON2ID,
+  memoryCost: 19_456,
+  timeCost: 2,
+  parallelism: 1,
+} as const;
 
 export function hashPassword(password: string): Promise<string> {
   return hash(password, PASSWORD_HASH_OPTIONS);
@@ -12,7 +17,10 @@ export function hashPassword(password: string): Promise<string> {
 let dummyHash: Promise<string> | undefined;
 
 /** True when `password` matches `storedHash`; with no stored hash, spends the same work and says false. */
-export async function verifyPassword(storedHash: string | null | undefined, password: string): Promise<boolean> {
+export async function verifyPassword(
+  storedHash: string | null | undefined,
+  password: string,
+): Promise<boolean> {
   if (!storedHash) {
     dummyHash ??= hashPassword('dummy password that no account has');
     await verify(await dummyHash, password).catch(() => false);

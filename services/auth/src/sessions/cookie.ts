@@ -13,5 +13,10 @@ export function setRefreshCookie(reply: FastifyReply, config: Config, token: str
 }
 
 export function clearRefreshCookie(reply: FastifyReply, config: Config): void {
-  reply.clearCookie(REFRESH_COOKIE, { path: REFRESH_COOKIE_PATH, httpOnly: true, sameSite: 'strict', secure: config.cookieSecure });
+  reply.clearCookie(REFRESH_COOKIE, {
+    path: REFRESH_COOKIE_PATH,
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: config.cookieSecure,
+  });
 }

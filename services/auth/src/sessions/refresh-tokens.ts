@@ -18,7 +18,13 @@ export interface RefreshSettings {
   reuseGraceMs: number;
 }
 
-export async function issueRefreshToken(db: Db, userId: string, now: number, settings: RefreshSettings, familyId: string = randomUUID()): Promise<string> {
+export async function issueRefreshToken(
+  db: Db,
+  userId: string,
+  now: number,
+  settings: RefreshSettings,
+  familyId: string = randomUUID(),
+): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   await db
     .insertInto('refresh_tokens')
@@ -40,31 +46,60 @@ export type RotationResult =
   | { kind: 'reused' }
   | { kind: 'invalid' };
 
-export async function rotateRefreshToken(db: Kysely<Database>, token: string, now: number, settings: RefreshSettings): Promise<RotationResult> {
+export async function rotateRefreshToken(
+  db: Kysely<Database>,
+  token: string,
+  now: number,
+  settings: RefreshSettings,
+): Promise<RotationResult> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', hashRefreshToken(token)).forUpdate().executeTakeFirst();
+    const row = await trx
+      .selectFrom('refresh_tokens')
+      .selectAll()
+      .where('token_hash', '=', hashRefreshToken(token))
+      .forUpdate()
+      .executeTakeFirst();
     if (!row || row.revoked_at || row.expires_at.getTime() <= now) return { kind: 'invalid' } as const;
     if (row.rotated_at) {
-      if (now - row.rotated_at.getTime() <= settings.reuseGraceMs) return { kind: 'grace', userId: row.user_id } as const;
+      if (now - row.rotated_at.getTime() <= settings.reuseGraceMs)
+        return { kind: 'grace', userId: row.user_id } as const;
       await revokeFamily(trx, row.family_id, now);
       return { kind: 'reused' } as const;
     }
-    await trx.updateTable('refresh_tokens').set({ rotated_at: new Date(now) }).where('id', '=', row.id).execute();
+    await trx
+      .updateTable('refresh_tokens')
+      .set({ rotated_at: new Date(now) })
+      .where('id', '=', row.id)
+      .execute();
     const next = await issueRefreshToken(trx, row.user_id, now, settings, row.family_id);
     return { kind: 'rotated', userId: row.user_id, token: next } as const;
   });
 }
 
 export async function revokeFamily(db: Db, familyId: string, now: number): Promise<void> {
-  await db.updateTable('refresh_tokens').set({ revoked_at: new Date(now) }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('refresh_tokens')
+    .set({ revoked_at: new Date(now) })
+    .where('family_id', '=', familyId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /** Revokes the family of the given token, if it is one of ours. */
 export async function revokeByToken(db: Db, token: string, now: number): Promise<void> {
-  const row = await db.selectFrom('refresh_tokens').select('family_id').where('token_hash', '=', hashRefreshToken(token)).executeTakeFirst();
+  const row = await db
+    .selectFrom('refresh_tokens')
+    .select('family_id')
+    .where('token_hash', '=', hashRefreshToken(token))
+    .executeTakeFirst();
   if (row) await revokeFamily(db, row.family_id, now);
 }
 
 export async function revokeAllForUser(db: Db, userId: string, now: number): Promise<void> {
-  await db.updateTable('refresh_tokens').set({ revoked_at: new Date(now) }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('refresh_tokens')
+    .set({ revoked_at: new Date(now) })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }

@@ -14,33 +14,49 @@ export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): P
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const { config, counters } = ctx.deps;
 
-  app.post('/api/user/refresh', { schema: { response: { 200: RefreshResponse } } }, async (request, reply) => {
-    const presented = request.cookies[REFRESH_COOKIE];
-    if (!presented) {
-      counters.refreshes.inc({ outcome: 'missing' });
-      throw unauthorized('No session to refresh; please log in');
-    }
-    const result = await rotateRefreshToken(ctx.deps.db, presented, ctx.deps.clock(), { ttlSeconds: config.REFRESH_TTL_SECONDS, reuseGraceMs: config.REFRESH_REUSE_GRACE_MS });
-    if (result.kind === 'invalid' || result.kind === 'reused') {
+  app.post(
+    '/api/user/refresh',
+    { schema: { response: { 200: RefreshResponse } } },
+    async (request, reply) => {
+      const presented = request.cookies[REFRESH_COOKIE];
+      if (!presented) {
+        counters.refreshes.inc({ outcome: 'missing' });
+        throw unauthorized('No session to refresh; please log in');
+      }
+      const result = await rotateRefreshToken(ctx.deps.db, presented, ctx.deps.clock(), {
+        ttlSeconds: config.REFRESH_TTL_SECONDS,
+        reuseGraceMs: config.REFRESH_REUSE_GRACE_MS,
+      });
+      if (result.kind === 'invalid' || result.kind === 'reused') {
+        counters.refreshes.inc({ outcome: result.kind });
+        if (result.kind === 'reused')
+          request.log.warn('rotated refresh token presented again; its family is revoked');
+        clearRefreshCookie(reply, config);
+        throw unauthorized(
+          result.kind === 'reused'
+            ? 'This session was ended for your security; please log in again'
+            : 'Session expired; please log in again',
+        );
+      }
+      const user = await findUserById(ctx.deps.db, result.userId);
+      if (!user) {
+        clearRefreshCookie(reply, config);
+        throw unauthorized('This account no longer exists');
+      }
+      if (result.kind === 'rotated') setRefreshCookie(reply, config, result.token);
       counters.refreshes.inc({ outcome: result.kind });
-      if (result.kind === 'reused') request.log.warn('rotated refresh token presented again; its family is revoked');
-      clearRefreshCookie(reply, config);
-      throw unauthorized(result.kind === 'reused' ? 'This session was ended for your security; please log in again' : 'Session expired; please log in again');
-    }
-    const user = await findUserById(ctx.deps.db, result.userId);
-    if (!user) {
-      clearRefreshCookie(reply, config);
-      throw unauthorized('This account no longer exists');
-    }
-    if (result.kind === 'rotated') setRefreshCookie(reply, config, result.token);
-    counters.refreshes.inc({ outcome: result.kind });
-    return { token: ctx.signAccessToken(user) };
-  });
+      return { token: ctx.signAccessToken(user) };
+    },
+  );
 
-  app.post('/api/user/refresh/logout', { schema: { response: { 200: MessageResponse } } }, async (request, reply) => {
-    const presented = request.cookies[REFRESH_COOKIE];
-    if (presented) await revokeByToken(ctx.deps.db, presented, ctx.deps.clock());
-    clearRefreshCookie(reply, config);
-    return { message: 'Logged out' };
-  });
+  app.post(
+    '/api/user/refresh/logout',
+    { schema: { response: { 200: MessageResponse } } },
+    async (request, reply) => {
+      const presented = request.cookies[REFRESH_COOKIE];
+      if (presented) await revokeByToken(ctx.deps.db, presented, ctx.deps.clock());
+      clearRefreshCookie(reply, config);
+      return { message: 'Logged out' };
+    },
+  );
 }

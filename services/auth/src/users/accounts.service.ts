@@ -1,7 +1,17 @@
 // The rules of an account: sign-up, sign-in, the profile's changes and deletion. Every change that other
 // services must learn about is written to the outbox in the same transaction.
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_LANGUAGE, GameProfile, makeEvent, PaymentsProfile, SUBJECTS, type Language, type LoginRequest, type ProfileResponse, type RegisterRequest } from '@omc/contracts';
+import {
+  DEFAULT_LANGUAGE,
+  GameProfile,
+  makeEvent,
+  PaymentsProfile,
+  SUBJECTS,
+  type Language,
+  type LoginRequest,
+  type ProfileResponse,
+  type RegisterRequest,
+} from '@omc/contracts';
 import { AppError, badRequest, conflict, unauthorized } from '@omc/service-kit';
 import type { FastifyRequest } from 'fastify';
 import { enqueue } from '../events.js';
@@ -10,7 +20,15 @@ import { callUpstream } from '../profile/upstreams.js';
 import { hashPassword, verifyPassword } from '../security/passwords.js';
 import { RateLimited } from '../security/login-guard.js';
 import { issueRefreshToken, revokeAllForUser } from '../sessions/refresh-tokens.js';
-import { deleteUser, findUserByLogin, insertUser, lockAdmins, UniqueViolation, updateUser, type UserRow } from './users.repo.js';
+import {
+  deleteUser,
+  findUserByLogin,
+  insertUser,
+  lockAdmins,
+  UniqueViolation,
+  updateUser,
+  type UserRow,
+} from './users.repo.js';
 
 export interface SignedIn {
   user: UserRow;
@@ -22,13 +40,18 @@ const INVALID_CREDENTIALS = 'Invalid credentials';
 
 function uniqueConflict(error: unknown): never {
   if (error instanceof UniqueViolation) {
-    throw error.field === 'username' ? conflict('This username is already taken', 'username') : conflict('This email is already registered', 'email');
+    throw error.field === 'username'
+      ? conflict('This username is already taken', 'username')
+      : conflict('This email is already registered', 'email');
   }
   throw error;
 }
 
 function refreshSettings(ctx: AuthContext) {
-  return { ttlSeconds: ctx.deps.config.REFRESH_TTL_SECONDS, reuseGraceMs: ctx.deps.config.REFRESH_REUSE_GRACE_MS };
+  return {
+    ttlSeconds: ctx.deps.config.REFRESH_TTL_SECONDS,
+    reuseGraceMs: ctx.deps.config.REFRESH_REUSE_GRACE_MS,
+  };
 }
 
 export async function register(ctx: AuthContext, input: RegisterRequest, ip: string): Promise<SignedIn> {
@@ -47,7 +70,13 @@ export async function register(ctx: AuthContext, input: RegisterRequest, ip: str
       });
       await enqueue(
         trx,
-        makeEvent(SUBJECTS.userRegistered, { userId: user.id, username: user.username, email: user.email, role: user.role, preferredLanguage: user.preferred_language }),
+        makeEvent(SUBJECTS.userRegistered, {
+          userId: user.id,
+          username: user.username,
+          email: user.email,
+          role: user.role,
+          preferredLanguage: user.preferred_language,
+        }),
       );
       const refreshToken = await issueRefreshToken(trx, user.id, now, refreshSettings(ctx));
       return { user, refreshToken };
@@ -83,7 +112,11 @@ export async function login(ctx: AuthContext, input: LoginRequest, ip: string): 
   return { user, refreshToken, accessToken: ctx.signAccessToken(user) };
 }
 
-export async function profile(ctx: AuthContext, user: UserRow, request: FastifyRequest): Promise<ProfileResponse> {
+export async function profile(
+  ctx: AuthContext,
+  user: UserRow,
+  request: FastifyRequest,
+): Promise<ProfileResponse> {
   const { GAME_URL, PAYMENTS_URL } = ctx.deps.config;
   const [game, payments] = await Promise.all([
     callUpstream(ctx.deps, `${GAME_URL}/api/game/profile`, GameProfile, request),
@@ -139,7 +172,13 @@ export async function changeUsername(ctx: AuthContext, user: UserRow, username: 
  * Checks the current password (under the same brute-force limits as login), stores the new hash and
  * ends every other session. Returns a fresh refresh token so this browser stays signed in.
  */
-export async function changePassword(ctx: AuthContext, user: UserRow, currentPassword: string, newPassword: string, ip: string): Promise<string> {
+export async function changePassword(
+  ctx: AuthContext,
+  user: UserRow,
+  currentPassword: string,
+  newPassword: string,
+  ip: string,
+): Promise<string> {
   const account = `user:${user.id}`;
   await ctx.guard.check(ip, account);
   if (!(await verifyPassword(user.password_hash, currentPassword))) {
@@ -160,18 +199,30 @@ export async function changePassword(ctx: AuthContext, user: UserRow, currentPas
  * payments reports uncollected winnings, and refused when payments cannot be asked: never delete blind.
  */
 export async function deleteAccount(ctx: AuthContext, user: UserRow, request: FastifyRequest): Promise<void> {
-  const payments = await callUpstream(ctx.deps, `${ctx.deps.config.PAYMENTS_URL}/api/payments/profile`, PaymentsProfile, request);
+  const payments = await callUpstream(
+    ctx.deps,
+    `${ctx.deps.config.PAYMENTS_URL}/api/payments/profile`,
+    PaymentsProfile,
+    request,
+  );
   if (!payments.ok) {
     request.log.warn({ reason: payments.reason }, 'payments unavailable; account deletion refused');
-    throw new AppError('UNAVAILABLE', 503, 'Cannot check your winnings right now, so the account was not deleted. Please try again later.');
+    throw new AppError(
+      'UNAVAILABLE',
+      503,
+      'Cannot check your winnings right now, so the account was not deleted. Please try again later.',
+    );
   }
   if (payments.data.potEarned > 0) {
-    throw conflict(`You have uncollected winnings (${payments.data.potEarned.toFixed(2)}). Collect them before deleting your account.`);
+    throw conflict(
+      `You have uncollected winnings (${payments.data.potEarned.toFixed(2)}). Collect them before deleting your account.`,
+    );
   }
   await ctx.deps.db.transaction().execute(async (trx) => {
     if (user.role === 'admin') {
       const admins = await lockAdmins(trx);
-      if (admins.length <= 1 && admins.includes(user.id)) throw conflict('The last admin cannot delete their account. Make another user admin first.');
+      if (admins.length <= 1 && admins.includes(user.id))
+        throw conflict('The last admin cannot delete their account. Make another user admin first.');
     }
     await deleteUser(trx, user.id);
     await enqueue(trx, makeEvent(SUBJECTS.userDeleted, { userId: user.id }));

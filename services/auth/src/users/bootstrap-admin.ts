@@ -11,18 +11,28 @@ import type { AuthContext } from '../context.js';
 import { hashPassword } from '../security/passwords.js';
 import { findUserByEmail, findUserByUsername, insertUser, updateUser } from './users.repo.js';
 
-export async function ensureBootstrapAdmin(ctx: AuthContext): Promise<'created' | 'promoted' | 'present' | 'not configured'> {
+export async function ensureBootstrapAdmin(
+  ctx: AuthContext,
+): Promise<'created' | 'promoted' | 'present' | 'not configured'> {
   const admin = ctx.deps.config.bootstrapAdmin;
   if (!admin) return 'not configured';
   const passwordHash = await hashPassword(admin.password);
   const outcome = await ctx.deps.db.transaction().execute(async (trx) => {
     // Replicas starting together: one at a time.
     await sql`select pg_advisory_xact_lock(hashtext('auth.bootstrap_admin'))`.execute(trx);
-    const existing = (await findUserByEmail(trx, admin.email)) ?? (await findUserByUsername(trx, admin.username));
+    const existing =
+      (await findUserByEmail(trx, admin.email)) ?? (await findUserByUsername(trx, admin.username));
     if (existing) {
       if (existing.role === 'admin') return 'present' as const;
       await updateUser(trx, existing.id, { role: 'admin' });
-      await enqueue(trx, makeEvent(SUBJECTS.userRoleChanged, { userId: existing.id, role: 'admin', previousRole: existing.role }));
+      await enqueue(
+        trx,
+        makeEvent(SUBJECTS.userRoleChanged, {
+          userId: existing.id,
+          role: 'admin',
+          previousRole: existing.role,
+        }),
+      );
       return 'promoted' as const;
     }
     const user = await insertUser(trx, {
@@ -35,7 +45,13 @@ export async function ensureBootstrapAdmin(ctx: AuthContext): Promise<'created' 
     });
     await enqueue(
       trx,
-      makeEvent(SUBJECTS.userRegistered, { userId: user.id, username: user.username, email: user.email, role: user.role, preferredLanguage: user.preferred_language }),
+      makeEvent(SUBJECTS.userRegistered, {
+        userId: user.id,
+        username: user.username,
+        email: user.email,
+        role: user.role,
+        preferredLanguage: user.preferred_language,
+      }),
     );
     return 'created' as const;
   });

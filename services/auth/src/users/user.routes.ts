@@ -23,52 +23,94 @@ export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Prom
   const { config } = ctx.deps;
   const onRequest = signedIn(ctx);
 
-  app.post('/api/user/register', { schema: { body: RegisterRequest, response: { 201: RegisterResponse } } }, async (request, reply) => {
-    const signedIn = await accounts.register(ctx, request.body, request.ip);
-    setRefreshCookie(reply, config, signedIn.refreshToken);
-    return reply.status(201).send({ token: signedIn.accessToken, message: 'Registration successful' });
-  });
+  app.post(
+    '/api/user/register',
+    { schema: { body: RegisterRequest, response: { 201: RegisterResponse } } },
+    async (request, reply) => {
+      const signedIn = await accounts.register(ctx, request.body, request.ip);
+      setRefreshCookie(reply, config, signedIn.refreshToken);
+      return reply.status(201).send({ token: signedIn.accessToken, message: 'Registration successful' });
+    },
+  );
 
-  app.post('/api/user/login', { schema: { body: LoginRequest, response: { 200: LoginResponse } } }, async (request, reply) => {
-    const signedIn = await accounts.login(ctx, request.body, request.ip);
-    setRefreshCookie(reply, config, signedIn.refreshToken);
-    return { token: signedIn.accessToken, preferredLanguage: signedIn.user.preferred_language, message: 'Login successful' };
-  });
+  app.post(
+    '/api/user/login',
+    { schema: { body: LoginRequest, response: { 200: LoginResponse } } },
+    async (request, reply) => {
+      const signedIn = await accounts.login(ctx, request.body, request.ip);
+      setRefreshCookie(reply, config, signedIn.refreshToken);
+      return {
+        token: signedIn.accessToken,
+        preferredLanguage: signedIn.user.preferred_language,
+        message: 'Login successful',
+      };
+    },
+  );
 
-  app.get('/api/user/profile', { onRequest, schema: { response: { 200: ProfileResponse } } }, async (request) => {
-    const user = accountOf(request);
-    return accounts.profile(ctx, user, request);
-  });
+  app.get(
+    '/api/user/profile',
+    { onRequest, schema: { response: { 200: ProfileResponse } } },
+    async (request) => {
+      const user = accountOf(request);
+      return accounts.profile(ctx, user, request);
+    },
+  );
 
-  app.put('/api/user/change-language', { onRequest, schema: { body: ChangeLanguageRequest, response: { 200: MessageResponse } } }, async (request) => {
-    const user = accountOf(request);
-    await accounts.changeLanguage(ctx, user, request.body.language);
-    return { message: 'Language updated' };
-  });
+  app.put(
+    '/api/user/change-language',
+    { onRequest, schema: { body: ChangeLanguageRequest, response: { 200: MessageResponse } } },
+    async (request) => {
+      const user = accountOf(request);
+      await accounts.changeLanguage(ctx, user, request.body.language);
+      return { message: 'Language updated' };
+    },
+  );
 
-  app.put('/api/user/change-email', { onRequest, schema: { body: ChangeEmailRequest, response: { 200: MessageResponse } } }, async (request) => {
-    const user = accountOf(request);
-    await accounts.changeEmail(ctx, user, request.body.email);
-    return { message: 'Email updated' };
-  });
+  app.put(
+    '/api/user/change-email',
+    { onRequest, schema: { body: ChangeEmailRequest, response: { 200: MessageResponse } } },
+    async (request) => {
+      const user = accountOf(request);
+      await accounts.changeEmail(ctx, user, request.body.email);
+      return { message: 'Email updated' };
+    },
+  );
 
-  app.put('/api/user/change-password', { onRequest, schema: { body: ChangePasswordRequest, response: { 200: MessageResponse } } }, async (request, reply) => {
-    const user = accountOf(request);
-    const refreshToken = await accounts.changePassword(ctx, user, request.body.currentPassword, request.body.newPassword, request.ip);
-    setRefreshCookie(reply, config, refreshToken);
-    return { message: 'Password updated; other sessions have been signed out' };
-  });
+  app.put(
+    '/api/user/change-password',
+    { onRequest, schema: { body: ChangePasswordRequest, response: { 200: MessageResponse } } },
+    async (request, reply) => {
+      const user = accountOf(request);
+      const refreshToken = await accounts.changePassword(
+        ctx,
+        user,
+        request.body.currentPassword,
+        request.body.newPassword,
+        request.ip,
+      );
+      setRefreshCookie(reply, config, refreshToken);
+      return { message: 'Password updated; other sessions have been signed out' };
+    },
+  );
 
-  app.put('/api/user/change-username', { onRequest, schema: { body: ChangeUsernameRequest, response: { 200: MessageResponse } } }, async (request) => {
-    const user = accountOf(request);
-    await accounts.changeUsername(ctx, user, request.body.username);
-    return { message: 'Username updated' };
-  });
+  app.put(
+    '/api/user/change-username',
+    { onRequest, schema: { body: ChangeUsernameRequest, response: { 200: MessageResponse } } },
+    async (request) => {
+      const user = accountOf(request);
+      await accounts.changeUsername(ctx, user, request.body.username);
+      return { message: 'Username updated' };
+    },
+  );
 
-  app.delete('/api/user/delete-account', { onRequest, schema: { response: { 200: MessageResponse } } }, async (request, reply) => {
-    const user = accountOf(request);
-    await accounts.deleteAccount(ctx, user, request);
-    clearRefreshCookie(reply, config);
-    return { message: 'Account deleted' };
-  });
+  app.delete(
+    '/api/user/delete-account',
+    { onRequest, schema: { response: { 200: MessageResponse } } },
+    async (request, reply) => {
+      const user = accountOf(request);
+      await accounts.deleteAccount(ctx, user, request);
+      clearRefreshCookie(reply, config);
+      return { message: 'Account deleted' };
+    },
+  );
 }

@@ -25,11 +25,19 @@ export function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
 }
 
 export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
 }
 
 export function findUserByUsername(db: Db, username: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where(sql`lower(username)`, '=', username.toLowerCase()).executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(sql`lower(username)`, '=', username.toLowerCase())
+    .executeTakeFirst();
 }
 
 /** Usernames cannot contain "@", so an identifier with one is an email. */
@@ -39,7 +47,14 @@ export function findUserByLogin(db: Db, identifier: string): Promise<UserRow | u
 
 export async function insertUser(
   db: Db,
-  user: { id: string; username: string; email: string; passwordHash: string; role: Role; preferredLanguage: Language },
+  user: {
+    id: string;
+    username: string;
+    email: string;
+    passwordHash: string;
+    role: Role;
+    preferredLanguage: Language;
+  },
 ): Promise<UserRow> {
   try {
     return await db
@@ -62,7 +77,13 @@ export async function insertUser(
 export async function updateUser(
   db: Db,
   id: string,
-  changes: Partial<{ username: string; email: string; password_hash: string; role: Role; preferred_language: Language }>,
+  changes: Partial<{
+    username: string;
+    email: string;
+    password_hash: string;
+    role: Role;
+    preferred_language: Language;
+  }>,
 ): Promise<void> {
   try {
     await db
@@ -80,11 +101,21 @@ export async function deleteUser(db: Db, id: string): Promise<void> {
 }
 
 export function listUsers(db: Db): Promise<Pick<UserRow, 'username' | 'email' | 'role'>[]> {
-  return db.selectFrom('users').select(['username', 'email', 'role']).orderBy(sql`lower(username)`).execute();
+  return db
+    .selectFrom('users')
+    .select(['username', 'email', 'role'])
+    .orderBy(sql`lower(username)`)
+    .execute();
 }
 
 /** Locks every admin row, so two concurrent demotions cannot both see "another admin remains". */
 export async function lockAdmins(trx: Transaction<Database>): Promise<string[]> {
-  const rows = await trx.selectFrom('users').select('id').where('role', '=', 'admin').orderBy('id').forUpdate().execute();
+  const rows = await trx
+    .selectFrom('users')
+    .select('id')
+    .where('role', '=', 'admin')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
   return rows.map((r) => r.id);
 }

@@ -9,7 +9,12 @@ export const usersMigration: Migration = {
       .addColumn('username', 'text', (c) => c.notNull())
       .addColumn('email', 'text', (c) => c.notNull())
       .addColumn('password_hash', 'text', (c) => c.notNull())
-      .addColumn('role', 'text', (c) => c.notNull().defaultTo('standard').check(sql`role in ('standard', 'superuser', 'admin')`))
+      .addColumn('role', 'text', (c) =>
+        c
+          .notNull()
+          .defaultTo('standard')
+          .check(sql`role in ('standard', 'superuser', 'admin')`),
+      )
       .addColumn('preferred_language', 'text', (c) => c.notNull().defaultTo('es'))
       .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
