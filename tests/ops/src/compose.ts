@@ -1,0 +1,68 @@
+// docker-compose.yml, checked by Debian's docker-compose (`config -q` parses, interpolates and validates
+// the file against the Compose schema without an engine) and read as data for the suite's own checks.
+// Where docker-compose is missing it is installed with apt-get when running as root; otherwise the suite
+// fails with what to install, never passes without the check.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT } from './repo.js';
+import { loadYaml } from './yaml.js';
+
+export const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
+
+function has(bin: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
+}
+
+/** The docker-compose binary's version line, installing Debian's package when it is missing. */
+export function ensureDockerCompose(log: (line: string) => void): string {
+  if (!has('docker-compose')) {
+    const isRoot = process.getuid?.() === 0;
+    if (!isRoot || !has('apt-get')) {
+      throw new Error("docker-compose is needed to validate docker-compose.yml: install Debian's package (sudo apt-get install -y docker-compose)");
+    }
+    log('[ops] docker-compose is missing: installing Debian\'s docker-compose with apt-get');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'docker-compose'], { stdio: 'inherit', env });
+  }
+  return execFileSync('docker-compose', ['version', '--short'], { encoding: 'utf8' }).trim();
+}
+
+export function composeConfig(args: string[] = ['-q']): { status: number; stdout: string; stderr: string } {
+  // No variables from this machine's environment leak into the check: the file's defaults are what count.
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  const result = spawnSync('docker-compose', ['--project-directory', ROOT, '-f', COMPOSE_FILE, 'config', ...args], { encoding: 'utf8', env });
+  return { status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr };
+}
+
+export interface ComposeService {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  command?: string[] | string;
+  environment?: Record<string, string | number | null>;
+  expose?: (string | number)[];
+  ports?: string[];
+  volumes?: string[];
+  depends_on?: Record<string, { condition: string }> | string[];
+  healthcheck?: { test: string[] | string };
+  read_only?: boolean;
+  tmpfs?: string[];
+  cap_drop?: string[];
+  security_opt?: string[];
+  user?: string;
+}
+
+export interface ComposeFile {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+}
+
+/** The file as written (merge keys resolved), before interpolation. */
+export function readCompose(): ComposeFile {
+  return loadYaml<ComposeFile>(COMPOSE_FILE);
+}
+
+/** `${NAME:-default}` as docker compose resolves it when NAME is not set. */
+export function interpolateDefaults(value: string): string {
+  return value.replace(/\$\{(\w+)(?::?-([^}]*))?\}/g, (_m, _name, fallback) => fallback ?? '');
+}

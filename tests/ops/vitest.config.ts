@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // The image-tree test runs pnpm and node processes; one file at a time keeps the machine calm.
+    fileParallelism: false,
+    testTimeout: 120_000,
+    // Installing Debian's docker-compose, where it is missing, may take a few minutes.
+    hookTimeout: 600_000,
+  },
+});
