@@ -35,7 +35,11 @@ export interface GameApp extends FastifyInstance {
 
 export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): Promise<GameApp> {
   const { config, db, redis, nats, log } = deps;
-  const app = createServer({ name: 'game', logLevel: config.LOG_LEVEL, ...(options.logger === false ? { logger: false } : {}) });
+  const app = createServer({
+    name: 'game',
+    logLevel: config.LOG_LEVEL,
+    ...(options.logger === false ? { logger: false } : {}),
+  });
   await migrateToLatest(db, migrations);
   // The game publishes round wins and reads auth's and payments' events: make sure each stream exists,
   // whatever order the services start in (idempotent, same configuration as their owners').
@@ -59,10 +63,23 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     onWinPersisted: () => outbox.nudge(),
     onStateChanged: () => markChanged(),
   });
-  const flusher = startJournalFlusher(db, redis, log, { intervalMs: config.JOURNAL_FLUSH_MS, onWinsWritten: () => outbox.nudge() });
-  const publisher = startStatePublisher(engine, nats, log, deps.clock, { intervalMs: config.STATE_PUBLISH_MS, onPublished: () => metrics.statePublished.inc() });
+  const flusher = startJournalFlusher(db, redis, log, {
+    intervalMs: config.JOURNAL_FLUSH_MS,
+    onWinsWritten: () => outbox.nudge(),
+  });
+  const publisher = startStatePublisher(engine, nats, log, deps.clock, {
+    intervalMs: config.STATE_PUBLISH_MS,
+    onPublished: () => metrics.statePublished.inc(),
+  });
   markChanged = () => publisher.markChanged();
-  const consumers = startGameConsumers({ db, nats, engine, config, log, onResult: (subject, outcome) => metrics.eventsConsumed.inc({ subject, outcome }) });
+  const consumers = startGameConsumers({
+    db,
+    nats,
+    engine,
+    config,
+    log,
+    onResult: (subject, outcome) => metrics.eventsConsumed.inc({ subject, outcome }),
+  });
 
   await app.register(async (scope) => {
     await clickRoutes(scope, engine, config.CLICK_RATE_PER_USER);
@@ -74,7 +91,9 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     await Promise.all(consumers.map((c) => c.stop()));
     await publisher.stop();
     await engine.close();
-    await flusher.drain(2000).catch((error) => log.warn({ err: error }, 'journal left in Redis for another instance'));
+    await flusher
+      .drain(2000)
+      .catch((error) => log.warn({ err: error }, 'journal left in Redis for another instance'));
     await flusher.stop();
     await outbox.stop();
   });

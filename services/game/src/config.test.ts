@@ -22,7 +22,12 @@ function problems(env: Record<string, string>): string[] {
 describe('game configuration', () => {
   it('has the documented defaults', () => {
     const config = loadConfig(base);
-    expect(config).toMatchObject({ PORT: 3002, ROUND_TARGET: 1_000_000, SIGNUP_FREE_CLICKS: 10, CLICK_RATE_PER_USER: 20 });
+    expect(config).toMatchObject({
+      PORT: 3002,
+      ROUND_TARGET: 1_000_000,
+      SIGNUP_FREE_CLICKS: 10,
+      CLICK_RATE_PER_USER: 20,
+    });
     expect(config.MILESTONES).toEqual([
       { at: 10, freeClicks: 100 },
       { at: 50, freeClicks: 500 },
@@ -31,8 +36,12 @@ describe('game configuration', () => {
 
   it('names each bad variable', () => {
     expect(problems({ ROUND_TARGET: 'lots' })).toEqual([expect.stringMatching(/^ROUND_TARGET:/)]);
-    expect(problems({ MILESTONES: '10=100' })).toEqual([expect.stringMatching(/^MILESTONES: "10=100" is not "clicks:reward"/)]);
-    expect(problems({ ROUND_TARGET: '40' })).toEqual([expect.stringMatching(/^MILESTONES: milestone 50 must be below ROUND_TARGET/)]);
+    expect(problems({ MILESTONES: '10=100' })).toEqual([
+      expect.stringMatching(/^MILESTONES: "10=100" is not "clicks:reward"/),
+    ]);
+    expect(problems({ ROUND_TARGET: '40' })).toEqual([
+      expect.stringMatching(/^MILESTONES: milestone 50 must be below ROUND_TARGET/),
+    ]);
     expect(problems({ CLICK_RATE_PER_USER: '0', SIGNUP_FREE_CLICKS: '-1' })).toEqual([
       expect.stringMatching(/^SIGNUP_FREE_CLICKS:/),
       expect.stringMatching(/^CLICK_RATE_PER_USER:/),

@@ -48,7 +48,11 @@ export const configSchema = baseEnvSchema
   .superRefine((config, ctx) => {
     for (const milestone of config.MILESTONES) {
       if (milestone.at >= config.ROUND_TARGET) {
-        ctx.addIssue({ code: 'custom', path: ['MILESTONES'], message: `milestone ${milestone.at} must be below ROUND_TARGET (${config.ROUND_TARGET})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['MILESTONES'],
+          message: `milestone ${milestone.at} must be below ROUND_TARGET (${config.ROUND_TARGET})`,
+        });
       }
     }
   });

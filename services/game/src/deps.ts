@@ -1,4 +1,12 @@
-import { connectNats, createDb, createMetrics, createRedis, type Metrics, type Nats, type Redis } from '@omc/service-kit';
+import {
+  connectNats,
+  createDb,
+  createMetrics,
+  createRedis,
+  type Metrics,
+  type Nats,
+  type Redis,
+} from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';

@@ -9,7 +9,15 @@ describe('clicking', () => {
   let admin: TestUser;
 
   beforeAll(async () => {
-    h = await startGame({ name: 'clicks', env: { ROUND_TARGET: '100000', MILESTONES: '10:100,50:500', SIGNUP_FREE_CLICKS: '10', CLICK_RATE_PER_USER: '20' } });
+    h = await startGame({
+      name: 'clicks',
+      env: {
+        ROUND_TARGET: '100000',
+        MILESTONES: '10:100,50:500',
+        SIGNUP_FREE_CLICKS: '10',
+        CLICK_RATE_PER_USER: '20',
+      },
+    });
     admin = await h.registerUser('admin', 'admin');
   });
   afterAll(async () => h?.close());
@@ -33,18 +41,38 @@ describe('clicking', () => {
     for (let i = 1; i <= 9; i++) expect((await h.click(admin)).json().globalClicks).toBe(i);
     const ten = await h.click(tenth!);
     expect(ten.statusCode).toBe(200);
-    expect(ten.json()).toMatchObject({ globalClicks: 10, freeClicks: 10 - 1 + 100, milestone: { at: 10, freeClicks: 100 } });
+    expect(ten.json()).toMatchObject({
+      globalClicks: 10,
+      freeClicks: 10 - 1 + 100,
+      milestone: { at: 10, freeClicks: 100 },
+    });
     for (let i = 11; i <= 49; i++) {
       const r = await h.click(admin);
       expect(r.json().globalClicks).toBe(i);
       if (i % 15 === 0) await new Promise((resolve) => setTimeout(resolve, 1000)); // stay under the admin's rate limit
     }
     const fifty = await h.click(fiftieth!);
-    expect(fifty.json()).toMatchObject({ globalClicks: 50, freeClicks: 10 - 1 + 500, milestone: { at: 50, freeClicks: 500 } });
-    expect(await h.balance(tenth!)).toEqual({ freeClicks: 109, purchasedClicks: 0, hasInfiniteClicks: false });
-    expect(await h.balance(fiftieth!)).toEqual({ freeClicks: 509, purchasedClicks: 0, hasInfiniteClicks: false });
+    expect(fifty.json()).toMatchObject({
+      globalClicks: 50,
+      freeClicks: 10 - 1 + 500,
+      milestone: { at: 50, freeClicks: 500 },
+    });
+    expect(await h.balance(tenth!)).toEqual({
+      freeClicks: 109,
+      purchasedClicks: 0,
+      hasInfiniteClicks: false,
+    });
+    expect(await h.balance(fiftieth!)).toEqual({
+      freeClicks: 509,
+      purchasedClicks: 0,
+      hasInfiniteClicks: false,
+    });
     // The admin made the other clicks and earned nothing, and spent nothing.
-    expect(await h.balance(admin)).toEqual({ freeClicks: UNLIMITED_CLICKS, purchasedClicks: 0, hasInfiniteClicks: true });
+    expect(await h.balance(admin)).toEqual({
+      freeClicks: UNLIMITED_CLICKS,
+      purchasedClicks: 0,
+      hasInfiniteClicks: true,
+    });
   });
 
   it('accepts exactly 500 of 1,000 concurrent clicks by 50 users holding 10 clicks each', async () => {
@@ -62,26 +90,46 @@ describe('clicking', () => {
     expect(ordinals).toEqual(Array.from({ length: 500 }, (_, i) => before + 1 + i));
     expect(accepted.every((r) => r.json().freeClicks >= 0)).toBe(true);
     expect((await h.state()).globalClicks).toBe(before + 500);
-    for (const user of users) expect(await h.balance(user)).toEqual({ freeClicks: 0, purchasedClicks: 0, hasInfiniteClicks: false });
+    for (const user of users)
+      expect(await h.balance(user)).toEqual({ freeClicks: 0, purchasedClicks: 0, hasInfiniteClicks: false });
     // What Postgres holds agrees once the journal is flushed.
     await h.app.game.flushJournal();
     const { db } = await import('./db-peek.js').then((m) => m.peek(h));
-    const rows = await db.selectFrom('users').select(['granted_clicks']).where('id', 'in', users.map((u) => u.id)).execute();
+    const rows = await db
+      .selectFrom('users')
+      .select(['granted_clicks'])
+      .where(
+        'id',
+        'in',
+        users.map((u) => u.id),
+      )
+      .execute();
     expect(rows.map((r) => Number(r.granted_clicks))).toEqual(Array(50).fill(0));
-    const round = await db.selectFrom('rounds').select('clicks').where('round', '=', 1).executeTakeFirstOrThrow();
+    const round = await db
+      .selectFrom('rounds')
+      .select('clicks')
+      .where('round', '=', 1)
+      .executeTakeFirstOrThrow();
     expect(Number(round.clicks)).toBe(before + 500);
     await db.destroy();
   });
 
   it('lets admin and superuser click without spending', async () => {
     const superuser = await h.registerUser('superuser', 'super');
-    expect(await h.balance(superuser)).toEqual({ freeClicks: UNLIMITED_CLICKS, purchasedClicks: 0, hasInfiniteClicks: true });
+    expect(await h.balance(superuser)).toEqual({
+      freeClicks: UNLIMITED_CLICKS,
+      purchasedClicks: 0,
+      hasInfiniteClicks: true,
+    });
     for (const user of [admin, superuser]) {
       const responses = await Promise.all(Array.from({ length: 5 }, () => h.click(user)));
       expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
       expect(responses.every((r) => r.json().freeClicks === UNLIMITED_CLICKS)).toBe(true);
     }
-    expect(await h.balance(superuser)).toMatchObject({ freeClicks: UNLIMITED_CLICKS, hasInfiniteClicks: true });
+    expect(await h.balance(superuser)).toMatchObject({
+      freeClicks: UNLIMITED_CLICKS,
+      hasInfiniteClicks: true,
+    });
   });
 
   it('applies a role change to the very next click, whatever the token says', async () => {
@@ -114,7 +162,12 @@ describe('clicking', () => {
     const player = await h.registerUser('standard', 'shown');
     const click = await h.click(player);
     const state = await h.state(player);
-    expect(state).toEqual({ globalClicks: click.json().globalClicks, pot: 0, lastWinner: null, lastClickUser: player.username });
+    expect(state).toEqual({
+      globalClicks: click.json().globalClicks,
+      pot: 0,
+      lastWinner: null,
+      lastClickUser: player.username,
+    });
   });
 
   it('renames the last clicker when auth renames the user', async () => {
@@ -149,7 +202,9 @@ describe('clicking', () => {
       const response = await h.app.inject('/metrics');
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toMatch(/text\/plain/);
-      const line = response.body.split('\n').find((l) => l.startsWith('game_clicks_total{') && l.includes('outcome="accepted"'));
+      const line = response.body
+        .split('\n')
+        .find((l) => l.startsWith('game_clicks_total{') && l.includes('outcome="accepted"'));
       return Number(line?.split(' ').pop() ?? 0);
     };
     const before = await accepted();
@@ -157,7 +212,13 @@ describe('clicking', () => {
     await Promise.all(Array.from({ length: 3 }, () => h.click(player)));
     expect(await accepted()).toBe(before + 3);
     const body = (await h.app.inject('/metrics')).body;
-    for (const name of ['game_click_batch_size_bucket', 'game_events_consumed_total', 'game_outbox_backlog', 'game_rounds_won_total', 'game_state_published_total']) {
+    for (const name of [
+      'game_click_batch_size_bucket',
+      'game_events_consumed_total',
+      'game_outbox_backlog',
+      'game_rounds_won_total',
+      'game_state_published_total',
+    ]) {
       expect(body).toContain(name);
     }
   });

@@ -1,6 +1,13 @@
 import { join } from 'node:path';
 import { startRedis } from '@omc/infra';
-import { freshDatabase, generateTokenKeys, resetNats, testInfra, eventually, workspaceRoot } from '@omc/testkit';
+import {
+  freshDatabase,
+  generateTokenKeys,
+  resetNats,
+  testInfra,
+  eventually,
+  workspaceRoot,
+} from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -59,10 +66,16 @@ describe('game service health', () => {
 
   it('is not ready while Redis is down, and ready again when it returns, without a restart', async () => {
     await redis.stop();
-    await eventually(async () => (await app.inject('/readyz')).statusCode === 503, 'not ready after Redis stopped');
+    await eventually(
+      async () => (await app.inject('/readyz')).statusCode === 503,
+      'not ready after Redis stopped',
+    );
     const down = await app.inject('/readyz');
     expect(down.json().checks.redis).toMatch(/^down/);
     redis = await startRedis(redisDir, { port: redisPort });
-    await eventually(async () => (await app.inject('/readyz')).statusCode === 200, 'ready after Redis returned');
+    await eventually(
+      async () => (await app.inject('/readyz')).statusCode === 200,
+      'ready after Redis returned',
+    );
   });
 });

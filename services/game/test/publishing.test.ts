@@ -14,7 +14,9 @@ describe('state publishing', () => {
   beforeAll(async () => {
     h = await startGame({ name: 'publishing', env: { ROUND_TARGET: '1000', CLICK_RATE_PER_USER: '1000' } });
     nc = await connect({ servers: testInfra().natsUrl });
-    nc.subscribe(SUBJECTS.gameState, { callback: (_error, msg) => received.push(parseEvent(SUBJECTS.gameState, msg.data)) });
+    nc.subscribe(SUBJECTS.gameState, {
+      callback: (_error, msg) => received.push(parseEvent(SUBJECTS.gameState, msg.data)),
+    });
     await nc.flush();
   });
   afterAll(async () => {
@@ -29,7 +31,13 @@ describe('state publishing', () => {
     expect(responses.every((r) => r.statusCode === 200)).toBe(true);
     await eventually(() => received.some((e) => e.data.globalClicks === 200), 'state with 200 clicks');
     const last = received[received.length - 1]!;
-    expect(last.data).toMatchObject({ round: 1, globalClicks: 200, potCents: 0, lastClickUser: admin.username, lastWinner: null });
+    expect(last.data).toMatchObject({
+      round: 1,
+      globalClicks: 200,
+      potCents: 0,
+      lastClickUser: admin.username,
+      lastWinner: null,
+    });
     expect(received.length).toBeLessThan(200);
   });
 

@@ -14,7 +14,15 @@ describe('a Redis restart mid-round', () => {
   let inbox: Awaited<ReturnType<typeof roundWonInbox>>;
 
   beforeAll(async () => {
-    h = await startGame({ name: 'recovery', env: { ROUND_TARGET: String(TARGET), MILESTONES: '', CLICK_RATE_PER_USER: '100000', JOURNAL_FLUSH_MS: '600000' } });
+    h = await startGame({
+      name: 'recovery',
+      env: {
+        ROUND_TARGET: String(TARGET),
+        MILESTONES: '',
+        CLICK_RATE_PER_USER: '100000',
+        JOURNAL_FLUSH_MS: '600000',
+      },
+    });
     clickers = await h.registerUsers(5, 'superuser', 'clicker');
     inbox = await roundWonInbox(h);
   });
@@ -24,7 +32,9 @@ describe('a Redis restart mid-round', () => {
   });
 
   async function clickMany(total: number) {
-    const responses = await Promise.all(Array.from({ length: total }, (_, i) => h.click(clickers[i % clickers.length]!)));
+    const responses = await Promise.all(
+      Array.from({ length: total }, (_, i) => h.click(clickers[i % clickers.length]!)),
+    );
     expect(responses.every((r) => r.statusCode === 200)).toBe(true);
     return responses.map((r) => r.json() as { globalClicks: number; won?: boolean });
   }
@@ -32,7 +42,10 @@ describe('a Redis restart mid-round', () => {
   it('loses no winner, no purchased click and no cent, and at most the clicks since the last flush', async () => {
     // Round 1 is won; its win reaches Postgres at once, without waiting for the journal.
     expect((await clickMany(TARGET)).filter((r) => r.won)).toHaveLength(1);
-    await eventually(async () => (await h.app.inject('/api/winners')).json().winners.length === 1, 'win written');
+    await eventually(
+      async () => (await h.app.inject('/api/winners')).json().winners.length === 1,
+      'win written',
+    );
     const roundOneWinner = (await h.state(clickers[0])).lastWinner;
 
     // Round 2: a purchase, purchased clicks spent, granted clicks spent.
@@ -53,10 +66,22 @@ describe('a Redis restart mid-round', () => {
 
     await h.restartRedisEmpty();
 
-    await eventually(async () => (await h.app.inject('/api/game/state')).statusCode === 200, 'game answers again');
+    await eventually(
+      async () => (await h.app.inject('/api/game/state')).statusCode === 200,
+      'game answers again',
+    );
     const rebuilt = await h.state(buyer);
-    expect(rebuilt).toEqual({ globalClicks: 100, pot: 1, lastWinner: roundOneWinner, lastClickUser: expect.any(String) });
-    expect(await h.balance(buyer!)).toEqual({ freeClicks: 10 + 495, purchasedClicks: 495, hasInfiniteClicks: false });
+    expect(rebuilt).toEqual({
+      globalClicks: 100,
+      pot: 1,
+      lastWinner: roundOneWinner,
+      lastClickUser: expect.any(String),
+    });
+    expect(await h.balance(buyer!)).toEqual({
+      freeClicks: 10 + 495,
+      purchasedClicks: 495,
+      hasInfiniteClicks: false,
+    });
     // The two unflushed clicks are lost together with what they spent: no click counted unpaid, none paid uncounted.
     expect(await h.balance(player!)).toEqual({ freeClicks: 7, purchasedClicks: 0, hasInfiniteClicks: false });
     expect((await h.app.inject('/api/winners')).json().winners).toHaveLength(1);
@@ -68,7 +93,10 @@ describe('a Redis restart mid-round', () => {
 
     // Redis dies right after that win, before any journal flush: the win is not lost, nor doubled.
     await h.restartRedisEmpty();
-    await eventually(async () => (await h.app.inject('/api/game/state')).statusCode === 200, 'game answers again');
+    await eventually(
+      async () => (await h.app.inject('/api/game/state')).statusCode === 200,
+      'game answers again',
+    );
     expect(await h.state(buyer)).toMatchObject({ globalClicks: 0, pot: 0 });
     // Purchased clicks of round 2 expired with it; the granted ones remain.
     expect(await h.balance(buyer!)).toEqual({ freeClicks: 10, purchasedClicks: 0, hasInfiniteClicks: false });
@@ -93,7 +121,10 @@ describe('a Redis restart mid-round', () => {
     await eventually(async () => (await h.balance(buyer!)).purchasedClicks === 100, 'purchase applied');
     await h.restartRedisEmpty();
     await h.publish(purchase, `${purchase.id}-again`);
-    await eventually(async () => (await h.app.inject('/api/game/state')).statusCode === 200, 'game answers again');
+    await eventually(
+      async () => (await h.app.inject('/api/game/state')).statusCode === 200,
+      'game answers again',
+    );
     await new Promise((r) => setTimeout(r, 500));
     expect(await h.balance(buyer!)).toMatchObject({ purchasedClicks: 100 });
     expect((await h.state(buyer)).pot).toBe(0.5);

@@ -13,7 +13,10 @@ describe('rounds', () => {
   let inbox: Awaited<ReturnType<typeof roundWonInbox>>;
 
   beforeAll(async () => {
-    h = await startGame({ name: 'rounds', env: { ROUND_TARGET: String(TARGET), MILESTONES: '10:100,50:500', CLICK_RATE_PER_USER: '100000' } });
+    h = await startGame({
+      name: 'rounds',
+      env: { ROUND_TARGET: String(TARGET), MILESTONES: '10:100,50:500', CLICK_RATE_PER_USER: '100000' },
+    });
     clickers = await h.registerUsers(10, 'superuser', 'clicker');
     inbox = await roundWonInbox(h);
   });
@@ -27,7 +30,11 @@ describe('rounds', () => {
     const responses = [];
     for (let sent = 0; sent < total; sent += parallel) {
       const n = Math.min(parallel, total - sent);
-      responses.push(...(await Promise.all(Array.from({ length: n }, (_, i) => h.click(clickers[(sent + i) % clickers.length]!)))));
+      responses.push(
+        ...(await Promise.all(
+          Array.from({ length: n }, (_, i) => h.click(clickers[(sent + i) % clickers.length]!)),
+        )),
+      );
     }
     return responses.map((r) => {
       expect(r.statusCode).toBe(200);
@@ -47,14 +54,22 @@ describe('rounds', () => {
     await eventually(async () => (await h.balance(buyer!)).purchasedClicks === 100, 'clicks applied');
     await h.app.game.flushJournal();
     await new Promise((r) => setTimeout(r, 300));
-    expect(await h.balance(buyer!)).toEqual({ freeClicks: 110, purchasedClicks: 100, hasInfiniteClicks: false });
+    expect(await h.balance(buyer!)).toEqual({
+      freeClicks: 110,
+      purchasedClicks: 100,
+      hasInfiniteClicks: false,
+    });
     expect((await h.state(buyer!)).pot).toBe(5.5);
     // Purchased clicks are spent first.
     expect((await h.click(buyer!)).json().freeClicks).toBe(109);
     expect(await h.balance(buyer!)).toMatchObject({ purchasedClicks: 99 });
     const free = await Promise.all(Array.from({ length: 15 }, () => h.click(passHolder!)));
     expect(free.every((r) => r.statusCode === 200 && r.json().freeClicks === UNLIMITED_CLICKS)).toBe(true);
-    expect(await h.balance(passHolder!)).toEqual({ freeClicks: UNLIMITED_CLICKS, purchasedClicks: 0, hasInfiniteClicks: true });
+    expect(await h.balance(passHolder!)).toEqual({
+      freeClicks: UNLIMITED_CLICKS,
+      purchasedClicks: 0,
+      hasInfiniteClicks: true,
+    });
   });
 
   it('closes the round under thousands of concurrent clicks with exactly one winner at exactly the target', async () => {
@@ -65,9 +80,15 @@ describe('rounds', () => {
     expect(winners).toHaveLength(1);
     expect(winners[0]).toMatchObject({ globalClicks: TARGET, round: 1 });
     // Every ordinal of the round was given exactly once, and the next round started from 1.
-    const round1 = results.filter((r) => r.round === 1).map((r) => r.globalClicks).sort((a, b) => a - b);
+    const round1 = results
+      .filter((r) => r.round === 1)
+      .map((r) => r.globalClicks)
+      .sort((a, b) => a - b);
     expect(round1).toEqual(Array.from({ length: remaining }, (_, i) => before.globalClicks + 1 + i));
-    const round2 = results.filter((r) => r.round === 2).map((r) => r.globalClicks).sort((a, b) => a - b);
+    const round2 = results
+      .filter((r) => r.round === 2)
+      .map((r) => r.globalClicks)
+      .sort((a, b) => a - b);
     expect(round2).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
     const after = await h.state(clickers[0]);
     expect(after.globalClicks).toBe(500);
@@ -78,7 +99,12 @@ describe('rounds', () => {
     await eventually(() => inbox.received.length >= 1, 'round won event');
     await new Promise((r) => setTimeout(r, 300));
     expect(inbox.received).toHaveLength(1);
-    expect(inbox.received[0]!.data).toMatchObject({ round: 1, clicks: TARGET, potCents: 550, winnerUsername: after.lastWinner });
+    expect(inbox.received[0]!.data).toMatchObject({
+      round: 1,
+      clicks: TARGET,
+      potCents: 550,
+      winnerUsername: after.lastWinner,
+    });
 
     const list = (await h.app.inject('/api/winners')).json();
     expect(list.winners).toHaveLength(1);
@@ -91,13 +117,21 @@ describe('rounds', () => {
     const [buyer, passHolder] = await h.registerUsers(2);
     await h.publish(h.purchaseEvent(buyer!, 'clicks500', 100));
     await h.publish(h.purchaseEvent(passHolder!, 'unlimited', 500));
-    await eventually(async () => (await h.balance(passHolder!)).hasInfiniteClicks && (await h.balance(buyer!)).purchasedClicks === 500, 'purchases applied');
+    await eventually(
+      async () =>
+        (await h.balance(passHolder!)).hasInfiniteClicks && (await h.balance(buyer!)).purchasedClicks === 500,
+      'purchases applied',
+    );
     expect((await h.state(buyer!)).pot).toBe(6);
     const start = (await h.state()).globalClicks;
     const results = await storm(TARGET - start);
     expect(results.filter((r) => r.won)).toHaveLength(1);
     expect(await h.balance(buyer!)).toEqual({ freeClicks: 10, purchasedClicks: 0, hasInfiniteClicks: false });
-    expect(await h.balance(passHolder!)).toEqual({ freeClicks: 10, purchasedClicks: 0, hasInfiniteClicks: false });
+    expect(await h.balance(passHolder!)).toEqual({
+      freeClicks: 10,
+      purchasedClicks: 0,
+      hasInfiniteClicks: false,
+    });
     // The first click of the new round is paid from the granted balance again.
     const paid = await h.click(passHolder!);
     expect(paid.json()).toMatchObject({ globalClicks: 1, round: 3, freeClicks: 9 });
@@ -108,7 +142,10 @@ describe('rounds', () => {
 
   it('lists winners newest first, page by page, and shows a deleted winner as userId null', async () => {
     await storm(TARGET - (await h.state()).globalClicks);
-    await eventually(async () => (await h.app.inject('/api/winners')).json().winners.length === 3, 'third win written');
+    await eventually(
+      async () => (await h.app.inject('/api/winners')).json().winners.length === 3,
+      'third win written',
+    );
     const first = (await h.app.inject('/api/winners?limit=2')).json();
     expect(first.winners.map((w: { round: number }) => w.round)).toEqual([3, 2]);
     expect(first.nextCursor).toEqual(expect.any(String));
@@ -120,7 +157,12 @@ describe('rounds', () => {
 
     const roundOneWinner = clickers.find((c) => c.username === second.winners[0].userId.username)!;
     await h.publish(makeEvent(SUBJECTS.userDeleted, { userId: roundOneWinner.id }));
-    await eventually(async () => (await h.app.inject('/api/winners')).json().winners.find((w: { round: number }) => w.round === 1).userId === null, 'deleted winner anonymous');
+    await eventually(
+      async () =>
+        (await h.app.inject('/api/winners')).json().winners.find((w: { round: number }) => w.round === 1)
+          .userId === null,
+      'deleted winner anonymous',
+    );
     const deletedClick = await h.click(roundOneWinner);
     expect(deletedClick.statusCode).toBe(401);
   });

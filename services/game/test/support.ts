@@ -2,11 +2,27 @@
 // way auth does it: by events on JetStream.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { makeEvent, parseEvent, STREAMS, SUBJECTS, type EventEnvelope, type PackId, type Role } from '@omc/contracts';
+import {
+  makeEvent,
+  parseEvent,
+  STREAMS,
+  SUBJECTS,
+  type EventEnvelope,
+  type PackId,
+  type Role,
+} from '@omc/contracts';
 import { AckPolicy, DeliverPolicy } from 'nats';
 import { startRedis } from '@omc/infra';
 import { connectNats, ensureStream, publishEvent, type Nats } from '@omc/service-kit';
-import { eventually, freshDatabase, generateTokenKeys, resetNats, signAccessToken, testInfra, workspaceRoot } from '@omc/testkit';
+import {
+  eventually,
+  freshDatabase,
+  generateTokenKeys,
+  resetNats,
+  signAccessToken,
+  testInfra,
+  workspaceRoot,
+} from '@omc/testkit';
 import { buildApp, type GameApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type Deps } from '../src/deps.js';
@@ -35,7 +51,7 @@ export async function startGame(options: { env?: Record<string, string>; instanc
     REDIS_URL: redis.url,
     NATS_URL: testInfra().natsUrl,
     JWT_PUBLIC_KEY: keys.publicKey,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    LOG_LEVEL: 'silent',
     ...options.env,
   });
   const depsList: Deps[] = [];
@@ -47,12 +63,19 @@ export async function startGame(options: { env?: Record<string, string>; instanc
   }
   const app = apps[0]!;
 
-  const publish = async <S extends Parameters<typeof publishEvent>[1]['subject']>(event: EventEnvelope<S>, msgId = event.id) => {
+  const publish = async <S extends Parameters<typeof publishEvent>[1]['subject']>(
+    event: EventEnvelope<S>,
+    msgId = event.id,
+  ) => {
     await nats.js.publish(event.subject, JSON.stringify(event), { msgID: msgId });
   };
 
   const profile = async (user: TestUser, on: GameApp = app) =>
-    on.inject({ method: 'GET', url: '/api/game/profile', headers: { authorization: `Bearer ${user.token}` } });
+    on.inject({
+      method: 'GET',
+      url: '/api/game/profile',
+      headers: { authorization: `Bearer ${user.token}` },
+    });
 
   const harness = {
     config,
@@ -73,12 +96,27 @@ export async function startGame(options: { env?: Record<string, string>; instanc
       for (let i = 0; i < count; i++) {
         const id = randomUUID();
         const username = `${prefix}_${id.slice(0, 8)}`;
-        users.push({ id, username, role, token: await signAccessToken(keys.privateKey, { sub: id, username, role }) });
+        users.push({
+          id,
+          username,
+          role,
+          token: await signAccessToken(keys.privateKey, { sub: id, username, role }),
+        });
       }
       for (const user of users) {
-        await publishEvent(nats.js, makeEvent(SUBJECTS.userRegistered, { userId: user.id, username: user.username, email: `${user.username}@example.test`, role, preferredLanguage: 'en' }));
+        await publishEvent(
+          nats.js,
+          makeEvent(SUBJECTS.userRegistered, {
+            userId: user.id,
+            username: user.username,
+            email: `${user.username}@example.test`,
+            role,
+            preferredLanguage: 'en',
+          }),
+        );
       }
-      for (const user of users) await eventually(async () => (await profile(user)).statusCode === 200, `game knows ${user.username}`);
+      for (const user of users)
+        await eventually(async () => (await profile(user)).statusCode === 200, `game knows ${user.username}`);
       return users;
     },
 
@@ -87,12 +125,25 @@ export async function startGame(options: { env?: Record<string, string>; instanc
     },
 
     click(user: TestUser, on: GameApp = app) {
-      return on.inject({ method: 'POST', url: '/api/game/click', headers: { authorization: `Bearer ${user.token}` } });
+      return on.inject({
+        method: 'POST',
+        url: '/api/game/click',
+        headers: { authorization: `Bearer ${user.token}` },
+      });
     },
 
     async state(user?: TestUser, on: GameApp = app) {
-      const response = await on.inject({ method: 'GET', url: '/api/game/state', headers: user ? { authorization: `Bearer ${user.token}` } : {} });
-      return response.json().gameState as { globalClicks: number; pot?: number; lastWinner?: string | null; lastClickUser?: string | null };
+      const response = await on.inject({
+        method: 'GET',
+        url: '/api/game/state',
+        headers: user ? { authorization: `Bearer ${user.token}` } : {},
+      });
+      return response.json().gameState as {
+        globalClicks: number;
+        pot?: number;
+        lastWinner?: string | null;
+        lastClickUser?: string | null;
+      };
     },
 
     async balance(user: TestUser, on: GameApp = app) {
@@ -127,7 +178,10 @@ export async function startGame(options: { env?: Record<string, string>; instanc
     },
 
     async changeRole(user: TestUser, role: Role) {
-      await publishEvent(nats.js, makeEvent(SUBJECTS.userRoleChanged, { userId: user.id, role, previousRole: user.role }));
+      await publishEvent(
+        nats.js,
+        makeEvent(SUBJECTS.userRoleChanged, { userId: user.id, role, previousRole: user.role }),
+      );
     },
 
     redisUrl: () => redis.url,
@@ -152,7 +206,12 @@ export async function startGame(options: { env?: Record<string, string>; instanc
 /** A JetStream consumer of game.round.won.v1, as payments has. */
 export async function roundWonInbox(h: Harness) {
   const durable = `test-round-won-${Date.now()}`;
-  await h.nats.jsm.consumers.add(STREAMS.game.name, { durable_name: durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, filter_subject: SUBJECTS.roundWon });
+  await h.nats.jsm.consumers.add(STREAMS.game.name, {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: SUBJECTS.roundWon,
+  });
   const received: EventEnvelope<typeof SUBJECTS.roundWon>[] = [];
   const consumer = await h.nats.js.consumers.get(STREAMS.game.name, durable);
   const messages = await consumer.consume({ max_messages: 100 });

@@ -3,7 +3,7 @@
 import { UNLIMITED_CLICKS } from '@omc/contracts';
 import { eventually } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { roundWonInbox, startGame, type Harness, type TestUser } from './support.js';
+import { roundWonInbox, startGame, type Harness } from './support.js';
 
 const TARGET = 1200;
 
@@ -12,7 +12,11 @@ describe('two game instances', () => {
   let inbox: Awaited<ReturnType<typeof roundWonInbox>>;
 
   beforeAll(async () => {
-    h = await startGame({ name: 'pair', instances: 2, env: { ROUND_TARGET: String(TARGET), MILESTONES: '10:100,50:500', CLICK_RATE_PER_USER: '20' } });
+    h = await startGame({
+      name: 'pair',
+      instances: 2,
+      env: { ROUND_TARGET: String(TARGET), MILESTONES: '10:100,50:500', CLICK_RATE_PER_USER: '20' },
+    });
     inbox = await roundWonInbox(h);
   });
   afterAll(async () => {
@@ -23,12 +27,19 @@ describe('two game instances', () => {
   const on = (i: number) => h.apps[i % 2]!;
 
   it('gives the 10th and 50th clicks their rewards and admins click for free, on either instance', async () => {
-    const [admin, superuser] = [await h.registerUser('admin', 'admin'), await h.registerUser('superuser', 'super')];
+    const [admin, superuser] = [
+      await h.registerUser('admin', 'admin'),
+      await h.registerUser('superuser', 'super'),
+    ];
     const [tenth, fiftieth] = await h.registerUsers(2);
-    for (let i = 1; i <= 9; i++) expect((await h.click(i % 2 ? admin : superuser!, on(i))).json().globalClicks).toBe(i);
+    for (let i = 1; i <= 9; i++)
+      expect((await h.click(i % 2 ? admin : superuser!, on(i))).json().globalClicks).toBe(i);
     expect((await h.click(tenth!, on(1))).json()).toMatchObject({ globalClicks: 10, freeClicks: 109 });
     for (let i = 11; i <= 49; i++) {
-      expect((await h.click(i % 2 ? admin : superuser!, on(i))).json()).toMatchObject({ globalClicks: i, freeClicks: UNLIMITED_CLICKS });
+      expect((await h.click(i % 2 ? admin : superuser!, on(i))).json()).toMatchObject({
+        globalClicks: i,
+        freeClicks: UNLIMITED_CLICKS,
+      });
       if (i % 15 === 0) await new Promise((r) => setTimeout(r, 1000));
     }
     expect((await h.click(fiftieth!, on(0))).json()).toMatchObject({ globalClicks: 50, freeClicks: 509 });
@@ -39,7 +50,9 @@ describe('two game instances', () => {
   it('accepts exactly 500 of 1,000 concurrent clicks by 50 users with 10 clicks each, spread over both', async () => {
     const users = await h.registerUsers(50);
     const before = (await h.state()).globalClicks;
-    const responses = await Promise.all(users.flatMap((user, u) => Array.from({ length: 20 }, (_, i) => h.click(user, on(u + i)))));
+    const responses = await Promise.all(
+      users.flatMap((user, u) => Array.from({ length: 20 }, (_, i) => h.click(user, on(u + i)))),
+    );
     const accepted = responses.filter((r) => r.statusCode === 200);
     expect(accepted).toHaveLength(500);
     expect(responses.filter((r) => r.statusCode === 403)).toHaveLength(500);
@@ -60,7 +73,11 @@ describe('two game instances', () => {
     await h.publish(purchase, `${purchase.id}-and-again`);
     await eventually(async () => (await h.balance(user, on(1))).purchasedClicks === 100, 'purchase applied');
     await new Promise((r) => setTimeout(r, 500));
-    expect(await h.balance(user, on(0))).toEqual({ freeClicks: 100, purchasedClicks: 100, hasInfiniteClicks: false });
+    expect(await h.balance(user, on(0))).toEqual({
+      freeClicks: 100,
+      purchasedClicks: 100,
+      hasInfiniteClicks: false,
+    });
     await h.changeRole(user, 'superuser');
     await eventually(async () => (await h.balance(user, on(0))).hasInfiniteClicks, 'role change applied');
     for (const i of [0, 1]) expect((await h.click(user, on(i))).json().freeClicks).toBe(UNLIMITED_CLICKS);
@@ -75,14 +92,20 @@ describe('two game instances', () => {
     for (let sent = 0; sent < total; sent += 400) {
       const n = Math.min(400, total - sent);
       // 40 clickers x 400 per wave: each clicker stays within 20 per second only across waves, so pace them.
-      responses.push(...(await Promise.all(Array.from({ length: n }, (_, i) => h.click(clickers[(sent + i) % 40]!, on(sent + i))))));
+      responses.push(
+        ...(await Promise.all(
+          Array.from({ length: n }, (_, i) => h.click(clickers[(sent + i) % 40]!, on(sent + i))),
+        )),
+      );
       await new Promise((r) => setTimeout(r, 600));
     }
     const limited = responses.filter((r) => r.statusCode === 429).length;
     const won = responses.filter((r) => r.statusCode === 200 && r.json().won);
     expect(won).toHaveLength(1);
     expect(won[0]!.json()).toMatchObject({ globalClicks: TARGET, round: 1 });
-    const roundOne = responses.filter((r) => r.statusCode === 200 && r.json().round === 1).map((r) => r.json().globalClicks as number);
+    const roundOne = responses
+      .filter((r) => r.statusCode === 200 && r.json().round === 1)
+      .map((r) => r.json().globalClicks as number);
     expect(new Set(roundOne).size).toBe(roundOne.length);
     expect(Math.max(...roundOne)).toBe(TARGET);
     expect((await h.state()).globalClicks).toBe(total - limited - (TARGET - start));
@@ -91,7 +114,10 @@ describe('two game instances', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(inbox.received).toHaveLength(1);
     expect(inbox.received[0]!.data).toMatchObject({ round: 1, clicks: TARGET, potCents: 50 });
-    await eventually(async () => (await h.app.inject('/api/winners')).json().winners.length === 1, 'one winner listed');
+    await eventually(
+      async () => (await h.app.inject('/api/winners')).json().winners.length === 1,
+      'one winner listed',
+    );
     expect((await h.apps[1]!.inject('/api/winners')).json().winners).toHaveLength(1);
   });
 
@@ -102,12 +128,25 @@ describe('two game instances', () => {
     await Promise.all(h.apps.map((a) => a.game.flushJournal()));
     const before = await h.state(player);
     await h.restartRedisEmpty();
-    await eventually(async () => (await h.apps[1]!.inject('/api/game/state')).statusCode === 200, 'instance 2 answers');
-    await eventually(async () => (await h.apps[0]!.inject('/api/game/state')).statusCode === 200, 'instance 1 answers');
+    await eventually(
+      async () => (await h.apps[1]!.inject('/api/game/state')).statusCode === 200,
+      'instance 2 answers',
+    );
+    await eventually(
+      async () => (await h.apps[0]!.inject('/api/game/state')).statusCode === 200,
+      'instance 1 answers',
+    );
     expect(await h.state(player, on(0))).toEqual(before);
     expect(await h.state(player, on(1))).toEqual(before);
-    expect(await h.balance(player!, on(1))).toEqual({ freeClicks: 510, purchasedClicks: 500, hasInfiniteClicks: false });
-    expect((await h.click(player!, on(0))).json()).toMatchObject({ globalClicks: before.globalClicks + 1, freeClicks: 509 });
+    expect(await h.balance(player!, on(1))).toEqual({
+      freeClicks: 510,
+      purchasedClicks: 500,
+      hasInfiniteClicks: false,
+    });
+    expect((await h.click(player!, on(0))).json()).toMatchObject({
+      globalClicks: before.globalClicks + 1,
+      freeClicks: 509,
+    });
     expect((await h.app.inject('/api/winners')).json().winners).toHaveLength(1);
   });
 });

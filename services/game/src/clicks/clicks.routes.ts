@@ -17,17 +17,25 @@ function refusal(outcome: Exclude<ClickOutcome, { accepted: true }>, ratePerSeco
   }
 }
 
-export async function clickRoutes(app: FastifyInstance, engine: GameEngine, ratePerSecond: number): Promise<void> {
-  app.withTypeProvider<ZodTypeProvider>().post('/api/game/click', { schema: { response: { 200: ClickResponse } } }, async (request) => {
-    const claims = await requireUser(request);
-    const outcome = await engine.click(claims.sub);
-    if (!outcome.accepted) throw refusal(outcome, ratePerSecond);
-    return {
-      globalClicks: outcome.globalClicks,
-      freeClicks: outcome.freeClicks,
-      round: outcome.round,
-      ...(outcome.reward > 0 ? { milestone: { at: outcome.globalClicks, freeClicks: outcome.reward } } : {}),
-      ...(outcome.won ? { won: true } : {}),
-    };
-  });
+export async function clickRoutes(
+  app: FastifyInstance,
+  engine: GameEngine,
+  ratePerSecond: number,
+): Promise<void> {
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .post('/api/game/click', { schema: { response: { 200: ClickResponse } } }, async (request) => {
+      const claims = await requireUser(request);
+      const outcome = await engine.click(claims.sub);
+      if (!outcome.accepted) throw refusal(outcome, ratePerSecond);
+      return {
+        globalClicks: outcome.globalClicks,
+        freeClicks: outcome.freeClicks,
+        round: outcome.round,
+        ...(outcome.reward > 0
+          ? { milestone: { at: outcome.globalClicks, freeClicks: outcome.reward } }
+          : {}),
+        ...(outcome.won ? { won: true } : {}),
+      };
+    });
 }

@@ -9,7 +9,14 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
-import { currentRoundSnapshot, findUserRounds, findUsers, purchaseRound, recordPurchase, recordWin } from './game.repo.js';
+import {
+  currentRoundSnapshot,
+  findUserRounds,
+  findUsers,
+  purchaseRound,
+  recordPurchase,
+  recordWin,
+} from './game.repo.js';
 import type { WinRecord } from './journal-types.js';
 import { KEYS } from './keys.js';
 import { gameRedis, type GameRedis } from './redis-commands.js';
@@ -59,10 +66,11 @@ interface PendingClick {
 
 const STATUS = { accepted: 1, noClicks: 2, rateLimited: 3, notLoaded: 4, deleted: 5 } as const;
 const MAX_BATCH = 1000;
-/** Postgres advisory lock id for rebuilding the state ("omcgame"). */
-const REBUILD_LOCK = 0x6f6d6367616d65;
+/** Postgres advisory lock name for rebuilding the state (hashed to the lock id by Postgres). */
+const REBUILD_LOCK = 'omc-game-rebuild-state';
 
-const unavailable = () => new AppError('UNAVAILABLE', 503, 'The game is briefly unavailable; please try again');
+const unavailable = () =>
+  new AppError('UNAVAILABLE', 503, 'The game is briefly unavailable; please try again');
 
 export class GameEngine {
   private readonly scripts: GameRedis;
@@ -128,7 +136,13 @@ export class GameEngine {
         this.hooks.onBatch?.(pending.length);
         reply = await this.scripts.clickBatch(
           [KEYS.state, KEYS.journal, KEYS.users],
-          [this.clock(), this.config.ROUND_TARGET, this.config.CLICK_RATE_PER_USER, this.milestones, ...pending.map((p) => p.userId)],
+          [
+            this.clock(),
+            this.config.ROUND_TARGET,
+            this.config.CLICK_RATE_PER_USER,
+            this.milestones,
+            ...pending.map((p) => p.userId),
+          ],
         );
       } catch (error) {
         this.log.warn({ err: error }, 'click batch failed');
@@ -145,7 +159,8 @@ export class GameEngine {
         }
         continue;
       }
-      if (typeof reply[1] === 'string' && reply[1] !== '') this.handleWins(JSON.parse(reply[1]) as WinRecord[]);
+      if (typeof reply[1] === 'string' && reply[1] !== '')
+        this.handleWins(JSON.parse(reply[1]) as WinRecord[]);
       const notLoaded: PendingClick[] = [];
       const counts = new Map<string, number>();
       const count = (outcome: string) => counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
@@ -220,7 +235,10 @@ export class GameEngine {
         return;
       } catch (error) {
         if (attempt >= 20 || this.closed) {
-          this.log.error({ err: error, round: win.round }, 'writing the win failed; the journal will write it');
+          this.log.error(
+            { err: error, round: win.round },
+            'writing the win failed; the journal will write it',
+          );
           return;
         }
         await sleep(Math.min(2000, 50 * attempt));
@@ -233,7 +251,16 @@ export class GameEngine {
   /** The round state as Redis holds it now (rebuilt from Postgres first if Redis lost it). */
   async readState(): Promise<HotState> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [round, clicks, pot, lcn, lwn, lcu, lwu] = await this.redis.hmget(KEYS.state, 'round', 'clicks', 'pot', 'lcn', 'lwn', 'lcu', 'lwu');
+      const [round, clicks, pot, lcn, lwn, lcu, lwu] = await this.redis.hmget(
+        KEYS.state,
+        'round',
+        'clicks',
+        'pot',
+        'lcn',
+        'lwn',
+        'lcu',
+        'lwu',
+      );
       if (round) {
         return {
           round: Number(round),
@@ -258,7 +285,7 @@ export class GameEngine {
 
   private async rebuildState(): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${REBUILD_LOCK})`.execute(trx);
+      await sql`select pg_advisory_xact_lock(hashtext(${REBUILD_LOCK}))`.execute(trx);
       if ((await this.redis.exists(KEYS.state)) === 1) return;
       let snapshot = await currentRoundSnapshot(trx);
       if (snapshot.round > 1 || snapshot.clicks > 0 || snapshot.potCents > 0) {
@@ -278,7 +305,10 @@ export class GameEngine {
         snapshot.lastWinner?.name ?? '',
       ]);
       if (restored === 1) {
-        this.log.warn({ round: snapshot.round, clicks: snapshot.clicks, potCents: snapshot.potCents, epoch }, 'round state rebuilt in Redis from Postgres');
+        this.log.warn(
+          { round: snapshot.round, clicks: snapshot.clicks, potCents: snapshot.potCents, epoch },
+          'round state rebuilt in Redis from Postgres',
+        );
         this.hooks.onStateChanged?.();
       }
     });
@@ -300,8 +330,19 @@ export class GameEngine {
     const pipeline = this.redis.pipeline();
     for (const user of users.values()) {
       const own = rounds.get(user.id);
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      (pipeline as any).gameLoadUser(1, KEYS.users, user.id, user.version, user.role, user.username ?? '', user.deleted ? 1 : 0, user.grantedClicks, round, own?.purchased ?? 0, own?.pass ? round : 0);
+      (pipeline as any).gameLoadUser(
+        1,
+        KEYS.users,
+        user.id,
+        user.version,
+        user.role,
+        user.username ?? '',
+        user.deleted ? 1 : 0,
+        user.grantedClicks,
+        round,
+        own?.purchased ?? 0,
+        own?.pass ? round : 0,
+      );
     }
     if (users.size > 0) {
       const results = await pipeline.exec();
@@ -315,7 +356,10 @@ export class GameEngine {
   async syncUser(userId: string): Promise<void> {
     const user = (await findUsers(this.db, [userId])).get(userId);
     if (!user) return;
-    const changed = await this.scripts.updateUserMeta([KEYS.users, KEYS.state], [user.version, user.role, user.username ?? '', user.deleted ? 1 : 0, userId]);
+    const changed = await this.scripts.updateUserMeta(
+      [KEYS.users, KEYS.state],
+      [user.version, user.role, user.username ?? '', user.deleted ? 1 : 0, userId],
+    );
     if (changed === 1) this.hooks.onStateChanged?.();
   }
 
@@ -329,7 +373,11 @@ export class GameEngine {
         if (user.del === 1) return null;
         const purchased = user.pr === round ? (user.p ?? 0) : 0;
         const unlimited = user.role === 'admin' || user.role === 'superuser' || user.pass === round;
-        return { freeClicks: unlimited ? UNLIMITED_CLICKS : (user.g ?? 0) + purchased, purchasedClicks: purchased, hasInfiniteClicks: unlimited };
+        return {
+          freeClicks: unlimited ? UNLIMITED_CLICKS : (user.g ?? 0) + purchased,
+          purchasedClicks: purchased,
+          hasInfiniteClicks: unlimited,
+        };
       }
       const unknown = await this.ensureUsers([userId]);
       if (unknown.has(userId)) return null;
@@ -346,7 +394,14 @@ export class GameEngine {
     for (let attempt = 0; attempt < 4; attempt++) {
       const reply = await this.scripts.applyPurchase(
         [KEYS.state, KEYS.journal, KEYS.purchases, KEYS.users],
-        [purchase.purchaseId, purchase.userId, purchase.clicks ?? 0, purchase.unlimited ? 1 : 0, purchase.potShareCents, purchase.packId],
+        [
+          purchase.purchaseId,
+          purchase.userId,
+          purchase.clicks ?? 0,
+          purchase.unlimited ? 1 : 0,
+          purchase.potShareCents,
+          purchase.packId,
+        ],
       );
       const code = Number(reply[0]);
       if (code === -1) {
@@ -355,7 +410,8 @@ export class GameEngine {
       }
       if (code === -2) {
         const unknown = await this.ensureUsers([purchase.userId]);
-        if (unknown.has(purchase.userId)) throw new Error(`purchase for user ${purchase.userId}, who is not known yet`);
+        if (unknown.has(purchase.userId))
+          throw new Error(`purchase for user ${purchase.userId}, who is not known yet`);
         continue;
       }
       const round = Number(reply[1]);

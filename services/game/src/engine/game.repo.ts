@@ -25,20 +25,51 @@ export const roundWonEventId = (round: number) => `game.round.won.${round}`;
 
 export async function findUsers(db: Db, ids: string[]): Promise<Map<string, UserRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('users').select(['id', 'username', 'role', 'version', 'deleted_at', 'granted_clicks']).where('id', 'in', ids).execute();
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'username', 'role', 'version', 'deleted_at', 'granted_clicks'])
+    .where('id', 'in', ids)
+    .execute();
   return new Map(
-    rows.map((r) => [r.id, { id: r.id, username: r.username, role: r.role as Role, version: Number(r.version), deleted: r.deleted_at !== null, grantedClicks: Number(r.granted_clicks) }]),
+    rows.map((r) => [
+      r.id,
+      {
+        id: r.id,
+        username: r.username,
+        role: r.role as Role,
+        version: Number(r.version),
+        deleted: r.deleted_at !== null,
+        grantedClicks: Number(r.granted_clicks),
+      },
+    ]),
   );
 }
 
-export async function findUserRounds(db: Db, ids: string[], round: number): Promise<Map<string, UserRoundRow>> {
+export async function findUserRounds(
+  db: Db,
+  ids: string[],
+  round: number,
+): Promise<Map<string, UserRoundRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('user_rounds').select(['user_id', 'purchased_clicks', 'purchased_spent', 'pass']).where('user_id', 'in', ids).where('round', '=', round).execute();
-  return new Map(rows.map((r) => [r.user_id, { purchased: Math.max(0, Number(r.purchased_clicks) - Number(r.purchased_spent)), pass: r.pass }]));
+  const rows = await db
+    .selectFrom('user_rounds')
+    .select(['user_id', 'purchased_clicks', 'purchased_spent', 'pass'])
+    .where('user_id', 'in', ids)
+    .where('round', '=', round)
+    .execute();
+  return new Map(
+    rows.map((r) => [
+      r.user_id,
+      { purchased: Math.max(0, Number(r.purchased_clicks) - Number(r.purchased_spent)), pass: r.pass },
+    ]),
+  );
 }
 
 /** Creates the user with the sign-up grant; false when it already existed. */
-export async function insertUser(db: Db, user: { id: string; username: string; role: Role; grantedClicks: number }): Promise<boolean> {
+export async function insertUser(
+  db: Db,
+  user: { id: string; username: string; role: Role; grantedClicks: number },
+): Promise<boolean> {
   const inserted = await db
     .insertInto('users')
     .values({ id: user.id, username: user.username, role: user.role, granted_clicks: user.grantedClicks })
@@ -49,7 +80,11 @@ export async function insertUser(db: Db, user: { id: string; username: string; r
 }
 
 /** Applies a role, name or deletion; throws when the user is unknown (the event is retried later). */
-export async function updateUser(db: Db, id: string, change: { role?: Role; username?: string; deleted?: true }): Promise<void> {
+export async function updateUser(
+  db: Db,
+  id: string,
+  change: { role?: Role; username?: string; deleted?: true },
+): Promise<void> {
   const updated = await db
     .updateTable('users')
     .set((eb) => ({
@@ -64,8 +99,16 @@ export async function updateUser(db: Db, id: string, change: { role?: Role; user
   if (!updated) throw new Error(`user ${id} is not known yet`);
   if (change.deleted) {
     // Personal data goes; the wins stay, anonymous.
-    await db.updateTable('winners').set({ user_id: null, username: null }).where('user_id', '=', id).execute();
-    await db.updateTable('rounds').set({ last_click_user_id: null }).where('last_click_user_id', '=', id).execute();
+    await db
+      .updateTable('winners')
+      .set({ user_id: null, username: null })
+      .where('user_id', '=', id)
+      .execute();
+    await db
+      .updateTable('rounds')
+      .set({ last_click_user_id: null })
+      .where('last_click_user_id', '=', id)
+      .execute();
   }
 }
 
@@ -88,7 +131,12 @@ export async function recordPurchase(db: Db, purchase: PurchaseRecord): Promise<
   if (!inserted) return false;
   await db
     .insertInto('user_rounds')
-    .values({ user_id: purchase.userId, round: purchase.round, purchased_clicks: purchase.unlimited ? 0 : purchase.clicks, pass: purchase.unlimited })
+    .values({
+      user_id: purchase.userId,
+      round: purchase.round,
+      purchased_clicks: purchase.unlimited ? 0 : purchase.clicks,
+      pass: purchase.unlimited,
+    })
     .onConflict((oc) =>
       oc.columns(['user_id', 'round']).doUpdateSet((eb) => ({
         purchased_clicks: eb('user_rounds.purchased_clicks', '+', eb.ref('excluded.purchased_clicks')),
@@ -100,7 +148,11 @@ export async function recordPurchase(db: Db, purchase: PurchaseRecord): Promise<
 }
 
 export async function purchaseRound(db: Db, purchaseId: string): Promise<number | undefined> {
-  const row = await db.selectFrom('purchases').select('round').where('purchase_id', '=', purchaseId).executeTakeFirst();
+  const row = await db
+    .selectFrom('purchases')
+    .select('round')
+    .where('purchase_id', '=', purchaseId)
+    .executeTakeFirst();
   return row ? Number(row.round) : undefined;
 }
 
@@ -112,7 +164,14 @@ export async function recordWin(trx: Transaction<Database>, win: WinRecord): Pro
   const wonAt = new Date(win.at);
   const inserted = await trx
     .insertInto('winners')
-    .values({ round: win.round, user_id: win.userId, username: win.username || null, pot_cents: win.potCents, clicks: win.clicks, won_at: wonAt })
+    .values({
+      round: win.round,
+      user_id: win.userId,
+      username: win.username || null,
+      pot_cents: win.potCents,
+      clicks: win.clicks,
+      won_at: wonAt,
+    })
     .onConflict((oc) => oc.column('round').doNothing())
     .returning('id')
     .executeTakeFirst();
@@ -122,18 +181,33 @@ export async function recordWin(trx: Transaction<Database>, win: WinRecord): Pro
     .updateTable('winners')
     .set({ user_id: null, username: null })
     .where('round', '=', win.round)
-    .where(({ exists, selectFrom }) => exists(selectFrom('users').select('id').where('id', '=', win.userId).where('deleted_at', 'is not', null)))
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('users').select('id').where('id', '=', win.userId).where('deleted_at', 'is not', null),
+      ),
+    )
     .execute();
   await trx
     .insertInto('rounds')
     .values({ round: win.round, clicks: win.clicks, last_click_user_id: win.userId, closed_at: wonAt })
-    .onConflict((oc) => oc.column('round').doUpdateSet({ clicks: win.clicks, last_click_user_id: win.userId, closed_at: wonAt }))
+    .onConflict((oc) =>
+      oc
+        .column('round')
+        .doUpdateSet({ clicks: win.clicks, last_click_user_id: win.userId, closed_at: wonAt }),
+    )
     .execute();
   await enqueueEvent(
     trx as unknown as Transaction<OutboxTable>,
     makeEvent(
       SUBJECTS.roundWon,
-      { round: win.round, winnerUserId: win.userId, winnerUsername: win.username || 'deleted user', potCents: win.potCents, clicks: win.clicks, wonAt: wonAt.toISOString() },
+      {
+        round: win.round,
+        winnerUserId: win.userId,
+        winnerUsername: win.username || 'deleted user',
+        potCents: win.potCents,
+        clicks: win.clicks,
+        wonAt: wonAt.toISOString(),
+      },
       roundWonEventId(win.round),
     ),
   );
@@ -148,14 +222,22 @@ export async function addGrantedClicks(db: Db, deltas: Map<string, number>): Pro
     from unnest(${ids}::uuid[], ${values}::bigint[]) as d(id, delta) where u.id = d.id`.execute(db);
 }
 
-export async function addPurchasedSpent(db: Db, spends: { userId: string; round: number; spent: number }[]): Promise<void> {
+export async function addPurchasedSpent(
+  db: Db,
+  spends: { userId: string; round: number; spent: number }[],
+): Promise<void> {
   if (spends.length === 0) return;
   await sql`insert into user_rounds (user_id, round, purchased_spent)
     select * from unnest(${spends.map((s) => s.userId)}::uuid[], ${spends.map((s) => s.round)}::bigint[], ${spends.map((s) => s.spent)}::bigint[])
-    on conflict (user_id, round) do update set purchased_spent = user_rounds.purchased_spent + excluded.purchased_spent`.execute(db);
+    on conflict (user_id, round) do update set purchased_spent = user_rounds.purchased_spent + excluded.purchased_spent`.execute(
+    db,
+  );
 }
 
-export async function advanceRounds(db: Db, positions: Map<number, { pos: number; last: string | null }>): Promise<void> {
+export async function advanceRounds(
+  db: Db,
+  positions: Map<number, { pos: number; last: string | null }>,
+): Promise<void> {
   for (const [round, { pos, last }] of positions) {
     await sql`insert into rounds (round, clicks, last_click_user_id) values (${round}, ${pos}, ${last})
       on conflict (round) do update set
@@ -166,7 +248,11 @@ export async function advanceRounds(db: Db, positions: Map<number, { pos: number
 
 export async function journalCursors(db: Db, epochs: string[]): Promise<Map<string, number>> {
   if (epochs.length === 0) return new Map();
-  const rows = await db.selectFrom('journal_cursor').select(['epoch', 'seq']).where('epoch', 'in', epochs).execute();
+  const rows = await db
+    .selectFrom('journal_cursor')
+    .select(['epoch', 'seq'])
+    .where('epoch', 'in', epochs)
+    .execute();
   return new Map(rows.map((r) => [r.epoch, Number(r.seq)]));
 }
 
@@ -174,7 +260,11 @@ export async function saveJournalCursor(db: Db, epoch: string, seq: number): Pro
   await db
     .insertInto('journal_cursor')
     .values({ epoch, seq })
-    .onConflict((oc) => oc.column('epoch').doUpdateSet({ seq: sql`greatest(journal_cursor.seq, excluded.seq)`, updated_at: new Date() }))
+    .onConflict((oc) =>
+      oc
+        .column('epoch')
+        .doUpdateSet({ seq: sql`greatest(journal_cursor.seq, excluded.seq)`, updated_at: new Date() }),
+    )
     .execute();
 }
 
@@ -194,10 +284,22 @@ export async function currentRoundSnapshot(db: Db) {
     .select(['rounds.clicks', 'rounds.last_click_user_id', 'users.username'])
     .where('rounds.round', '=', round)
     .executeTakeFirst();
-  const pot = await db.selectFrom('purchases').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('pot_share_cents'), sql<number>`0`).as('pot')).where('round', '=', round).executeTakeFirst();
+  const pot = await db
+    .selectFrom('purchases')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('pot_share_cents'), sql<number>`0`).as('pot'))
+    .where('round', '=', round)
+    .executeTakeFirst();
   const lastWinner = lastWin?.user_id ? { id: lastWin.user_id, name: lastWin.username ?? '' } : null;
-  const lastClicker = progress?.last_click_user_id ? { id: progress.last_click_user_id, name: progress.username ?? '' } : lastWinner;
-  return { round, clicks: Number(progress?.clicks ?? 0), potCents: Number(pot?.pot ?? 0), lastClicker, lastWinner };
+  const lastClicker = progress?.last_click_user_id
+    ? { id: progress.last_click_user_id, name: progress.username ?? '' }
+    : lastWinner;
+  return {
+    round,
+    clicks: Number(progress?.clicks ?? 0),
+    potCents: Number(pot?.pot ?? 0),
+    lastClicker,
+    lastWinner,
+  };
 }
 
 export interface WinnerRow {
@@ -212,11 +314,19 @@ export interface WinnerRow {
 export async function listWinners(db: Db, limit: number, beforeRound?: number): Promise<WinnerRow[]> {
   let query = db
     .selectFrom('winners')
-    .leftJoin('users', (join) => join.onRef('users.id', '=', 'winners.user_id').on('users.deleted_at', 'is', null))
+    .leftJoin('users', (join) =>
+      join.onRef('users.id', '=', 'winners.user_id').on('users.deleted_at', 'is', null),
+    )
     .select(['winners.id', 'winners.round', 'winners.pot_cents', 'winners.won_at', 'users.username'])
     .orderBy('winners.round', 'desc')
     .limit(limit);
   if (beforeRound !== undefined) query = query.where('winners.round', '<', beforeRound);
   const rows = await query.execute();
-  return rows.map((r) => ({ id: r.id, round: Number(r.round), username: r.username, potCents: Number(r.pot_cents), wonAt: r.won_at }));
+  return rows.map((r) => ({
+    id: r.id,
+    round: Number(r.round),
+    username: r.username,
+    potCents: Number(r.pot_cents),
+    wonAt: r.won_at,
+  }));
 }

@@ -1,6 +1,14 @@
 // The scripts as ioredis commands (EVALSHA, falling back to EVAL once after a Redis restart).
 import type { Redis } from 'ioredis';
-import { APPLY_PURCHASE, CLICK_BATCH, LOAD_USER, RELEASE_LOCK, RESTORE_STATE, TRIM_JOURNAL, UPDATE_USER_META } from './scripts.js';
+import {
+  APPLY_PURCHASE,
+  CLICK_BATCH,
+  LOAD_USER,
+  RELEASE_LOCK,
+  RESTORE_STATE,
+  TRIM_JOURNAL,
+  UPDATE_USER_META,
+} from './scripts.js';
 
 type Args = (string | number)[];
 
@@ -15,11 +23,18 @@ export interface GameRedis {
 }
 
 export function gameRedis(redis: Redis): GameRedis {
-  const scripts = { gameClickBatch: CLICK_BATCH, gameApplyPurchase: APPLY_PURCHASE, gameLoadUser: LOAD_USER, gameUpdateUserMeta: UPDATE_USER_META, gameRestoreState: RESTORE_STATE, gameTrimJournal: TRIM_JOURNAL, gameReleaseLock: RELEASE_LOCK };
+  const scripts = {
+    gameClickBatch: CLICK_BATCH,
+    gameApplyPurchase: APPLY_PURCHASE,
+    gameLoadUser: LOAD_USER,
+    gameUpdateUserMeta: UPDATE_USER_META,
+    gameRestoreState: RESTORE_STATE,
+    gameTrimJournal: TRIM_JOURNAL,
+    gameReleaseLock: RELEASE_LOCK,
+  };
   for (const [name, lua] of Object.entries(scripts)) {
     if (!(name in redis)) redis.defineCommand(name, { lua });
   }
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const r = redis as any;
   return {
     clickBatch: (keys, args) => r.gameClickBatch(keys.length, ...keys, ...args),

@@ -25,7 +25,12 @@ export function startGameConsumers(options: {
       case SUBJECTS.userRegistered: {
         const data = (event as EventEnvelope<typeof SUBJECTS.userRegistered>).data;
         await processOnce(db, event, async (trx) => {
-          await insertUser(trx, { id: data.userId, username: data.username, role: data.role, grantedClicks: config.SIGNUP_FREE_CLICKS });
+          await insertUser(trx, {
+            id: data.userId,
+            username: data.username,
+            role: data.role,
+            grantedClicks: config.SIGNUP_FREE_CLICKS,
+          });
         });
         await engine.ensureUsers([data.userId]);
         return;
@@ -64,7 +69,12 @@ export function startGameConsumers(options: {
       nats,
       stream: STREAMS.auth.name,
       durable: 'game-auth',
-      subjects: [SUBJECTS.userRegistered, SUBJECTS.userRoleChanged, SUBJECTS.userRenamed, SUBJECTS.userDeleted],
+      subjects: [
+        SUBJECTS.userRegistered,
+        SUBJECTS.userRoleChanged,
+        SUBJECTS.userRenamed,
+        SUBJECTS.userDeleted,
+      ],
       log,
       handle: handleAuth,
       onResult: options.onResult,

@@ -59,7 +59,10 @@ export function startJournalFlusher(
         for (const [epoch, seq] of highest) await saveJournalCursor(trx, epoch, seq);
         return written;
       });
-      await scripts.trimJournal(KEYS.journal, entries.map((e) => e.prefix));
+      await scripts.trimJournal(
+        KEYS.journal,
+        entries.map((e) => e.prefix),
+      );
       if (wins > 0) options.onWinsWritten?.();
       return entries.length;
     } finally {
@@ -124,9 +127,11 @@ async function applyEntries(trx: Parameters<typeof recordWin>[0], entries: Journ
           purchasedSpent.set(key, row);
         }
       }
-      for (const [userId, reward] of entriesOf(seg.rewards)) granted.set(userId, (granted.get(userId) ?? 0) + reward);
+      for (const [userId, reward] of entriesOf(seg.rewards))
+        granted.set(userId, (granted.get(userId) ?? 0) + reward);
       const known = positions.get(seg.r);
-      if (!known || seg.pos >= known.pos) positions.set(seg.r, { pos: seg.pos, last: seg.last ?? known?.last ?? null });
+      if (!known || seg.pos >= known.pos)
+        positions.set(seg.r, { pos: seg.pos, last: seg.last ?? known?.last ?? null });
       if (seg.win && (await recordWin(trx, seg.win))) wins++;
     }
   }

@@ -13,13 +13,23 @@ export async function stateRoutes(app: FastifyInstance, engine: GameEngine, conf
     const state = await engine.readState();
     // Guests see the counter only (SPEC: no pot, last clicker or last winner for them).
     return user
-      ? { gameState: { globalClicks: state.globalClicks, pot: centsToEuros(state.potCents), lastWinner: state.lastWinner, lastClickUser: state.lastClickUser } }
+      ? {
+          gameState: {
+            globalClicks: state.globalClicks,
+            pot: centsToEuros(state.potCents),
+            lastWinner: state.lastWinner,
+            lastClickUser: state.lastClickUser,
+          },
+        }
       : { gameState: { globalClicks: state.globalClicks } };
   });
 
   const rules = GameRules.parse({
     roundTarget: config.ROUND_TARGET,
-    milestones: [...config.MILESTONES.map((m) => ({ at: m.at, freeClicks: m.freeClicks })), { at: config.ROUND_TARGET, winsPot: true }],
+    milestones: [
+      ...config.MILESTONES.map((m) => ({ at: m.at, freeClicks: m.freeClicks })),
+      { at: config.ROUND_TARGET, winsPot: true },
+    ],
     packs: PACKS.map(packView),
   });
   routes.get('/api/game/rules', { schema: { response: { 200: GameRules } } }, async () => rules);

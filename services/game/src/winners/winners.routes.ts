@@ -15,19 +15,29 @@ function decodeCursor(cursor: string): number {
 }
 
 export async function winnersRoutes(app: FastifyInstance, db: Kysely<Database>): Promise<void> {
-  app.withTypeProvider<ZodTypeProvider>().get('/api/winners', { schema: { querystring: WinnersQuery, response: { 200: WinnersResponse } } }, async (request) => {
-    const { limit, cursor } = request.query;
-    const rows = await listWinners(db, limit + 1, cursor === undefined ? undefined : decodeCursor(cursor));
-    const page = rows.slice(0, limit);
-    return {
-      winners: page.map((w) => ({
-        _id: w.id,
-        userId: w.username === null ? null : { username: w.username },
-        pot: centsToEuros(w.potCents),
-        createdAt: w.wonAt.toISOString(),
-        round: w.round,
-      })),
-      nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.round) : null,
-    };
-  });
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .get(
+      '/api/winners',
+      { schema: { querystring: WinnersQuery, response: { 200: WinnersResponse } } },
+      async (request) => {
+        const { limit, cursor } = request.query;
+        const rows = await listWinners(
+          db,
+          limit + 1,
+          cursor === undefined ? undefined : decodeCursor(cursor),
+        );
+        const page = rows.slice(0, limit);
+        return {
+          winners: page.map((w) => ({
+            _id: w.id,
+            userId: w.username === null ? null : { username: w.username },
+            pot: centsToEuros(w.potCents),
+            createdAt: w.wonAt.toISOString(),
+            round: w.round,
+          })),
+          nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.round) : null,
+        };
+      },
+    );
 }
