@@ -1,0 +1,62 @@
+import rateLimit from '@fastify/rate-limit';
+import { createServer, pingRedis, registerHealth, registerMetrics } from '@omc/service-kit';
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from './deps.js';
+import { pathProblem } from './edge/path-guard.js';
+import { securityHeaders } from './edge/security-headers.js';
+import { apiProxy } from './routing/api-proxy.js';
+import { attachSocketTunnel } from './routing/socket-tunnel.js';
+import { webApp } from './web/web-app.js';
+
+export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+  const { config, metrics } = deps;
+  const app = createServer({
+    name: 'gateway',
+    logLevel: config.LOG_LEVEL,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    trustProxy: config.TRUST_PROXY,
+    ...(options.logger === false ? { logger: false } : {}),
+  });
+
+  // Before routing: a path that could mean another path reaches nothing.
+  app.addHook('onRequest', async (request, reply) => {
+    const problem = pathProblem(request.raw.url);
+    if (problem) {
+      const message = `Bad request path: ${problem}`;
+      return reply.code(400).send({ message, error: message, code: 'BAD_PATH', requestId: request.id });
+    }
+  });
+
+  await securityHeaders(app, config.BRAINTREE_EMULATOR_URL ? [new URL(config.BRAINTREE_EMULATOR_URL).origin] : []);
+  registerHealth(app, { redis: () => pingRedis(deps.redis) });
+  registerMetrics(app, metrics);
+
+  await app.register(async (api) => {
+    if (config.RATE_LIMIT_PER_IP > 0) {
+      await api.register(rateLimit, {
+        max: config.RATE_LIMIT_PER_IP,
+        timeWindow: 60_000,
+        redis: deps.redis,
+        nameSpace: 'omc:gateway:rate:',
+        // Redis away: serve rather than refuse everyone.
+        skipOnError: true,
+        keyGenerator: (request) => request.ip,
+        errorResponseBuilder: (_request, context) => ({
+          statusCode: 429,
+          code: 'RATE_LIMITED',
+          message: `Too many requests from your address: at most ${context.max} a minute. Try again in ${context.after}.`,
+        }),
+      });
+    }
+    await apiProxy(api, config, metrics);
+    // The live connection is websocket only (SPEC section 4); a polling request gets a clear answer.
+    api.all('/socket.io/*', async (request, reply) => {
+      const message = 'The live connection uses the websocket transport only';
+      return reply.code(400).send({ message, error: message, code: 'WEBSOCKET_ONLY', requestId: request.id });
+    });
+  });
+
+  attachSocketTunnel(app, { upstreams: config.REALTIME_URLS, trustProxy: config.TRUST_PROXY, metrics });
+  await webApp(app, config.WEB_DIST);
+  return app;
+}

@@ -1,0 +1,56 @@
+import { fileURLToPath } from 'node:url';
+import { env, parseConfig } from '@omc/service-kit';
+import { z } from 'zod';
+
+const httpUrl = env.url(['http', 'https']);
+
+const urlList = z
+  .string()
+  .transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean))
+  .refine((urls) => urls.length > 0, 'must list at least one URL')
+  .refine((urls) => urls.every((u) => httpUrl.safeParse(u).success), 'must be http(s) URLs separated by commas');
+
+/** Whom to believe about the caller's address: false, true (any proxy), or proxy addresses/CIDRs separated by commas. */
+const trustProxy = z
+  .string()
+  .default('false')
+  .transform((value, ctx): boolean | string[] => {
+    const v = value.trim();
+    if (['false', '0', 'no', ''].includes(v)) return false;
+    if (['true', 'yes'].includes(v)) return true;
+    const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+    if (list.every((s) => /^[0-9a-fA-F.:/]+$/.test(s) || ['loopback', 'linklocal', 'uniquelocal'].includes(s))) return list;
+    ctx.addIssue({ code: 'custom', message: 'must be true, false, or addresses/CIDRs separated by commas' });
+    return z.NEVER;
+  });
+
+export const configSchema = z
+  .object({
+    GATEWAY_PORT: env.port(8080).optional(),
+    /** Accepted too, for platforms that set PORT; GATEWAY_PORT wins. */
+    PORT: env.port(8080).optional(),
+    HOST: env.host(),
+    LOG_LEVEL: env.logLevel(),
+    SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
+    AUTH_URL: httpUrl.default('http://127.0.0.1:3001'),
+    GAME_URL: httpUrl.default('http://127.0.0.1:3002'),
+    PAYMENTS_URL: httpUrl.default('http://127.0.0.1:3003'),
+    REALTIME_URLS: urlList.default(['http://127.0.0.1:3004']),
+    REDIS_URL: env.url(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
+    /** Requests per minute per client address under /api, shared by every gateway through Redis; 0 turns it off. */
+    RATE_LIMIT_PER_IP: env.int(6000, 0),
+    WEB_DIST: z.string().min(1).default(fileURLToPath(new URL('../../web/dist', import.meta.url))),
+    TRUST_PROXY: trustProxy,
+    BODY_LIMIT_BYTES: env.int(64 * 1024, 1024, 10 * 1024 * 1024),
+    /** How long an upstream may take to answer before the caller gets a 504. */
+    UPSTREAM_TIMEOUT_MS: env.int(15_000, 100, 120_000),
+    /** The Braintree emulator in development: the payment form in the browser talks to it. */
+    BRAINTREE_EMULATOR_URL: httpUrl.optional(),
+  })
+  .transform(({ GATEWAY_PORT, PORT, ...rest }) => ({ ...rest, GATEWAY_PORT: GATEWAY_PORT ?? PORT ?? 8080 }));
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
+  return parseConfig(configSchema as unknown as z.ZodObject, source) as Readonly<z.infer<typeof configSchema>>;
+}

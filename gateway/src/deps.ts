@@ -1,0 +1,30 @@
+import { createMetrics, createRedis, type Metrics, type Redis } from '@omc/service-kit';
+import type { Config } from './config.js';
+
+export interface Deps {
+  config: Config;
+  /** Rate limit counters; commands fail at once while Redis is away (the limit then lets traffic through). */
+  redis: Redis;
+  metrics: Metrics;
+  close(): Promise<void>;
+}
+
+export async function createDeps(config: Config): Promise<Deps> {
+  const redis = createRedis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+  // Give Redis a moment, so the first requests are counted; a gateway still starts without it.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 2000);
+    redis.once('ready', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return {
+    config,
+    redis,
+    metrics: createMetrics('gateway'),
+    async close() {
+      redis.disconnect();
+    },
+  };
+}

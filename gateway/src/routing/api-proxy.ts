@@ -1,0 +1,76 @@
+// /api/... to the service that owns each prefix (contracts ROUTE_PREFIXES; the most specific prefix
+// wins), over keep-alive connections. The path is passed on as it came, so an upstream's own routes
+// outside the public prefixes (/readyz, /metrics) are never reachable from outside.
+import proxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
+import { ROUTE_PREFIXES, type Service } from '@omc/contracts';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { Metrics } from '@omc/service-kit';
+
+type ProxyError = Error & { statusCode?: number; code?: string; cause?: { code?: string } };
+
+export function upstreamOf(config: Config, service: Service): string {
+  return { auth: config.AUTH_URL, game: config.GAME_URL, payments: config.PAYMENTS_URL }[service];
+}
+
+/** Prefixes longest first, so a reader sees the order the router's specificity gives. */
+export function apiPrefixes(): { prefix: string; service: Service }[] {
+  return ROUTE_PREFIXES.filter((r): r is { prefix: string; service: Service } => r.service !== 'realtime').sort((a, b) => b.prefix.length - a.prefix.length);
+}
+
+/** A refused connection is a down upstream (503); a timeout is a 504; anything else a 502. */
+export function upstreamFailure(service: Service, error: ProxyError): { status: number; message: string } {
+  const code = error.cause?.code ?? error.code ?? '';
+  if (error.statusCode === 504 || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return { status: 504, message: `The ${service} service did not answer in time` };
+  }
+  if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'FST_REPLY_FROM_SERVICE_UNAVAILABLE'].includes(code) || error.statusCode === 503) {
+    return { status: 503, message: `The ${service} service is unavailable, try again shortly` };
+  }
+  return { status: 502, message: `The ${service} service gave no valid answer, try again shortly` };
+}
+
+export async function apiProxy(app: FastifyInstance, config: Config, metrics: Metrics): Promise<void> {
+  const failures = metrics.counter('gateway_upstream_failures_total', 'Proxied requests that got no answer from their upstream', ['service', 'status']);
+
+  for (const { prefix, service } of apiPrefixes()) {
+    const options: FastifyHttpProxyOptions = {
+      upstream: upstreamOf(config, service),
+      prefix,
+      rewritePrefix: prefix,
+      // Bodies are parsed (JSON only) under the gateway's size limit, then sent on.
+      proxyPayloads: false,
+      undici: {
+        connections: 128,
+        pipelining: 1,
+        keepAliveTimeout: 30_000,
+        connect: { timeout: 2_000 },
+        headersTimeout: config.UPSTREAM_TIMEOUT_MS,
+        bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
+      },
+      replyOptions: {
+        rewriteRequestHeaders: (request, headers) => ({
+          ...headers,
+          'x-request-id': request.id,
+          // Replaces whatever the caller claimed: upstreams trust this hop only.
+          'x-forwarded-for': request.ip,
+          'x-forwarded-proto': request.protocol,
+          'x-forwarded-host': request.host,
+        }),
+        // No replays: a request that reached an upstream is never sent twice by the gateway.
+        retryDelay: () => null,
+        onError: (reply, { error }) => {
+          const { status, message } = upstreamFailure(service, error as ProxyError);
+          failures.inc({ service, status: String(status) });
+          reply.request.log.warn({ err: error, service, status }, 'upstream failed');
+          if (status === 503) void reply.header('retry-after', '2');
+          void reply
+            .code(status)
+            .type('application/json')
+            .send({ message, error: message, code: 'UPSTREAM_UNAVAILABLE', requestId: reply.request.id });
+        },
+      },
+    };
+    await app.register(proxy, options);
+  }
+}

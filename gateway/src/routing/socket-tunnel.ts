@@ -1,0 +1,132 @@
+// Websocket upgrades on /socket.io go to the realtime instances, balanced round-robin; an instance
+// that refuses a connection is skipped for a few seconds. Once upgraded the connection is a plain TCP
+// tunnel: no per-message work at the edge, however many updates flow.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { SOCKET_PATH } from '@omc/contracts';
+import type { Metrics } from '@omc/service-kit';
+import type { FastifyInstance } from 'fastify';
+import { clientAddress, trustFunction, type TrustProxy } from '../edge/client-address.js';
+import { pathProblem, requestPath } from '../edge/path-guard.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const CONNECT_TIMEOUT_MS = 2_000;
+const SKIP_DOWN_MS = 3_000;
+/** Headers the gateway sets itself; the caller's versions are dropped. */
+const OWN_HEADERS = new Set(['x-request-id', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-real-ip', 'forwarded']);
+
+interface Upstream {
+  host: string;
+  port: number;
+  downUntil: number;
+}
+
+export interface SocketTunnelOptions {
+  upstreams: string[];
+  trustProxy: TrustProxy;
+  metrics: Metrics;
+}
+
+function refuse(socket: Duplex, status: number, reason: string, message: string, requestId: string): void {
+  const body = JSON.stringify({ message, error: message, requestId });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOptions): void {
+  const upstreams: Upstream[] = options.upstreams.map((u) => {
+    const url = new URL(u);
+    return { host: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)), downUntil: 0 };
+  });
+  const trust = trustFunction(options.trustProxy);
+  const open = new Set<Duplex>();
+  let next = 0;
+
+  const upgrades = options.metrics.counter('gateway_websocket_upgrades_total', 'Websocket upgrades, by outcome', ['outcome']);
+  options.metrics.gauge('gateway_websocket_tunnels_open', 'Websocket connections open through the gateway', [], function collect() {
+    this.set(open.size / 2);
+  });
+
+  /** Upstreams in round-robin order, those not recently refused first. */
+  const candidates = (): Upstream[] => {
+    const start = next++ % upstreams.length;
+    const ordered = [...upstreams.slice(start), ...upstreams.slice(0, start)];
+    const now = Date.now();
+    return [...ordered.filter((u) => u.downUntil <= now), ...ordered.filter((u) => u.downUntil > now)];
+  };
+
+  const dial = (upstream: Upstream): Promise<Socket> =>
+    new Promise((resolve, reject) => {
+      const socket = connect({ host: upstream.host, port: upstream.port });
+      const timer = setTimeout(() => socket.destroy(new Error('connect timeout')), CONNECT_TIMEOUT_MS);
+      socket.once('connect', () => {
+        clearTimeout(timer);
+        socket.removeAllListeners('error');
+        resolve(socket);
+      });
+      socket.once('error', (error) => {
+        clearTimeout(timer);
+        upstream.downUntil = Date.now() + SKIP_DOWN_MS;
+        reject(error);
+      });
+    });
+
+  const onUpgrade = async (request: IncomingMessage, client: Duplex, head: Buffer) => {
+    const given = request.headers['x-request-id'];
+    const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    client.on('error', () => client.destroy());
+    const path = requestPath(request.url);
+    if (pathProblem(request.url) || !path || !(path === SOCKET_PATH || path.startsWith(`${SOCKET_PATH}/`))) {
+      upgrades.inc({ outcome: 'not_found' });
+      return refuse(client, 404, 'Not Found', 'Only /socket.io accepts websocket connections', requestId);
+    }
+
+    let upstream: Socket | undefined;
+    for (const candidate of candidates()) {
+      try {
+        upstream = await dial(candidate);
+        break;
+      } catch (error) {
+        app.log.warn({ err: error, upstream: `${candidate.host}:${candidate.port}`, requestId }, 'realtime instance refused a connection');
+      }
+    }
+    if (!upstream) {
+      upgrades.inc({ outcome: 'unavailable' });
+      return refuse(client, 503, 'Service Unavailable', 'The live service is unavailable, try again shortly', requestId);
+    }
+    if (client.destroyed) return void upstream.destroy();
+
+    const forwardedFor = clientAddress(request, trust);
+    const lines = [`${request.method} ${request.url} HTTP/1.1`];
+    for (let i = 0; i < request.rawHeaders.length; i += 2) {
+      const name = request.rawHeaders[i]!;
+      if (!OWN_HEADERS.has(name.toLowerCase())) lines.push(`${name}: ${request.rawHeaders[i + 1]}`);
+    }
+    lines.push(`X-Request-Id: ${requestId}`, `X-Forwarded-For: ${forwardedFor}`, `X-Forwarded-Proto: http`);
+    upstream.setNoDelay(true);
+    upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+    if (head.length > 0) upstream.write(head);
+
+    open.add(client).add(upstream);
+    upgrades.inc({ outcome: 'tunnelled' });
+    const close = () => {
+      open.delete(client);
+      open.delete(upstream);
+      client.destroy();
+      upstream.destroy();
+    };
+    upstream.on('error', close).on('close', close);
+    client.on('error', close).on('close', close);
+    upstream.pipe(client);
+    client.pipe(upstream);
+  };
+
+  app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => void onUpgrade(request, socket, head));
+  app.addHook('preClose', async () => {
+    for (const socket of open) socket.destroy();
+  });
+}

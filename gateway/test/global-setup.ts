@@ -1,0 +1,3 @@
+import { infraGlobalSetup } from '@omc/testkit/global-setup';
+
+export default infraGlobalSetup({ name: 'gateway' });

@@ -1,0 +1,274 @@
+// The gateway in front of stand-in upstreams: what a browser or a caller sees at the one front door.
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { ROUTE_PREFIXES, ROUTES } from '@omc/contracts';
+import { resetRedis, testInfra } from '@omc/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeWebDist, rawRequest, startGateway, startStandIn, type Gateway, type StandIn } from './support.js';
+
+describe('gateway routing and edge', () => {
+  let auth: StandIn;
+  let game: StandIn;
+  let payments: StandIn;
+  let gateway: Gateway;
+  let webDist: string;
+  let env: Record<string, string>;
+  const standIns = () => [auth, game, payments];
+
+  beforeAll(async () => {
+    await resetRedis();
+    auth = await startStandIn('auth', (app) => {
+      app.post('/api/user/login', async (request, reply) => {
+        reply.header('set-cookie', [
+          'omc_refresh=abc.def; Path=/api/user; HttpOnly; SameSite=Strict; Max-Age=2592000',
+          'omc_marker=1; Path=/; SameSite=Lax',
+        ]);
+        return { token: 't', message: 'ok', cookie: request.headers.cookie ?? null };
+      });
+    });
+    game = await startStandIn('game', (app) => {
+      app.get('/api/game/slow', () => new Promise(() => undefined));
+    });
+    payments = await startStandIn('payments');
+    webDist = makeWebDist();
+    env = {
+      AUTH_URL: auth.url,
+      GAME_URL: game.url,
+      PAYMENTS_URL: payments.url,
+      REALTIME_URLS: 'http://127.0.0.1:9',
+      REDIS_URL: testInfra().redisUrl,
+      WEB_DIST: webDist,
+      RATE_LIMIT_PER_IP: '0',
+      UPSTREAM_TIMEOUT_MS: '500',
+    };
+    gateway = await startGateway(env);
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await Promise.allSettled(standIns().map((s) => s?.close()));
+  });
+
+  it('routes every public route to the service that owns it, path and query unchanged', async () => {
+    for (const route of ROUTES) {
+      const response = await rawRequest(gateway.url, `${route.path}?probe=1`, {
+        method: route.method,
+        ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { headers: { 'content-type': 'application/json' }, body: '{"a":1}' }),
+      });
+      expect(response.status, `${route.method} ${route.path}`).toBe(200);
+      const body = response.json();
+      if (route.path === '/api/user/login') continue; // answered by its own stand-in route
+      expect(body.service, `${route.method} ${route.path}`).toBe(route.service);
+      expect(body.url).toBe(`${route.path}?probe=1`);
+      if (route.method === 'POST' || route.method === 'PUT') expect(body.body).toEqual({ a: 1 });
+    }
+  });
+
+  it('picks the most specific prefix', async () => {
+    const cases: [string, string][] = [
+      ['/api/winners', 'game'],
+      ['/api/winners/collect', 'payments'],
+      ['/api/winners/collect/again', 'payments'],
+      ['/api/winners/setPaymentMethod', 'payments'],
+      ['/api/winners/anything', 'game'],
+      ['/api/admin/collect', 'payments'],
+      ['/api/admin/users', 'auth'],
+      ['/api/admin/updateRole', 'auth'],
+      ['/api/game/rules', 'game'],
+      ['/api/payments/token', 'payments'],
+      ['/api/user/profile', 'auth'],
+    ];
+    for (const [path, service] of cases) {
+      const response = await rawRequest(gateway.url, path);
+      expect(response.json().service, path).toBe(service);
+    }
+    expect(ROUTE_PREFIXES.filter((p) => p.service !== 'realtime').length).toBeGreaterThan(0);
+  });
+
+  it('answers a JSON 404 for an unknown route under /api', async () => {
+    for (const path of ['/api/nope', '/api', '/api/admin/secret', '/api/usersx']) {
+      const response = await rawRequest(gateway.url, path, { method: 'POST' });
+      expect(response.status, path).toBe(404);
+      expect(response.headers['content-type']).toMatch(/application\/json/);
+      expect(response.json()).toMatchObject({ message: expect.stringContaining(path), error: expect.any(String) });
+    }
+  });
+
+  it('serves the web app, with the SPA fallback, long-cached hashed assets and a revalidated index', async () => {
+    for (const path of ['/', '/game', '/winners', '/admin/roles', '/some/unknown/page']) {
+      const response = await rawRequest(gateway.url, path);
+      expect(response.status, path).toBe(200);
+      expect(response.body).toContain('<div id="root"></div>');
+      expect(response.headers['cache-control']).toBe('no-cache');
+    }
+    const asset = await rawRequest(gateway.url, '/assets/index-3f9a1c.js');
+    expect(asset.status).toBe(200);
+    expect(asset.body).toBe('console.log("app")');
+    expect(asset.headers['cache-control']).toContain('immutable');
+    expect((await rawRequest(gateway.url, '/assets/missing-1234.js')).status).toBe(404);
+    expect((await rawRequest(gateway.url, '/favicon.svg')).status).toBe(200);
+  });
+
+  it('says clearly when the web app is not built', async () => {
+    const bare = await startGateway({ ...env, WEB_DIST: join(webDist, 'not-here') });
+    try {
+      const response = await rawRequest(bare.url, '/game');
+      expect(response.status).toBe(503);
+      expect(response.body).toContain('The web app is not built');
+      expect((await rawRequest(bare.url, '/api/game/state')).json().service).toBe('game');
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('sends security headers whose policy admits the payment form and the live socket', async () => {
+    const response = await rawRequest(gateway.url, '/game');
+    const csp = String(response.headers['content-security-policy']);
+    for (const origin of ['https://js.braintreegateway.com', 'https://assets.braintreegateway.com', 'https://*.paypal.com', 'https://*.braintree-api.com', 'https://pay.google.com']) {
+      expect(csp).toContain(origin);
+    }
+    expect(csp).toMatch(/connect-src 'self' ws: wss:/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('passes a well-formed request id on and returns it; makes one otherwise', async () => {
+    const given = await rawRequest(gateway.url, '/api/game/state', { headers: { 'x-request-id': 'req-abc-123' } });
+    expect(given.headers['x-request-id']).toBe('req-abc-123');
+    expect(given.json().headers['x-request-id']).toBe('req-abc-123');
+
+    const bad = await rawRequest(gateway.url, '/api/game/state', { headers: { 'x-request-id': 'x'.repeat(300) } });
+    const made = bad.headers['x-request-id'];
+    expect(made).toMatch(/^[0-9a-f-]{36}$/);
+    expect(bad.json().headers['x-request-id']).toBe(made);
+  });
+
+  it("tells upstreams the caller's address, not what the caller claims", async () => {
+    const response = await rawRequest(gateway.url, '/api/game/state', { headers: { 'x-forwarded-for': '6.6.6.6' } });
+    expect(response.json().headers['x-forwarded-for']).toBe('127.0.0.1');
+  });
+
+  it('passes the refresh cookie through untouched, both ways', async () => {
+    const response = await rawRequest(gateway.url, '/api/user/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: 'omc_refresh=old.token; other=1' },
+      body: '{"emailOrUsername":"a","password":"b"}',
+    });
+    expect(response.status).toBe(200);
+    expect(response.json().cookie).toBe('omc_refresh=old.token; other=1');
+    expect(response.headers['set-cookie']).toEqual([
+      'omc_refresh=abc.def; Path=/api/user; HttpOnly; SameSite=Strict; Max-Age=2592000',
+      'omc_marker=1; Path=/; SameSite=Lax',
+    ]);
+  });
+
+  it('refuses a body over the limit, and anything but JSON, with a clear 4xx', async () => {
+    const big = await rawRequest(gateway.url, '/api/payments/checkout', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ paymentMethodNonce: 'x'.repeat(100 * 1024), amount: '0.99' }),
+    });
+    expect(big.status).toBe(413);
+    expect(big.json().message).toBe('Request body is too large');
+    const form = await rawRequest(gateway.url, '/api/payments/checkout', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
+    expect(form.status).toBe(415);
+    expect(payments.hits.some((h) => h.url === '/api/payments/checkout' && h.body === null)).toBe(false);
+  });
+
+  it('keeps path tricks away from anything but the public routes', async () => {
+    const tricks = [
+      '/api/user/../../readyz',
+      '/api/user/../../metrics',
+      '/api/../readyz',
+      '/api/user/..%2F..%2Freadyz',
+      '/api/game%2F..%2F..%2Fmetrics',
+      '/api/%2e%2e/readyz',
+      '/api/user/%2e%2e/%2e%2e/readyz',
+      '/api/user/%252e%252e/%252e%252e/readyz',
+      '/api/user/%252F..%252Freadyz',
+      '/api/user\\..\\..\\readyz',
+      '/api/user/./../../metrics',
+      '//api/user/profile',
+      '/api/game/%00',
+    ];
+    const before = standIns().map((s) => s.hits.length);
+    for (const path of tricks) {
+      const response = await rawRequest(gateway.url, path);
+      expect([400, 404], path).toContain(response.status);
+      expect(response.json().message, path).toEqual(expect.any(String));
+    }
+    expect(standIns().map((s) => s.hits.length)).toEqual(before);
+    // An upstream's own routes sit outside the public prefixes: the gateway answers for itself.
+    const readyz = await rawRequest(gateway.url, '/readyz');
+    expect(readyz.json()).toEqual({ status: 'ready', checks: { redis: 'ok' } });
+    expect(standIns().map((s) => s.hits.length)).toEqual(before);
+    expect((await rawRequest(gateway.url, '/api/game/readyz')).json().url).toBe('/api/game/readyz');
+  });
+
+  it('answers 503 with a JSON message at once when an upstream is down, and 504 when it hangs', async () => {
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const port = (closed.address() as { port: number }).port;
+    closed.close();
+    const down = await startGateway({ ...env, PAYMENTS_URL: `http://127.0.0.1:${port}` });
+    try {
+      for (const [method, path] of [
+        ['GET', '/api/payments/token'],
+        ['POST', '/api/winners/collect'],
+      ] as const) {
+        const response = await rawRequest(down.url, path, { method });
+        expect(response.status, path).toBe(503);
+        expect(response.json()).toMatchObject({ message: 'The payments service is unavailable, try again shortly', error: expect.any(String) });
+      }
+      expect((await rawRequest(down.url, '/api/game/state')).status).toBe(200);
+    } finally {
+      await down.close();
+    }
+    const slow = await rawRequest(gateway.url, '/api/game/slow');
+    expect(slow.status).toBe(504);
+    expect(slow.json()).toMatchObject({ message: 'The game service did not answer in time', error: expect.any(String) });
+  });
+
+  it('refuses polling on /socket.io: the live connection is websocket only', async () => {
+    const response = await rawRequest(gateway.url, '/socket.io/?EIO=4&transport=polling');
+    expect(response.status).toBe(400);
+    expect(response.json().message).toContain('websocket');
+  });
+
+  it('reports its own health and metrics', async () => {
+    expect((await rawRequest(gateway.url, '/healthz')).status).toBe(200);
+    const metrics = await rawRequest(gateway.url, '/metrics');
+    expect(metrics.body).toContain('gateway_upstream_failures_total');
+    expect(metrics.body).toContain('http_request_duration_seconds');
+  });
+});
+
+describe('gateway rate limit', () => {
+  let upstream: StandIn;
+  const gateways: Gateway[] = [];
+
+  beforeAll(async () => {
+    await resetRedis();
+    upstream = await startStandIn('game');
+  });
+
+  afterAll(async () => {
+    await Promise.allSettled(gateways.map((g) => g.close()));
+    await upstream?.close();
+  });
+
+  it('limits requests per address across every gateway instance, through Redis', async () => {
+    const env = { AUTH_URL: upstream.url, GAME_URL: upstream.url, PAYMENTS_URL: upstream.url, REDIS_URL: testInfra().redisUrl, RATE_LIMIT_PER_IP: '6' };
+    gateways.push(await startGateway(env), await startGateway(env));
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i += 1) statuses.push((await rawRequest(gateways[i % 2]!.url, '/api/game/state')).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+    const limited = await rawRequest(gateways[0]!.url, '/api/winners');
+    expect(limited.status).toBe(429);
+    expect(limited.json()).toMatchObject({ message: expect.stringContaining('Too many requests'), error: expect.any(String) });
+    // The web app and the gateway's health are not counted against the budget.
+    expect((await rawRequest(gateways[1]!.url, '/healthz')).status).toBe(200);
+  });
+});

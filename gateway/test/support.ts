@@ -1,0 +1,106 @@
+// Stand-in upstreams (tiny Fastify apps that echo what reached them), a gateway on a free port, and
+// raw HTTP requests whose paths are sent exactly as written (fetch would normalise them).
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createDeps, type Deps } from '../src/deps.js';
+
+export interface Hit {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+}
+
+export interface StandIn {
+  name: string;
+  app: FastifyInstance;
+  url: string;
+  hits: Hit[];
+  close(): Promise<void>;
+}
+
+/** An upstream that answers every path with who it is and what it received. */
+export async function startStandIn(name: string, extend?: (app: FastifyInstance, hits: Hit[]) => void): Promise<StandIn> {
+  const app = Fastify({ logger: false });
+  const hits: Hit[] = [];
+  extend?.(app, hits);
+  app.all('/*', async (request) => {
+    const hit = { method: request.method, url: request.url, headers: request.headers, body: request.body ?? null };
+    hits.push(hit);
+    return { service: name, ...hit };
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { name, app, url: `http://127.0.0.1:${port}`, hits, close: () => app.close() };
+}
+
+export interface Gateway {
+  app: FastifyInstance;
+  deps: Deps;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startGateway(env: Record<string, string>): Promise<Gateway> {
+  const deps = await createDeps(loadConfig({ LOG_LEVEL: 'silent', ...env }));
+  const app = await buildApp(deps, { logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    app,
+    deps,
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      await app.close();
+      await deps.close();
+    },
+  };
+}
+
+/** A built web app: index.html, a hashed asset, and a favicon. */
+export function makeWebDist(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'omc-web-'));
+  mkdirSync(join(dir, 'assets'));
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><html><body><div id="root"></div><script src="/assets/index-3f9a1c.js"></script></body></html>');
+  writeFileSync(join(dir, 'assets', 'index-3f9a1c.js'), 'console.log("app")');
+  writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  return dir;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json(): any;
+}
+
+/** An HTTP request whose path goes on the wire byte for byte. */
+export function rawRequest(
+  baseUrl: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string | string[]>; body?: string } = {},
+): Promise<RawResponse> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, method: options.method ?? 'GET', path, headers: options.headers, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) }));
+      },
+    );
+    req.setTimeout(10_000, () => req.destroy(new Error(`no answer to ${path} in 10 s`)));
+    req.on('error', reject);
+    if (options.body !== undefined) req.write(options.body);
+    req.end();
+  });
+}
