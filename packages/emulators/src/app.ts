@@ -64,10 +64,10 @@ export async function buildEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (calls.length > 10_000) calls.splice(0, calls.length - 10_000);
   };
 
-  const applyFault = async (target: FaultTarget, request: FastifyRequest, reply: FastifyReply, effect?: () => void, given?: Fault): Promise<boolean> => {
+  const applyFault = async (target: FaultTarget, request: FastifyRequest, reply: FastifyReply, effect?: () => void, given?: Fault, key: string | null = null): Promise<boolean> => {
     const fault = given ?? faults.take(target);
     if (!fault || fault.kind === 'duplicate') return false;
-    record({ target, key: null, outcome: `injected ${fault.kind}${fault.kind === 'status' ? ` ${fault.status}` : ''}` });
+    record({ target, key, outcome: `injected ${fault.kind}${fault.kind === 'status' ? ` ${fault.status}` : ''}` });
     if (fault.kind === 'status') {
       if (target.startsWith('paypal.')) {
         await reply.status(fault.status).send({ name: fault.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'INJECTED_ERROR', message: 'An internal server error has occurred (injected by the emulator).', debug_id: 'emulator' });

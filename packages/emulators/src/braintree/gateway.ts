@@ -102,7 +102,7 @@ export interface BraintreeOptions {
   publicUrl: () => string;
   record: (call: { target: FaultTarget; key: string | null; outcome: string }) => void;
   /** Applies a queued fault; returns true when the request was answered (or dropped) by it. */
-  applyFault: (target: FaultTarget, request: FastifyRequest, reply: FastifyReply, effect?: () => void, given?: Fault) => Promise<boolean>;
+  applyFault: (target: FaultTarget, request: FastifyRequest, reply: FastifyReply, effect?: () => void, given?: Fault, key?: string | null) => Promise<boolean>;
 }
 
 export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOptions): Promise<void> {
@@ -206,7 +206,7 @@ export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOp
     const effect = () => {
       state.transactions.set(transaction.id, transaction);
     };
-    if (await options.applyFault('braintree.sale', request, reply, effect)) return reply;
+    if (await options.applyFault('braintree.sale', request, reply, effect, undefined, orderId)) return reply;
     effect();
     options.record({ target: 'braintree.sale', key: orderId, outcome: transaction.status });
 

@@ -41,7 +41,7 @@ export interface PayPalOptions {
   faults: Faults;
   publicUrl: () => string;
   record: (call: { target: FaultTarget; key: string | null; outcome: string }) => void;
-  applyFault: (target: FaultTarget, request: FastifyRequest, reply: FastifyReply, effect?: () => void, given?: Fault) => Promise<boolean>;
+  applyFault: (target: FaultTarget, request: FastifyRequest, reply: FastifyReply, effect?: () => void, given?: Fault, key?: string | null) => Promise<boolean>;
 }
 
 function batchView(payout: EmulatedPayout, publicUrl: string, detailed: boolean) {
@@ -180,10 +180,7 @@ export async function paypalRoutes(app: FastifyInstance, options: PayPalOptions)
       options.record({ target: 'paypal.payouts', key: senderBatchId, outcome: 'duplicate (injected)' });
       return duplicate(payout);
     }
-    if (fault && (await options.applyFault('paypal.payouts', request, reply, effect, fault))) {
-      options.record({ target: 'paypal.payouts', key: senderBatchId, outcome: `fault ${fault.kind}` });
-      return reply;
-    }
+    if (fault && (await options.applyFault('paypal.payouts', request, reply, effect, fault, senderBatchId))) return reply;
     effect();
     options.record({ target: 'paypal.payouts', key: senderBatchId, outcome: 'paid' });
     return reply.status(201).send(batchView(payout, options.publicUrl(), false));

@@ -1,0 +1,183 @@
+// Winnings and the house pot: credited from game's round won events (once), paid to PayPal through the
+// emulator (once), with the balance zeroed only by the payout that paid it.
+import { SUBJECTS, formatEuroAmount } from '@omc/contracts';
+import { eventually } from '@omc/testkit';
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ACCOUNTS, winningsAccount } from '../src/ledger/accounts.js';
+import { balance } from '../src/ledger/ledger.repo.js';
+import { newUserId, startHarness, type Harness } from './harness.js';
+
+describe('winnings and payouts', () => {
+  let h: Harness;
+  let round = 0;
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h?.close());
+  beforeEach(async () => {
+    await h.emulator.client.reset();
+  });
+  afterEach(async () => h.assertLedgerBalances());
+
+  const post = (url: string, token: string, payload?: Record<string, unknown>) =>
+    h.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+  const profile = async (token: string) => (await h.app.inject({ url: '/api/payments/profile', headers: { authorization: `Bearer ${token}` } })).json();
+
+  /** A buyer fills the pot; returns the pot share in cents. */
+  async function fillPot(packs: string[]): Promise<number> {
+    const buyer = await h.token({ sub: newUserId() });
+    let pot = 0;
+    for (const amount of packs) {
+      const response = await post('/api/payments/checkout', buyer, { paymentMethodNonce: 'fake-valid-nonce', amount, idempotencyKey: `fill-${randomUUID()}` });
+      expect(response.json().success).toBe(true);
+      pot += Math.floor((Math.round(Number(amount) * 100) * 50) / 100);
+    }
+    return pot;
+  }
+
+  /** game.round.won.v1 as the game publishes it; returns the event. */
+  async function winRound(winnerUserId: string, potCents: number, id?: string, roundNumber = ++round) {
+    return h.publish(SUBJECTS.roundWon, { round: roundNumber, winnerUserId, winnerUsername: 'winner', potCents, clicks: 100, wonAt: new Date().toISOString() }, id);
+  }
+
+  async function winner(potPacks = ['9.99']): Promise<{ userId: string; token: string; potCents: number }> {
+    const potCents = await fillPot(potPacks);
+    const userId = newUserId();
+    await winRound(userId, potCents);
+    await eventually(async () => (await balance(h.deps.db, winningsAccount(userId))) === potCents, 'winnings credited');
+    return { userId, token: await h.token({ sub: userId }), potCents };
+  }
+
+  it('credits a round won event delivered twice only once', async () => {
+    const potCents = await fillPot(['4.99', '0.99']);
+    const userId = newUserId();
+    const event = await winRound(userId, potCents);
+    // The same event again (JetStream would drop it inside its window: publish it as a redelivery past it).
+    await h.nc.jetstream().publish(SUBJECTS.roundWon, JSON.stringify(event), { msgID: `${event.id}-redelivery` });
+    // And the same round under another event id.
+    await winRound(userId, potCents, undefined, round);
+    await eventually(async () => (await h.deps.db.selectFrom('processed_events').select('id').where('subject', '=', SUBJECTS.roundWon).execute()).length >= 2, 'both deliveries handled');
+    await eventually(async () => (await balance(h.deps.db, winningsAccount(userId))) === potCents, 'winnings credited');
+    expect(await balance(h.deps.db, winningsAccount(userId))).toBe(potCents);
+    expect(await balance(h.deps.db, ACCOUNTS.roundPot)).toBe(0);
+    const me = await profile(await h.token({ sub: userId }));
+    expect(me).toEqual({ potEarned: potCents / 100, paypalEmail: null, adminBalance: null });
+  });
+
+  it('validates the PayPal email and refuses to collect without one', async () => {
+    const w = await winner();
+    const bad = await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'not-an-email' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ field: 'paypalEmail', error: expect.any(String) });
+    const noEmail = await post('/api/winners/collect', w.token);
+    expect(noEmail.statusCode).toBe(409);
+    expect(noEmail.json()).toMatchObject({ message: expect.stringMatching(/No PayPal email/), error: expect.stringMatching(/No PayPal email/) });
+    expect(await h.emulator.client.payouts()).toHaveLength(0);
+    expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(w.potCents);
+  });
+
+  it('refuses to collect a zero balance', async () => {
+    const token = await h.token({ sub: newUserId() });
+    await post('/api/winners/setPaymentMethod', token, { paypalEmail: 'nobody@example.com' });
+    const response = await post('/api/winners/collect', token);
+    expect(response.statusCode).toBe(409);
+    expect(response.json().error).toMatch(/Nothing to collect/);
+  });
+
+  it('pays the whole balance once when 10 collects arrive at once, and zeroes it', async () => {
+    const w = await winner(['9.99', '4.99']);
+    expect((await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'winner@example.com' })).statusCode).toBe(200);
+    const responses = await Promise.all(Array.from({ length: 10 }, () => post('/api/winners/collect', w.token)));
+    const paid = responses.filter((r) => r.statusCode === 200);
+    expect(paid).toHaveLength(1);
+    expect(responses.filter((r) => r.statusCode === 409)).toHaveLength(9);
+    const payouts = await h.emulator.client.payouts();
+    expect(payouts).toEqual([expect.objectContaining({ receiver: 'winner@example.com', amountCents: w.potCents, amount: { value: formatEuroAmount(w.potCents), currency: 'EUR' } })]);
+    expect(paid[0]!.json()).toMatchObject({ transactionId: payouts[0]!.payoutBatchId });
+    expect(await profile(w.token)).toMatchObject({ potEarned: 0, paypalEmail: 'winner@example.com' });
+    await eventually(() => h.published.some((e) => e.subject === SUBJECTS.payoutCompleted && (e.data as { userId: string }).userId === w.userId), 'payout completed event');
+  });
+
+  it('pays once with the same batch id when PayPal answers 503 three times, then succeeds', async () => {
+    const w = await winner();
+    await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'retry@example.com' });
+    await h.emulator.client.fault({ target: 'paypal.payouts', kind: 'status', status: 503, times: 3 });
+    const response = await post('/api/winners/collect', w.token);
+    expect(response.statusCode).toBe(200);
+    const payouts = await h.emulator.client.payouts();
+    expect(payouts).toHaveLength(1);
+    const attempts = (await h.emulator.client.calls()).filter((c) => c.target === 'paypal.payouts');
+    expect(attempts).toHaveLength(4);
+    const keys = new Set(attempts.map((c) => c.key).filter(Boolean));
+    expect([...keys]).toEqual([payouts[0]!.senderBatchId]);
+    expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(0);
+  });
+
+  it('keeps the balance when PayPal stays down, and a later collect pays once with the same batch id', async () => {
+    const w = await winner();
+    await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'later@example.com' });
+    await h.emulator.client.fault({ target: 'paypal.payouts', kind: 'status', status: 503, times: 5 });
+    const down = await post('/api/winners/collect', w.token);
+    expect(down.statusCode).toBe(502);
+    expect(down.json()).toMatchObject({ message: expect.stringMatching(/balance is intact/), error: expect.stringMatching(/balance is intact/) });
+    expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(w.potCents);
+    expect(await profile(w.token)).toMatchObject({ potEarned: w.potCents / 100 });
+    const again = await post('/api/winners/collect', w.token);
+    expect(again.statusCode).toBe(200);
+    const payouts = await h.emulator.client.payouts();
+    expect(payouts).toHaveLength(1);
+    const pending = await h.deps.db.selectFrom('payouts').selectAll().where('user_id', '=', w.userId).execute();
+    expect(pending.map((p) => p.id)).toEqual([payouts[0]!.senderBatchId]);
+    expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(0);
+  });
+
+  it('treats a payout whose answer was lost as paid, when PayPal reports the batch id as a duplicate', async () => {
+    const w = await winner();
+    await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'dup@example.com' });
+    await h.emulator.client.fault({ target: 'paypal.payouts', kind: 'duplicate' });
+    const response = await post('/api/winners/collect', w.token);
+    expect(response.statusCode).toBe(200);
+    const payouts = await h.emulator.client.payouts();
+    expect(payouts).toHaveLength(1);
+    expect(response.json().transactionId).toBe(payouts[0]!.payoutBatchId);
+    expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(0);
+  });
+
+  it('finishes a payout whose call timed out after paying, without paying twice', async () => {
+    const w = await winner();
+    await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'slow@example.com' });
+    await h.emulator.client.fault({ target: 'paypal.payouts', kind: 'timeout', delayMs: 2000, afterEffect: true });
+    const response = await post('/api/winners/collect', w.token);
+    expect(response.statusCode).toBe(200);
+    expect(await h.emulator.client.payouts()).toHaveLength(1);
+    expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(0);
+  });
+
+  it('lets only a current admin collect the house pot and see its balance', async () => {
+    const houseBefore = await balance(h.deps.db, ACCOUNTS.house);
+    await fillPot(['1.99']);
+    const house = await balance(h.deps.db, ACCOUNTS.house);
+    expect(house).toBe(houseBefore + (199 - 99));
+    const adminId = newUserId();
+    const adminToken = await h.token({ sub: adminId, role: 'admin' });
+    await h.publish(SUBJECTS.userRegistered, { userId: adminId, username: 'boss', email: 'boss@example.com', role: 'admin', preferredLanguage: 'es' });
+    const standard = await h.token({ sub: newUserId(), role: 'standard' });
+    expect((await post('/api/admin/collect', standard)).statusCode).toBe(403);
+    expect((await profile(standard)).adminBalance).toBeNull();
+    await eventually(async () => (await profile(adminToken)).adminBalance === house / 100, 'admin sees the house balance');
+
+    await post('/api/winners/setPaymentMethod', adminToken, { paypalEmail: 'boss@example.com' });
+    const collected = await post('/api/admin/collect', adminToken);
+    expect(collected.statusCode).toBe(200);
+    expect((await h.emulator.client.payouts()).map((p) => p.amountCents)).toEqual([house]);
+    expect((await profile(adminToken)).adminBalance).toBe(0);
+
+    // Demoted: the token still says admin, the current role does not.
+    await fillPot(['0.99']);
+    await h.publish(SUBJECTS.userRoleChanged, { userId: adminId, role: 'standard', previousRole: 'admin' });
+    await eventually(async () => (await post('/api/admin/collect', adminToken)).statusCode === 403, 'demoted admin refused');
+    expect((await profile(adminToken)).adminBalance).toBeNull();
+  });
+});
