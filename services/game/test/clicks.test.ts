@@ -147,6 +147,37 @@ describe('clicking', () => {
     expect((await h.click(user)).statusCode).toBe(403);
   });
 
+  it('keeps the newer role when an older role change arrives late', async () => {
+    const { makeEvent, SUBJECTS } = await import('@omc/contracts');
+    const user = await h.registerUser();
+    const newer = makeEvent(SUBJECTS.userRoleChanged, {
+      userId: user.id,
+      role: 'superuser',
+      previousRole: 'admin',
+    });
+    const older = {
+      ...makeEvent(SUBJECTS.userRoleChanged, { userId: user.id, role: 'admin', previousRole: 'standard' }),
+      occurredAt: new Date(Date.now() - 60_000).toISOString(),
+    };
+    await h.publish(newer);
+    await eventually(async () => (await h.balance(user)).hasInfiniteClicks, 'newer role applied');
+    await h.publish(older);
+    const { db } = await import('./db-peek.js').then((m) => m.peek(h));
+    await eventually(
+      async () =>
+        db.selectFrom('processed_events').select('id').where('id', '=', older.id).executeTakeFirst(),
+      'older event handled',
+    );
+    const row = await db
+      .selectFrom('users')
+      .select('role')
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    expect(row.role).toBe('superuser');
+    expect(await h.balance(user)).toMatchObject({ hasInfiniteClicks: true });
+    await db.destroy();
+  });
+
   it('answers 429 with a clear message when one user clicks too fast', async () => {
     const fast = await h.registerUser('superuser', 'fast');
     const responses = await Promise.all(Array.from({ length: 60 }, () => h.click(fast)));

@@ -11,6 +11,8 @@ export interface UsersTable {
   version: Generated<number>;
   created_at: Generated<Date>;
   deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  role_changed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  renamed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface UserRoundsTable {

@@ -79,24 +79,36 @@ export async function insertUser(
   return inserted !== undefined;
 }
 
-/** Applies a role, name or deletion; throws when the user is unknown (the event is retried later). */
+/**
+ * Applies a role, name or deletion as of `at` (when auth made the change); a change older than the one
+ * already applied is ignored. Throws when the user is unknown (the event is retried later).
+ */
 export async function updateUser(
   db: Db,
   id: string,
   change: { role?: Role; username?: string; deleted?: true },
+  at: Date,
 ): Promise<void> {
-  const updated = await db
+  const current = await db
+    .selectFrom('users')
+    .select(['role_changed_at', 'renamed_at', 'deleted_at'])
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!current) throw new Error(`user ${id} is not known yet`);
+  if (current.deleted_at && !change.deleted) return;
+  if (change.role && current.role_changed_at && current.role_changed_at >= at) return;
+  if (change.username !== undefined && current.renamed_at && current.renamed_at >= at) return;
+  await db
     .updateTable('users')
     .set((eb) => ({
       version: eb('version', '+', 1),
-      ...(change.role ? { role: change.role } : {}),
-      ...(change.username !== undefined ? { username: change.username } : {}),
-      ...(change.deleted ? { username: null, deleted_at: new Date() } : {}),
+      ...(change.role ? { role: change.role, role_changed_at: at } : {}),
+      ...(change.username !== undefined ? { username: change.username, renamed_at: at } : {}),
+      ...(change.deleted ? { username: null, deleted_at: at } : {}),
     }))
     .where('id', '=', id)
-    .returning('id')
-    .executeTakeFirst();
-  if (!updated) throw new Error(`user ${id} is not known yet`);
+    .execute();
   if (change.deleted) {
     // Personal data goes; the wins stay, anonymous.
     await db

@@ -37,19 +37,25 @@ export function startGameConsumers(options: {
       }
       case SUBJECTS.userRoleChanged: {
         const data = (event as EventEnvelope<typeof SUBJECTS.userRoleChanged>).data;
-        await processOnce(db, event, (trx) => updateUser(trx, data.userId, { role: data.role }));
+        await processOnce(db, event, (trx) =>
+          updateUser(trx, data.userId, { role: data.role }, new Date(event.occurredAt)),
+        );
         await engine.syncUser(data.userId);
         return;
       }
       case SUBJECTS.userRenamed: {
         const data = (event as EventEnvelope<typeof SUBJECTS.userRenamed>).data;
-        await processOnce(db, event, (trx) => updateUser(trx, data.userId, { username: data.username }));
+        await processOnce(db, event, (trx) =>
+          updateUser(trx, data.userId, { username: data.username }, new Date(event.occurredAt)),
+        );
         await engine.syncUser(data.userId);
         return;
       }
       case SUBJECTS.userDeleted: {
         const data = (event as EventEnvelope<typeof SUBJECTS.userDeleted>).data;
-        await processOnce(db, event, (trx) => updateUser(trx, data.userId, { deleted: true }));
+        await processOnce(db, event, (trx) =>
+          updateUser(trx, data.userId, { deleted: true }, new Date(event.occurredAt)),
+        );
         await engine.syncUser(data.userId);
         return;
       }

@@ -2,8 +2,10 @@
 import { kitMigrations } from '@omc/service-kit';
 import type { Migration } from 'kysely';
 import { gameMigration } from './0001_game.js';
+import { userChangeOrderMigration } from './0002_user_change_order.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
   '0001_game': gameMigration,
+  '0002_user_change_order': userChangeOrderMigration,
 };

@@ -1,0 +1,12 @@
+import type { Kysely, Migration } from 'kysely';
+
+// When auth's role and name changes happened, so an older event handled late never undoes a newer one.
+export const userChangeOrderMigration: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .alterTable('users')
+      .addColumn('role_changed_at', 'timestamptz')
+      .addColumn('renamed_at', 'timestamptz')
+      .execute();
+  },
+};
