@@ -15,6 +15,7 @@ import { checkLedger } from '../src/ledger/check.js';
 export interface Harness {
   app: PaymentsApp;
   deps: Deps;
+  databaseUrl: string;
   emulator: RunningEmulator;
   nc: NatsConnection;
   /** Every payments.* event published since the harness started. */
@@ -60,6 +61,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
   return {
     app,
     deps,
+    databaseUrl: database.url,
     emulator,
     nc,
     published,

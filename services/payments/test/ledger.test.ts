@@ -1,10 +1,23 @@
 // The ledger check is only worth running if it catches a broken ledger: here it is shown one.
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedger } from '../src/ledger/check.js';
 import { postMovement } from '../src/ledger/ledger.repo.js';
 import { startHarness, type Harness } from './harness.js';
+
+/** The CLI operators run: `pnpm --filter @omc/payments run ledger:check` with DATABASE_URL. */
+async function runCli(databaseUrl: string): Promise<{ code: number; report: { ok: boolean; problems: string[] } }> {
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/ledger/check.cli.ts'], { env: { ...process.env, DATABASE_URL: databaseUrl } });
+    return { code: 0, report: JSON.parse(stdout) };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string };
+    return { code: failed.code, report: JSON.parse(failed.stdout) };
+  }
+}
 
 describe('ledger check', () => {
   let h: Harness;
@@ -48,5 +61,8 @@ describe('ledger check', () => {
         expect.stringMatching(/in the ledger but not completed/),
       ]),
     );
+    const cli = await runCli(h.databaseUrl);
+    expect(cli.code).toBe(1);
+    expect(cli.report.problems).toEqual(report.problems);
   });
 });
