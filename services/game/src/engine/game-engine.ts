@@ -305,7 +305,8 @@ export class GameEngine {
         snapshot.lastWinner?.name ?? '',
       ]);
       if (restored === 1) {
-        this.log.warn(
+        const fresh = snapshot.round === 1 && snapshot.clicks === 0 && snapshot.potCents === 0;
+        this.log[fresh ? 'info' : 'warn'](
           { round: snapshot.round, clicks: snapshot.clicks, potCents: snapshot.potCents, epoch },
           'round state rebuilt in Redis from Postgres',
         );

@@ -4,7 +4,7 @@
 // after their Postgres transaction committed, so an instance crash loses nothing.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '@omc/service-kit';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
 import {
@@ -51,6 +51,9 @@ export function startJournalFlusher(
       if (raw.length === 0) return 0;
       const entries = raw.map(parseJournalEntry);
       const wins = await db.transaction().execute(async (trx) => {
+        // The Redis lock can expire under a very slow Postgres; this lock keeps two flushes from both
+        // reading the cursor before either commits.
+        await sql`select pg_advisory_xact_lock(hashtext('omc-game-journal'))`.execute(trx);
         const cursors = await journalCursors(trx, [...new Set(entries.map((e) => e.epoch))]);
         const fresh = entries.filter((e) => e.seq > (cursors.get(e.epoch) ?? 0));
         const written = await applyEntries(trx, fresh);
