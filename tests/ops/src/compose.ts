@@ -18,12 +18,17 @@ export function ensureDockerCompose(log: (line: string) => void): string {
   if (!has('docker-compose')) {
     const isRoot = process.getuid?.() === 0;
     if (!isRoot || !has('apt-get')) {
-      throw new Error("docker-compose is needed to validate docker-compose.yml: install Debian's package (sudo apt-get install -y docker-compose)");
+      throw new Error(
+        "docker-compose is needed to validate docker-compose.yml: install Debian's package (sudo apt-get install -y docker-compose)",
+      );
     }
-    log('[ops] docker-compose is missing: installing Debian\'s docker-compose with apt-get');
+    log("[ops] docker-compose is missing: installing Debian's docker-compose with apt-get");
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'docker-compose'], { stdio: 'inherit', env });
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'docker-compose'], {
+      stdio: 'inherit',
+      env,
+    });
   }
   return execFileSync('docker-compose', ['version', '--short'], { encoding: 'utf8' }).trim();
 }
@@ -31,7 +36,11 @@ export function ensureDockerCompose(log: (line: string) => void): string {
 export function composeConfig(args: string[] = ['-q']): { status: number; stdout: string; stderr: string } {
   // No variables from this machine's environment leak into the check: the file's defaults are what count.
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
-  const result = spawnSync('docker-compose', ['--project-directory', ROOT, '-f', COMPOSE_FILE, 'config', ...args], { encoding: 'utf8', env });
+  const result = spawnSync(
+    'docker-compose',
+    ['--project-directory', ROOT, '-f', COMPOSE_FILE, 'config', ...args],
+    { encoding: 'utf8', env },
+  );
   return { status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr };
 }
 

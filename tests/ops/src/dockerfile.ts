@@ -46,7 +46,12 @@ export function parseDockerfile(file: string): Dockerfile {
     }
     const m = text.trim().match(/^([A-Za-z]+)\s*(.*)$/);
     if (!m) throw new Error(`${file}:${start + 1}: cannot read "${text}"`);
-    const instruction: Instruction = { keyword: m[1]!.toUpperCase(), args: m[2]!, heredocs: [], line: start + 1 };
+    const instruction: Instruction = {
+      keyword: m[1]!.toUpperCase(),
+      args: m[2]!,
+      heredocs: [],
+      line: start + 1,
+    };
     for (const h of instruction.args.matchAll(/<<-?\s*['"]?([A-Za-z_][A-Za-z0-9_]*)['"]?/g)) {
       const body: string[] = [];
       while (i < lines.length && lines[i]!.trim() !== h[1]) body.push(lines[i++]!);
@@ -59,7 +64,8 @@ export function parseDockerfile(file: string): Dockerfile {
       if (!f) throw new Error(`${file}:${start + 1}: cannot read FROM ${instruction.args}`);
       stages.push({ from: f[1]!, ...(f[2] ? { name: f[2] } : {}), instructions: [] });
     } else if (stages.length === 0) {
-      if (instruction.keyword !== 'ARG') throw new Error(`${file}:${start + 1}: only ARG may come before FROM`);
+      if (instruction.keyword !== 'ARG')
+        throw new Error(`${file}:${start + 1}: only ARG may come before FROM`);
       globalArgs.push(instruction);
     } else {
       stages.at(-1)!.instructions.push(instruction);
@@ -73,7 +79,8 @@ export function execForm(args: string): string[] | undefined {
   const trimmed = args.trim();
   if (!trimmed.startsWith('[')) return undefined;
   const parsed = JSON.parse(trimmed) as unknown;
-  if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === 'string')) throw new Error(`not an exec form: ${args}`);
+  if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === 'string'))
+    throw new Error(`not an exec form: ${args}`);
   return parsed;
 }
 

@@ -58,15 +58,35 @@ interface Target {
   labelSelector?: string;
 }
 
-const SUPPORTED = new Set(['apiVersion', 'kind', 'namespace', 'resources', 'configMapGenerator', 'secretGenerator', 'images', 'replicas', 'patches']);
+const SUPPORTED = new Set([
+  'apiVersion',
+  'kind',
+  'namespace',
+  'resources',
+  'configMapGenerator',
+  'secretGenerator',
+  'images',
+  'replicas',
+  'patches',
+]);
 
 /** Objects made by a generator keep the name they were declared with until the hash is added. */
 const GENERATED = Symbol('generated');
 type Generated = K8sObject & { [GENERATED]?: string };
 
 const CLUSTER_SCOPED = new Set([
-  'Namespace', 'ClusterRole', 'ClusterRoleBinding', 'PersistentVolume', 'StorageClass', 'CustomResourceDefinition',
-  'PriorityClass', 'IngressClass', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'APIService', 'RuntimeClass',
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'PersistentVolume',
+  'StorageClass',
+  'CustomResourceDefinition',
+  'PriorityClass',
+  'IngressClass',
+  'ValidatingWebhookConfiguration',
+  'MutatingWebhookConfiguration',
+  'APIService',
+  'RuntimeClass',
 ]);
 
 export function renderBuiltin(dir: string): K8sObject[] {
@@ -80,11 +100,16 @@ export function renderBuiltin(dir: string): K8sObject[] {
 }
 
 function build(dir: string): Generated[] {
-  const file = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'].map((f) => join(dir, f)).find((f) => existsSync(f));
+  const file = ['kustomization.yaml', 'kustomization.yml', 'Kustomization']
+    .map((f) => join(dir, f))
+    .find((f) => existsSync(f));
   if (!file) throw new Error(`no kustomization in ${dir}`);
   const k = loadYaml<Kustomization>(file);
   const unsupported = Object.keys(k).filter((key) => !SUPPORTED.has(key));
-  if (unsupported.length > 0) throw new Error(`${file}: the built-in renderer does not implement ${unsupported.join(', ')}; install kubectl`);
+  if (unsupported.length > 0)
+    throw new Error(
+      `${file}: the built-in renderer does not implement ${unsupported.join(', ')}; install kubectl`,
+    );
 
   let objects: Generated[] = [];
   for (const entry of k.resources ?? []) {
@@ -106,15 +131,21 @@ function build(dir: string): Generated[] {
       if (Array.isArray(document)) {
         if (!p.target) throw new Error(`${file}: a JSON 6902 patch needs a target`);
         const targets = objects.filter((o) => matches(o, p.target!));
-        if (targets.length === 0) throw new Error(`${file}: patch target ${JSON.stringify(p.target)} matches nothing`);
+        if (targets.length === 0)
+          throw new Error(`${file}: patch target ${JSON.stringify(p.target)} matches nothing`);
         for (const o of targets) jsonPatch(o, document as JsonOp[]);
       } else {
         const patch = document as K8sObject;
-        const targets = p.target ? objects.filter((o) => matches(o, p.target!)) : objects.filter((o) => o.kind === patch.kind && o.metadata.name === patch.metadata?.name);
+        const targets = p.target
+          ? objects.filter((o) => matches(o, p.target!))
+          : objects.filter((o) => o.kind === patch.kind && o.metadata.name === patch.metadata?.name);
         if (targets.length === 0) throw new Error(`${file}: patch ${p.path ?? ''} matches nothing`);
         for (const o of targets) {
           const { metadata, ...rest } = patch;
-          const merged = strategicMerge(o, p.target ? { ...rest, metadata: { ...metadata, name: o.metadata.name } } : patch) as Generated;
+          const merged = strategicMerge(
+            o,
+            p.target ? { ...rest, metadata: { ...metadata, name: o.metadata.name } } : patch,
+          ) as Generated;
           Object.assign(o, merged);
         }
       }
@@ -125,13 +156,17 @@ function build(dir: string): Generated[] {
     for (const o of objects) {
       if (!CLUSTER_SCOPED.has(o.kind)) o.metadata.namespace = k.namespace;
       if (o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding') {
-        for (const s of (o.subjects as { kind: string; namespace?: string }[] | undefined) ?? []) if (s.kind === 'ServiceAccount') s.namespace = k.namespace;
+        for (const s of (o.subjects as { kind: string; namespace?: string }[] | undefined) ?? [])
+          if (s.kind === 'ServiceAccount') s.namespace = k.namespace;
       }
     }
   }
 
   for (const image of k.images ?? []) {
-    for (const container of podSpecs(objects).flatMap((s) => [...((s.containers as Container[]) ?? []), ...((s.initContainers as Container[]) ?? [])])) {
+    for (const container of podSpecs(objects).flatMap((s) => [
+      ...((s.containers as Container[]) ?? []),
+      ...((s.initContainers as Container[]) ?? []),
+    ])) {
       const parsed = parseImage(container.image);
       if (parsed.name !== image.name) continue;
       const name = image.newName ?? parsed.name;
@@ -142,7 +177,9 @@ function build(dir: string): Generated[] {
   }
 
   for (const r of k.replicas ?? []) {
-    const found = objects.filter((o) => ['Deployment', 'StatefulSet', 'ReplicaSet'].includes(o.kind) && o.metadata.name === r.name);
+    const found = objects.filter(
+      (o) => ['Deployment', 'StatefulSet', 'ReplicaSet'].includes(o.kind) && o.metadata.name === r.name,
+    );
     if (found.length === 0) throw new Error(`${file}: replicas for ${r.name} match nothing`);
     for (const o of found) (o.spec as { replicas?: number }).replicas = r.count;
   }
@@ -173,7 +210,11 @@ function readGeneratorData(dir: string, g: Generator): Record<string, string> {
     const at = literal.indexOf('=');
     if (at < 1) throw new Error(`generator ${g.name}: literal "${literal}" is not KEY=VALUE`);
     let value = literal.slice(at + 1);
-    if (value.length >= 2 && ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'")))) value = value.slice(1, -1);
+    if (
+      value.length >= 2 &&
+      ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'")))
+    )
+      value = value.slice(1, -1);
     data[literal.slice(0, at)] = value;
   }
   for (const entry of g.files ?? []) {
@@ -188,17 +229,21 @@ function applyGenerator(objects: Generated[], dir: string, g: Generator, kind: '
   const data = readGeneratorData(dir, g);
   const existing = objects.find((o) => o.kind === kind && o[GENERATED] === g.name);
   const behavior = g.behavior ?? 'create';
-  const encode = (d: Record<string, string>) => (kind === 'Secret' ? Object.fromEntries(Object.entries(d).map(([k, v]) => [k, base64Lines(v)])) : d);
+  const encode = (d: Record<string, string>) =>
+    kind === 'Secret' ? Object.fromEntries(Object.entries(d).map(([k, v]) => [k, base64Lines(v)])) : d;
   if (behavior === 'create') {
-    if (existing) throw new Error(`generator ${kind} ${g.name} exists already: use behavior merge or replace`);
+    if (existing)
+      throw new Error(`generator ${kind} ${g.name} exists already: use behavior merge or replace`);
     const object: Generated = { apiVersion: 'v1', kind, metadata: { name: g.name }, data: encode(data) };
     if (kind === 'Secret') object.type = g.type ?? 'Opaque';
     object[GENERATED] = g.name;
     objects.push(object);
     return;
   }
-  if (!existing) throw new Error(`generator ${kind} ${g.name} with behavior ${behavior} has nothing to ${behavior}`);
-  existing.data = behavior === 'merge' ? { ...(existing.data as Record<string, string>), ...encode(data) } : encode(data);
+  if (!existing)
+    throw new Error(`generator ${kind} ${g.name} with behavior ${behavior} has nothing to ${behavior}`);
+  existing.data =
+    behavior === 'merge' ? { ...(existing.data as Record<string, string>), ...encode(data) } : encode(data);
 }
 
 /** Secret data as kustomize writes it: base64 in lines of 70 characters when longer than one line. */
@@ -209,12 +254,20 @@ function base64Lines(value: string): string {
 
 /** Go's encoding/json escapes these; kustomize hashes Go's encoding. */
 function goJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(sortKeys(value)).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
   return value;
 }
 
@@ -223,7 +276,10 @@ export function kustomizeHash(object: K8sObject): string {
   // Secrets are hashed as written, base64 lines included.
   const data = (object.data as Record<string, string> | undefined) ?? {};
   const name = '';
-  const encoded = object.kind === 'Secret' ? { kind: 'Secret', type: object.type ?? 'Opaque', name, data } : { kind: 'ConfigMap', name, data };
+  const encoded =
+    object.kind === 'Secret'
+      ? { kind: 'Secret', type: object.type ?? 'Opaque', name, data }
+      : { kind: 'ConfigMap', name, data };
   const hex = createHash('sha256').update(goJson(encoded)).digest('hex');
   const swap: Record<string, string> = { '0': 'g', '1': 'h', '3': 'k', a: 'm', e: 't' };
   return [...hex.slice(0, 10)].map((c) => swap[c] ?? c).join('');
@@ -237,16 +293,22 @@ function finishGenerated(objects: Generated[]): void {
     o.metadata.name = `${original}-${kustomizeHash(o)}`;
     renames.set(`${o.kind}/${original}`, o.metadata.name);
   }
-  const rename = (kind: 'ConfigMap' | 'Secret', name: string | undefined) => (name ? (renames.get(`${kind}/${name}`) ?? name) : name);
+  const rename = (kind: 'ConfigMap' | 'Secret', name: string | undefined) =>
+    name ? (renames.get(`${kind}/${name}`) ?? name) : name;
   for (const spec of podSpecs(objects)) {
-    for (const c of [...((spec.containers as Container[]) ?? []), ...((spec.initContainers as Container[]) ?? [])]) {
+    for (const c of [
+      ...((spec.containers as Container[]) ?? []),
+      ...((spec.initContainers as Container[]) ?? []),
+    ]) {
       for (const from of c.envFrom ?? []) {
         if (from.configMapRef) from.configMapRef.name = rename('ConfigMap', from.configMapRef.name);
         if (from.secretRef) from.secretRef.name = rename('Secret', from.secretRef.name);
       }
       for (const e of c.env ?? []) {
-        if (e.valueFrom?.configMapKeyRef) e.valueFrom.configMapKeyRef.name = rename('ConfigMap', e.valueFrom.configMapKeyRef.name);
-        if (e.valueFrom?.secretKeyRef) e.valueFrom.secretKeyRef.name = rename('Secret', e.valueFrom.secretKeyRef.name);
+        if (e.valueFrom?.configMapKeyRef)
+          e.valueFrom.configMapKeyRef.name = rename('ConfigMap', e.valueFrom.configMapKeyRef.name);
+        if (e.valueFrom?.secretKeyRef)
+          e.valueFrom.secretKeyRef.name = rename('Secret', e.valueFrom.secretKeyRef.name);
       }
     }
     for (const v of (spec.volumes as Volume[]) ?? []) {
@@ -283,8 +345,9 @@ export function podSpecs(objects: K8sObject[]): Record<string, unknown>[] {
     const spec = o.spec as Record<string, any> | undefined;
     if (!spec) continue;
     if (o.kind === 'Pod') specs.push(spec);
-    else if (o.kind === 'CronJob') spec.jobTemplate?.spec?.template?.spec && specs.push(spec.jobTemplate.spec.template.spec);
-    else if (spec.template?.spec) specs.push(spec.template.spec);
+    else if (o.kind === 'CronJob') {
+      if (spec.jobTemplate?.spec?.template?.spec) specs.push(spec.jobTemplate.spec.template.spec);
+    } else if (spec.template?.spec) specs.push(spec.template.spec);
   }
   return specs;
 }
@@ -293,7 +356,12 @@ export function parseImage(image: string): { name: string; tag?: string; digest?
   const [withoutDigest, digest] = image.split('@') as [string, string | undefined];
   const slash = withoutDigest.lastIndexOf('/');
   const colon = withoutDigest.lastIndexOf(':');
-  if (colon > slash) return { name: withoutDigest.slice(0, colon), tag: withoutDigest.slice(colon + 1), ...(digest ? { digest } : {}) };
+  if (colon > slash)
+    return {
+      name: withoutDigest.slice(0, colon),
+      tag: withoutDigest.slice(colon + 1),
+      ...(digest ? { digest } : {}),
+    };
   return { name: withoutDigest, ...(digest ? { digest } : {}) };
 }
 
@@ -336,7 +404,10 @@ interface JsonOp {
 
 function jsonPatch(target: Record<string, unknown>, ops: JsonOp[]): void {
   for (const op of ops) {
-    const parts = op.path.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const parts = op.path
+      .split('/')
+      .slice(1)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
     const last = parts.pop();
     if (last === undefined) throw new Error(`JSON patch path ${op.path} is empty`);
     let parent: any = target;
@@ -353,7 +424,8 @@ function jsonPatch(target: Record<string, unknown>, ops: JsonOp[]): void {
     } else if (op.op === 'remove') {
       delete parent[last];
     } else {
-      if (op.op === 'replace' && !(last in parent)) throw new Error(`JSON patch replace ${op.path}: nothing to replace`);
+      if (op.op === 'replace' && !(last in parent))
+        throw new Error(`JSON patch replace ${op.path}: nothing to replace`);
       parent[last] = value;
     }
   }

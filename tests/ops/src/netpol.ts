@@ -7,7 +7,11 @@ import type { K8sObject } from './yaml.js';
 type Labels = Record<string, string>;
 interface Selector {
   matchLabels?: Labels;
-  matchExpressions?: { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] }[];
+  matchExpressions?: {
+    key: string;
+    operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+    values?: string[];
+  }[];
 }
 interface Peer {
   podSelector?: Selector;
@@ -50,15 +54,24 @@ function peerMatches(peer: Peer, other: Endpoint, policyNamespace: Labels): bool
   if (peer.ipBlock) return false;
   if (peer.namespaceSelector) {
     if (!selectorMatches(peer.namespaceSelector, other.namespaceLabels)) return false;
-  } else if (other.namespaceLabels['kubernetes.io/metadata.name'] !== policyNamespace['kubernetes.io/metadata.name']) {
+  } else if (
+    other.namespaceLabels['kubernetes.io/metadata.name'] !== policyNamespace['kubernetes.io/metadata.name']
+  ) {
     return false;
   }
   if (peer.podSelector) return other.labels !== undefined && selectorMatches(peer.podSelector, other.labels);
   return true;
 }
 
-function ruleAllows(rule: Rule, peers: Peer[] | undefined, other: Endpoint, port: number, namespace: Labels): boolean {
-  const portOk = !rule.ports || rule.ports.length === 0 || rule.ports.some((p) => p.port === undefined || p.port === port);
+function ruleAllows(
+  rule: Rule,
+  peers: Peer[] | undefined,
+  other: Endpoint,
+  port: number,
+  namespace: Labels,
+): boolean {
+  const portOk =
+    !rule.ports || rule.ports.length === 0 || rule.ports.some((p) => p.port === undefined || p.port === port);
   const peerOk = !peers || peers.length === 0 || peers.some((p) => peerMatches(p, other, namespace));
   return portOk && peerOk;
 }
@@ -68,17 +81,37 @@ function types(spec: PolicySpec): ('Ingress' | 'Egress')[] {
 }
 
 /** Whether `from` may connect to `to` on `port`, both pods in `namespace` unless their labels say otherwise. */
-export function allowed(policies: K8sObject[], namespace: Labels, from: Endpoint, to: Endpoint, port: number): boolean {
+export function allowed(
+  policies: K8sObject[],
+  namespace: Labels,
+  from: Endpoint,
+  to: Endpoint,
+  port: number,
+): boolean {
   const specs = policies.filter((p) => p.kind === 'NetworkPolicy').map((p) => p.spec as PolicySpec);
-  const inNamespace = (e: Endpoint) => e.labels !== undefined && e.namespaceLabels['kubernetes.io/metadata.name'] === namespace['kubernetes.io/metadata.name'];
+  const inNamespace = (e: Endpoint) =>
+    e.labels !== undefined &&
+    e.namespaceLabels['kubernetes.io/metadata.name'] === namespace['kubernetes.io/metadata.name'];
 
   if (inNamespace(to)) {
-    const selecting = specs.filter((s) => types(s).includes('Ingress') && selectorMatches(s.podSelector, to.labels!));
-    if (selecting.length > 0 && !selecting.some((s) => (s.ingress ?? []).some((r) => ruleAllows(r, r.from, from, port, namespace)))) return false;
+    const selecting = specs.filter(
+      (s) => types(s).includes('Ingress') && selectorMatches(s.podSelector, to.labels!),
+    );
+    if (
+      selecting.length > 0 &&
+      !selecting.some((s) => (s.ingress ?? []).some((r) => ruleAllows(r, r.from, from, port, namespace)))
+    )
+      return false;
   }
   if (inNamespace(from)) {
-    const selecting = specs.filter((s) => types(s).includes('Egress') && selectorMatches(s.podSelector, from.labels!));
-    if (selecting.length > 0 && !selecting.some((s) => (s.egress ?? []).some((r) => ruleAllows(r, r.to, to, port, namespace)))) return false;
+    const selecting = specs.filter(
+      (s) => types(s).includes('Egress') && selectorMatches(s.podSelector, from.labels!),
+    );
+    if (
+      selecting.length > 0 &&
+      !selecting.some((s) => (s.egress ?? []).some((r) => ruleAllows(r, r.to, to, port, namespace)))
+    )
+      return false;
   }
   return true;
 }
@@ -92,7 +125,8 @@ export function externalEgressAllowed(policies: K8sObject[], labels: Labels, por
   if (specs.length === 0) return true;
   return specs.some((s) =>
     (s.egress ?? []).some((r) => {
-      const portOk = !r.ports || r.ports.length === 0 || r.ports.some((p) => p.port === undefined || p.port === port);
+      const portOk =
+        !r.ports || r.ports.length === 0 || r.ports.some((p) => p.port === undefined || p.port === port);
       const peerOk = !r.to || r.to.length === 0 || r.to.some((p) => p.ipBlock !== undefined);
       return portOk && peerOk;
     }),

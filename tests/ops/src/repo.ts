@@ -13,7 +13,10 @@ export type Overlay = (typeof OVERLAYS)[number];
 export { DEPLOYABLES, type Deployable };
 
 /** The convention every deployable follows; a package's own scripts win where they exist. */
-export const CONVENTION = { start: 'node --import tsx src/main.ts', migrate: 'node --import tsx src/migrate.ts' };
+export const CONVENTION = {
+  start: 'node --import tsx src/main.ts',
+  migrate: 'node --import tsx src/migrate.ts',
+};
 
 export interface PackageInfo {
   exists: boolean;
@@ -33,7 +36,10 @@ export function scriptArgs(d: Deployable, script: 'start' | 'migrate'): string[]
   const info = packageOf(d);
   const command = info.scripts[script] ?? (info.exists ? undefined : CONVENTION[script]);
   if (!command) throw new Error(`${d.dir}/package.json has no "${script}" script`);
-  if (/[|&;<>$`"'\\]/.test(command)) throw new Error(`${d.dir} "${script}" script uses shell syntax; images run it without a shell: ${command}`);
+  if (/[|&;<>$`"'\\]/.test(command))
+    throw new Error(
+      `${d.dir} "${script}" script uses shell syntax; images run it without a shell: ${command}`,
+    );
   return command.trim().split(/\s+/);
 }
 

@@ -21,7 +21,12 @@ export function schemaErrors(object: K8sObject): string[] {
   const Model = module[object.kind] as (new (data: unknown) => { validate(): void }) | undefined;
   if (!Model) return [`no Kubernetes schema for ${object.apiVersion} ${object.kind}`];
   // kustomize writes long Secret values as base64 broken into lines, which the API server accepts.
-  const data = object.kind === 'Secret' && object.data ? Object.fromEntries(Object.entries(object.data as Record<string, string>).map(([k, v]) => [k, v.replace(/\n/g, '')])) : undefined;
+  const data =
+    object.kind === 'Secret' && object.data
+      ? Object.fromEntries(
+          Object.entries(object.data as Record<string, string>).map(([k, v]) => [k, v.replace(/\n/g, '')]),
+        )
+      : undefined;
   try {
     new Model(data ? { ...object, data } : object).validate();
     return [];
@@ -46,7 +51,10 @@ function kindTypes(): { tc: ts.TypeChecker; kinds: ts.Type } {
     const tc = program.getTypeChecker();
     const source = program.getSourceFile(KINDS_FILE)!;
     const problems = ts.getPreEmitDiagnostics(program, source);
-    if (problems.length > 0) throw new Error(`k8s-kinds.ts does not compile: ${ts.flattenDiagnosticMessageText(problems[0]!.messageText, '\n')}`);
+    if (problems.length > 0)
+      throw new Error(
+        `k8s-kinds.ts does not compile: ${ts.flattenDiagnosticMessageText(problems[0]!.messageText, '\n')}`,
+      );
     const module = tc.getSymbolAtLocation(source);
     const symbol = module && tc.getExportsOfModule(module).find((s) => s.name === 'KindTypes');
     if (!symbol) throw new Error('k8s-kinds.ts has no KindTypes');

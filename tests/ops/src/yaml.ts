@@ -6,7 +6,12 @@ import { parseAllDocuments, parse } from 'yaml';
 export type K8sObject = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   [key: string]: unknown;
 };
 
@@ -23,7 +28,8 @@ export function parseYamlDocuments(text: string, source = 'input'): unknown[] {
   const list = Array.isArray(documents) ? documents : [documents];
   const values: unknown[] = [];
   for (const document of list) {
-    if (document.errors.length > 0) throw new Error(`${source}: ${document.errors.map((e) => e.message).join('; ')}`);
+    if (document.errors.length > 0)
+      throw new Error(`${source}: ${document.errors.map((e) => e.message).join('; ')}`);
     const value = document.toJS();
     if (value !== null && value !== undefined) values.push(value);
   }
@@ -32,7 +38,13 @@ export function parseYamlDocuments(text: string, source = 'input'): unknown[] {
 
 export function isK8sObject(value: unknown): value is K8sObject {
   const v = value as K8sObject | null;
-  return typeof v === 'object' && v !== null && typeof v.apiVersion === 'string' && typeof v.kind === 'string' && typeof v.metadata?.name === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.apiVersion === 'string' &&
+    typeof v.kind === 'string' &&
+    typeof v.metadata?.name === 'string'
+  );
 }
 
 export function objectKey(o: K8sObject): string {

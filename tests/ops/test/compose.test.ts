@@ -5,7 +5,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { composeConfig, ensureDockerCompose, interpolateDefaults, readCompose, type ComposeService } from '../src/compose.js';
+import {
+  composeConfig,
+  ensureDockerCompose,
+  interpolateDefaults,
+  readCompose,
+  type ComposeService,
+} from '../src/compose.js';
 import { DEPLOYABLES, ROOT } from '../src/repo.js';
 import { realLookingSecret } from '../src/secrets.js';
 import { parseYamlDocuments } from '../src/yaml.js';
@@ -16,8 +22,17 @@ const service = (name: string): ComposeService => {
   if (!s) throw new Error(`docker-compose.yml has no service ${name}`);
   return s;
 };
-const env = (s: ComposeService) => Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, v === null ? null : interpolateDefaults(String(v))]));
-const dependsOn = (s: ComposeService) => (Array.isArray(s.depends_on) ? Object.fromEntries(s.depends_on.map((n) => [n, { condition: 'service_started' }])) : (s.depends_on ?? {}));
+const env = (s: ComposeService) =>
+  Object.fromEntries(
+    Object.entries(s.environment ?? {}).map(([k, v]) => [
+      k,
+      v === null ? null : interpolateDefaults(String(v)),
+    ]),
+  );
+const dependsOn = (s: ComposeService) =>
+  Array.isArray(s.depends_on)
+    ? Object.fromEntries(s.depends_on.map((n) => [n, { condition: 'service_started' }]))
+    : (s.depends_on ?? {});
 
 describe('docker-compose config', () => {
   let version = '';
@@ -36,15 +51,22 @@ describe('docker-compose config', () => {
     const result = composeConfig(['--services']);
     expect(result.status).toBe(0);
     const services = result.stdout.trim().split('\n').sort();
-    expect(services).toEqual(['postgres', 'redis', 'nats', 'jwt-keys', ...DEPLOYABLES.map((d) => d.name)].sort());
+    expect(services).toEqual(
+      ['postgres', 'redis', 'nats', 'jwt-keys', ...DEPLOYABLES.map((d) => d.name)].sort(),
+    );
   });
 
   it('refuses a broken file, so a pass means something', () => {
-    const broken = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8').replace('condition: service_healthy', 'condition: whenever');
+    const broken = readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8').replace(
+      'condition: service_healthy',
+      'condition: whenever',
+    );
     const file = join(ROOT, '.data', 'ops-broken-compose.yml');
     mkdirSync(join(ROOT, '.data'), { recursive: true });
     writeFileSync(file, broken);
-    const result = spawnSync('docker-compose', ['--project-directory', ROOT, '-f', file, 'config', '-q'], { encoding: 'utf8' });
+    const result = spawnSync('docker-compose', ['--project-directory', ROOT, '-f', file, 'config', '-q'], {
+      encoding: 'utf8',
+    });
     rmSync(file);
     expect(result.status).not.toBe(0);
   });
@@ -56,7 +78,8 @@ describe('docker-compose.yml', () => {
     expect(postgres.image).toMatch(/^postgres:\d+/);
     const init = postgres.volumes!.find((v) => v.includes('/docker-entrypoint-initdb.d/'))!;
     const sql = readFileSync(join(ROOT, init.split(':')[0]!), 'utf8');
-    for (const d of DEPLOYABLES.filter((x) => x.database)) expect(sql).toContain(`CREATE DATABASE ${d.database};`);
+    for (const d of DEPLOYABLES.filter((x) => x.database))
+      expect(sql).toContain(`CREATE DATABASE ${d.database};`);
     expect(postgres.volumes!.some((v) => v.startsWith('postgres-data:'))).toBe(true);
   });
 
@@ -72,23 +95,30 @@ describe('docker-compose.yml', () => {
     expect(command).toContain('--jetstream');
     expect(command[command.indexOf('--store_dir') + 1]).toBe('/data');
     expect(nats.volumes).toContain('nats-data:/data');
-    expect(Object.keys(compose.volumes ?? {})).toEqual(expect.arrayContaining(['postgres-data', 'redis-data', 'nats-data']));
+    expect(Object.keys(compose.volumes ?? {})).toEqual(
+      expect.arrayContaining(['postgres-data', 'redis-data', 'nats-data']),
+    );
   });
 
-  it.each(DEPLOYABLES.map((d) => [d.name, d] as const))('builds and runs %s from its Dockerfile on its default port', (_n, d) => {
-    const s = service(d.name);
-    expect(s.build).toEqual({ context: '.', dockerfile: `${d.dir}/Dockerfile` });
-    expect(s.image).toBe(`omc/${d.name}:dev`);
-    expect(env(s).PORT).toBe(String(d.defaultPort));
-    const exposed = [...(s.expose ?? []).map(String), ...(s.ports ?? []).map((p) => p.split(':').at(-1)!)];
-    expect(exposed).toContain(String(d.defaultPort));
-    // The image's own command runs: the package's start script.
-    expect(s.command).toBeUndefined();
-  });
+  it.each(DEPLOYABLES.map((d) => [d.name, d] as const))(
+    'builds and runs %s from its Dockerfile on its default port',
+    (_n, d) => {
+      const s = service(d.name);
+      expect(s.build).toEqual({ context: '.', dockerfile: `${d.dir}/Dockerfile` });
+      expect(s.image).toBe(`omc/${d.name}:dev`);
+      expect(env(s).PORT).toBe(String(d.defaultPort));
+      const exposed = [...(s.expose ?? []).map(String), ...(s.ports ?? []).map((p) => p.split(':').at(-1)!)];
+      expect(exposed).toContain(String(d.defaultPort));
+      // The image's own command runs: the package's start script.
+      expect(s.command).toBeUndefined();
+    },
+  );
 
   it('publishes the gateway, and only the gateway, on 8080', () => {
     expect(interpolateDefaults(service('gateway').ports![0]!)).toBe('8080:8080');
-    const published = Object.entries(compose.services).filter(([, s]) => (s.ports ?? []).length > 0).map(([n]) => n);
+    const published = Object.entries(compose.services)
+      .filter(([, s]) => (s.ports ?? []).length > 0)
+      .map(([n]) => n);
     expect(published).toEqual(['gateway']);
   });
 
@@ -121,18 +151,24 @@ describe('docker-compose.yml', () => {
       if (name !== 'jwt-keys') expect(s.healthcheck, `${name} healthcheck`).toBeDefined();
       for (const [dependency, { condition }] of Object.entries(dependsOn(s))) {
         expect(compose.services[dependency], `${name} depends on ${dependency}`).toBeDefined();
-        expect(condition, `${name} -> ${dependency}`).toBe(dependency === 'jwt-keys' ? 'service_completed_successfully' : 'service_healthy');
+        expect(condition, `${name} -> ${dependency}`).toBe(
+          dependency === 'jwt-keys' ? 'service_completed_successfully' : 'service_healthy',
+        );
       }
     }
     // Readiness, not liveness: a service is healthy for its dependents once /readyz answers 200.
-    for (const d of DEPLOYABLES) expect(JSON.stringify(service(d.name).healthcheck!.test)).toContain(`:${d.defaultPort}/readyz`);
+    for (const d of DEPLOYABLES)
+      expect(JSON.stringify(service(d.name).healthcheck!.test)).toContain(`:${d.defaultPort}/readyz`);
     const needs = (name: string) => Object.keys(dependsOn(service(name)));
     expect(needs('gateway')).toEqual(expect.arrayContaining(['auth', 'game', 'payments', 'realtime']));
-    expect(needs('payments')).toEqual(expect.arrayContaining(['postgres', 'redis', 'nats', 'emulators', 'jwt-keys']));
-    for (const name of ['auth', 'game']) expect(needs(name)).toEqual(expect.arrayContaining(['postgres', 'redis', 'nats', 'jwt-keys']));
+    expect(needs('payments')).toEqual(
+      expect.arrayContaining(['postgres', 'redis', 'nats', 'emulators', 'jwt-keys']),
+    );
+    for (const name of ['auth', 'game'])
+      expect(needs(name)).toEqual(expect.arrayContaining(['postgres', 'redis', 'nats', 'jwt-keys']));
   });
 
-  it('runs the system read-only, without capabilities or privilege escalation, as the images\' non-root user', () => {
+  it("runs the system read-only, without capabilities or privilege escalation, as the images' non-root user", () => {
     for (const d of DEPLOYABLES) {
       const s = service(d.name);
       expect(s.read_only, d.name).toBe(true);
@@ -149,7 +185,8 @@ describe('docker-compose.yml', () => {
     expect(script).toContain("generateKeyPairSync('ed25519')");
     expect(script).toContain('fs.existsSync');
     expect(keys.volumes).toContain('jwt-keys:/keys');
-    for (const d of DEPLOYABLES.filter((x) => x.name !== 'emulators')) expect(service(d.name).volumes).toContain('jwt-keys:/run/omc-keys:ro');
+    for (const d of DEPLOYABLES.filter((x) => x.name !== 'emulators'))
+      expect(service(d.name).volumes).toContain('jwt-keys:/run/omc-keys:ro');
   });
 
   it('commits no secret: credentials are development-only defaults or generated', () => {
@@ -157,7 +194,8 @@ describe('docker-compose.yml', () => {
     expect(text).not.toContain('-----BEGIN');
     for (const [name, s] of Object.entries(compose.services)) {
       for (const [key, value] of Object.entries(s.environment ?? {})) {
-        if (value === null || !/PASSWORD|SECRET|PRIVATE|TOKEN|_URL$/.test(key) || key.endsWith('_FILE')) continue;
+        if (value === null || !/PASSWORD|SECRET|PRIVATE|TOKEN|_URL$/.test(key) || key.endsWith('_FILE'))
+          continue;
         expect(realLookingSecret(`${name}.${key}`, interpolateDefaults(String(value)))).toBeUndefined();
       }
     }
@@ -165,6 +203,8 @@ describe('docker-compose.yml', () => {
 
   it('parses as YAML with anchors resolved the way compose resolves them', () => {
     const [document] = parseYamlDocuments(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'));
-    expect((document as { services: Record<string, ComposeService> }).services.game!.environment!.ROUND_TARGET).toBe('${ROUND_TARGET:-1000000}');
+    expect(
+      (document as { services: Record<string, ComposeService> }).services.game!.environment!.ROUND_TARGET,
+    ).toBe('${ROUND_TARGET:-1000000}');
   });
 });

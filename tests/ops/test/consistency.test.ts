@@ -12,12 +12,17 @@ beforeAll(() => {
   dev = render(join(K8S, 'overlays', 'dev')).objects;
 });
 
-type Container = { ports: { containerPort: number }[]; env?: { name: string; value?: string }[]; envFrom?: { configMapRef?: { name: string } }[] };
+type Container = {
+  ports: { containerPort: number }[];
+  env?: { name: string; value?: string }[];
+  envFrom?: { configMapRef?: { name: string } }[];
+};
 
 function k8sContainer(name: string): Container {
   const deployment = dev.find((o) => o.kind === 'Deployment' && o.metadata.name === name);
   if (!deployment) throw new Error(`k8s dev overlay has no Deployment ${name}`);
-  return (deployment.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers[0]!;
+  return (deployment.spec as { template: { spec: { containers: Container[] } } }).template.spec
+    .containers[0]!;
 }
 
 /** The names of the variables a deployable gets in Kubernetes: its env and the ConfigMaps it loads. */
@@ -40,7 +45,18 @@ function composeVariables(name: string): Set<string> {
 // Kubernetes gives some names that compose leaves to their defaults: the pod's name, the proxy in front
 // of the gateway, plain-HTTP cookies (set per service in compose), provider settings and credentials (none in
 // compose; the gateway loads payments' ConfigMap for the emulator's address).
-const K8S_ONLY = new Set(['INSTANCE_NAME', 'TRUST_PROXY', 'COOKIE_SECURE', 'BRAINTREE_ENVIRONMENT', 'PAYPAL_API_URL', 'BRAINTREE_MERCHANT_ID', 'BRAINTREE_PUBLIC_KEY', 'BRAINTREE_PRIVATE_KEY', 'PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET']);
+const K8S_ONLY = new Set([
+  'INSTANCE_NAME',
+  'TRUST_PROXY',
+  'COOKIE_SECURE',
+  'BRAINTREE_ENVIRONMENT',
+  'PAYPAL_API_URL',
+  'BRAINTREE_MERCHANT_ID',
+  'BRAINTREE_PUBLIC_KEY',
+  'BRAINTREE_PRIVATE_KEY',
+  'PAYPAL_CLIENT_ID',
+  'PAYPAL_CLIENT_SECRET',
+]);
 
 describe.each(DEPLOYABLES.map((d) => [d.name, d] as const))('%s', (name, d) => {
   it('listens on the same port in npm start, compose and Kubernetes', () => {
@@ -54,7 +70,13 @@ describe.each(DEPLOYABLES.map((d) => [d.name, d] as const))('%s', (name, d) => {
   it('gets the same configuration names from compose and Kubernetes', () => {
     const fromCompose = composeVariables(name);
     const fromK8s = k8sVariables(name);
-    expect([...fromCompose].filter((v) => !fromK8s.has(v)), 'in compose only').toEqual([]);
-    expect([...fromK8s].filter((v) => !fromCompose.has(v) && !K8S_ONLY.has(v)), 'in Kubernetes only').toEqual([]);
+    expect(
+      [...fromCompose].filter((v) => !fromK8s.has(v)),
+      'in compose only',
+    ).toEqual([]);
+    expect(
+      [...fromK8s].filter((v) => !fromCompose.has(v) && !K8S_ONLY.has(v)),
+      'in Kubernetes only',
+    ).toEqual([]);
   });
 });

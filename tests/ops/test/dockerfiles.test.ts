@@ -28,17 +28,23 @@ describe.each(DEPLOYABLES.map((d) => [d.name, d] as const))('%s image', (_name, 
 
   it('installs the pnpm of the root package.json and only production dependencies', () => {
     const df = dockerfile();
-    const pnpmStage = df.stages.find((s) => s.instructions.some((i) => i.keyword === 'RUN' && /npm install --global .*pnpm@/.test(i.args)))!;
+    const pnpmStage = df.stages.find((s) =>
+      s.instructions.some((i) => i.keyword === 'RUN' && /npm install --global .*pnpm@/.test(i.args)),
+    )!;
     expect(pnpmStage, 'a stage installing pnpm').toBeDefined();
     expect(argDefault(df, 'PNPM_VERSION', pnpmStage)).toBe(pinnedPnpm());
-    const runs = df.stages.flatMap((s) => s.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args));
+    const runs = df.stages.flatMap((s) =>
+      s.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args),
+    );
     const deploy = runs.find((r) => r.includes(' deploy '));
     expect(deploy, 'a pnpm deploy of the package').toBeDefined();
     expect(deploy).toContain(`--filter ./${d.dir} `);
     expect(deploy).toContain('--prod');
     // Dependencies come from the lockfile alone first, so source changes do not refetch them.
     const deps = df.stages.find((s) => s.name === 'deps')!;
-    expect(deps.instructions.find((i) => i.keyword === 'COPY')!.args).toBe('pnpm-lock.yaml pnpm-workspace.yaml ./');
+    expect(deps.instructions.find((i) => i.keyword === 'COPY')!.args).toBe(
+      'pnpm-lock.yaml pnpm-workspace.yaml ./',
+    );
     expect(deps.instructions.find((i) => i.keyword === 'RUN')!.args).toBe('pnpm fetch --prod');
   });
 
@@ -67,14 +73,21 @@ describe.each(DEPLOYABLES.map((d) => [d.name, d] as const))('%s image', (_name, 
     expect(execForm(last(stage, 'CMD')!.args)).toEqual(scriptArgs(d, 'start'));
     expect(last(stage, 'WORKDIR')?.args).toBe('/app');
     // The deployed package (its package.json, src/ and node_modules) is what lands in /app.
-    expect(stage.instructions.some((i) => i.keyword === 'COPY' && /^--from=build \/out \.\/$/.test(i.args))).toBe(true);
-    expect(stage.instructions.some((i) => i.keyword === 'COPY' && /^\.\s/.test(i.args)), 'no build context in the runtime stage').toBe(false);
+    expect(
+      stage.instructions.some((i) => i.keyword === 'COPY' && /^--from=build \/out \.\/$/.test(i.args)),
+    ).toBe(true);
+    expect(
+      stage.instructions.some((i) => i.keyword === 'COPY' && /^\.\s/.test(i.args)),
+      'no build context in the runtime stage',
+    ).toBe(false);
   });
 
   it('reads secrets mounted as files through its entrypoint, then runs the command itself', () => {
     const stage = runtime();
     expect(execForm(last(stage, 'ENTRYPOINT')!.args)).toEqual(['omc-entrypoint']);
-    const script = stage.instructions.find((i) => i.keyword === 'COPY' && i.args.includes('/usr/local/bin/omc-entrypoint'))!;
+    const script = stage.instructions.find(
+      (i) => i.keyword === 'COPY' && i.args.includes('/usr/local/bin/omc-entrypoint'),
+    )!;
     expect(script.args).toContain('--chmod=0755');
     const body = script.heredocs[0]!;
     expect(body.startsWith('#!/bin/sh')).toBe(true);
@@ -88,7 +101,9 @@ describe('gateway image', () => {
     const df = parseDockerfile(join(ROOT, 'gateway/Dockerfile'));
     const web = df.stages.find((s) => s.name === 'web')!;
     expect(web, 'a stage building web/').toBeDefined();
-    expect(web.instructions.some((i) => i.keyword === 'RUN' && i.args.includes('pnpm --filter ./web run build'))).toBe(true);
+    expect(
+      web.instructions.some((i) => i.keyword === 'RUN' && i.args.includes('pnpm --filter ./web run build')),
+    ).toBe(true);
     const runtime = df.stages.at(-1)!;
     const copy = runtime.instructions.find((i) => i.keyword === 'COPY' && i.args.startsWith('--from=web '))!;
     expect(copy.args).toBe('--from=web /workspace/web/dist ./web');
@@ -98,7 +113,10 @@ describe('gateway image', () => {
 
 describe('.dockerignore', () => {
   it('keeps dependencies, data, history and build output out of the build context', () => {
-    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
-    for (const entry of ['**/node_modules', '.git', '.data', '**/dist', '.env']) expect(ignored).toContain(entry);
+    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
+    for (const entry of ['**/node_modules', '.git', '.data', '**/dist', '.env'])
+      expect(ignored).toContain(entry);
   });
 });

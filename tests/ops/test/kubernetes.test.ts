@@ -23,7 +23,10 @@ beforeAll(() => {
     rendered[overlay] = result.objects;
   }
   if (renderer === 'kubectl') console.log('[ops] rendering k8s/ with kubectl kustomize');
-  else console.log('[ops] kubectl is not installed: rendering k8s/ with the built-in kustomize renderer (tests/ops/src/kustomize.ts)');
+  else
+    console.log(
+      '[ops] kubectl is not installed: rendering k8s/ with the built-in kustomize renderer (tests/ops/src/kustomize.ts)',
+    );
 });
 
 function find(objects: K8sObject[], kind: string, name: string): K8sObject {
@@ -41,7 +44,11 @@ type Container = {
   env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
   envFrom?: { configMapRef?: { name: string } }[];
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
-  securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
+  securityContext?: {
+    allowPrivilegeEscalation?: boolean;
+    readOnlyRootFilesystem?: boolean;
+    capabilities?: { drop?: string[] };
+  };
   livenessProbe?: { httpGet?: { path: string; port: string | number } };
   readinessProbe?: { httpGet?: { path: string; port: string | number } };
   startupProbe?: { httpGet?: { path: string; port: string | number } };
@@ -54,8 +61,10 @@ type PodSpec = {
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type: string } };
   volumes?: { name: string; emptyDir?: object }[];
 };
-const podOf = (o: K8sObject) => ((o.spec as { template: { spec: PodSpec } }).template.spec);
-const templateLabels = (o: K8sObject) => (o.spec as { template?: { metadata: { labels: Record<string, string> } } } | undefined)?.template?.metadata.labels as Record<string, string>;
+const podOf = (o: K8sObject) => (o.spec as { template: { spec: PodSpec } }).template.spec;
+const templateLabels = (o: K8sObject) =>
+  (o.spec as { template?: { metadata: { labels: Record<string, string> } } } | undefined)?.template?.metadata
+    .labels as Record<string, string>;
 
 /** Every YAML document under k8s/ that is a Kubernetes object, with its file. */
 function writtenObjects(): { file: string; object: K8sObject }[] {
@@ -68,7 +77,11 @@ function writtenObjects(): { file: string; object: K8sObject }[] {
     }
   };
   walk(K8S);
-  return files.flatMap((file) => loadAllYaml(file).filter(isK8sObject).map((object) => ({ file: relative(K8S, file), object })));
+  return files.flatMap((file) =>
+    loadAllYaml(file)
+      .filter(isK8sObject)
+      .map((object) => ({ file: relative(K8S, file), object })),
+  );
 }
 
 describe('rendering', () => {
@@ -79,16 +92,21 @@ describe('rendering', () => {
   it('the built-in renderer agrees with kubectl kustomize, object for object', () => {
     if (!kubectlAvailable()) {
       // Nothing to compare with here; the overlays were rendered (and are checked below) by the built-in renderer.
-      console.log('[ops] kubectl is not installed: the built-in renderer is not compared with kubectl on this machine');
-      for (const overlay of OVERLAYS) expect(renderBuiltin(join(K8S, 'overlays', overlay)).length).toBeGreaterThan(20);
+      console.log(
+        '[ops] kubectl is not installed: the built-in renderer is not compared with kubectl on this machine',
+      );
+      for (const overlay of OVERLAYS)
+        expect(renderBuiltin(join(K8S, 'overlays', overlay)).length).toBeGreaterThan(20);
       return;
     }
     for (const dir of [join(K8S, 'base'), ...OVERLAYS.map((o) => join(K8S, 'overlays', o))]) {
-      const byKey = (objects: K8sObject[]) => new Map(normalizeGeneratedNames(objects).map((o) => [objectKey(o), o]));
+      const byKey = (objects: K8sObject[]) =>
+        new Map(normalizeGeneratedNames(objects).map((o) => [objectKey(o), o]));
       const kubectl = byKey(renderWithKubectl(dir));
       const builtin = byKey(renderBuiltin(dir));
       expect([...builtin.keys()].sort(), relative(K8S, dir)).toEqual([...kubectl.keys()].sort());
-      for (const [key, object] of kubectl) expect(isDeepStrictEqual(builtin.get(key), object), `${relative(K8S, dir)} ${key}`).toBe(true);
+      for (const [key, object] of kubectl)
+        expect(isDeepStrictEqual(builtin.get(key), object), `${relative(K8S, dir)} ${key}`).toBe(true);
     }
   });
 });
@@ -104,10 +122,15 @@ function normalizeGeneratedNames(objects: K8sObject[]): K8sObject[] {
 }
 
 describe('schemas', () => {
-  it.each(['base', ...OVERLAYS])('every object rendered for %s is valid for the Kubernetes API, with no unknown field', (overlay) => {
-    const problems = rendered[overlay as Overlay].flatMap((o) => validateObject(o).map((p) => `${objectKey(o)}: ${p}`));
-    expect(problems).toEqual([]);
-  });
+  it.each(['base', ...OVERLAYS])(
+    'every object rendered for %s is valid for the Kubernetes API, with no unknown field',
+    (overlay) => {
+      const problems = rendered[overlay as Overlay].flatMap((o) =>
+        validateObject(o).map((p) => `${objectKey(o)}: ${p}`),
+      );
+      expect(problems).toEqual([]);
+    },
+  );
 
   it('every object as written in k8s/ is valid, patches and examples included', () => {
     const written = writtenObjects();
@@ -123,11 +146,15 @@ describe('schemas', () => {
 
   it('the strict check catches a misspelt field and a wrong type', () => {
     const deployment = structuredClone(find(rendered.prod, 'Deployment', 'game'));
-    const container = podOf(deployment).containers[0] as Container & { securityContext: Record<string, unknown> };
+    const container = podOf(deployment).containers[0] as Container & {
+      securityContext: Record<string, unknown>;
+    };
     container.securityContext.readOnlyRootFileSystem = true;
     (deployment.spec as Record<string, unknown>).replicas = 'three';
     const problems = validateObject(deployment).join('\n');
-    expect(problems).toContain('unknown field spec.template.spec.containers[0].securityContext.readOnlyRootFileSystem');
+    expect(problems).toContain(
+      'unknown field spec.template.spec.containers[0].securityContext.readOnlyRootFileSystem',
+    );
     expect(problems).toContain('replicas must be integer');
   });
 });
@@ -138,35 +165,50 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
 
   it('puts everything in its own namespace, enforcing pod security', () => {
     const ns = find(objects(), 'Namespace', namespace);
-    expect(ns.metadata.labels!['pod-security.kubernetes.io/enforce']).toBe(overlay === 'prod' ? 'restricted' : 'baseline');
-    for (const o of objects().filter((x) => x.kind !== 'Namespace')) expect(o.metadata.namespace, objectKey(o)).toBe(namespace);
+    expect(ns.metadata.labels!['pod-security.kubernetes.io/enforce']).toBe(
+      overlay === 'prod' ? 'restricted' : 'baseline',
+    );
+    for (const o of objects().filter((x) => x.kind !== 'Namespace'))
+      expect(o.metadata.namespace, objectKey(o)).toBe(namespace);
   });
 
-  it.each(deployablesIn(overlay).map((d) => [d.name, d] as const))('runs %s as a Deployment with a Service and a ServiceAccount on its port', (_n, d) => {
-    const deployment = find(objects(), 'Deployment', d.name);
-    const pod = podOf(deployment);
-    const [container] = pod.containers;
-    expect(container!.ports).toEqual([{ name: 'http', containerPort: d.defaultPort, protocol: 'TCP' }]);
-    expect(container!.env!.find((e) => e.name === 'PORT')?.value).toBe(String(d.defaultPort));
-    expect(container!.image).toBe(overlay === 'dev' ? `omc/${d.name}:dev` : `registry.example.com/omc/${d.name}:0.0.0`);
-    // No command or args: the image runs its package's start script.
-    expect(container!.command).toBeUndefined();
-    expect(container!.args).toBeUndefined();
-    const service = find(objects(), 'Service', d.name);
-    expect((service.spec as { ports: { port: number; targetPort: string }[] }).ports).toEqual([{ name: 'http', port: d.defaultPort, targetPort: 'http', protocol: 'TCP' }]);
-    expect((service.spec as { selector: Record<string, string> }).selector).toEqual({ 'app.kubernetes.io/name': d.name });
-    expect(templateLabels(deployment)['app.kubernetes.io/name']).toBe(d.name);
-    expect(find(objects(), 'ServiceAccount', d.name).automountServiceAccountToken).toBe(false);
-    expect(pod.serviceAccountName).toBe(d.name);
-    expect(pod.automountServiceAccountToken).toBe(false);
-  });
+  it.each(deployablesIn(overlay).map((d) => [d.name, d] as const))(
+    'runs %s as a Deployment with a Service and a ServiceAccount on its port',
+    (_n, d) => {
+      const deployment = find(objects(), 'Deployment', d.name);
+      const pod = podOf(deployment);
+      const [container] = pod.containers;
+      expect(container!.ports).toEqual([{ name: 'http', containerPort: d.defaultPort, protocol: 'TCP' }]);
+      expect(container!.env!.find((e) => e.name === 'PORT')?.value).toBe(String(d.defaultPort));
+      expect(container!.image).toBe(
+        overlay === 'dev' ? `omc/${d.name}:dev` : `registry.example.com/omc/${d.name}:0.0.0`,
+      );
+      // No command or args: the image runs its package's start script.
+      expect(container!.command).toBeUndefined();
+      expect(container!.args).toBeUndefined();
+      const service = find(objects(), 'Service', d.name);
+      expect((service.spec as { ports: { port: number; targetPort: string }[] }).ports).toEqual([
+        { name: 'http', port: d.defaultPort, targetPort: 'http', protocol: 'TCP' },
+      ]);
+      expect((service.spec as { selector: Record<string, string> }).selector).toEqual({
+        'app.kubernetes.io/name': d.name,
+      });
+      expect(templateLabels(deployment)['app.kubernetes.io/name']).toBe(d.name);
+      expect(find(objects(), 'ServiceAccount', d.name).automountServiceAccountToken).toBe(false);
+      expect(pod.serviceAccountName).toBe(d.name);
+      expect(pod.automountServiceAccountToken).toBe(false);
+    },
+  );
 
-  it.each(deployablesIn(overlay).map((d) => [d.name] as const))('probes %s: liveness and start-up on /healthz, readiness on /readyz', (name) => {
-    const [container] = podOf(find(objects(), 'Deployment', name)).containers;
-    expect(container!.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
-    expect(container!.startupProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
-    expect(container!.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
-  });
+  it.each(deployablesIn(overlay).map((d) => [d.name] as const))(
+    'probes %s: liveness and start-up on /healthz, readiness on /readyz',
+    (name) => {
+      const [container] = podOf(find(objects(), 'Deployment', name)).containers;
+      expect(container!.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      expect(container!.startupProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      expect(container!.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    },
+  );
 
   it('sets requests and limits and hardens every container of every workload', () => {
     const workloads = objects().filter((o) => ['Deployment', 'StatefulSet', 'Job'].includes(o.kind));
@@ -190,8 +232,12 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
     }
   });
 
-  it('gives the system\'s containers a writable /tmp on a read-only root', () => {
-    for (const o of objects().filter((x) => ['service', 'gateway', 'emulator', 'migration'].includes(templateLabels(x)?.['app.kubernetes.io/component'] ?? ''))) {
+  it("gives the system's containers a writable /tmp on a read-only root", () => {
+    for (const o of objects().filter((x) =>
+      ['service', 'gateway', 'emulator', 'migration'].includes(
+        templateLabels(x)?.['app.kubernetes.io/component'] ?? '',
+      ),
+    )) {
       const pod = podOf(o);
       const mount = pod.containers[0]!.volumeMounts?.find((m) => m.mountPath === '/tmp');
       expect(mount, objectKey(o)).toBeDefined();
@@ -203,13 +249,19 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
     const hpas = objects().filter((o) => o.kind === 'HorizontalPodAutoscaler');
     expect(hpas.map((h) => h.metadata.name).sort()).toEqual(['game', 'gateway', 'realtime']);
     for (const hpa of hpas) {
-      const spec = hpa.spec as { scaleTargetRef: { kind: string; name: string }; minReplicas: number; maxReplicas: number };
+      const spec = hpa.spec as {
+        scaleTargetRef: { kind: string; name: string };
+        minReplicas: number;
+        maxReplicas: number;
+      };
       expect(spec.scaleTargetRef.kind).toBe('Deployment');
       find(objects(), 'Deployment', spec.scaleTargetRef.name);
       expect(spec.minReplicas).toBeLessThan(spec.maxReplicas);
       expect(spec.minReplicas).toBeGreaterThanOrEqual(overlay === 'prod' ? 3 : 1);
       // The autoscaler owns the replica count: a Deployment that set one would fight it on every apply.
-      expect((find(objects(), 'Deployment', spec.scaleTargetRef.name).spec as { replicas?: number }).replicas).toBeUndefined();
+      expect(
+        (find(objects(), 'Deployment', spec.scaleTargetRef.name).spec as { replicas?: number }).replicas,
+      ).toBeUndefined();
     }
   });
 
@@ -223,14 +275,16 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
     }
   });
 
-  it('migrates each database with a Job that runs the package\'s migrate script', () => {
+  it("migrates each database with a Job that runs the package's migrate script", () => {
     for (const d of DEPLOYABLES.filter((x) => x.database)) {
       const job = find(objects(), 'Job', `${d.name}-migrate`);
       const [container] = podOf(job).containers;
       expect(container!.args).toEqual(scriptArgs(d, 'migrate'));
       expect(container!.image).toBe(podOf(find(objects(), 'Deployment', d.name)).containers[0]!.image);
       const databaseUrl = container!.env!.find((e) => e.name === 'DATABASE_URL')!.valueFrom!.secretKeyRef!;
-      const serviceUrl = podOf(find(objects(), 'Deployment', d.name)).containers[0]!.env!.find((e) => e.name === 'DATABASE_URL')!.valueFrom!.secretKeyRef!;
+      const serviceUrl = podOf(find(objects(), 'Deployment', d.name)).containers[0]!.env!.find(
+        (e) => e.name === 'DATABASE_URL',
+      )!.valueFrom!.secretKeyRef!;
       expect(databaseUrl).toEqual(serviceUrl);
     }
   });
@@ -238,9 +292,25 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
   it('routes /socket.io to realtime over websockets and everything else to the gateway', () => {
     const ingress = find(objects(), 'Ingress', 'omc');
     const annotations = ingress.metadata.annotations!;
-    expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-read-timeout'])).toBeGreaterThanOrEqual(3600);
-    expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-send-timeout'])).toBeGreaterThanOrEqual(3600);
-    const spec = ingress.spec as { ingressClassName: string; tls?: unknown[]; rules: { http: { paths: { path: string; pathType: string; backend: { service: { name: string; port: { name: string } } } }[] } }[] };
+    expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-read-timeout'])).toBeGreaterThanOrEqual(
+      3600,
+    );
+    expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-send-timeout'])).toBeGreaterThanOrEqual(
+      3600,
+    );
+    const spec = ingress.spec as {
+      ingressClassName: string;
+      tls?: unknown[];
+      rules: {
+        http: {
+          paths: {
+            path: string;
+            pathType: string;
+            backend: { service: { name: string; port: { name: string } } };
+          }[];
+        };
+      }[];
+    };
     expect(spec.ingressClassName).toBe('nginx');
     const paths = Object.fromEntries(spec.rules[0]!.http.paths.map((p) => [p.path, p.backend.service]));
     expect(paths['/socket.io']).toEqual({ name: 'realtime', port: { name: 'http' } });
@@ -252,25 +322,48 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
   it('lets each service be called only by the callers it needs', () => {
     const policies = objects().filter((o) => o.kind === 'NetworkPolicy');
     const nsLabels = { 'kubernetes.io/metadata.name': namespace };
-    const pod = (name: string): Endpoint => ({ labels: templateLabels(find(objects(), 'Deployment', name)), namespaceLabels: nsLabels });
+    const pod = (name: string): Endpoint => ({
+      labels: templateLabels(find(objects(), 'Deployment', name)),
+      namespaceLabels: nsLabels,
+    });
     const names = deployablesIn(overlay).map((d) => d.name);
-    const expected = new Set(['gateway->auth', 'gateway->game', 'gateway->payments', 'gateway->realtime', 'auth->game', 'auth->payments', ...(overlay === 'dev' ? ['payments->emulators'] : [])]);
+    const expected = new Set([
+      'gateway->auth',
+      'gateway->game',
+      'gateway->payments',
+      'gateway->realtime',
+      'auth->game',
+      'auth->payments',
+      ...(overlay === 'dev' ? ['payments->emulators'] : []),
+    ]);
     const actual = new Set<string>();
-    for (const from of names) for (const to of names) {
-      if (from === to) continue;
-      const port = DEPLOYABLES.find((d) => d.name === to)!.defaultPort;
-      if (allowed(policies, nsLabels, pod(from), pod(to), port)) actual.add(`${from}->${to}`);
-    }
+    for (const from of names)
+      for (const to of names) {
+        if (from === to) continue;
+        const port = DEPLOYABLES.find((d) => d.name === to)!.defaultPort;
+        if (allowed(policies, nsLabels, pod(from), pod(to), port)) actual.add(`${from}->${to}`);
+      }
     expect([...actual].sort()).toEqual([...expected].sort());
 
     // From outside the namespace: the ingress controller reaches the gateway and realtime only; Prometheus scrapes all.
-    const ingressController: Endpoint = { labels: {}, namespaceLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } };
-    const monitoring: Endpoint = { labels: {}, namespaceLabels: { 'kubernetes.io/metadata.name': 'monitoring' } };
+    const ingressController: Endpoint = {
+      labels: {},
+      namespaceLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' },
+    };
+    const monitoring: Endpoint = {
+      labels: {},
+      namespaceLabels: { 'kubernetes.io/metadata.name': 'monitoring' },
+    };
     const elsewhere: Endpoint = { labels: {}, namespaceLabels: { 'kubernetes.io/metadata.name': 'default' } };
     for (const name of names) {
       const port = DEPLOYABLES.find((d) => d.name === name)!.defaultPort;
-      expect(allowed(policies, nsLabels, ingressController, pod(name), port), `ingress-nginx -> ${name}`).toBe(['gateway', 'realtime'].includes(name));
-      expect(allowed(policies, nsLabels, monitoring, pod(name), port), `monitoring -> ${name}`).toBe(name !== 'emulators');
+      expect(
+        allowed(policies, nsLabels, ingressController, pod(name), port),
+        `ingress-nginx -> ${name}`,
+      ).toBe(['gateway', 'realtime'].includes(name));
+      expect(allowed(policies, nsLabels, monitoring, pod(name), port), `monitoring -> ${name}`).toBe(
+        name !== 'emulators',
+      );
       expect(allowed(policies, nsLabels, elsewhere, pod(name), port), `default -> ${name}`).toBe(false);
     }
   });
@@ -283,15 +376,32 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
       const labels = templateLabels(find(objects(), 'Deployment', d.name));
       for (const [server, port] of Object.entries(servers)) {
         // Production's servers are managed outside the cluster; dev's are pods of the namespace.
-        const target: Endpoint = overlay === 'dev' ? { labels: templateLabels(find(objects(), 'StatefulSet', server)), namespaceLabels: nsLabels } : { namespaceLabels: {} };
-        const ok = overlay === 'dev' ? allowed(policies, nsLabels, { labels, namespaceLabels: nsLabels }, target, port) : externalEgressAllowed(policies, labels, port);
+        const target: Endpoint =
+          overlay === 'dev'
+            ? { labels: templateLabels(find(objects(), 'StatefulSet', server)), namespaceLabels: nsLabels }
+            : { namespaceLabels: {} };
+        const ok =
+          overlay === 'dev'
+            ? allowed(policies, nsLabels, { labels, namespaceLabels: nsLabels }, target, port)
+            : externalEgressAllowed(policies, labels, port);
         expect(ok, `${d.name} -> ${server}`).toBe(true);
       }
-      expect(externalEgressAllowed(policies, labels, 443), `${d.name} -> internet:443`).toBe(overlay === 'prod' && d.name === 'payments');
+      expect(externalEgressAllowed(policies, labels, 443), `${d.name} -> internet:443`).toBe(
+        overlay === 'prod' && d.name === 'payments',
+      );
     }
     for (const job of objects().filter((o) => o.kind === 'Job' && o.metadata.name.endsWith('-migrate'))) {
       const labels = templateLabels(job);
-      if (overlay === 'dev') expect(allowed(policies, nsLabels, { labels, namespaceLabels: nsLabels }, { labels: templateLabels(find(objects(), 'StatefulSet', 'postgres')), namespaceLabels: nsLabels }, 5432)).toBe(true);
+      if (overlay === 'dev')
+        expect(
+          allowed(
+            policies,
+            nsLabels,
+            { labels, namespaceLabels: nsLabels },
+            { labels: templateLabels(find(objects(), 'StatefulSet', 'postgres')), namespaceLabels: nsLabels },
+            5432,
+          ),
+        ).toBe(true);
       else expect(externalEgressAllowed(policies, labels, 5432)).toBe(true);
     }
   });
@@ -299,7 +409,12 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
   it('keeps secret values out of the manifests', () => {
     for (const secret of objects().filter((o) => o.kind === 'Secret')) {
       for (const [key, value] of Object.entries((secret.data as Record<string, string>) ?? {})) {
-        expect(realLookingSecret(`${secret.metadata.name}.${key}`, Buffer.from(value.replace(/\n/g, ''), 'base64').toString())).toBeUndefined();
+        expect(
+          realLookingSecret(
+            `${secret.metadata.name}.${key}`,
+            Buffer.from(value.replace(/\n/g, ''), 'base64').toString(),
+          ),
+        ).toBeUndefined();
       }
     }
     // The keys for access tokens are never in a manifest: dev generates them in the cluster, prod brings its own.
@@ -307,7 +422,11 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
   });
 
   it('configures payments for the emulators in dev and the real providers in prod', () => {
-    const settings = (name: string) => (objects().find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith(`${name}-`))!.data as Record<string, string>);
+    const settings = (name: string) =>
+      objects().find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith(`${name}-`))!.data as Record<
+        string,
+        string
+      >;
     const payments = settings('omc-payments');
     if (overlay === 'dev') {
       expect(payments.BRAINTREE_EMULATOR_URL).toBe('http://emulators:3100');
@@ -330,11 +449,19 @@ describe('dev and prod differ where they should', () => {
   it('dev runs PostgreSQL, Redis and NATS with JetStream in the cluster, with storage', () => {
     const sets = rendered.dev.filter((o) => o.kind === 'StatefulSet');
     expect(sets.map((s) => s.metadata.name).sort()).toEqual(['nats', 'postgres', 'redis']);
-    for (const s of sets) expect((s.spec as { volumeClaimTemplates: unknown[] }).volumeClaimTemplates).toHaveLength(1);
-    expect(podOf(find(rendered.dev, 'StatefulSet', 'nats')).containers[0]!.args).toEqual(expect.arrayContaining(['--jetstream', '--store_dir', '/data']));
-    expect(podOf(find(rendered.dev, 'StatefulSet', 'redis')).containers[0]!.args).toEqual(expect.arrayContaining(['--appendonly', 'yes']));
-    const init = rendered.dev.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('postgres-init-'))!.data as Record<string, string>;
-    for (const d of DEPLOYABLES.filter((x) => x.database)) expect(init['init.sql']).toContain(`CREATE DATABASE ${d.database};`);
+    for (const s of sets)
+      expect((s.spec as { volumeClaimTemplates: unknown[] }).volumeClaimTemplates).toHaveLength(1);
+    expect(podOf(find(rendered.dev, 'StatefulSet', 'nats')).containers[0]!.args).toEqual(
+      expect.arrayContaining(['--jetstream', '--store_dir', '/data']),
+    );
+    expect(podOf(find(rendered.dev, 'StatefulSet', 'redis')).containers[0]!.args).toEqual(
+      expect.arrayContaining(['--appendonly', 'yes']),
+    );
+    const init = rendered.dev.find(
+      (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('postgres-init-'),
+    )!.data as Record<string, string>;
+    for (const d of DEPLOYABLES.filter((x) => x.database))
+      expect(init['init.sql']).toContain(`CREATE DATABASE ${d.database};`);
   });
 
   it('dev generates the JWT keys in the cluster with a Job allowed only to create Secrets', () => {
@@ -346,26 +473,43 @@ describe('dev and prod differ where they should', () => {
 
   it('prod has no in-cluster servers, no emulators, no generated secrets, and more replicas', () => {
     expect(rendered.prod.filter((o) => o.kind === 'StatefulSet')).toEqual([]);
-    expect(rendered.prod.filter((o) => o.metadata.name.includes('emulators') || o.metadata.name === 'jwt-keys')).toEqual([]);
+    expect(
+      rendered.prod.filter((o) => o.metadata.name.includes('emulators') || o.metadata.name === 'jwt-keys'),
+    ).toEqual([]);
     expect(rendered.prod.filter((o) => o.kind === 'Secret')).toEqual([]);
     for (const name of ['auth', 'payments']) {
-      const replicas = (overlay: Overlay) => (find(rendered[overlay], 'Deployment', name).spec as { replicas: number }).replicas;
+      const replicas = (overlay: Overlay) =>
+        (find(rendered[overlay], 'Deployment', name).spec as { replicas: number }).replicas;
       expect(replicas('prod')).toBeGreaterThan(replicas('dev'));
     }
     for (const name of ['game', 'gateway', 'realtime']) {
-      const min = (overlay: Overlay) => (find(rendered[overlay], 'HorizontalPodAutoscaler', name).spec as { minReplicas: number }).minReplicas;
+      const min = (overlay: Overlay) =>
+        (find(rendered[overlay], 'HorizontalPodAutoscaler', name).spec as { minReplicas: number })
+          .minReplicas;
       expect(min('prod')).toBeGreaterThan(min('dev'));
     }
   });
 
   it('prod lists the Secrets it needs with placeholders only, outside the kustomization', () => {
-    const examples = writtenObjects().filter(({ file }) => file === join('overlays', 'prod', 'secrets.example.yaml'));
-    expect(examples.map(({ object }) => object.metadata.name).sort()).toEqual(['omc-bootstrap-admin', 'omc-datastores', 'omc-jwt', 'omc-providers']);
+    const examples = writtenObjects().filter(
+      ({ file }) => file === join('overlays', 'prod', 'secrets.example.yaml'),
+    );
+    expect(examples.map(({ object }) => object.metadata.name).sort()).toEqual([
+      'omc-bootstrap-admin',
+      'omc-datastores',
+      'omc-jwt',
+      'omc-providers',
+    ]);
     for (const { object } of examples) {
-      for (const [key, value] of Object.entries(object.stringData as Record<string, string>)) expect(realLookingSecret(key, value), key).toBeUndefined();
+      for (const [key, value] of Object.entries(object.stringData as Record<string, string>))
+        expect(realLookingSecret(key, value), key).toBeUndefined();
     }
     // Every Secret key the workloads read is in the examples.
-    const exampleKeys = new Set(examples.flatMap(({ object }) => Object.keys(object.stringData as object).map((k) => `${object.metadata.name}/${k}`)));
+    const exampleKeys = new Set(
+      examples.flatMap(({ object }) =>
+        Object.keys(object.stringData as object).map((k) => `${object.metadata.name}/${k}`),
+      ),
+    );
     for (const spec of podSpecs(rendered.prod) as PodSpec[]) {
       for (const e of spec.containers.flatMap((c) => c.env ?? [])) {
         const ref = e.valueFrom?.secretKeyRef;
