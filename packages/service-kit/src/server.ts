@@ -29,7 +29,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? loggerOptions(options.name, options.logLevel),
     bodyLimit: options.bodyLimit ?? 64 * 1024,
-    requestIdHeader: 'x-request-id',
+    // false: Fastify would otherwise take the header as it is and never call genReqId.
+    requestIdHeader: false,
     // Accept the gateway's id when it looks like one; otherwise make our own.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
