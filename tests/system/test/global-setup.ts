@@ -1,0 +1,34 @@
+// Starts the whole system as `npm start` does (on free ports, throw-away data) and builds the web app
+// when it is not built yet.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startSystem } from '@omc/infra';
+import { workspaceRoot } from '@omc/testkit';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    system: { gatewayUrl: string; logsDir: string; urls: Record<string, string> };
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const root = workspaceRoot();
+  if (!existsSync(join(root, 'web', 'dist', 'index.html'))) {
+    const build = spawnSync('pnpm', ['--filter', '@omc/web', 'run', 'build'], { cwd: root, stdio: 'ignore' });
+    if (build.status !== 0) throw new Error('the web app did not build');
+  }
+  const dir = join(root, '.data', 'test', `system-${process.pid}`);
+  const system = await startSystem({
+    root,
+    dir,
+    persistent: false,
+    ports: 'free',
+    logs: 'files',
+    env: { RATE_LIMIT_PER_IP: '0', LOG_LEVEL: 'info' },
+    log: () => undefined,
+  });
+  project.provide('system', { gatewayUrl: system.gatewayUrl, logsDir: join(dir, 'logs'), urls: system.urls as Record<string, string> });
+  return () => system.stop();
+}
