@@ -1,22 +1,22 @@
-// The provider emulators as a process: `node --import tsx src/main.ts`, PORT (default 3100), HOST.
+// The provider emulators as a process: `node --import tsx src/main.ts`.
 import { buildEmulator, NO_MONEY_NOTICE } from './app.js';
+import { loadEmulatorConfig, type EmulatorConfig } from './config.js';
 
-const rawPort = process.env.PORT ?? '3100';
-const port = Number(rawPort);
-if (!/^\d+$/.test(rawPort) || port > 65535) {
-  console.error(`[emulators] Invalid configuration:\n  - PORT: must be a port number (0-65535), got "${rawPort}"`);
+let config: EmulatorConfig;
+try {
+  config = loadEmulatorConfig();
+} catch (error) {
+  console.error(`[emulators] ${(error as Error).message}`);
   process.exit(78);
 }
-const host = process.env.HOST ?? '127.0.0.1';
-const level = process.env.LOG_LEVEL ?? 'info';
 
-const emulator = await buildEmulator({ logger: { level } });
+const emulator = await buildEmulator({ logger: { level: config.logLevel } });
 const close = async () => {
   await emulator.app.close();
   process.exit(0);
 };
 process.once('SIGTERM', close);
 process.once('SIGINT', close);
-await emulator.app.listen({ port, host });
-emulator.app.log.warn(`${NO_MONEY_NOTICE} Braintree gateway API and PayPal OAuth + Payouts emulated on http://${host}:${port}`);
+await emulator.app.listen({ port: config.port, host: config.host });
+emulator.app.log.warn(`${NO_MONEY_NOTICE} Braintree gateway API and PayPal OAuth + Payouts emulated on http://${config.host}:${config.port}`);
 console.log(`[emulators] ${NO_MONEY_NOTICE}`);

@@ -1,6 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
 
 export const paymentsMigration: Migration = {
