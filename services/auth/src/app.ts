@@ -19,6 +19,7 @@ import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
 import { refuseControlCharacters } from './security/control-characters.js';
 import { LoginGuard, RateLimited } from './security/login-guard.js';
+import { purgeExpiredRefreshTokens } from './sessions/refresh-tokens.js';
 import { sessionRoutes } from './sessions/session.routes.js';
 import { ensureBootstrapAdmin } from './users/bootstrap-admin.js';
 import { userRoutes } from './users/user.routes.js';
@@ -30,6 +31,9 @@ export async function buildApp(
   const { config } = deps;
   const app = createServer({
     name: 'auth',
+    // Believe X-Forwarded-For from the nearest TRUST_PROXY_HOPS peers (the gateway), no further.
+    // service-kit's option type names only the other forms Fastify accepts.
+    trustProxy: ((_address: string, hop: number) => hop < config.TRUST_PROXY_HOPS) as unknown as boolean,
     logLevel: config.LOG_LEVEL,
     ...(options.logger === false ? { logger: false } : {}),
   });
@@ -58,6 +62,15 @@ export async function buildApp(
     }),
     signAccessToken: (user) => app.jwt.sign({ sub: user.id, username: user.username, role: user.role }),
   };
+  // Expired refresh tokens are of no use, not even for reuse detection: purge them now and then.
+  const purge = () =>
+    void purgeExpiredRefreshTokens(deps.db, deps.clock()).catch((err) =>
+      deps.log.warn({ err }, 'refresh token purge failed'),
+    );
+  purge();
+  const purgeTimer = setInterval(purge, 60 * 60_000).unref();
+  app.addHook('onClose', async () => clearInterval(purgeTimer));
+
   const bootstrap = await ensureBootstrapAdmin(ctx);
   if (bootstrap !== 'not configured') app.log.info({ outcome: bootstrap }, 'bootstrap admin ensured');
 

@@ -21,6 +21,11 @@ export const configSchema = baseEnvSchema
     /** Secure attribute of the refresh cookie; on by default in production (NODE_ENV=production). */
     COOKIE_SECURE: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
     NODE_ENV: z.string().default('development'),
+    /**
+     * Proxies in front of auth whose X-Forwarded-For entries are believed (the gateway: 1). The client
+     * address the brute-force limits count is the entry the nearest trusted proxy added.
+     */
+    TRUST_PROXY_HOPS: env.int(1, 0, 10),
     REFRESH_TTL_SECONDS: env.int(7 * 24 * 3600, 60, 90 * 24 * 3600),
     /** A rotated refresh token presented again within this time (another tab racing) is not treated as theft. */
     REFRESH_REUSE_GRACE_MS: env.int(5000, 0, 60_000),

@@ -71,6 +71,15 @@ describe('rate limits', () => {
     expect((await login(h.app, user.username, user.password, freshIp())).statusCode).toBe(200);
   });
 
+  it('counts the address the gateway added, not one the client wrote into X-Forwarded-For', async () => {
+    const ip = freshIp();
+    for (let i = 0; i < 5; i++) {
+      const spoofed = `${freshIp()}, ${ip}`;
+      expect((await login(h.app, `spoof_${i}`, 'wrong-pass', spoofed)).statusCode).toBe(401);
+    }
+    expect((await login(h.app, 'spoof_x', 'wrong-pass', `${freshIp()}, ${ip}`)).statusCode).toBe(429);
+  });
+
   it('treats unknown names like real accounts: the same 401s, then the same 429', async () => {
     const ip = freshIp();
     const answers: number[] = [];

@@ -103,3 +103,11 @@ export async function revokeAllForUser(db: Db, userId: string, now: number): Pro
     .where('revoked_at', 'is', null)
     .execute();
 }
+
+/** Deletes tokens that expired more than a day ago. */
+export async function purgeExpiredRefreshTokens(db: Db, now: number): Promise<void> {
+  await db
+    .deleteFrom('refresh_tokens')
+    .where('expires_at', '<', new Date(now - 24 * 3600_000))
+    .execute();
+}
