@@ -27,7 +27,10 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     }
   });
 
-  await securityHeaders(app, config.BRAINTREE_EMULATOR_URL ? [new URL(config.BRAINTREE_EMULATOR_URL).origin] : []);
+  await securityHeaders(
+    app,
+    config.BRAINTREE_EMULATOR_URL ? [new URL(config.BRAINTREE_EMULATOR_URL).origin] : [],
+  );
   registerHealth(app, { redis: () => pingRedis(deps.redis) });
   registerMetrics(app, metrics);
 

@@ -6,9 +6,17 @@ const httpUrl = env.url(['http', 'https']);
 
 const urlList = z
   .string()
-  .transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .refine((urls) => urls.length > 0, 'must list at least one URL')
-  .refine((urls) => urls.every((u) => httpUrl.safeParse(u).success), 'must be http(s) URLs separated by commas');
+  .refine(
+    (urls) => urls.every((u) => httpUrl.safeParse(u).success),
+    'must be http(s) URLs separated by commas',
+  );
 
 /** Whom to believe about the caller's address: false, true (any proxy), or proxy addresses/CIDRs separated by commas. */
 const trustProxy = z
@@ -18,8 +26,14 @@ const trustProxy = z
     const v = value.trim();
     if (['false', '0', 'no', ''].includes(v)) return false;
     if (['true', 'yes'].includes(v)) return true;
-    const list = v.split(',').map((s) => s.trim()).filter(Boolean);
-    if (list.every((s) => /^[0-9a-fA-F.:/]+$/.test(s) || ['loopback', 'linklocal', 'uniquelocal'].includes(s))) return list;
+    const list = v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (
+      list.every((s) => /^[0-9a-fA-F.:/]+$/.test(s) || ['loopback', 'linklocal', 'uniquelocal'].includes(s))
+    )
+      return list;
     ctx.addIssue({ code: 'custom', message: 'must be true, false, or addresses/CIDRs separated by commas' });
     return z.NEVER;
   });
@@ -39,7 +53,10 @@ export const configSchema = z
     REDIS_URL: env.url(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
     /** Requests per minute per client address under /api, shared by every gateway through Redis; 0 turns it off. */
     RATE_LIMIT_PER_IP: env.int(6000, 0),
-    WEB_DIST: z.string().min(1).default(fileURLToPath(new URL('../../web/dist', import.meta.url))),
+    WEB_DIST: z
+      .string()
+      .min(1)
+      .default(fileURLToPath(new URL('../../web/dist', import.meta.url))),
     TRUST_PROXY: trustProxy,
     BODY_LIMIT_BYTES: env.int(64 * 1024, 1024, 10 * 1024 * 1024),
     /** How long an upstream may take to answer before the caller gets a 504. */
@@ -52,5 +69,7 @@ export const configSchema = z
 export type Config = ReturnType<typeof loadConfig>;
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
-  return parseConfig(configSchema as unknown as z.ZodObject, source) as Readonly<z.infer<typeof configSchema>>;
+  return parseConfig(configSchema as unknown as z.ZodObject, source) as Readonly<
+    z.infer<typeof configSchema>
+  >;
 }

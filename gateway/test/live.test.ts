@@ -5,10 +5,24 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeEvent, SOCKET_CLIENT_OPTIONS, SUBJECTS, type EventPayload, type ServerToClientEvents } from '@omc/contracts';
+import {
+  makeEvent,
+  SOCKET_CLIENT_OPTIONS,
+  SUBJECTS,
+  type EventPayload,
+  type ServerToClientEvents,
+} from '@omc/contracts';
 import { freePort } from '@omc/infra';
 import { connectNats, type Nats } from '@omc/service-kit';
-import { eventually, generateTokenKeys, resetNats, resetRedis, signAccessToken, testInfra, workspaceRoot } from '@omc/testkit';
+import {
+  eventually,
+  generateTokenKeys,
+  resetNats,
+  resetRedis,
+  signAccessToken,
+  testInfra,
+  workspaceRoot,
+} from '@omc/testkit';
 import { io as connectSocket, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest, startGateway, startStandIn, type Gateway, type StandIn } from './support.js';
@@ -29,7 +43,14 @@ async function startRealtime(name: string, env: Record<string, string>): Promise
   const log = openSync(join(logDir, `gateway-live-${name}-${process.pid}.log`), 'w');
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: join(workspaceRoot(), 'services', 'realtime'),
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', INSTANCE_NAME: name, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      INSTANCE_NAME: name,
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', log, log],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -66,7 +87,8 @@ describe('live updates through the gateway', () => {
   let token: string;
   const clients: Client[] = [];
 
-  const publishState = () => nats.nc.publish(SUBJECTS.gameState, JSON.stringify(makeEvent(SUBJECTS.gameState, state)));
+  const publishState = () =>
+    nats.nc.publish(SUBJECTS.gameState, JSON.stringify(makeEvent(SUBJECTS.gameState, state)));
   const open = (options: { token?: string } = {}): Client => {
     const socket: Socket<ServerToClientEvents> = connectSocket(gateway.url, {
       ...SOCKET_CLIENT_OPTIONS,
@@ -86,8 +108,17 @@ describe('live updates through the gateway', () => {
     await Promise.all([resetNats(), resetRedis()]);
     const infra = testInfra();
     nats = await connectNats(infra.natsUrl, 'test-game');
-    state = { round: 1, globalClicks: 0, potCents: 500, lastClickUser: null, lastWinner: null, at: Date.now() };
-    nats.nc.subscribe(SUBJECTS.gameStateRequest, { callback: (_e, msg) => msg.respond(JSON.stringify(makeEvent(SUBJECTS.gameState, state))) });
+    state = {
+      round: 1,
+      globalClicks: 0,
+      potCents: 500,
+      lastClickUser: null,
+      lastWinner: null,
+      at: Date.now(),
+    };
+    nats.nc.subscribe(SUBJECTS.gameStateRequest, {
+      callback: (_e, msg) => msg.respond(JSON.stringify(makeEvent(SUBJECTS.gameState, state))),
+    });
     // The game's part: a click through the gateway raises the counter and publishes the state.
     game = await startStandIn('game', (app) => {
       app.post('/api/game/click', async (request) => {
@@ -107,7 +138,11 @@ describe('live updates through the gateway', () => {
       REDIS_URL: infra.redisUrl,
       RATE_LIMIT_PER_IP: '0',
     });
-    token = await signAccessToken(keys.privateKey, { sub: randomUUID(), username: 'alice', role: 'standard' });
+    token = await signAccessToken(keys.privateKey, {
+      sub: randomUUID(),
+      username: 'alice',
+      role: 'standard',
+    });
   });
 
   afterEach(() => {
@@ -123,7 +158,10 @@ describe('live updates through the gateway', () => {
   });
 
   const click = (bearer?: string) =>
-    fetch(`${gateway.url}/api/game/click`, { method: 'POST', headers: bearer ? { authorization: `Bearer ${bearer}` } : {} }).then((r) => r.json());
+    fetch(`${gateway.url}/api/game/click`, {
+      method: 'POST',
+      headers: bearer ? { authorization: `Bearer ${bearer}` } : {},
+    }).then((r) => r.json());
 
   it('delivers updates caused by clicks made through the gateway, over websocket only, on both instances', async () => {
     const player = open({ token });
@@ -137,13 +175,24 @@ describe('live updates through the gateway', () => {
 
     // Round-robin: one socket on each instance.
     expect(await Promise.all(realtimes.map(socketsOn))).toEqual([1, 1]);
-    await eventually(() => player.counts.at(-1) === 2 && guest.counts.at(-1) === 2, 'a user count of 2 on both');
+    await eventually(
+      () => player.counts.at(-1) === 2 && guest.counts.at(-1) === 2,
+      'a user count of 2 on both',
+    );
 
     for (let i = 1; i <= 3; i += 1) {
       expect(await click(token)).toEqual({ globalClicks: i, freeClicks: 10 });
-      await eventually(() => player.states.at(-1)?.globalClicks === i && guest.states.at(-1)?.globalClicks === i, `click ${i} on both sockets`);
+      await eventually(
+        () => player.states.at(-1)?.globalClicks === i && guest.states.at(-1)?.globalClicks === i,
+        `click ${i} on both sockets`,
+      );
     }
-    expect(player.states.at(-1)).toEqual({ globalClicks: 3, pot: 5, lastClickUser: 'alice', lastWinner: null });
+    expect(player.states.at(-1)).toEqual({
+      globalClicks: 3,
+      pot: 5,
+      lastClickUser: 'alice',
+      lastWinner: null,
+    });
   });
 
   it('gives a reconnecting client the current state at once', async () => {
@@ -157,7 +206,12 @@ describe('live updates through the gateway', () => {
     client.states.length = 0;
     client.socket.connect();
     await eventually(() => client.states.length > 0, 'the state on reconnect');
-    expect(client.states[0]).toEqual({ globalClicks: current, pot: 5, lastClickUser: 'alice', lastWinner: null });
+    expect(client.states[0]).toEqual({
+      globalClicks: current,
+      pot: 5,
+      lastClickUser: 'alice',
+      lastWinner: null,
+    });
   });
 
   it('moves clients to the surviving instance when one dies, with the state at once and the count right', async () => {
@@ -173,14 +227,26 @@ describe('live updates through the gateway', () => {
     await eventually(() => first.socket.connected && second.socket.connected, 'both reconnected');
     const current = state.globalClicks;
     for (const c of [first, second]) expect(c.states.at(-1)?.globalClicks).toBe(current);
-    await eventually(() => first.counts.at(-1) === 2 && second.counts.at(-1) === 2, 'the count of 2 without the dead instance', 15_000);
+    await eventually(
+      () => first.counts.at(-1) === 2 && second.counts.at(-1) === 2,
+      'the count of 2 without the dead instance',
+      15_000,
+    );
 
     await click();
-    await eventually(() => [first, second].every((c) => c.states.at(-1)?.globalClicks === current + 1), 'the next click on both');
+    await eventually(
+      () => [first, second].every((c) => c.states.at(-1)?.globalClicks === current + 1),
+      'the next click on both',
+    );
   });
 
   it('answers an upgrade outside /socket.io with a 404, and a 503 when no realtime instance is up', async () => {
-    const upgrade = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' };
+    const upgrade = {
+      connection: 'Upgrade',
+      upgrade: 'websocket',
+      'sec-websocket-version': '13',
+      'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+    };
     const elsewhere = await rawRequest(gateway.url, '/api/game/state', { headers: upgrade });
     expect(elsewhere.status).toBe(404);
     const tricky = await rawRequest(gateway.url, '/socket.io/..%2F..%2Freadyz', { headers: upgrade });
@@ -189,6 +255,9 @@ describe('live updates through the gateway', () => {
     await Promise.all(realtimes.map(kill));
     const down = await rawRequest(gateway.url, '/socket.io/?EIO=4&transport=websocket', { headers: upgrade });
     expect(down.status).toBe(503);
-    expect(JSON.parse(down.body)).toMatchObject({ message: 'The live service is unavailable, try again shortly', error: expect.any(String) });
+    expect(JSON.parse(down.body)).toMatchObject({
+      message: 'The live service is unavailable, try again shortly',
+      error: expect.any(String),
+    });
   });
 });

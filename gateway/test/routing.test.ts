@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { ROUTE_PREFIXES, ROUTES } from '@omc/contracts';
 import { resetRedis, testInfra } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeWebDist, rawRequest, startGateway, startStandIn, type Gateway, type StandIn } from './support.js';
+import {
+  makeWebDist,
+  rawRequest,
+  startGateway,
+  startStandIn,
+  type Gateway,
+  type StandIn,
+} from './support.js';
 
 describe('gateway routing and edge', () => {
   let auth: StandIn;
@@ -54,7 +61,9 @@ describe('gateway routing and edge', () => {
     for (const route of ROUTES) {
       const response = await rawRequest(gateway.url, `${route.path}?probe=1`, {
         method: route.method,
-        ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { headers: { 'content-type': 'application/json' }, body: '{"a":1}' }),
+        ...(route.method === 'GET' || route.method === 'DELETE'
+          ? {}
+          : { headers: { 'content-type': 'application/json' }, body: '{"a":1}' }),
       });
       expect(response.status, `${route.method} ${route.path}`).toBe(200);
       const body = response.json();
@@ -91,7 +100,10 @@ describe('gateway routing and edge', () => {
       const response = await rawRequest(gateway.url, path, { method: 'POST' });
       expect(response.status, path).toBe(404);
       expect(response.headers['content-type']).toMatch(/application\/json/);
-      expect(response.json()).toMatchObject({ message: expect.stringContaining(path), error: expect.any(String) });
+      expect(response.json()).toMatchObject({
+        message: expect.stringContaining(path),
+        error: expect.any(String),
+      });
     }
   });
 
@@ -125,7 +137,13 @@ describe('gateway routing and edge', () => {
   it('sends security headers whose policy admits the payment form and the live socket', async () => {
     const response = await rawRequest(gateway.url, '/game');
     const csp = String(response.headers['content-security-policy']);
-    for (const origin of ['https://js.braintreegateway.com', 'https://assets.braintreegateway.com', 'https://*.paypal.com', 'https://*.braintree-api.com', 'https://pay.google.com']) {
+    for (const origin of [
+      'https://js.braintreegateway.com',
+      'https://assets.braintreegateway.com',
+      'https://*.paypal.com',
+      'https://*.braintree-api.com',
+      'https://pay.google.com',
+    ]) {
       expect(csp).toContain(origin);
     }
     expect(csp).toMatch(/connect-src 'self' ws: wss:/);
@@ -134,18 +152,24 @@ describe('gateway routing and edge', () => {
   });
 
   it('passes a well-formed request id on and returns it; makes one otherwise', async () => {
-    const given = await rawRequest(gateway.url, '/api/game/state', { headers: { 'x-request-id': 'req-abc-123' } });
+    const given = await rawRequest(gateway.url, '/api/game/state', {
+      headers: { 'x-request-id': 'req-abc-123' },
+    });
     expect(given.headers['x-request-id']).toBe('req-abc-123');
     expect(given.json().headers['x-request-id']).toBe('req-abc-123');
 
-    const bad = await rawRequest(gateway.url, '/api/game/state', { headers: { 'x-request-id': 'x'.repeat(300) } });
+    const bad = await rawRequest(gateway.url, '/api/game/state', {
+      headers: { 'x-request-id': 'x'.repeat(300) },
+    });
     const made = bad.headers['x-request-id'];
     expect(made).toMatch(/^[0-9a-f-]{36}$/);
     expect(bad.json().headers['x-request-id']).toBe(made);
   });
 
   it("tells upstreams the caller's address, not what the caller claims", async () => {
-    const response = await rawRequest(gateway.url, '/api/game/state', { headers: { 'x-forwarded-for': '6.6.6.6' } });
+    const response = await rawRequest(gateway.url, '/api/game/state', {
+      headers: { 'x-forwarded-for': '6.6.6.6' },
+    });
     expect(response.json().headers['x-forwarded-for']).toBe('127.0.0.1');
   });
 
@@ -171,7 +195,11 @@ describe('gateway routing and edge', () => {
     });
     expect(big.status).toBe(413);
     expect(big.json().message).toBe('Request body is too large');
-    const form = await rawRequest(gateway.url, '/api/payments/checkout', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' });
+    const form = await rawRequest(gateway.url, '/api/payments/checkout', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'a=1',
+    });
     expect(form.status).toBe(415);
     expect(payments.hits.some((h) => h.url === '/api/payments/checkout' && h.body === null)).toBe(false);
   });
@@ -220,7 +248,10 @@ describe('gateway routing and edge', () => {
       ] as const) {
         const response = await rawRequest(down.url, path, { method });
         expect(response.status, path).toBe(503);
-        expect(response.json()).toMatchObject({ message: 'The payments service is unavailable, try again shortly', error: expect.any(String) });
+        expect(response.json()).toMatchObject({
+          message: 'The payments service is unavailable, try again shortly',
+          error: expect.any(String),
+        });
       }
       expect((await rawRequest(down.url, '/api/game/state')).status).toBe(200);
     } finally {
@@ -228,7 +259,10 @@ describe('gateway routing and edge', () => {
     }
     const slow = await rawRequest(gateway.url, '/api/game/slow');
     expect(slow.status).toBe(504);
-    expect(slow.json()).toMatchObject({ message: 'The game service did not answer in time', error: expect.any(String) });
+    expect(slow.json()).toMatchObject({
+      message: 'The game service did not answer in time',
+      error: expect.any(String),
+    });
   });
 
   it('refuses polling on /socket.io: the live connection is websocket only', async () => {
@@ -260,14 +294,24 @@ describe('gateway rate limit', () => {
   });
 
   it('limits requests per address across every gateway instance, through Redis', async () => {
-    const env = { AUTH_URL: upstream.url, GAME_URL: upstream.url, PAYMENTS_URL: upstream.url, REDIS_URL: testInfra().redisUrl, RATE_LIMIT_PER_IP: '6' };
+    const env = {
+      AUTH_URL: upstream.url,
+      GAME_URL: upstream.url,
+      PAYMENTS_URL: upstream.url,
+      REDIS_URL: testInfra().redisUrl,
+      RATE_LIMIT_PER_IP: '6',
+    };
     gateways.push(await startGateway(env), await startGateway(env));
     const statuses: number[] = [];
-    for (let i = 0; i < 8; i += 1) statuses.push((await rawRequest(gateways[i % 2]!.url, '/api/game/state')).status);
+    for (let i = 0; i < 8; i += 1)
+      statuses.push((await rawRequest(gateways[i % 2]!.url, '/api/game/state')).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
     const limited = await rawRequest(gateways[0]!.url, '/api/winners');
     expect(limited.status).toBe(429);
-    expect(limited.json()).toMatchObject({ message: expect.stringContaining('Too many requests'), error: expect.any(String) });
+    expect(limited.json()).toMatchObject({
+      message: expect.stringContaining('Too many requests'),
+      error: expect.any(String),
+    });
     // The web app and the gateway's health are not counted against the budget.
     expect((await rawRequest(gateways[1]!.url, '/healthz')).status).toBe(200);
   });

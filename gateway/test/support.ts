@@ -25,12 +25,20 @@ export interface StandIn {
 }
 
 /** An upstream that answers every path with who it is and what it received. */
-export async function startStandIn(name: string, extend?: (app: FastifyInstance, hits: Hit[]) => void): Promise<StandIn> {
+export async function startStandIn(
+  name: string,
+  extend?: (app: FastifyInstance, hits: Hit[]) => void,
+): Promise<StandIn> {
   const app = Fastify({ logger: false });
   const hits: Hit[] = [];
   extend?.(app, hits);
   app.all('/*', async (request) => {
-    const hit = { method: request.method, url: request.url, headers: request.headers, body: request.body ?? null };
+    const hit = {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      body: request.body ?? null,
+    };
     hits.push(hit);
     return { service: name, ...hit };
   });
@@ -68,7 +76,10 @@ export async function startGateway(env: Record<string, string>): Promise<Gateway
 export function makeWebDist(): string {
   const dir = mkdtempSync(join(tmpdir(), 'omc-web-'));
   mkdirSync(join(dir, 'assets'));
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><html><body><div id="root"></div><script src="/assets/index-3f9a1c.js"></script></body></html>');
+  writeFileSync(
+    join(dir, 'index.html'),
+    '<!doctype html><html><body><div id="root"></div><script src="/assets/index-3f9a1c.js"></script></body></html>',
+  );
   writeFileSync(join(dir, 'assets', 'index-3f9a1c.js'), 'console.log("app")');
   writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   return dir;
@@ -90,12 +101,21 @@ export function rawRequest(
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, method: options.method ?? 'GET', path, headers: options.headers, agent: false },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: options.method ?? 'GET',
+        path,
+        headers: options.headers,
+        agent: false,
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (chunk) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) }),
+        );
       },
     );
     req.setTimeout(10_000, () => req.destroy(new Error(`no answer to ${path} in 10 s`)));

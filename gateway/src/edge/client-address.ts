@@ -11,6 +11,9 @@ export function trustFunction(trust: TrustProxy): (address: string, hop: number)
   return proxyAddr.compile(trust);
 }
 
-export function clientAddress(request: IncomingMessage, trust: (address: string, hop: number) => boolean): string {
+export function clientAddress(
+  request: IncomingMessage,
+  trust: (address: string, hop: number) => boolean,
+): string {
   return proxyAddr(request, trust);
 }

@@ -25,6 +25,8 @@ export function requestPath(url: string | undefined): string | undefined {
 export function pathProblem(url: string | undefined): string | undefined {
   const path = requestPath(url);
   if (path === undefined) return 'the request target must be a path';
-  for (const pattern of FORBIDDEN) if (pattern.test(path)) return 'the path must not contain dot segments, encoded separators or double encoding';
+  for (const pattern of FORBIDDEN)
+    if (pattern.test(path))
+      return 'the path must not contain dot segments, encoded separators or double encoding';
   return undefined;
 }

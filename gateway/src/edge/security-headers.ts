@@ -3,9 +3,19 @@
 import helmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
 
-const BRAINTREE = ['https://js.braintreegateway.com', 'https://assets.braintreegateway.com', 'https://*.braintreegateway.com', 'https://*.braintree-api.com'];
+const BRAINTREE = [
+  'https://js.braintreegateway.com',
+  'https://assets.braintreegateway.com',
+  'https://*.braintreegateway.com',
+  'https://*.braintree-api.com',
+];
 const PAYPAL = ['https://*.paypal.com', 'https://www.paypalobjects.com', 'https://*.paypalobjects.com'];
-const WALLETS = ['https://pay.google.com', 'https://www.gstatic.com', 'https://applepay.cdn-apple.com', 'https://*.venmo.com'];
+const WALLETS = [
+  'https://pay.google.com',
+  'https://www.gstatic.com',
+  'https://applepay.cdn-apple.com',
+  'https://*.venmo.com',
+];
 
 export function contentSecurityPolicy(extraOrigins: string[] = []): Record<string, string[]> {
   const payment = [...BRAINTREE, ...PAYPAL, ...WALLETS, ...extraOrigins];

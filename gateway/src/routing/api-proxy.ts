@@ -15,7 +15,9 @@ export function upstreamOf(config: Config, service: Service): string {
 
 /** Prefixes longest first, so a reader sees the order the router's specificity gives. */
 export function apiPrefixes(): { prefix: string; service: Service }[] {
-  return ROUTE_PREFIXES.filter((r): r is { prefix: string; service: Service } => r.service !== 'realtime').sort((a, b) => b.prefix.length - a.prefix.length);
+  return ROUTE_PREFIXES.filter(
+    (r): r is { prefix: string; service: Service } => r.service !== 'realtime',
+  ).sort((a, b) => b.prefix.length - a.prefix.length);
 }
 
 /** A refused connection is a down upstream (503); a timeout is a 504; anything else a 502. */
@@ -24,14 +26,28 @@ export function upstreamFailure(service: Service, error: ProxyError): { status: 
   if (error.statusCode === 504 || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return { status: 504, message: `The ${service} service did not answer in time` };
   }
-  if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'FST_REPLY_FROM_SERVICE_UNAVAILABLE'].includes(code) || error.statusCode === 503) {
+  if (
+    [
+      'ECONNREFUSED',
+      'ENOTFOUND',
+      'EAI_AGAIN',
+      'EHOSTUNREACH',
+      'UND_ERR_CONNECT_TIMEOUT',
+      'FST_REPLY_FROM_SERVICE_UNAVAILABLE',
+    ].includes(code) ||
+    error.statusCode === 503
+  ) {
     return { status: 503, message: `The ${service} service is unavailable, try again shortly` };
   }
   return { status: 502, message: `The ${service} service gave no valid answer, try again shortly` };
 }
 
 export async function apiProxy(app: FastifyInstance, config: Config, metrics: Metrics): Promise<void> {
-  const failures = metrics.counter('gateway_upstream_failures_total', 'Proxied requests that got no answer from their upstream', ['service', 'status']);
+  const failures = metrics.counter(
+    'gateway_upstream_failures_total',
+    'Proxied requests that got no answer from their upstream',
+    ['service', 'status'],
+  );
 
   for (const { prefix, service } of apiPrefixes()) {
     const options: FastifyHttpProxyOptions = {

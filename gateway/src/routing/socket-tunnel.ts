@@ -15,7 +15,14 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const CONNECT_TIMEOUT_MS = 2_000;
 const SKIP_DOWN_MS = 3_000;
 /** Headers the gateway sets itself; the caller's versions are dropped. */
-const OWN_HEADERS = new Set(['x-request-id', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-real-ip', 'forwarded']);
+const OWN_HEADERS = new Set([
+  'x-request-id',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'x-real-ip',
+  'forwarded',
+]);
 
 interface Upstream {
   host: string;
@@ -40,16 +47,29 @@ function refuse(socket: Duplex, status: number, reason: string, message: string,
 export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOptions): void {
   const upstreams: Upstream[] = options.upstreams.map((u) => {
     const url = new URL(u);
-    return { host: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)), downUntil: 0 };
+    return {
+      host: url.hostname,
+      port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+      downUntil: 0,
+    };
   });
   const trust = trustFunction(options.trustProxy);
   const open = new Set<Duplex>();
   let next = 0;
 
-  const upgrades = options.metrics.counter('gateway_websocket_upgrades_total', 'Websocket upgrades, by outcome', ['outcome']);
-  options.metrics.gauge('gateway_websocket_tunnels_open', 'Websocket connections open through the gateway', [], function collect() {
-    this.set(open.size / 2);
-  });
+  const upgrades = options.metrics.counter(
+    'gateway_websocket_upgrades_total',
+    'Websocket upgrades, by outcome',
+    ['outcome'],
+  );
+  options.metrics.gauge(
+    'gateway_websocket_tunnels_open',
+    'Websocket connections open through the gateway',
+    [],
+    function collect() {
+      this.set(open.size / 2);
+    },
+  );
 
   /** Upstreams in round-robin order, those not recently refused first. */
   const candidates = (): Upstream[] => {
@@ -91,12 +111,21 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
         upstream = await dial(candidate);
         break;
       } catch (error) {
-        app.log.warn({ err: error, upstream: `${candidate.host}:${candidate.port}`, requestId }, 'realtime instance refused a connection');
+        app.log.warn(
+          { err: error, upstream: `${candidate.host}:${candidate.port}`, requestId },
+          'realtime instance refused a connection',
+        );
       }
     }
     if (!upstream) {
       upgrades.inc({ outcome: 'unavailable' });
-      return refuse(client, 503, 'Service Unavailable', 'The live service is unavailable, try again shortly', requestId);
+      return refuse(
+        client,
+        503,
+        'Service Unavailable',
+        'The live service is unavailable, try again shortly',
+        requestId,
+      );
     }
     if (client.destroyed) return void upstream.destroy();
 
@@ -125,7 +154,10 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
     client.pipe(upstream);
   };
 
-  app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => void onUpgrade(request, socket, head));
+  app.server.on(
+    'upgrade',
+    (request: IncomingMessage, socket: Duplex, head: Buffer) => void onUpgrade(request, socket, head),
+  );
   app.addHook('preClose', async () => {
     for (const socket of open) socket.destroy();
   });

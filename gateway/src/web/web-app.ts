@@ -31,12 +31,24 @@ export async function webApp(app: FastifyInstance, dist: string): Promise<void> 
     cacheControl: false,
     setHeaders: (reply, filePath) => {
       const immutable = filePath.startsWith(`${join(root, 'assets')}/`);
-      void reply.header('cache-control', immutable ? 'public, max-age=31536000, immutable' : filePath.endsWith('.html') ? 'no-cache' : 'public, max-age=3600');
+      void reply.header(
+        'cache-control',
+        immutable
+          ? 'public, max-age=31536000, immutable'
+          : filePath.endsWith('.html')
+            ? 'no-cache'
+            : 'public, max-age=3600',
+      );
     },
   });
 
   const sendIndex = (reply: FastifyReply) => {
-    if (!isBuilt()) return reply.code(503).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(NOT_BUILT_PAGE);
+    if (!isBuilt())
+      return reply
+        .code(503)
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(NOT_BUILT_PAGE);
     return reply.header('cache-control', 'no-cache').sendFile('index.html');
   };
 
@@ -51,14 +63,23 @@ export async function webApp(app: FastifyInstance, dist: string): Promise<void> 
   app.get('/*', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     if (isApi(path)) {
-      return reply.code(404).send({ message: `No route ${request.method} ${path}`, error: 'Not found', code: 'NOT_FOUND', requestId: request.id });
+      return reply
+        .code(404)
+        .send({
+          message: `No route ${request.method} ${path}`,
+          error: 'Not found',
+          code: 'NOT_FOUND',
+          requestId: request.id,
+        });
     }
     // The path guard has refused dot segments and encoded separators, so this stays inside root.
     const relativePath = decodeURIComponent(path).replace(/^\/+/, '');
     const filePath = resolve(root, relativePath);
-    if (relativePath && filePath.startsWith(`${root}/`) && (await isFile(filePath))) return reply.sendFile(relativePath);
+    if (relativePath && filePath.startsWith(`${root}/`) && (await isFile(filePath)))
+      return reply.sendFile(relativePath);
     // A file-like path that does not exist is a 404, not the app (a missing asset must not parse as HTML).
-    if (/\.[a-z0-9]{1,8}$/i.test(path)) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+    if (/\.[a-z0-9]{1,8}$/i.test(path))
+      return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
     return sendIndex(reply);
   });
 }

@@ -14,7 +14,11 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
 
 /** The app and its live server (tests reach into the latter). */
 export async function buildRealtime(deps: Deps, options: { logger?: boolean } = {}): Promise<RealtimeApp> {
-  const app = createServer({ name: 'realtime', logLevel: deps.config.LOG_LEVEL, ...(options.logger === false ? { logger: false } : {}) });
+  const app = createServer({
+    name: 'realtime',
+    logLevel: deps.config.LOG_LEVEL,
+    ...(options.logger === false ? { logger: false } : {}),
+  });
   registerHealth(app, {
     redis: () => pingRedis(deps.redis),
     nats: () => pingNats(deps.nats),

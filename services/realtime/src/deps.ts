@@ -1,4 +1,11 @@
-import { connectNats, createMetrics, createRedis, type Metrics, type Nats, type Redis } from '@omc/service-kit';
+import {
+  connectNats,
+  createMetrics,
+  createRedis,
+  type Metrics,
+  type Nats,
+  type Redis,
+} from '@omc/service-kit';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 
@@ -19,7 +26,10 @@ export interface Deps {
 }
 
 export async function createDeps(config: Config): Promise<Deps> {
-  const log = pino({ level: config.LOG_LEVEL, base: { service: 'realtime', instance: config.INSTANCE_NAME } });
+  const log = pino({
+    level: config.LOG_LEVEL,
+    base: { service: 'realtime', instance: config.INSTANCE_NAME },
+  });
   const redis = createRedis(config.REDIS_URL);
   // The adapter's clients never fail a command for being offline: they queue until Redis returns.
   const adapterPub = createRedis(config.REDIS_URL, { maxRetriesPerRequest: null });

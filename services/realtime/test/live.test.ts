@@ -6,7 +6,17 @@ import { join } from 'node:path';
 import { freePort, startNats, startRedis, type ServerHandle } from '@omc/infra';
 import { eventually, generateTokenKeys, signAccessToken, workspaceRoot } from '@omc/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connected, counters, record, sleep, startFakeGame, startInstance, type FakeGame, type Instance, type Recorder } from './support.js';
+import {
+  connected,
+  counters,
+  record,
+  sleep,
+  startFakeGame,
+  startInstance,
+  type FakeGame,
+  type Instance,
+  type Recorder,
+} from './support.js';
 
 const dataDir = join(workspaceRoot(), '.data', 'test', `realtime-live-${process.pid}`);
 
@@ -31,7 +41,11 @@ describe('realtime with two instances', () => {
     game = await startFakeGame(nats.url);
     env = { REDIS_URL: redis.url, NATS_URL: nats.url, JWT_PUBLIC_KEY: keys.publicKey, BROADCAST_HZ: '10' };
     [a, b] = await Promise.all([startInstance('a', env), startInstance('b', env)]);
-    playerToken = await signAccessToken(keys.privateKey, { sub: randomUUID(), username: 'alice', role: 'standard' });
+    playerToken = await signAccessToken(keys.privateKey, {
+      sub: randomUUID(),
+      username: 'alice',
+      role: 'standard',
+    });
   });
 
   afterEach(() => {
@@ -50,7 +64,12 @@ describe('realtime with two instances', () => {
     expect(ready.statusCode).toBe(200);
     expect(ready.json()).toEqual({ status: 'ready', checks: { redis: 'ok', nats: 'ok' } });
     const metrics = (await a.app.inject('/metrics')).body;
-    for (const name of ['realtime_sockets_connected', 'realtime_messages_emitted_total', 'realtime_broadcast_lag_seconds', 'realtime_events_consumed_total']) {
+    for (const name of [
+      'realtime_sockets_connected',
+      'realtime_messages_emitted_total',
+      'realtime_broadcast_lag_seconds',
+      'realtime_events_consumed_total',
+    ]) {
       expect(metrics).toContain(name);
     }
   });
@@ -59,12 +78,23 @@ describe('realtime with two instances', () => {
     const watcher = open(a.url);
     game.publish({ globalClicks: 42, potCents: 1250, lastClickUser: 'alice', lastWinner: 'bob' });
     await eventually(() => watcher.lastState()?.globalClicks === 42, 'the instance to hear the state');
-    await eventually(async () => (await b.app.inject('/metrics')).body.includes('realtime_events_consumed_total{subject="game.state.v1"'), 'b to hear it');
+    await eventually(
+      async () =>
+        (await b.app.inject('/metrics')).body.includes(
+          'realtime_events_consumed_total{subject="game.state.v1"',
+        ),
+      'b to hear it',
+    );
 
     const player = open(b.url, { token: playerToken });
     const guest = open(a.url);
     await eventually(() => player.states.length > 0 && guest.states.length > 0, 'the first state');
-    expect(player.states[0]).toEqual({ globalClicks: 42, pot: 12.5, lastClickUser: 'alice', lastWinner: 'bob' });
+    expect(player.states[0]).toEqual({
+      globalClicks: 42,
+      pot: 12.5,
+      lastClickUser: 'alice',
+      lastWinner: 'bob',
+    });
     expect(guest.states[0]).toEqual({ globalClicks: 42 });
     expect(typeof guest.counts[0]).toBe('number');
   });
@@ -79,9 +109,17 @@ describe('realtime with two instances', () => {
     // One state per tick: each reaches every socket.
     for (let clicks = 101; clicks <= 105; clicks += 1) {
       game.publish({ globalClicks: clicks, potCents: clicks * 10 });
-      await eventually(() => all.every((r) => r.lastState()?.globalClicks === clicks), `counter ${clicks} everywhere`);
+      await eventually(
+        () => all.every((r) => r.lastState()?.globalClicks === clicks),
+        `counter ${clicks} everywhere`,
+      );
     }
-    expect(onA.lastState()).toEqual({ globalClicks: 105, pot: 10.5, lastClickUser: 'alice', lastWinner: 'bob' });
+    expect(onA.lastState()).toEqual({
+      globalClicks: 105,
+      pot: 10.5,
+      lastClickUser: 'alice',
+      lastWinner: 'bob',
+    });
     expect(guestOnB.lastState()).toEqual({ globalClicks: 105 });
 
     // A burst of clicks, then a late (stale) state: a few broadcasts, ending at the newest counter.
@@ -104,7 +142,10 @@ describe('realtime with two instances', () => {
     game.publish({ globalClicks: 500 });
     game.state = { ...game.state, round: 2 };
     game.publish({ globalClicks: 4 });
-    await eventually(() => all.every((r) => r.lastState()?.globalClicks === 4), 'the next click of the new round');
+    await eventually(
+      () => all.every((r) => r.lastState()?.globalClicks === 4),
+      'the next click of the new round',
+    );
     for (const r of all) expect(counters(r)).not.toContain(500);
   });
 
@@ -121,13 +162,26 @@ describe('realtime with two instances', () => {
     await game.win({ round: 3, username: 'dave', potCents: 99 });
     await eventually(() => onA.winners.length >= 2 && onB.winners.length >= 2, 'the next winner on both');
     await sleep(300);
-    for (const r of [onA, onB]) expect(r.winners).toEqual([{ username: 'carol', pot: 12.5 }, { username: 'dave', pot: 0.99 }]);
+    for (const r of [onA, onB])
+      expect(r.winners).toEqual([
+        { username: 'carol', pot: 12.5 },
+        { username: 'dave', pot: 0.99 },
+      ]);
   });
 
   it('refuses a bad or expired token at connect', async () => {
     const otherKeys = generateTokenKeys();
-    const forged = await signAccessToken(otherKeys.privateKey, { sub: randomUUID(), username: 'mallory', role: 'admin' });
-    const expired = await signAccessToken(keys.privateKey, { sub: randomUUID(), username: 'alice', role: 'standard', exp: Math.floor(Date.now() / 1000) - 60 });
+    const forged = await signAccessToken(otherKeys.privateKey, {
+      sub: randomUUID(),
+      username: 'mallory',
+      role: 'admin',
+    });
+    const expired = await signAccessToken(keys.privateKey, {
+      sub: randomUUID(),
+      username: 'alice',
+      role: 'standard',
+      exp: Math.floor(Date.now() / 1000) - 60,
+    });
     const cases = [
       { token: 'not-a-token', message: 'Invalid token' },
       { token: forged, message: 'Invalid token' },
@@ -156,13 +210,23 @@ describe('realtime with two instances', () => {
     } finally {
       await c.stop();
     }
-    await eventually(() => onA.lastCount() === 2 && onB.lastCount() === 2, 'the count back to 2 after c stopped');
+    await eventually(
+      () => onA.lastCount() === 2 && onB.lastCount() === 2,
+      'the count back to 2 after c stopped',
+    );
 
     // A fourth as its own process, killed without a chance to say goodbye.
     const port = await freePort();
     const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: join(import.meta.dirname, '..'),
-      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', INSTANCE_NAME: 'd', LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        ...env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        INSTANCE_NAME: 'd',
+        LOG_LEVEL: 'warn',
+      },
       stdio: 'ignore',
     });
     try {
@@ -172,7 +236,10 @@ describe('realtime with two instances', () => {
       await connected(onD);
       await eventually(() => [onA, onB, onD].every((r) => r.lastCount() === 3), 'a count of 3 everywhere');
       process.kill(child.pid!, 'SIGKILL');
-      await eventually(() => onA.lastCount() === 2 && onB.lastCount() === 2, "the dead instance's socket to vanish");
+      await eventually(
+        () => onA.lastCount() === 2 && onB.lastCount() === 2,
+        "the dead instance's socket to vanish",
+      );
     } finally {
       if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL');
     }
@@ -186,16 +253,28 @@ describe('realtime with two instances', () => {
     const port = Number(new URL(redis.url).port);
 
     await redis.stop();
-    await eventually(async () => (await a.app.inject('/readyz')).statusCode === 503, 'not ready without Redis');
+    await eventually(
+      async () => (await a.app.inject('/readyz')).statusCode === 503,
+      'not ready without Redis',
+    );
     game.publish({ globalClicks: 20 });
-    await eventually(() => onA.lastState()?.globalClicks === 20 && onB.lastState()?.globalClicks === 20, 'a state while Redis is down');
+    await eventually(
+      () => onA.lastState()?.globalClicks === 20 && onB.lastState()?.globalClicks === 20,
+      'a state while Redis is down',
+    );
     const late = open(b.url);
     await connected(late);
 
     redis = await startRedis(join(dataDir, 'redis'), { port });
-    await eventually(() => [onA, onB, late].every((r) => r.lastCount() === 3), 'the count of 3 after Redis returned');
+    await eventually(
+      () => [onA, onB, late].every((r) => r.lastCount() === 3),
+      'the count of 3 after Redis returned',
+    );
     game.publish({ globalClicks: 21 });
-    await eventually(() => [onA, onB, late].every((r) => r.lastState()?.globalClicks === 21), 'a state after Redis returned');
+    await eventually(
+      () => [onA, onB, late].every((r) => r.lastState()?.globalClicks === 21),
+      'a state after Redis returned',
+    );
     await eventually(async () => (await b.app.inject('/readyz')).statusCode === 200, 'ready again');
   });
 
@@ -218,9 +297,16 @@ describe('realtime with two instances', () => {
       15_000,
     );
     const before = [onA.winners.length, onB.winners.length];
-    await eventually(async () => (await game.nats.jsm.streams.info('GAME_EVENTS')).state.messages >= 0, 'JetStream back');
+    await eventually(
+      async () => (await game.nats.jsm.streams.info('GAME_EVENTS')).state.messages >= 0,
+      'JetStream back',
+    );
     await game.win({ round: 3, username: 'erin', potCents: 500 });
-    await eventually(() => onA.winners.length === before[0]! + 1 && onB.winners.length === before[1]! + 1, 'the winner after NATS returned', 15_000);
+    await eventually(
+      () => onA.winners.length === before[0]! + 1 && onB.winners.length === before[1]! + 1,
+      'the winner after NATS returned',
+      15_000,
+    );
     await sleep(300);
     expect(onA.winners.at(-1)).toEqual({ username: 'erin', pot: 5 });
     expect([onA.winners.length, onB.winners.length]).toEqual([before[0]! + 1, before[1]! + 1]);

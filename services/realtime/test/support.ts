@@ -1,6 +1,13 @@
 // The game's part on real NATS (state on core NATS, the current state on request, round won on
 // JetStream), realtime instances on free ports, and socket.io clients that record what they receive.
-import { makeEvent, SOCKET_CLIENT_OPTIONS, STREAMS, SUBJECTS, type EventPayload, type ServerToClientEvents } from '@omc/contracts';
+import {
+  makeEvent,
+  SOCKET_CLIENT_OPTIONS,
+  STREAMS,
+  SUBJECTS,
+  type EventPayload,
+  type ServerToClientEvents,
+} from '@omc/contracts';
 import { connectNats, ensureStream, publishEvent, type Nats } from '@omc/service-kit';
 import { eventually } from '@omc/testkit';
 import type { FastifyInstance } from 'fastify';
@@ -34,7 +41,14 @@ export async function startFakeGame(natsUrl: string): Promise<FakeGame> {
     async win({ round, username, potCents }, id = crypto.randomUUID()) {
       const event = makeEvent(
         SUBJECTS.roundWon,
-        { round, winnerUserId: crypto.randomUUID(), winnerUsername: username, potCents, clicks: 100, wonAt: new Date().toISOString() },
+        {
+          round,
+          winnerUserId: crypto.randomUUID(),
+          winnerUsername: username,
+          potCents,
+          clicks: 100,
+          wonAt: new Date().toISOString(),
+        },
         id,
       );
       await publishEvent(nats.js, event);

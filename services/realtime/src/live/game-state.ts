@@ -12,7 +12,8 @@ const RESET_AFTER_MS = 5_000;
 /** True when `next` should replace `current`. */
 export function supersedes(current: GameStateEvent | undefined, next: GameStateEvent): boolean {
   if (!current) return true;
-  if (next.round !== current.round) return next.round > current.round || next.at > current.at + RESET_AFTER_MS;
+  if (next.round !== current.round)
+    return next.round > current.round || next.at > current.at + RESET_AFTER_MS;
   if (next.globalClicks !== current.globalClicks) return next.globalClicks > current.globalClicks;
   // Same counter: a purchase may have raised the pot, or the last winner changed; keep the newest.
   return next.at >= current.at && !sameView(current, next);

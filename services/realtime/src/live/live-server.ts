@@ -2,7 +2,12 @@
 // connected users. Each instance hears the game itself (NATS) and emits only to its own sockets, each
 // payload encoded once per tick per audience; the Redis adapter joins the instances into one audience
 // for any server-wide broadcast.
-import { centsToEuros, SOCKET_PATH, type ClientToServerEvents, type ServerToClientEvents } from '@omc/contracts';
+import {
+  centsToEuros,
+  SOCKET_PATH,
+  type ClientToServerEvents,
+  type ServerToClientEvents,
+} from '@omc/contracts';
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { FastifyInstance } from 'fastify';
 import { Server, type Socket } from 'socket.io';
@@ -33,26 +38,43 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
   const { config, log, metrics, clock } = deps;
   const resolveViewer = await createViewerResolver(config.JWT_PUBLIC_KEY);
 
-  const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(app.server, {
-    path: SOCKET_PATH,
-    transports: ['websocket'],
-    serveClient: false,
-    // Browsers send nothing (SPEC section 4): a tiny frame limit.
-    maxHttpBufferSize: 4 * 1024,
-    adapter: createAdapter(deps.adapterPub, deps.adapterSub, { key: 'omc:socket.io' }),
-  });
+  const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(
+    app.server,
+    {
+      path: SOCKET_PATH,
+      transports: ['websocket'],
+      serveClient: false,
+      // Browsers send nothing (SPEC section 4): a tiny frame limit.
+      maxHttpBufferSize: 4 * 1024,
+      adapter: createAdapter(deps.adapterPub, deps.adapterSub, { key: 'omc:socket.io' }),
+    },
+  );
   const sockets = () => io.of('/').sockets.size;
   const roomSize = (room: string) => io.of('/').adapter.rooms.get(room)?.size ?? 0;
 
-  const emitted = metrics.counter('realtime_messages_emitted_total', 'Messages written to sockets, by event', ['event']);
-  const consumed = metrics.counter('realtime_events_consumed_total', 'NATS messages consumed, by subject and outcome', ['subject', 'outcome']);
-  const lag = metrics.histogram('realtime_broadcast_lag_seconds', 'From the game producing a state to its broadcast', [], [
-    0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5,
-  ]);
+  const emitted = metrics.counter(
+    'realtime_messages_emitted_total',
+    'Messages written to sockets, by event',
+    ['event'],
+  );
+  const consumed = metrics.counter(
+    'realtime_events_consumed_total',
+    'NATS messages consumed, by subject and outcome',
+    ['subject', 'outcome'],
+  );
+  const lag = metrics.histogram(
+    'realtime_broadcast_lag_seconds',
+    'From the game producing a state to its broadcast',
+    [],
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5],
+  );
   metrics.gauge('realtime_sockets_connected', 'Sockets connected to this instance', [], function collect() {
     this.set(sockets());
   });
-  const usersGauge = metrics.gauge('realtime_users_connected', 'Sockets connected across all instances, as this instance last counted');
+  const usersGauge = metrics.gauge(
+    'realtime_users_connected',
+    'Sockets connected across all instances, as this instance last counted',
+  );
 
   const userCount = startUserCount({
     redis: deps.redis,
@@ -90,7 +112,9 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
         socket.data.viewer = viewer;
         next();
       })
-      .catch((error: unknown) => next(error instanceof HandshakeRefused ? error : new Error('Invalid token')));
+      .catch((error: unknown) =>
+        next(error instanceof HandshakeRefused ? error : new Error('Invalid token')),
+      );
   });
 
   io.on('connection', (socket: LiveSocket) => {

@@ -16,16 +16,20 @@ export interface Handshake {
 export function handshakeToken(handshake: Handshake): string | undefined {
   const fromAuth = handshake.auth?.token;
   if (typeof fromAuth === 'string' && fromAuth.length > 0) return fromAuth.replace(/^Bearer /, '');
-  if (fromAuth !== undefined && fromAuth !== null && typeof fromAuth !== 'string') throw new HandshakeRefused('auth.token must be a string');
+  if (fromAuth !== undefined && fromAuth !== null && typeof fromAuth !== 'string')
+    throw new HandshakeRefused('auth.token must be a string');
   const header = handshake.headers.authorization;
   if (typeof header === 'string' && header.length > 0) {
-    if (!/^Bearer [A-Za-z0-9._~+/=-]+$/.test(header)) throw new HandshakeRefused('Authorization header must be "Bearer <token>"');
+    if (!/^Bearer [A-Za-z0-9._~+/=-]+$/.test(header))
+      throw new HandshakeRefused('Authorization header must be "Bearer <token>"');
     return header.slice('Bearer '.length);
   }
   return undefined;
 }
 
-export async function createViewerResolver(publicKeyPem: string): Promise<(handshake: Handshake) => Promise<Viewer>> {
+export async function createViewerResolver(
+  publicKeyPem: string,
+): Promise<(handshake: Handshake) => Promise<Viewer>> {
   const key: CryptoKey = await importSPKI(publicKeyPem, ACCESS_TOKEN_ALGORITHM);
   return async (handshake) => {
     const token = handshakeToken(handshake);
@@ -34,7 +38,9 @@ export async function createViewerResolver(publicKeyPem: string): Promise<(hands
     try {
       ({ payload } = await jwtVerify(token, key, { algorithms: [ACCESS_TOKEN_ALGORITHM] }));
     } catch (error) {
-      throw new HandshakeRefused((error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'Token expired' : 'Invalid token');
+      throw new HandshakeRefused(
+        (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'Token expired' : 'Invalid token',
+      );
     }
     const claims = AccessTokenClaims.safeParse(payload);
     if (!claims.success) throw new HandshakeRefused('Invalid token');

@@ -48,7 +48,9 @@ export function startStateFeed(options: StateFeedOptions): StateFeed {
   const refresh = async (): Promise<boolean> => {
     if (stopped || nats.nc.isClosed()) return false;
     try {
-      const reply = await nats.nc.request(SUBJECTS.gameStateRequest, new Uint8Array(), { timeout: options.requestTimeoutMs ?? 2000 });
+      const reply = await nats.nc.request(SUBJECTS.gameStateRequest, new Uint8Array(), {
+        timeout: options.requestTimeoutMs ?? 2000,
+      });
       return accept(reply.data, SUBJECTS.gameStateRequest);
     } catch (error) {
       log.debug({ err: error }, 'the game did not answer the state request');

@@ -53,7 +53,11 @@ export function startUserCount(options: UserCountOptions): UserCount {
   };
 
   const write = async () => {
-    await redis.multi().sadd(INSTANCES_KEY, instance).set(countKey(instance), String(options.localCount()), 'PX', ttlMs).exec();
+    await redis
+      .multi()
+      .sadd(INSTANCES_KEY, instance)
+      .set(countKey(instance), String(options.localCount()), 'PX', ttlMs)
+      .exec();
   };
 
   const recount = async () => {
@@ -62,7 +66,10 @@ export function startUserCount(options: UserCountOptions): UserCount {
     const gone = instances.filter((_, i) => counts[i] === null);
     if (gone.length > 0) await redis.srem(INSTANCES_KEY, ...gone);
     // This instance's own count is always current, whatever Redis holds.
-    others = counts.reduce<number>((sum, c, i) => (instances[i] === instance ? sum : sum + Number(c ?? 0)), 0);
+    others = counts.reduce<number>(
+      (sum, c, i) => (instances[i] === instance ? sum : sum + Number(c ?? 0)),
+      0,
+    );
   };
 
   const flush = async () => {
@@ -99,7 +106,9 @@ export function startUserCount(options: UserCountOptions): UserCount {
     if (channel === COUNT_CHANGED_CHANNEL && from !== instance) recountWanted = true;
   };
   subscriber.on('message', onMessage);
-  subscriber.subscribe(COUNT_CHANGED_CHANNEL).catch((error) => log.warn({ err: error }, 'cannot subscribe to user count changes'));
+  subscriber
+    .subscribe(COUNT_CHANGED_CHANNEL)
+    .catch((error) => log.warn({ err: error }, 'cannot subscribe to user count changes'));
 
   return {
     get total() {
