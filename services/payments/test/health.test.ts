@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startHarness, type Harness } from './harness.js';
 
@@ -44,6 +44,7 @@ describe('payments service health', () => {
     h = await startHarness();
   });
   afterAll(async () => h?.close());
+  afterEach(async () => h.assertLedgerBalances());
 
   it('is live and reports each dependency as ready', async () => {
     expect((await h.app.inject('/healthz')).statusCode).toBe(200);
