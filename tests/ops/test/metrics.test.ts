@@ -1,0 +1,81 @@
+// What operators scrape: every deployable's /metrics answers in Prometheus's text format on the running
+// system, and the game's click counter there rises with the clicks players make through the gateway.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSystem, type System } from '@omc/infra';
+import { ROOT } from '../src/repo.js';
+
+let system: System;
+const dir = join(ROOT, '.data', 'test', `ops-metrics-${process.pid}`);
+
+beforeAll(async () => {
+  system = await startSystem({
+    root: ROOT,
+    dir,
+    persistent: false,
+    ports: 'free',
+    logs: 'files',
+    env: { RATE_LIMIT_PER_IP: '0' },
+    log: () => undefined,
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await system?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function scrape(url: string): Promise<{ contentType: string; text: string }> {
+  const response = await fetch(`${url}/metrics`);
+  expect(response.status, url).toBe(200);
+  return { contentType: response.headers.get('content-type') ?? '', text: await response.text() };
+}
+
+/** A sample's value in Prometheus text: the first line of `name{...}` whose labels include `labels`. */
+function sample(text: string, name: string, labels: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
+describe('/metrics on the running system', () => {
+  it.each(['auth', 'game', 'payments', 'realtime', 'gateway'])(
+    '%s answers in Prometheus text format',
+    async (name) => {
+      const { contentType, text } = await scrape(system.urls[name as keyof typeof system.urls]!);
+      expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+      expect(text).toMatch(/^# HELP process_cpu_user_seconds_total /m);
+      expect(text).toMatch(/^# TYPE http_request_duration_seconds histogram$/m);
+      expect(text).toContain(`service="${name}"`);
+      // Every sample line is `name{labels} value`.
+      for (const line of text.split('\n').filter((l) => l && !l.startsWith('#')))
+        expect(line).toMatch(/^[a-zA-Z_:][\w:]*(\{.*\})? [-+\w.]+$/);
+    },
+  );
+
+  it('counts the clicks players make through the gateway', async () => {
+    const suffix = `${process.pid}${Date.now() % 100000}`;
+    const register = await fetch(`${system.gatewayUrl}/api/user/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        username: `ops${suffix}`,
+        email: `ops${suffix}@example.com`,
+        password: 'ops-metrics-password',
+      }),
+    });
+    expect(register.status, await register.clone().text()).toBeLessThan(300);
+    const { token } = (await register.json()) as { token: string };
+
+    const before = sample((await scrape(system.urls.game!)).text, 'game_clicks_total', 'outcome="accepted"');
+    for (let i = 0; i < 3; i++) {
+      const click = await fetch(`${system.gatewayUrl}/api/game/click`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(click.status, await click.clone().text()).toBe(200);
+    }
+    const after = sample((await scrape(system.urls.game!)).text, 'game_clicks_total', 'outcome="accepted"');
+    expect(after - before).toBe(3);
+  });
+});
