@@ -51,6 +51,11 @@ export async function measureFanout(
   count: number,
   log: (line: string) => void,
 ): Promise<FanoutPoint> {
+  // A fresh realtime process for each count: its memory before the sockets is a clean baseline, and no
+  // garbage from the previous count is collected (or not) in the middle of this one.
+  await bs.system.stopProcess('realtime');
+  await bs.system.restartProcess('realtime');
+  await sleep(1000);
   const realtime = bs.process('realtime');
   const rssBefore = await steadyRss(realtime.pid);
   const started = Date.now();
