@@ -17,6 +17,8 @@ export function createDb<DB>(url: string, options: { max?: number; name?: string
   });
   // An idle client's error (the server restarted) must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // So does a checked-out client's (between the queries of a transaction): the query fails, the pool drops it.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
 
