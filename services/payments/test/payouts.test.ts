@@ -155,6 +155,24 @@ describe('winnings and payouts', () => {
     expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(0);
   });
 
+  it('completes a payout that PayPal made just before a crash, once, when reconciliation resumes it', async () => {
+    const w = await winner();
+    // The crash: the payout row is pending and PayPal has paid its sender_batch_id, but nothing was recorded.
+    const payoutId = randomUUID();
+    await h.deps.db
+      .insertInto('payouts')
+      .values({ id: payoutId, user_id: w.userId, kind: 'winnings', account_id: winningsAccount(w.userId), amount_cents: w.potCents, paypal_email: 'crash@example.com', status: 'pending', attempts: 1 })
+      .execute();
+    const paid = await h.deps.payouts.payout({ senderBatchId: payoutId, receiver: 'crash@example.com', amountCents: w.potCents, currency: 'EUR', note: 'test' });
+    expect(paid.kind).toBe('paid');
+    expect(await h.app.payments.payouts.reconcilePending()).toBe(1);
+    expect(await h.app.payments.payouts.reconcilePending()).toBe(0);
+    expect(await h.emulator.client.payouts()).toHaveLength(1);
+    expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(0);
+    const row = await h.deps.db.selectFrom('payouts').selectAll().where('id', '=', payoutId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'completed', provider_batch_id: (await h.emulator.client.payouts())[0]!.payoutBatchId });
+  });
+
   it('lets only a current admin collect the house pot and see its balance', async () => {
     const houseBefore = await balance(h.deps.db, ACCOUNTS.house);
     await fillPot(['1.99']);
