@@ -41,7 +41,7 @@ export interface Results {
   cpuMicrosPerMessage: Record<string, number | null>;
   bytesPerSocketPerSecond: Record<string, number | null>;
   memoryPerSocketBytes: Record<string, number | null>;
-  roundEnd: { p99Ms: number | null; winners: number | null; p50Ms?: number | null; clients?: number; received?: number; duplicates?: number; winningAnswers?: number };
+  roundEnd: { p99Ms: number | null; winners: number | null; p50Ms?: number | null; maxMs?: number | null; clients?: number; received?: number; duplicates?: number; winningAnswers?: number };
   unreached: { requested: number; connected: number }[];
   checks: Check[];
   details: {
@@ -128,7 +128,7 @@ export function buildResults(input: {
     bytesPerSocketPerSecond: byCount((p) => round(p.bytesPerSocketPerSecond)),
     memoryPerSocketBytes: byCount((p) => round(p.memoryPerSocketBytes)),
     roundEnd: roundEnd
-      ? { p99Ms: round(roundEnd.p99Ms), p50Ms: round(roundEnd.p50Ms), winners: roundEnd.winners, clients: roundEnd.sockets, received: roundEnd.received, duplicates: roundEnd.duplicates, winningAnswers: roundEnd.winningAnswers }
+      ? { p99Ms: round(roundEnd.p99Ms), p50Ms: round(roundEnd.p50Ms), maxMs: round(roundEnd.maxMs), winners: roundEnd.winners, clients: roundEnd.sockets, received: roundEnd.received, duplicates: roundEnd.duplicates, winningAnswers: roundEnd.winningAnswers }
       : { p99Ms: null, winners: null },
     unreached: fanout.filter((p) => p.connected < p.requested).map((p) => ({ requested: p.requested, connected: p.connected })),
     checks,
@@ -155,7 +155,10 @@ export function markdown(results: Results): string {
   lines.push(`| redis-benchmark -t incr, same Redis | ${fmt(t?.redisIncrPerSecond, ' req/s')} |`);
   lines.push(`| Clicks per second / Redis INCR per second | ${fmt(results.redisIncrRatio)} |`);
   lines.push(`| Tick (BROADCAST_HZ=${results.details.settings.broadcastHz}) | ${results.tickMs} ms |`);
-  lines.push(`| Round end: winning click to every client's winner event, p50 / p99 (${results.roundEnd.clients ?? '?'} clients) | ${fmt(results.roundEnd.p50Ms, ' ms')} / ${fmt(results.roundEnd.p99Ms, ' ms')} |`);
+  lines.push(
+    `| Round end: winning click's answer to each client's winner event, p50 / p99 / last (${results.roundEnd.clients ?? '?'} clients) | ` +
+      `${fmt(results.roundEnd.p50Ms, ' ms')} / ${fmt(results.roundEnd.p99Ms, ' ms')} / ${fmt(results.roundEnd.maxMs, ' ms')} |`,
+  );
   lines.push('');
   if (results.details.fanout.length > 0) {
     lines.push('Cost curve (clicks at half the maximum rate while the clients watch):');
