@@ -1,0 +1,133 @@
+// One player's round from sign-up to payout, watched live by a second browser, then an admin's role
+// change: the scenarios of the web app's issue, in order, against the running system.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchBrowser, newPlayer } from './browser';
+import { clickButton, loginThroughUi, registerThroughUi, serverCount, shownCount, shownFreeClicks, uniqueName, until } from './players';
+
+const gatewayUrl = inject('gatewayUrl');
+const admin = inject('admin');
+const roundTarget = inject('roundTarget');
+
+let browser: Browser;
+let player: { context: BrowserContext; page: Page };
+let watcher: { context: BrowserContext; page: Page };
+const username = uniqueName('ana');
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+  player = await newPlayer(browser, gatewayUrl);
+  watcher = await newPlayer(browser, gatewayUrl);
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('a round played in the browser', () => {
+  it('registers and clicks down to zero free clicks, then the button is disabled', async () => {
+    const { page } = player;
+    await registerThroughUi(page, username);
+    await until(() => shownFreeClicks(page), (v) => v === '3');
+    const before = await shownCount(page);
+    for (const left of ['2', '1', '0']) {
+      await clickButton(page).click();
+      await until(() => shownFreeClicks(page), (v) => v === left);
+    }
+    await until(() => clickButton(page).isDisabled(), (disabled) => disabled);
+    await until(() => shownCount(page), (count) => count === before + 3);
+    expect(await serverCount(page)).toBe(before + 3);
+  });
+
+  it('buys a pack with the emulator test nonces: a declined card is refused, a valid one credits the clicks', async () => {
+    const { page } = player;
+    await page.getByRole('button', { name: 'Comprar clics' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Comprar clics' });
+    await expect.poll(() => dialog.getByRole('note').textContent()).toContain('no se mueve dinero real');
+    await dialog.getByText('100 clics').click();
+
+    await dialog.getByLabel('Tarjeta de prueba (rechazada por el banco)').check();
+    await dialog.getByRole('button', { name: /^Pagar/ }).click();
+    await until(async () => ((await dialog.getByRole('alert').textContent()) ?? '').trim(), (text) => text.length > 0);
+    expect(await shownFreeClicks(page)).toBe('0');
+
+    await dialog.getByLabel('Tarjeta de prueba (aprobada)').check();
+    await dialog.getByRole('button', { name: /^Pagar/ }).click();
+    await page.getByTestId('notice-success').filter({ hasText: 'Compra completada' }).waitFor();
+    await dialog.waitFor({ state: 'detached' });
+    await until(() => shownFreeClicks(page), (v) => v === '100');
+    expect(await clickButton(page).isEnabled()).toBe(true);
+    // Half of the price went to the round's pot.
+    await until(async () => (await page.getByTestId('pot').textContent()) ?? '', (text) => /0,(49|50)\s€/.test(text));
+  });
+
+  it('a second browser sees the counter move live', async () => {
+    const { page } = watcher;
+    await page.goto('/');
+    await page.getByRole('button', { name: 'Continuar como invitado' }).click();
+    await page.waitForURL('**/game');
+    await page.getByText(/Jugadores conectados: \d+/).waitFor();
+    const seen = await until(() => shownCount(page), (count) => count > 0);
+    await clickButton(player.page).click();
+    await clickButton(player.page).click();
+    await until(() => shownCount(page), (count) => count === seen + 2);
+  });
+
+  it('reaching the round target shows the winner alert in both browsers and the winner in the list', async () => {
+    const { page } = player;
+    const missing = roundTarget - (await serverCount(page));
+    expect(missing).toBeGreaterThan(0);
+    // Quick presses, as a player racing for the pot would: no wait for the flash animation to settle.
+    for (let i = 0; i < missing; i++) await clickButton(page).click({ force: true, noWaitAfter: true });
+    for (const browserPage of [page, watcher.page]) {
+      await browserPage.getByTestId('notice-winner').filter({ hasText: username }).waitFor();
+    }
+    // The round restarted.
+    await until(() => shownCount(watcher.page), (count) => count < roundTarget);
+
+    await watcher.page.getByRole('link', { name: 'Ganadores' }).click();
+    await watcher.page.waitForURL('**/winners');
+    const row = watcher.page.getByRole('row').filter({ hasText: username });
+    await row.waitFor();
+    const cells = await row.getByRole('cell').allTextContents();
+    expect(cells[1]).toMatch(/^0\.(49|50)\$$/);
+    expect(cells[2]).toMatch(/^\d{2}\/\d{2}\/\d{4}$/);
+  });
+
+  it('the winner sets a PayPal email and collects the winnings', async () => {
+    const { page } = player;
+    await page.getByText(/en ganancias esperándote/).waitFor();
+    await page.getByRole('button', { name: 'Configurar' }).click();
+    const method = page.getByRole('dialog', { name: 'Método de cobro' });
+    await method.getByLabel('Correo de PayPal').fill(`${username}@paypal.example.com`);
+    await method.getByRole('button', { name: 'Guardar' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Confirmar la transferencia' });
+    await confirm.getByText(`${username}@paypal.example.com`).waitFor();
+    await confirm.getByRole('button', { name: 'Confirmar' }).click();
+    await page.getByTestId('notice-success').filter({ hasText: 'Pago enviado' }).waitFor();
+    await page.getByText(/en ganancias esperándote/).waitFor({ state: 'detached' });
+  });
+
+  it("an admin makes the player a superuser, and the player's profile shows it", async () => {
+    const adminPlayer = await newPlayer(browser, gatewayUrl);
+    const { page } = adminPlayer;
+    await loginThroughUi(page, admin.username, admin.password);
+    await page.getByRole('link', { name: `Hola, ${admin.username}` }).click();
+    await page.waitForURL('**/profile');
+    await page.getByRole('button', { name: 'Gestionar roles' }).click();
+    await page.waitForURL('**/admin/roles');
+    const select = page.getByLabel('Usuario', { exact: true });
+    const option = select.locator('option', { hasText: username });
+    await option.waitFor({ state: 'attached' });
+    await select.selectOption({ value: (await option.getAttribute('value'))! });
+    expect(await page.getByLabel('Estándar').isChecked()).toBe(true);
+    await page.getByLabel('Superusuario').check();
+    await page.getByRole('button', { name: 'Guardar' }).click();
+    await page.getByText('Rol actualizado.').waitFor();
+    await page.waitForURL('**/profile');
+    await adminPlayer.context.close();
+
+    await player.page.goto('/profile');
+    await until(async () => (await player.page.getByTestId('profile-role').textContent()) ?? '', (role) => role === 'Superusuario');
+  });
+});

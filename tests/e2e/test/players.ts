@@ -1,0 +1,67 @@
+// What a player does through the interface, in Spanish (the default language).
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+let counter = 0;
+export function uniqueName(prefix: string): string {
+  counter += 1;
+  return `${prefix}_${process.pid % 10_000}_${Date.now() % 100_000}_${counter}`;
+}
+
+export async function registerThroughUi(page: Page, username: string, password = 'secret123'): Promise<void> {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Registrarse' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Crea tu cuenta' });
+  await dialog.getByLabel('Nombre de usuario').fill(username);
+  await dialog.getByLabel('Correo electrónico').fill(`${username}@example.com`);
+  await dialog.getByLabel('Contraseña', { exact: true }).fill(password);
+  await dialog.getByLabel('Confirmar contraseña').fill(password);
+  await dialog.getByRole('button', { name: 'Registrarse' }).click();
+  await page.waitForURL('**/game');
+  await page.getByRole('link', { name: `Hola, ${username}` }).waitFor();
+}
+
+export async function loginThroughUi(page: Page, emailOrUsername: string, password: string): Promise<void> {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Iniciar sesión' });
+  await dialog.getByLabel('Correo o nombre de usuario').fill(emailOrUsername);
+  await dialog.getByLabel('Contraseña', { exact: true }).fill(password);
+  await dialog.getByRole('button', { name: 'Entrar' }).click();
+  await page.waitForURL('**/game');
+}
+
+/** The global counter as the page shows it (digits only, whatever the locale's grouping). */
+export async function shownCount(page: Page): Promise<number> {
+  const text = await page.getByTestId('global-clicks').textContent();
+  return Number((text ?? '').replace(/\D/g, ''));
+}
+
+export async function shownFreeClicks(page: Page): Promise<string> {
+  return ((await page.getByTestId('free-clicks').textContent()) ?? '').trim();
+}
+
+/** Polls until `read` returns what `check` accepts, then returns it. */
+export async function until<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!check(value)) {
+    if (Date.now() > deadline) expect.fail(`still ${JSON.stringify(value)} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+    value = await read();
+  }
+  return value;
+}
+
+export function clickButton(page: Page) {
+  return page.getByRole('button', { name: 'Clic: suma uno al contador' });
+}
+
+/** The round's counter straight from the API, to know how far the target is. */
+export async function serverCount(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    const response = await fetch('/api/game/state');
+    const body = (await response.json()) as { gameState: { globalClicks: number } };
+    return body.gameState.globalClicks;
+  });
+}
