@@ -393,6 +393,17 @@ describe('accounts', () => {
       await register(h.app, { username: user.username, email: user.email, password: 'reused-secret' });
     });
 
+    it('does not mind Content-Type: application/json with an empty body', async () => {
+      const user = await register(h.app);
+      const response = await h.app.inject({
+        method: 'DELETE',
+        url: '/api/user/delete-account',
+        headers: { ...bearer(user.token), 'content-type': 'application/json' },
+        payload: '',
+      });
+      expect(response.statusCode).toBe(200);
+    });
+
     it('is refused with 409 while winnings are uncollected, saying to collect them first', async () => {
       const user = await register(h.app);
       h.payments.bodies.set(user.id, { potEarned: 3.5, paypalEmail: null, adminBalance: null });

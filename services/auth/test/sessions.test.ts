@@ -36,6 +36,19 @@ describe('sessions', () => {
       expect(refreshCookieOf(second)).not.toBe(rotated);
     });
 
+    it('does not mind a client that sends Content-Type: application/json with an empty body', async () => {
+      const user = await register(h.app);
+      const response = await h.app.inject({
+        method: 'POST',
+        url: '/api/user/refresh',
+        headers: { 'content-type': 'application/json' },
+        payload: '',
+        cookies: { omc_refresh: user.refresh },
+      });
+      expect(response.statusCode).toBe(200);
+      RefreshResponse.parse(response.json());
+    });
+
     it('stores only a hash of the refresh token', async () => {
       const user = await register(h.app);
       const rows = await h.deps.db

@@ -5,12 +5,14 @@ import { MessageResponse } from '@omc/contracts';
 import { unauthorized } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ignoreJsonBody } from '../body-less.js';
 import type { AuthContext } from '../context.js';
 import { findUserById } from '../users/users.repo.js';
 import { clearRefreshCookie, setRefreshCookie } from './cookie.js';
 import { REFRESH_COOKIE, revokeByToken, rotateRefreshToken } from './refresh-tokens.js';
 
 export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
+  ignoreJsonBody(scope);
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const { config, counters } = ctx.deps;
 

@@ -13,6 +13,7 @@ import {
 } from '@omc/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ignoreJsonBody } from '../body-less.js';
 import type { AuthContext } from '../context.js';
 import { clearRefreshCookie, setRefreshCookie } from '../sessions/cookie.js';
 import * as accounts from './accounts.service.js';
@@ -103,14 +104,19 @@ export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Prom
     },
   );
 
-  app.delete(
-    '/api/user/delete-account',
-    { onRequest, schema: { response: { 200: MessageResponse } } },
-    async (request, reply) => {
-      const user = accountOf(request);
-      await accounts.deleteAccount(ctx, user, request);
-      clearRefreshCookie(reply, config);
-      return { message: 'Account deleted' };
-    },
-  );
+  // No body: a client that sends Content-Type: application/json with an empty one is not refused for it.
+  await app.register(async (child) => {
+    ignoreJsonBody(child);
+    const scoped = child.withTypeProvider<ZodTypeProvider>();
+    scoped.delete(
+      '/api/user/delete-account',
+      { onRequest, schema: { response: { 200: MessageResponse } } },
+      async (request, reply) => {
+        const user = accountOf(request);
+        await accounts.deleteAccount(ctx, user, request);
+        clearRefreshCookie(reply, config);
+        return { message: 'Account deleted' };
+      },
+    );
+  });
 }
