@@ -59,6 +59,7 @@ interface UserRecord {
 }
 
 interface PendingClick {
+  queuedAt: number;
   userId: string;
   resolve: (outcome: ClickOutcome) => void;
   reject: (error: Error) => void;
@@ -66,6 +67,8 @@ interface PendingClick {
 
 const STATUS = { accepted: 1, noClicks: 2, rateLimited: 3, notLoaded: 4, deleted: 5 } as const;
 const MAX_BATCH = 1000;
+/** A batch this large goes at once, without waiting for the window. */
+const FULL_BATCH = 256;
 /** Postgres advisory lock name for rebuilding the state (hashed to the lock id by Postgres). */
 const REBUILD_LOCK = 'omc-game-rebuild-state';
 
@@ -100,7 +103,7 @@ export class GameEngine {
   click(userId: string): Promise<ClickOutcome> {
     if (this.closed) return Promise.reject(unavailable());
     return new Promise((resolve, reject) => {
-      this.queue.push({ userId, resolve, reject });
+      this.queue.push({ queuedAt: performance.now(), userId, resolve, reject });
       this.kick();
     });
   }
@@ -120,6 +123,13 @@ export class GameEngine {
     this.running = true;
     try {
       while (this.queue.length > 0) {
+        // Give the batch a moment to fill (each Redis call costs the same few commands whatever its
+        // size), unless it is already large.
+        const wait =
+          this.queue.length >= FULL_BATCH
+            ? 0
+            : this.config.CLICK_BATCH_WINDOW_MS - (performance.now() - this.queue[0]!.queuedAt);
+        if (wait > 0.5) await sleep(wait);
         const batch = this.queue.splice(0, MAX_BATCH);
         await this.runBatch(batch);
       }
@@ -286,7 +296,7 @@ export class GameEngine {
   private async rebuildState(): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtext(${REBUILD_LOCK}))`.execute(trx);
-      if ((await this.redis.exists(KEYS.state)) === 1) return;
+      if ((await this.redis.hexists(KEYS.state, 'round')) === 1) return;
       let snapshot = await currentRoundSnapshot(trx);
       if (snapshot.round > 1 || snapshot.clicks > 0 || snapshot.potCents > 0) {
         // Redis lost a game in progress: let writes already under way (a win, a journal flush) land first.

@@ -2,18 +2,22 @@
 // ready for Redis Cluster without change.
 export const TAG = '{omc:game}';
 
+/**
+ * One hash holds the round state and every user, so a click batch reads all it needs with one HMGET and
+ * writes it back with one HSET. State fields have short fixed names (round, clicks, pot, lcu, lcn, lwu,
+ * lwn, epoch, seq); every other field is a user id whose value is the user's JSON record { ok (loaded),
+ * v (version), role, name, del, g (granted), pr (round of the purchased clicks), p (purchased), pass
+ * (round of the pass), tb/tt (rate-limit bucket) }.
+ */
+const GAME = `${TAG}:game`;
+
 export const KEYS = {
-  /** Hash: round, clicks, pot, last clicker and last winner (ids and names), journal epoch and seq. */
-  state: `${TAG}:state`,
+  state: GAME,
+  users: GAME,
   /** List: the write-behind journal, one "epoch:seq:json" entry per batch, flushed to Postgres. */
   journal: `${TAG}:journal`,
   /** Hash: purchase id -> round it was applied to (idempotency of purchase events in Redis). */
   purchases: `${TAG}:purchases`,
   /** String: the journal flusher's lock (one flusher at a time across instances). */
   flushLock: `${TAG}:flush-lock`,
-  /**
-   * Hash: user id -> JSON record { ok (loaded), v (version), role, name, del, g (granted), pr (round of
-   * the purchased clicks), p (purchased), pass (round of the pass), tb/tt (rate-limit bucket) }.
-   */
-  users: `${TAG}:users`,
 } as const;

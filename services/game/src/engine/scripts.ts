@@ -4,9 +4,9 @@
 /**
  * A batch of clicks, in order. For each: rate limit, right to click (role, pass, purchased then granted
  * balance), spend, counter + 1, last clicker, milestone reward, and at the target the round closes.
- * Users live as JSON records in one hash, so a batch reads all its users with one HMGET and writes them
- * back with one HSET, whatever its size: a handful of Redis commands per batch, not per click.
- * KEYS: state, journal, users. ARGV: now (ms), target, rate per second, milestones "at:reward,...", then
+ * The state and the users share one hash, so a batch reads everything with one HMGET and writes it back
+ * with one HSET, whatever its size: four Redis commands per batch (with the call and the journal append).
+ * KEYS: state, journal, users (the same hash as state). ARGV: now (ms), target, rate per second, milestones "at:reward,...", then
  * the user id of each click.
  * Returns { 1, wins json or '', then per click: status, ordinal, round, balance after (-1 = unlimited),
  * reward, won } or { -1 } when the state is missing (Redis lost its data: rebuild first).
@@ -14,7 +14,13 @@
  */
 export const CLICK_BATCH = `
 local S = KEYS[1]
-local st = redis.call('HMGET', S, 'round', 'clicks', 'pot', 'epoch', 'seq', 'lwu', 'lwn')
+local n = #ARGV - 4
+local ids, seen = {}, {}
+for i = 1, n do
+  local uid = ARGV[4 + i]
+  if not seen[uid] then seen[uid] = true; ids[#ids + 1] = uid end
+end
+local st = redis.call('HMGET', S, 'round', 'clicks', 'pot', 'epoch', 'seq', 'lwu', 'lwn', unpack(ids))
 if not st[1] then return {-1} end
 local round = tonumber(st[1])
 local clicks = tonumber(st[2])
@@ -26,16 +32,10 @@ local target = tonumber(ARGV[2])
 local rate = tonumber(ARGV[3])
 local miles = {}
 for at, reward in string.gmatch(ARGV[4], '(%d+):(%d+)') do miles[tonumber(at)] = tonumber(reward) end
-local n = #ARGV - 4
 local users = {}
-local ids, seen = {}, {}
-for i = 1, n do
-  local uid = ARGV[4 + i]
-  if not seen[uid] then seen[uid] = true; ids[#ids + 1] = uid end
-end
-local records = redis.call('HMGET', KEYS[3], unpack(ids))
 for j, uid in ipairs(ids) do
-  local r = records[j] and cjson.decode(records[j]) or {}
+  local raw = st[7 + j]
+  local r = raw and cjson.decode(raw) or {}
   r.g = r.g or 0
   r.pr = r.pr or 0
   r.p = r.p or 0
@@ -143,7 +143,6 @@ for uid, u in pairs(users) do
     writes[#writes + 1] = cjson.encode(u)
   end
 end
-if #writes > 0 then redis.call('HSET', KEYS[3], unpack(writes)) end
 if accepted > 0 then
   local journal = {}
   for _, s in ipairs(segs) do
@@ -151,16 +150,17 @@ if accepted > 0 then
   end
   seq = seq + 1
   redis.call('RPUSH', KEYS[2], epoch .. ':' .. seq .. ':' .. cjson.encode({ segs = journal }))
-  local fields = { 'round', round, 'clicks', clicks, 'pot', pot, 'seq', seq }
-  fields[#fields + 1] = 'lcu'; fields[#fields + 1] = lcu
-  fields[#fields + 1] = 'lcn'; fields[#fields + 1] = lcn or ''
+  local w = #writes
+  writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = 'round', round, 'clicks', clicks
+  writes[w + 5], writes[w + 6], writes[w + 7], writes[w + 8] = 'pot', pot, 'seq', seq
+  writes[w + 9], writes[w + 10], writes[w + 11], writes[w + 12] = 'lcu', lcu, 'lcn', lcn or ''
   if #wins > 0 then
-    fields[#fields + 1] = 'lwu'; fields[#fields + 1] = st[6]
-    fields[#fields + 1] = 'lwn'; fields[#fields + 1] = st[7]
+    writes[w + 13], writes[w + 14], writes[w + 15], writes[w + 16] = 'lwu', st[6], 'lwn', st[7]
     out[2] = cjson.encode(wins)
   end
-  redis.call('HSET', S, unpack(fields))
 end
+-- Users and state in one write.
+if #writes > 0 then redis.call('HSET', S, unpack(writes)) end
 return out
 `;
 
@@ -261,7 +261,7 @@ return 1
  * KEYS: state. ARGV: round, clicks, pot, epoch, lcu, lcn, lwu, lwn ('' = none).
  */
 export const RESTORE_STATE = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('HEXISTS', KEYS[1], 'round') == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'round', ARGV[1], 'clicks', ARGV[2], 'pot', ARGV[3], 'epoch', ARGV[4], 'seq', 0)
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'lcu', ARGV[5], 'lcn', ARGV[6]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'lwu', ARGV[7], 'lwn', ARGV[8]) end
