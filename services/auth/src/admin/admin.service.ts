@@ -2,13 +2,13 @@ import { makeEvent, SUBJECTS, type Role } from '@omc/contracts';
 import { conflict, notFound } from '@omc/service-kit';
 import { enqueue } from '../events.js';
 import type { AuthContext } from '../context.js';
-import { findUserByEmail, lockAdmins, updateUser } from '../users/users.repo.js';
+import { lockAdmins, lockUserByEmail, updateUser } from '../users/users.repo.js';
 
 /** Sets a user's role. Demoting the last admin is refused, also when two admins demote each other at once. */
 export async function updateRole(ctx: AuthContext, email: string, role: Role): Promise<{ changed: boolean }> {
   const result = await ctx.deps.db.transaction().execute(async (trx) => {
     const admins = await lockAdmins(trx);
-    const target = await findUserByEmail(trx, email);
+    const target = await lockUserByEmail(trx, email);
     if (!target) throw notFound('No user has this email');
     if (target.role === role) return { changed: false };
     if (target.role === 'admin' && admins.length <= 1)

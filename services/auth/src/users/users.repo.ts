@@ -108,6 +108,16 @@ export function listUsers(db: Db): Promise<Pick<UserRow, 'username' | 'email' | 
     .execute();
 }
 
+/** The user with this email, its row locked until the transaction ends. */
+export function lockUserByEmail(trx: Transaction<Database>, email: string): Promise<UserRow | undefined> {
+  return trx
+    .selectFrom('users')
+    .selectAll()
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .forUpdate()
+    .executeTakeFirst();
+}
+
 /** Locks every admin row, so two concurrent demotions cannot both see "another admin remains". */
 export async function lockAdmins(trx: Transaction<Database>): Promise<string[]> {
   const rows = await trx
