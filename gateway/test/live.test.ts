@@ -54,7 +54,7 @@ async function startRealtime(name: string, env: Record<string, string>): Promise
     stdio: ['ignore', log, log],
   });
   const url = `http://127.0.0.1:${port}`;
-  await eventually(async () => (await fetch(`${url}/readyz`)).ok, `${name} to be ready`, 60_000);
+  await eventually(async () => (await fetch(`${url}/readyz`)).ok, `${name} to be ready`, 100_000);
   return { name, url, child };
 }
 

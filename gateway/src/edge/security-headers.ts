@@ -45,5 +45,6 @@ export async function securityHeaders(app: FastifyInstance, extraOrigins: string
     // Plain HTTP at this edge (TLS ends in front of it); HSTS belongs to whoever terminates TLS.
     strictTransportSecurity: false,
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    frameguard: { action: 'deny' },
   });
 }

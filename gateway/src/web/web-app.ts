@@ -63,14 +63,12 @@ export async function webApp(app: FastifyInstance, dist: string): Promise<void> 
   app.get('/*', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     if (isApi(path)) {
-      return reply
-        .code(404)
-        .send({
-          message: `No route ${request.method} ${path}`,
-          error: 'Not found',
-          code: 'NOT_FOUND',
-          requestId: request.id,
-        });
+      return reply.code(404).send({
+        message: `No route ${request.method} ${path}`,
+        error: 'Not found',
+        code: 'NOT_FOUND',
+        requestId: request.id,
+      });
     }
     // The path guard has refused dot segments and encoded separators, so this stays inside root.
     const relativePath = decodeURIComponent(path).replace(/^\/+/, '');

@@ -36,11 +36,39 @@ describe('realtime with two instances', () => {
     return r;
   };
 
+  // One instance runs as a process of its own, to be killed with SIGKILL.
+  let child: ChildProcess | undefined;
+  let processUrl = '';
+  const startProcess = async () => {
+    const port = await freePort();
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: join(import.meta.dirname, '..'),
+      env: {
+        ...process.env,
+        ...env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        INSTANCE_NAME: 'd',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: 'ignore',
+    });
+    processUrl = `http://127.0.0.1:${port}`;
+    // Starting a process is slow on a busy machine: this runs beside the in-process instances.
+    await eventually(async () => (await fetch(`${processUrl}/readyz`)).ok, 'instance d to be ready', 100_000);
+  };
+  const killChild = async () => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    process.kill(child.pid!, 'SIGKILL');
+    await exited;
+  };
+
   beforeAll(async () => {
     [redis, nats] = await Promise.all([startRedis(join(dataDir, 'redis')), startNats(join(dataDir, 'nats'))]);
     game = await startFakeGame(nats.url);
     env = { REDIS_URL: redis.url, NATS_URL: nats.url, JWT_PUBLIC_KEY: keys.publicKey, BROADCAST_HZ: '10' };
-    [a, b] = await Promise.all([startInstance('a', env), startInstance('b', env)]);
+    [a, b] = await Promise.all([startInstance('a', env), startInstance('b', env), startProcess()]);
     playerToken = await signAccessToken(keys.privateKey, {
       sub: randomUUID(),
       username: 'alice',
@@ -54,6 +82,7 @@ describe('realtime with two instances', () => {
 
   afterAll(async () => {
     for (const r of recorders.splice(0)) r.close();
+    await killChild();
     await Promise.allSettled([a?.stop(), b?.stop()]);
     await game?.close();
     await Promise.allSettled([redis?.stop(), nats?.stop()]);
@@ -215,34 +244,15 @@ describe('realtime with two instances', () => {
       'the count back to 2 after c stopped',
     );
 
-    // A fourth as its own process, killed without a chance to say goodbye.
-    const port = await freePort();
-    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: join(import.meta.dirname, '..'),
-      env: {
-        ...process.env,
-        ...env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        INSTANCE_NAME: 'd',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: 'ignore',
-    });
-    try {
-      const url = `http://127.0.0.1:${port}`;
-      await eventually(async () => (await fetch(`${url}/readyz`)).ok, 'instance d to be ready', 30_000);
-      const onD = open(url, { reconnection: false });
-      await connected(onD);
-      await eventually(() => [onA, onB, onD].every((r) => r.lastCount() === 3), 'a count of 3 everywhere');
-      process.kill(child.pid!, 'SIGKILL');
-      await eventually(
-        () => onA.lastCount() === 2 && onB.lastCount() === 2,
-        "the dead instance's socket to vanish",
-      );
-    } finally {
-      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL');
-    }
+    // A fourth, its own process (started in beforeAll), killed without a chance to say goodbye.
+    const onD = open(processUrl, { reconnection: false });
+    await connected(onD);
+    await eventually(() => [onA, onB, onD].every((r) => r.lastCount() === 3), 'a count of 3 everywhere');
+    await killChild();
+    await eventually(
+      () => onA.lastCount() === 2 && onB.lastCount() === 2,
+      "the dead instance's socket to vanish",
+    );
   });
 
   it('keeps broadcasting through a Redis restart, and the count recovers by itself', async () => {
