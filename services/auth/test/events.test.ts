@@ -1,5 +1,6 @@
 // Every user change reaches JetStream as the contract's event, read here by a real consumer; events
 // written while NATS is down are published when it returns (transactional outbox).
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SUBJECTS } from '@omc/contracts';
 import { startNats } from '@omc/infra';
@@ -130,6 +131,7 @@ describe('events while NATS is down', () => {
   afterAll(async () => {
     await h?.close();
     await nats?.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('accepts a registration while NATS is stopped and publishes its event once NATS is back', async () => {
