@@ -6,7 +6,27 @@ const gateway = process.env.OMC_GATEWAY_URL ?? 'http://localhost:8080';
 
 export default defineConfig({
   plugins: [react()],
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    sourcemap: true,
+    // The payment drop-in is loaded only when a real provider form is needed; it is ~520 kB on its own.
+    chunkSizeWarningLimit: 600,
+    rollupOptions: {
+      output: {
+        // Libraries change less often than the app: separate files keep them cached across releases.
+        manualChunks(id) {
+          if (!id.includes('node_modules')) return undefined;
+          if (/[\\/](react|react-dom|react-router|react-router-dom|scheduler)[\\/]/.test(id)) return 'react';
+          if (/[\\/](i18next|react-i18next)[\\/]/.test(id)) return 'i18n';
+          if (/[\\/](socket\.io-client|engine\.io-client|socket\.io-parser|engine\.io-parser)[\\/]/.test(id))
+            return 'socket';
+          if (/[\\/]zod[\\/]/.test(id)) return 'zod';
+          return undefined;
+        },
+      },
+    },
+  },
   server: {
     proxy: {
       '/api': { target: gateway, changeOrigin: true },

@@ -28,7 +28,11 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
 }
 
-export async function newPlayer(browser: Browser, baseURL: string, viewport: ViewportName = 'desktop'): Promise<{ context: BrowserContext; page: Page }> {
+export async function newPlayer(
+  browser: Browser,
+  baseURL: string,
+  viewport: ViewportName = 'desktop',
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ baseURL, viewport: VIEWPORTS[viewport], locale: 'es-ES' });
   context.setDefaultTimeout(15_000);
   const page = await context.newPage();

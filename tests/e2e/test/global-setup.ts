@@ -13,18 +13,32 @@ function newestChange(path: string): number {
   if (!existsSync(path)) return 0;
   const stat = statSync(path);
   if (!stat.isDirectory()) return stat.mtimeMs;
-  return readdirSync(path).reduce((max, name) => (name === 'node_modules' ? max : Math.max(max, newestChange(join(path, name)))), stat.mtimeMs);
+  return readdirSync(path).reduce(
+    (max, name) => (name === 'node_modules' ? max : Math.max(max, newestChange(join(path, name)))),
+    stat.mtimeMs,
+  );
 }
 
 /** Builds web/dist unless it is newer than every source it is built from. */
 function buildWeb(): void {
   const built = newestChange(join(root, 'web', 'dist', 'index.html'));
   const sources = Math.max(
-    ...['web/src', 'web/index.html', 'web/public', 'web/vite.config.ts', 'web/package.json', 'packages/contracts/src'].map((p) => newestChange(join(root, p))),
+    ...[
+      'web/src',
+      'web/index.html',
+      'web/public',
+      'web/vite.config.ts',
+      'web/package.json',
+      'packages/contracts/src',
+    ].map((p) => newestChange(join(root, p))),
   );
   if (built > sources && process.env.E2E_FORCE_BUILD !== '1') return;
   // vitest sets NODE_ENV=test, which would give the bundle React's development build.
-  const result = spawnSync('pnpm', ['--filter', '@omc/web', 'run', 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+  const result = spawnSync('pnpm', ['--filter', '@omc/web', 'run', 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (result.status !== 0) throw new Error('the web app did not build');
 }
 

@@ -26,7 +26,8 @@ function visibleTexts(page: Page): Promise<string[]> {
       if (!text || !/\p{L}/u.test(text) || !parent) continue;
       if (parent.closest('[translate="no"], script, style, option')) continue;
       const style = getComputedStyle(parent);
-      if (style.display === 'none' || style.visibility === 'hidden' || parent.getClientRects().length === 0) continue;
+      if (style.display === 'none' || style.visibility === 'hidden' || parent.getClientRects().length === 0)
+        continue;
       texts.push(text);
     }
     return texts;

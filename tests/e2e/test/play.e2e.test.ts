@@ -3,7 +3,16 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchBrowser, newPlayer } from './browser';
-import { clickButton, loginThroughUi, registerThroughUi, serverCount, shownCount, shownFreeClicks, uniqueName, until } from './players';
+import {
+  clickButton,
+  loginThroughUi,
+  registerThroughUi,
+  serverCount,
+  shownCount,
+  shownFreeClicks,
+  uniqueName,
+  until,
+} from './players';
 
 const gatewayUrl = inject('gatewayUrl');
 const admin = inject('admin');
@@ -28,14 +37,26 @@ describe('a round played in the browser', () => {
   it('registers and clicks down to zero free clicks, then the button is disabled', async () => {
     const { page } = player;
     await registerThroughUi(page, username);
-    await until(() => shownFreeClicks(page), (v) => v === '3');
+    await until(
+      () => shownFreeClicks(page),
+      (v) => v === '3',
+    );
     const before = await shownCount(page);
     for (const left of ['2', '1', '0']) {
       await clickButton(page).click();
-      await until(() => shownFreeClicks(page), (v) => v === left);
+      await until(
+        () => shownFreeClicks(page),
+        (v) => v === left,
+      );
     }
-    await until(() => clickButton(page).isDisabled(), (disabled) => disabled);
-    await until(() => shownCount(page), (count) => count === before + 3);
+    await until(
+      () => clickButton(page).isDisabled(),
+      (disabled) => disabled,
+    );
+    await until(
+      () => shownCount(page),
+      (count) => count === before + 3,
+    );
     expect(await serverCount(page)).toBe(before + 3);
   });
 
@@ -48,17 +69,26 @@ describe('a round played in the browser', () => {
 
     await dialog.getByLabel('Tarjeta de prueba (rechazada por el banco)').check();
     await dialog.getByRole('button', { name: /^Pagar/ }).click();
-    await until(async () => ((await dialog.getByRole('alert').textContent()) ?? '').trim(), (text) => text.length > 0);
+    await until(
+      async () => ((await dialog.getByRole('alert').textContent()) ?? '').trim(),
+      (text) => text.length > 0,
+    );
     expect(await shownFreeClicks(page)).toBe('0');
 
     await dialog.getByLabel('Tarjeta de prueba (aprobada)').check();
     await dialog.getByRole('button', { name: /^Pagar/ }).click();
     await page.getByTestId('notice-success').filter({ hasText: 'Compra completada' }).waitFor();
     await dialog.waitFor({ state: 'detached' });
-    await until(() => shownFreeClicks(page), (v) => v === '100');
+    await until(
+      () => shownFreeClicks(page),
+      (v) => v === '100',
+    );
     expect(await clickButton(page).isEnabled()).toBe(true);
     // Half of the price went to the round's pot.
-    await until(async () => (await page.getByTestId('pot').textContent()) ?? '', (text) => /0,(49|50)\s€/.test(text));
+    await until(
+      async () => (await page.getByTestId('pot').textContent()) ?? '',
+      (text) => /0,(49|50)\s€/.test(text),
+    );
   });
 
   it('a second browser sees the counter move live', async () => {
@@ -67,10 +97,16 @@ describe('a round played in the browser', () => {
     await page.getByRole('button', { name: 'Continuar como invitado' }).click();
     await page.waitForURL('**/game');
     await page.getByText(/Jugadores conectados: \d+/).waitFor();
-    const seen = await until(() => shownCount(page), (count) => count > 0);
+    const seen = await until(
+      () => shownCount(page),
+      (count) => count > 0,
+    );
     await clickButton(player.page).click();
     await clickButton(player.page).click();
-    await until(() => shownCount(page), (count) => count === seen + 2);
+    await until(
+      () => shownCount(page),
+      (count) => count === seen + 2,
+    );
   });
 
   it('reaching the round target shows the winner alert in both browsers and the winner in the list', async () => {
@@ -83,7 +119,10 @@ describe('a round played in the browser', () => {
       await browserPage.getByTestId('notice-winner').filter({ hasText: username }).waitFor();
     }
     // The round restarted.
-    await until(() => shownCount(watcher.page), (count) => count < roundTarget);
+    await until(
+      () => shownCount(watcher.page),
+      (count) => count < roundTarget,
+    );
 
     await watcher.page.getByRole('link', { name: 'Ganadores' }).click();
     await watcher.page.waitForURL('**/winners');
@@ -128,6 +167,9 @@ describe('a round played in the browser', () => {
     await adminPlayer.context.close();
 
     await player.page.goto('/profile');
-    await until(async () => (await player.page.getByTestId('profile-role').textContent()) ?? '', (role) => role === 'Superusuario');
+    await until(
+      async () => (await player.page.getByTestId('profile-role').textContent()) ?? '',
+      (role) => role === 'Superusuario',
+    );
   });
 });

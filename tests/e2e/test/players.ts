@@ -42,7 +42,11 @@ export async function shownFreeClicks(page: Page): Promise<string> {
 }
 
 /** Polls until `read` returns what `check` accepts, then returns it. */
-export async function until<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+export async function until<T>(
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let value = await read();
   while (!check(value)) {

@@ -30,7 +30,8 @@ export const authApi = {
     request('/api/user/change-password', MessageResponse, { method: 'PUT', token, body }),
   changeUsername: (token: string, username: string) =>
     request('/api/user/change-username', MessageResponse, { method: 'PUT', token, body: { username } }),
-  deleteAccount: (token: string) => request('/api/user/delete-account', MessageResponse, { method: 'DELETE', token }),
+  deleteAccount: (token: string) =>
+    request('/api/user/delete-account', MessageResponse, { method: 'DELETE', token }),
   adminUsers: (token: string) => request('/api/admin/users', AdminUsersResponse, { token }),
   updateRole: (token: string, body: { email: string; role: Role }) =>
     request('/api/admin/updateRole', MessageResponse, { method: 'POST', token, body }),

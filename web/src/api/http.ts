@@ -10,6 +10,8 @@ export class ApiError extends Error {
     /** What the server said (`error` or `message`), if anything readable. */
     readonly serverMessage: string | undefined,
     readonly field?: string,
+    /** Whether the answer was JSON at all (SPEC section 8 tells a non-JSON answer apart). */
+    readonly json = false,
   ) {
     super(serverMessage ?? `request failed with status ${status}`);
     this.name = 'ApiError';
@@ -46,7 +48,11 @@ function serverMessageOf(body: unknown): { message?: string; field?: string } {
   return { message: parsed.data.error ?? parsed.data.message, field: parsed.data.field };
 }
 
-export async function request<S extends z.ZodType>(path: string, schema: S, options: RequestOptions = {}): Promise<z.infer<S>> {
+export async function request<S extends z.ZodType>(
+  path: string,
+  schema: S,
+  options: RequestOptions = {},
+): Promise<z.infer<S>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -66,12 +72,12 @@ export async function request<S extends z.ZodType>(path: string, schema: S, opti
   const body = await readJson(response);
   if (!response.ok) {
     const { message, field } = serverMessageOf(body);
-    throw new ApiError(response.status, message, field);
+    throw new ApiError(response.status, message, field, body !== undefined);
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     console.error(`unexpected response from ${path}`, parsed.error);
-    throw new ApiError(response.status, undefined);
+    throw new ApiError(response.status, undefined, undefined, body !== undefined);
   }
   return parsed.data;
 }

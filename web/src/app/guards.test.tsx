@@ -39,7 +39,10 @@ describe('route guards', () => {
     standard.unmount();
 
     storeSession(makeToken({ role: 'admin', exp: inFifteenMinutes() }), { role: 'admin' });
-    fakeApi({ 'GET /api/admin/users': async () => new Response(JSON.stringify({ users: [] }), { headers: { 'content-type': 'application/json' } }) });
+    fakeApi({
+      'GET /api/admin/users': async () =>
+        new Response(JSON.stringify({ users: [] }), { headers: { 'content-type': 'application/json' } }),
+    });
     renderApp('/admin/roles');
     expect(location()).toHaveTextContent('/admin/roles');
     expect(screen.getByRole('heading', { name: 'Gestión de roles' })).toBeInTheDocument();

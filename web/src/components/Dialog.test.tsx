@@ -16,7 +16,13 @@ function Harness({ closeOnEscape, closeOnOverlay }: { closeOnEscape?: boolean; c
       <button type="button" onClick={() => setOpen(true)}>
         open
       </button>
-      <Dialog open={open} onClose={() => setOpen(false)} title="Example" closeOnEscape={closeOnEscape} closeOnOverlay={closeOnOverlay}>
+      <Dialog
+        open={open}
+        onClose={() => setOpen(false)}
+        title="Example"
+        closeOnEscape={closeOnEscape}
+        closeOnOverlay={closeOnOverlay}
+      >
         <input aria-label="first" />
         <input aria-label="second" />
         <button type="button">last</button>

@@ -22,7 +22,9 @@ export interface DialogProps {
 }
 
 function focusables(root: HTMLElement): HTMLElement[] {
-  return [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.hasAttribute('data-focus-skip'));
+  return [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+    (el) => !el.hasAttribute('data-focus-skip'),
+  );
 }
 
 export function Dialog(props: DialogProps) {
@@ -51,7 +53,10 @@ function OpenDialog({
     const focusFirst = () => {
       const root = panel.current;
       if (!root) return;
-      const target = initialFocus?.current ?? focusables(root).find((el) => !el.classList.contains('dialog__close')) ?? root;
+      const target =
+        initialFocus?.current ??
+        focusables(root).find((el) => !el.classList.contains('dialog__close')) ??
+        root;
       target.focus();
     };
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -115,7 +120,12 @@ function OpenDialog({
           <h2 id={titleId} className="dialog__title">
             {title}
           </h2>
-          <button type="button" className="dialog__close" aria-label={t('common.close')} onClick={() => onCloseRef.current()}>
+          <button
+            type="button"
+            className="dialog__close"
+            aria-label={t('common.close')}
+            onClick={() => onCloseRef.current()}
+          >
             <span aria-hidden="true">×</span>
           </button>
         </header>

@@ -5,7 +5,9 @@ import { useTranslation } from 'react-i18next';
 
 export type NoticeTone = 'success' | 'error' | 'info' | 'winner';
 
-export type NoticeInput = { tone: NoticeTone } & ({ key: string; values?: Record<string, unknown> } | { text: string });
+export type NoticeInput = { tone: NoticeTone } & (
+  { key: string; values?: Record<string, unknown> } | { text: string }
+);
 type Notice = NoticeInput & { id: number };
 
 interface Notices {
@@ -42,8 +44,15 @@ export function NoticesProvider({ children }: { children: ReactNode }) {
             role={notice.tone === 'error' ? 'alert' : 'status'}
             data-testid={`notice-${notice.tone}`}
           >
-            <span className="notice__text">{'text' in notice ? notice.text : t(notice.key, notice.values)}</span>
-            <button type="button" className="notice__close" aria-label={t('common.close')} onClick={() => dismiss(notice.id)}>
+            <span className="notice__text">
+              {'text' in notice ? notice.text : t(notice.key, notice.values)}
+            </span>
+            <button
+              type="button"
+              className="notice__close"
+              aria-label={t('common.close')}
+              onClick={() => dismiss(notice.id)}
+            >
               <span aria-hidden="true">×</span>
             </button>
           </div>

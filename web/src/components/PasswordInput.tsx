@@ -2,7 +2,11 @@ import { useState, type InputHTMLAttributes } from 'react';
 import { useTranslation } from 'react-i18next';
 
 /** A password field with its show/hide toggle (SPEC section 2, registration modal). */
-export function PasswordInput({ label, id, ...input }: { label: string; id: string } & InputHTMLAttributes<HTMLInputElement>) {
+export function PasswordInput({
+  label,
+  id,
+  ...input
+}: { label: string; id: string } & InputHTMLAttributes<HTMLInputElement>) {
   const { t } = useTranslation();
   const [visible, setVisible] = useState(false);
   return (

@@ -9,7 +9,12 @@ export function SessionMessage() {
   return (
     <div className="session-message" role="status">
       <span>{t(message)}</span>
-      <button type="button" className="session-message__close" aria-label={t('common.close')} onClick={clearMessage}>
+      <button
+        type="button"
+        className="session-message__close"
+        aria-label={t('common.close')}
+        onClick={clearMessage}
+      >
         <span aria-hidden="true">×</span>
       </button>
     </div>

@@ -1,7 +1,14 @@
 // Numbers, money and dates per language (SPEC section 1: € in most languages, $ in English).
 import type { Language } from '@omc/contracts';
 
-const LOCALES: Record<Language, string> = { es: 'es-ES', en: 'en-US', fr: 'fr-FR', de: 'de-DE', it: 'it-IT', pt: 'pt-PT' };
+const LOCALES: Record<Language, string> = {
+  es: 'es-ES',
+  en: 'en-US',
+  fr: 'fr-FR',
+  de: 'de-DE',
+  it: 'it-IT',
+  pt: 'pt-PT',
+};
 
 export function localeOf(language: string): string {
   return LOCALES[language as Language] ?? LOCALES.en;
@@ -12,7 +19,10 @@ export function formatCount(value: number, language: string): string {
 }
 
 function twoDecimals(value: number, language: string): string {
-  return new Intl.NumberFormat(localeOf(language), { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value);
+  return new Intl.NumberFormat(localeOf(language), {
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+  }).format(value);
 }
 
 /** The pot and balances: $ before the amount in English, € after it elsewhere. */

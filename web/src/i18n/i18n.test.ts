@@ -7,7 +7,8 @@ import { translations } from '.';
 function flatten(tree: Record<string, unknown>, prefix = ''): Record<string, string> {
   return Object.entries(tree).reduce<Record<string, string>>((out, [key, value]) => {
     const path = prefix ? `${prefix}.${key}` : key;
-    if (value && typeof value === 'object') Object.assign(out, flatten(value as Record<string, unknown>, path));
+    if (value && typeof value === 'object')
+      Object.assign(out, flatten(value as Record<string, unknown>, path));
     else out[path] = String(value);
     return out;
   }, {});
@@ -40,7 +41,8 @@ describe('translations', () => {
     for (const file of sourceFiles(src)) {
       const text = readFileSync(file, 'utf8');
       for (const match of text.matchAll(/\bt\(\s*'([a-zA-Z0-9_.]+)'/g)) used.add(match[1]!);
-      for (const match of text.matchAll(/(?:labelKey|key|message): '([a-zA-Z]+\.[a-zA-Z0-9_.]+)'/g)) used.add(match[1]!);
+      for (const match of text.matchAll(/(?:labelKey|key|message): '([a-zA-Z]+\.[a-zA-Z0-9_.]+)'/g))
+        used.add(match[1]!);
       for (const match of text.matchAll(/setMessage\('([a-zA-Z]+\.[a-zA-Z0-9_.]+)'\)/g)) used.add(match[1]!);
     }
     // The validation functions of the contracts return keys too.
@@ -73,9 +75,11 @@ describe('translations', () => {
       // Text between JSX tags that contains a letter, e.g. <p>Hello</p>.
       for (const match of text.matchAll(/(?<!=)>\s*([^<>{}\n]*\p{L}[^<>{}\n]*)\s*</gu)) {
         const candidate = match[1]!.trim();
-        if (candidate && !/^[=&|?:().,;!+\-\s\w]*=>/.test(candidate) && !/[=;]/.test(candidate)) offenders.push(`${file}: ${candidate}`);
+        if (candidate && !/^[=&|?:().,;!+\-\s\w]*=>/.test(candidate) && !/[=;]/.test(candidate))
+          offenders.push(`${file}: ${candidate}`);
       }
-      for (const match of text.matchAll(/(?:aria-label|title|placeholder|alt)="([^"]*[A-Za-z][^"]*)"/g)) offenders.push(`${file}: ${match[1]}`);
+      for (const match of text.matchAll(/(?:aria-label|title|placeholder|alt)="([^"]*[A-Za-z][^"]*)"/g))
+        offenders.push(`${file}: ${match[1]}`);
     }
     expect(offenders).toEqual([]);
   });

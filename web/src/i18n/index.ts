@@ -33,10 +33,13 @@ export function createI18n(language: Language = loadLanguage()) {
     returnNull: false,
     initAsync: false,
   });
-  if (typeof document !== 'undefined') document.documentElement.lang = language;
-  instance.on('languageChanged', (lng) => {
-    if (typeof document !== 'undefined') document.documentElement.lang = lng;
-  });
+  const reflect = (lng: string) => {
+    if (typeof document === 'undefined') return;
+    document.documentElement.lang = lng;
+    document.title = instance.t('app.title');
+  };
+  reflect(language);
+  instance.on('languageChanged', reflect);
   return instance;
 }
 

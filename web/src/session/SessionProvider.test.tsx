@@ -10,7 +10,11 @@ const seconds = (ms: number) => Math.floor(ms / 1000);
 
 function ShowToken() {
   const { token, isGuest } = useSession();
-  return <output data-testid="session">{token ? `token:${token.slice(-12)}` : isGuest ? 'guest' : 'anonymous'}</output>;
+  return (
+    <output data-testid="session">
+      {token ? `token:${token.slice(-12)}` : isGuest ? 'guest' : 'anonymous'}
+    </output>
+  );
 }
 
 beforeEach(() => {
@@ -53,7 +57,9 @@ describe('token refresh', () => {
 
   it('refreshes at once when the token is already within 5 minutes of exp', async () => {
     storeSession(makeToken({ exp: seconds(NOW + 60_000) }));
-    const api = fakeApi({ 'POST /api/user/refresh': () => json(200, { token: makeToken({ exp: seconds(NOW + 15 * 60_000) }) }) });
+    const api = fakeApi({
+      'POST /api/user/refresh': () => json(200, { token: makeToken({ exp: seconds(NOW + 15 * 60_000) }) }),
+    });
     renderWithProviders(<ShowToken />);
     await act(() => vi.advanceTimersByTimeAsync(0));
     expect(api.callsTo('POST', '/api/user/refresh')).toHaveLength(1);

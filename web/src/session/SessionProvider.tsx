@@ -2,7 +2,16 @@
 // refreshed 5 minutes before the token expires, logged out when the refresh fails.
 import type { Language, ProfileResponse, Role } from '@omc/contracts';
 import { useQueryClient } from '@tanstack/react-query';
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+} from 'react';
 import { useNavigate } from 'react-router-dom';
 import { authApi } from '../api/auth';
 import { queryKeys } from '../api/keys';
@@ -40,13 +49,21 @@ function identityFromToken(token: string, previous: StoredIdentity): StoredIdent
   };
 }
 
-export function SessionProvider({ children, now = () => Date.now() }: { children: ReactNode; now?: () => number }) {
+export function SessionProvider({
+  children,
+  now = () => Date.now(),
+}: {
+  children: ReactNode;
+  now?: () => number;
+}) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [identity, setIdentity] = useState<StoredIdentity>(loadIdentity);
   const [isGuest, setIsGuest] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
-  const [refreshing, setRefreshing] = useState(() => identity.token !== null && refreshDelay(identity.token, now()) === 0);
+  const [refreshing, setRefreshing] = useState(
+    () => identity.token !== null && refreshDelay(identity.token, now()) === 0,
+  );
 
   const store = useCallback((next: StoredIdentity) => {
     saveIdentity(next);
@@ -101,7 +118,8 @@ export function SessionProvider({ children, now = () => Date.now() }: { children
     setIdentity((previous) => {
       if (!previous.token) return previous;
       const next = { ...previous, username: profile.username, email: profile.email, role: profile.role };
-      if (next.username === previous.username && next.email === previous.email && next.role === previous.role) return previous;
+      if (next.username === previous.username && next.email === previous.email && next.role === previous.role)
+        return previous;
       saveIdentity(next);
       return next;
     });
@@ -116,27 +134,30 @@ export function SessionProvider({ children, now = () => Date.now() }: { children
     const token = identity.token;
     if (!token) return;
     let cancelled = false;
-    const timer = setTimeout(() => {
-      setRefreshing(true);
-      authApi
-        .refresh()
-        .then(({ token: fresh }) => {
-          if (cancelled) return;
-          setRefreshing(false);
-          setIdentity((previous) => {
-            const next = identityFromToken(fresh, previous);
-            saveIdentity(next);
-            return next;
+    const timer = setTimeout(
+      () => {
+        setRefreshing(true);
+        authApi
+          .refresh()
+          .then(({ token: fresh }) => {
+            if (cancelled) return;
+            setRefreshing(false);
+            setIdentity((previous) => {
+              const next = identityFromToken(fresh, previous);
+              saveIdentity(next);
+              return next;
+            });
+          })
+          .catch((error: unknown) => {
+            if (cancelled) return;
+            console.warn('token refresh failed', error);
+            // A token that has already expired is cleared as on /game (SPEC section 2); a live one logs out.
+            if (isExpired(token, now())) expireRef.current();
+            else logoutRef.current();
           });
-        })
-        .catch((error: unknown) => {
-          if (cancelled) return;
-          console.warn('token refresh failed', error);
-          // A token that has already expired is cleared as on /game (SPEC section 2); a live one logs out.
-          if (isExpired(token, now())) expireRef.current();
-          else logoutRef.current();
-        });
-    }, refreshDelay(token, now()));
+      },
+      refreshDelay(token, now()),
+    );
     return () => {
       cancelled = true;
       clearTimeout(timer);

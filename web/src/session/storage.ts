@@ -1,7 +1,13 @@
 // What survives a reload (SPEC section 3): token, username, email, role and the language.
 import { DEFAULT_LANGUAGE, Language, Role } from '@omc/contracts';
 
-const KEYS = { token: 'token', username: 'username', email: 'email', role: 'role', language: 'language' } as const;
+const KEYS = {
+  token: 'token',
+  username: 'username',
+  email: 'email',
+  role: 'role',
+  language: 'language',
+} as const;
 
 export interface StoredIdentity {
   token: string | null;

@@ -9,9 +9,14 @@ export function decodeToken(token: string): AccessTokenClaims | null {
   const payload = token.split('.')[1];
   if (!payload) return null;
   try {
-    const base64 = payload.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(payload.length / 4) * 4, '=');
+    const base64 = payload
+      .replace(/-/g, '+')
+      .replace(/_/g, '/')
+      .padEnd(Math.ceil(payload.length / 4) * 4, '=');
     const json = new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
-    const parsed = AccessTokenClaims.partial({ sub: true, username: true, role: true }).safeParse(JSON.parse(json));
+    const parsed = AccessTokenClaims.partial({ sub: true, username: true, role: true }).safeParse(
+      JSON.parse(json),
+    );
     return parsed.success ? (parsed.data as AccessTokenClaims) : null;
   } catch {
     return null;

@@ -50,7 +50,8 @@ export function profile(overrides: Record<string, unknown> = {}) {
 export function fakeApi(routes: Record<string, Handler> = {}) {
   const calls: Call[] = [];
   const defaults: Record<string, Handler> = {
-    'GET /api/game/state': () => json(200, { gameState: { globalClicks: 41, pot: 12.5, lastWinner: null, lastClickUser: 'bea' } }),
+    'GET /api/game/state': () =>
+      json(200, { gameState: { globalClicks: 41, pot: 12.5, lastWinner: null, lastClickUser: 'bea' } }),
     'GET /api/game/rules': () => json(200, DEFAULT_RULES),
     'GET /api/user/profile': () => json(200, profile()),
     'GET /api/winners': () => json(200, { winners: [], nextCursor: null }),
@@ -63,7 +64,9 @@ export function fakeApi(routes: Record<string, Handler> = {}) {
     const call: Call = {
       method,
       path: url.pathname,
-      headers: Object.fromEntries(Object.entries((init.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v])),
+      headers: Object.fromEntries(
+        Object.entries((init.headers ?? {}) as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]),
+      ),
       body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
       credentials: init.credentials,
     };
@@ -73,7 +76,11 @@ export function fakeApi(routes: Record<string, Handler> = {}) {
     return handler(call);
   });
   vi.stubGlobal('fetch', fetchMock);
-  return { calls, fetchMock, callsTo: (method: string, path: string) => calls.filter((c) => c.method === method && c.path === path) };
+  return {
+    calls,
+    fetchMock,
+    callsTo: (method: string, path: string) => calls.filter((c) => c.method === method && c.path === path),
+  };
 }
 
 /** A promise the test settles when it wants. */
@@ -89,11 +96,15 @@ export function deferred<T>() {
 
 /** An unsigned token with the claims the browser reads. */
 export function makeToken(claims: { username?: string; role?: string; exp: number; sub?: string }): string {
-  const encode = (value: object) => btoa(JSON.stringify(value)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+  const encode = (value: object) =>
+    btoa(JSON.stringify(value)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
   return `${encode({ alg: 'EdDSA', typ: 'JWT' })}.${encode({ sub: '7f1c1b1e-8d7a-4d3c-9b1e-1a2b3c4d5e6f', username: 'ana', role: 'standard', ...claims })}.signature`;
 }
 
-export function storeSession(token: string, identity: { username?: string; email?: string; role?: string } = {}) {
+export function storeSession(
+  token: string,
+  identity: { username?: string; email?: string; role?: string } = {},
+) {
   window.localStorage.setItem('token', token);
   window.localStorage.setItem('username', identity.username ?? 'ana');
   window.localStorage.setItem('email', identity.email ?? 'ana@example.com');

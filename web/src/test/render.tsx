@@ -33,7 +33,10 @@ export function Location() {
 
 export function renderWithProviders(ui: ReactNode, { route = '/', socket = fakeSocket() } = {}) {
   const queryClient = createQueryClient();
-  queryClient.setDefaultOptions({ queries: { retry: false, refetchOnWindowFocus: false }, mutations: { retry: false } });
+  queryClient.setDefaultOptions({
+    queries: { retry: false, refetchOnWindowFocus: false },
+    mutations: { retry: false },
+  });
   const result = render(
     <MemoryRouter initialEntries={[route]}>
       <AppProviders queryClient={queryClient} socketFactory={() => socket.socket}>

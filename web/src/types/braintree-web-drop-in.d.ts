@@ -8,7 +8,10 @@ declare module 'braintree-web-drop-in' {
   export interface Dropin {
     requestPaymentMethod(): Promise<PaymentMethodPayload>;
     isPaymentMethodRequestable(): boolean;
-    on(event: 'paymentMethodRequestable' | 'noPaymentMethodRequestable' | 'paymentOptionSelected', handler: (event: unknown) => void): void;
+    on(
+      event: 'paymentMethodRequestable' | 'noPaymentMethodRequestable' | 'paymentOptionSelected',
+      handler: (event: unknown) => void,
+    ): void;
     teardown(): Promise<void>;
   }
   export function create(options: Record<string, unknown>): Promise<Dropin>;

@@ -70,7 +70,11 @@ export function RoleManagerPage() {
               <option value="">{t('roleManager.chooseUser')}</option>
               {selectable.map((user) => (
                 <option key={user.email} value={user.email!}>
-                  {t('roleManager.userOption', { username: user.username, email: user.email, role: t(`roles.${user.role}`) })}
+                  {t('roleManager.userOption', {
+                    username: user.username,
+                    email: user.email,
+                    role: t(`roles.${user.role}`),
+                  })}
                 </option>
               ))}
             </select>
@@ -79,7 +83,14 @@ export function RoleManagerPage() {
             <legend>{t('roleManager.role')}</legend>
             {ROLE_CHOICES.filter((r) => ROLES.includes(r)).map((r) => (
               <label key={r} className="choice">
-                <input type="radio" name="role" value={r} checked={chosenRole === r} disabled={!selected} onChange={() => setRole(r)} />
+                <input
+                  type="radio"
+                  name="role"
+                  value={r}
+                  checked={chosenRole === r}
+                  disabled={!selected}
+                  onChange={() => setRole(r)}
+                />
                 <span>{t(`roles.${r}`)}</span>
               </label>
             ))}

@@ -13,14 +13,16 @@ import { useSession } from '../../session/SessionProvider';
 
 export const LOGIN_FOCUS_DELAY_MS = 50;
 
-/** SPEC section 8: the server's message, else invalid credentials; no answer at all is the generic error. */
-function loginErrorKey(error: unknown): { text?: string; key: string } {
-  if (error instanceof ApiError) {
-    if (error.status === 0) return { key: 'common.errorGeneric' };
-    if (error.serverMessage) return { text: error.serverMessage, key: '' };
-    return { key: error.status >= 400 ? 'login.invalidCredentials' : 'login.errorGeneric' };
-  }
-  return { key: 'login.errorGeneric' };
+/**
+ * SPEC section 8: no answer is the generic error, a non-JSON answer is "error logging in", a refusal
+ * shows the server's message or "invalid credentials".
+ */
+export function loginErrorKey(error: unknown): { text?: string; key: string } {
+  if (!(error instanceof ApiError)) return { key: 'login.errorGeneric' };
+  if (error.status === 0) return { key: 'common.errorGeneric' };
+  if (!error.json) return { key: 'login.errorGeneric' };
+  if (error.serverMessage) return { text: error.serverMessage, key: '' };
+  return { key: error.status >= 400 ? 'login.invalidCredentials' : 'login.errorGeneric' };
 }
 
 export function LoginDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
@@ -59,7 +61,13 @@ export function LoginDialog({ open, onClose }: { open: boolean; onClose: () => v
   };
 
   return (
-    <Dialog open={open} onClose={close} title={t('login.title')} initialFocus={firstField} initialFocusDelayMs={LOGIN_FOCUS_DELAY_MS}>
+    <Dialog
+      open={open}
+      onClose={close}
+      title={t('login.title')}
+      initialFocus={firstField}
+      initialFocusDelayMs={LOGIN_FOCUS_DELAY_MS}
+    >
       <form className="form" onSubmit={submit} noValidate>
         <TextField
           ref={firstField}

@@ -12,14 +12,18 @@ async function openRegister() {
   return { user, dialog };
 }
 
-async function fill(user: ReturnType<typeof userEvent.setup>, values: Partial<Record<'username' | 'email' | 'password' | 'confirm', string>>) {
+async function fill(
+  user: ReturnType<typeof userEvent.setup>,
+  values: Partial<Record<'username' | 'email' | 'password' | 'confirm', string>>,
+) {
   const fields = {
     username: screen.getByLabelText('Nombre de usuario'),
     email: screen.getByLabelText('Correo electrónico'),
     password: screen.getByLabelText('Contraseña'),
     confirm: screen.getByLabelText('Confirmar contraseña'),
   };
-  for (const [name, value] of Object.entries(values)) fireEvent.change(fields[name as keyof typeof fields], { target: { value } });
+  for (const [name, value] of Object.entries(values))
+    fireEvent.change(fields[name as keyof typeof fields], { target: { value } });
   void user;
 }
 
@@ -28,7 +32,10 @@ describe('registration', () => {
     const api = fakeApi();
     const { user } = await openRegister();
     const alert = () => screen.getByRole('alert');
-    const submitButton = () => screen.getAllByRole('button', { name: 'Registrarse' }).find((b) => b.getAttribute('type') === 'submit')!;
+    const submitButton = () =>
+      screen
+        .getAllByRole('button', { name: 'Registrarse' })
+        .find((b) => b.getAttribute('type') === 'submit')!;
 
     // Every rule broken at once: the required rule wins.
     await fill(user, { username: 'ab', email: 'not an email', password: '123' });
@@ -59,7 +66,11 @@ describe('registration', () => {
     const api = fakeApi({ 'POST /api/user/register': () => json(201, { token, message: 'ok' }) });
     const { user } = await openRegister();
     await fill(user, { username: 'ana', email: 'ana@example.com', password: 'secret1', confirm: 'secret1' });
-    await user.click(screen.getAllByRole('button', { name: 'Registrarse' }).find((b) => b.getAttribute('type') === 'submit')!);
+    await user.click(
+      screen
+        .getAllByRole('button', { name: 'Registrarse' })
+        .find((b) => b.getAttribute('type') === 'submit')!,
+    );
     await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/game'));
     expect(api.callsTo('POST', '/api/user/register')[0]).toMatchObject({
       body: { username: 'ana', email: 'ana@example.com', password: 'secret1' },
@@ -70,10 +81,16 @@ describe('registration', () => {
   });
 
   it("shows the server's message, else the generic one", async () => {
-    fakeApi({ 'POST /api/user/register': () => json(409, { message: 'Ese nombre ya existe', requestId: 'r1' }) });
+    fakeApi({
+      'POST /api/user/register': () => json(409, { message: 'Ese nombre ya existe', requestId: 'r1' }),
+    });
     const { user } = await openRegister();
     await fill(user, { username: 'ana', email: 'ana@example.com', password: 'secret1', confirm: 'secret1' });
-    await user.click(screen.getAllByRole('button', { name: 'Registrarse' }).find((b) => b.getAttribute('type') === 'submit')!);
+    await user.click(
+      screen
+        .getAllByRole('button', { name: 'Registrarse' })
+        .find((b) => b.getAttribute('type') === 'submit')!,
+    );
     expect(await screen.findByRole('alert')).toHaveTextContent('Ese nombre ya existe');
   });
 
@@ -85,5 +102,23 @@ describe('registration', () => {
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Registrarse' }));
     expect(screen.getByLabelText('Nombre de usuario')).toHaveValue('');
+  });
+});
+
+describe('login errors (SPEC section 8)', () => {
+  it('tells no answer, a non-JSON answer and a refusal apart', async () => {
+    const { ApiError } = await import('../../api/http');
+    const { loginErrorKey } = await import('./LoginDialog');
+    expect(loginErrorKey(new ApiError(0, undefined))).toEqual({ key: 'common.errorGeneric' });
+    expect(loginErrorKey(new ApiError(502, undefined, undefined, false))).toEqual({
+      key: 'login.errorGeneric',
+    });
+    expect(loginErrorKey(new ApiError(401, 'Usuario bloqueado', undefined, true))).toEqual({
+      text: 'Usuario bloqueado',
+      key: '',
+    });
+    expect(loginErrorKey(new ApiError(401, undefined, undefined, true))).toEqual({
+      key: 'login.invalidCredentials',
+    });
   });
 });

@@ -53,9 +53,25 @@ export function RegisterDialog({ open, onClose }: { open: boolean; onClose: () =
   return (
     <Dialog open={open} onClose={close} title={t('register.title')}>
       <form className="form" onSubmit={submit} noValidate>
-        <TextField id="register-username" label={t('register.username')} autoComplete="username" {...field('username')} />
-        <TextField id="register-email" type="email" label={t('register.email')} autoComplete="email" {...field('email')} />
-        <PasswordInput id="register-password" label={t('register.password')} autoComplete="new-password" {...field('password')} />
+        <TextField
+          id="register-username"
+          label={t('register.username')}
+          autoComplete="username"
+          {...field('username')}
+        />
+        <TextField
+          id="register-email"
+          type="email"
+          label={t('register.email')}
+          autoComplete="email"
+          {...field('email')}
+        />
+        <PasswordInput
+          id="register-password"
+          label={t('register.password')}
+          autoComplete="new-password"
+          {...field('password')}
+        />
         <PasswordInput
           id="register-confirmPassword"
           label={t('register.confirmPassword')}

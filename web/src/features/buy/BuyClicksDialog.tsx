@@ -23,8 +23,14 @@ export function BuyClicksDialog({ open, onClose }: { open: boolean; onClose: () 
   );
 }
 
-function packLabel(pack: PackView, t: (key: string, values?: Record<string, unknown>) => string, language: string): string {
-  return 'unlimited' in pack ? t('purchaseClicksModal.unlimited') : t('purchaseClicksModal.clicks', { clicks: formatCount(pack.clicks, language) });
+function packLabel(
+  pack: PackView,
+  t: (key: string, values?: Record<string, unknown>) => string,
+  language: string,
+): string {
+  return 'unlimited' in pack
+    ? t('purchaseClicksModal.unlimited')
+    : t('purchaseClicksModal.clicks', { clicks: formatCount(pack.clicks, language) });
 }
 
 function BuyClicks({ onClose }: { onClose: () => void }) {
@@ -47,7 +53,11 @@ function BuyClicks({ onClose }: { onClose: () => void }) {
     mutationFn: (nonce: string) => paymentsApi.checkout(token!, { paymentMethodNonce: nonce, amount }),
     onSuccess: (result) => {
       if (!result.success) return setError(result.error || generic);
-      notify({ tone: 'success', key: 'purchaseClicksModal.success', values: { transactionId: result.transactionId } });
+      notify({
+        tone: 'success',
+        key: 'purchaseClicksModal.success',
+        values: { transactionId: result.transactionId },
+      });
       void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
       void queryClient.invalidateQueries({ queryKey: queryKeys.gameState });
       onClose();
@@ -65,8 +75,17 @@ function BuyClicks({ onClose }: { onClose: () => void }) {
       <fieldset className="packs">
         <legend>{t('purchaseClicksModal.choosePack')}</legend>
         {packs.map((p) => (
-          <label key={p.id} className={`pack${p.id === pack?.id ? ' pack--selected' : ''}${'unlimited' in p ? ' pack--unlimited' : ''}`}>
-            <input type="radio" name="pack" value={p.id} checked={p.id === pack?.id} onChange={() => setPackId(p.id)} />
+          <label
+            key={p.id}
+            className={`pack${p.id === pack?.id ? ' pack--selected' : ''}${'unlimited' in p ? ' pack--unlimited' : ''}`}
+          >
+            <input
+              type="radio"
+              name="pack"
+              value={p.id}
+              checked={p.id === pack?.id}
+              onChange={() => setPackId(p.id)}
+            />
             <span className="pack__clicks">{packLabel(p, t, i18n.language)}</span>
             <span className="pack__price num">{formatPrice(p.price, i18n.language)}</span>
           </label>
@@ -81,6 +100,7 @@ function BuyClicks({ onClose }: { onClose: () => void }) {
         ) : (
           <DropInPaymentForm
             clientToken={clientToken.data.clientToken}
+            environment={clientToken.data.environment}
             amount={amount}
             priceLabel={priceLabel}
             pending={checkout.isPending}

@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 
 export function DropInPaymentForm({
   clientToken,
+  environment,
   amount,
   priceLabel,
   pending,
@@ -14,6 +15,8 @@ export function DropInPaymentForm({
   onError,
 }: {
   clientToken: string;
+  /** The gateway's environment: Google Pay runs in PRODUCTION only against production. */
+  environment: 'sandbox' | 'production' | undefined;
   amount: string;
   priceLabel: string;
   pending: boolean;
@@ -47,8 +50,15 @@ export function DropInPaymentForm({
           paypal: { flow: 'checkout', amount, currency: 'EUR' },
           paypalCredit: { flow: 'checkout', amount, currency: 'EUR' },
           venmo: {},
-          applePay: { displayName: t('app.title'), paymentRequest: { total: { label: t('app.title'), amount }, requiredBillingContactFields: [] } },
-          googlePay: { googlePayVersion: 2, transactionInfo: totalPrice },
+          applePay: {
+            displayName: t('app.title'),
+            paymentRequest: { total: { label: t('app.title'), amount }, requiredBillingContactFields: [] },
+          },
+          googlePay: {
+            googlePayVersion: 2,
+            environment: environment === 'production' ? 'PRODUCTION' : 'TEST',
+            transactionInfo: totalPrice,
+          },
         }),
       )
       .then((created) => {
@@ -71,7 +81,7 @@ export function DropInPaymentForm({
       instance.current = null;
       if (built) void built.teardown().catch(() => undefined);
     };
-  }, [clientToken, amount, i18n.language, t]);
+  }, [clientToken, environment, amount, i18n.language, t]);
 
   const pay = async () => {
     if (paypalNonce.current?.amount === amount) return onPay(paypalNonce.current.nonce);
@@ -89,7 +99,12 @@ export function DropInPaymentForm({
     <div className="dropin">
       {building ? <p className="muted">{t('purchaseClicksModal.loadingForm')}</p> : null}
       <div ref={container} />
-      <button type="button" className="btn btn--primary btn--block" disabled={building || !requestable || pending} onClick={pay}>
+      <button
+        type="button"
+        className="btn btn--primary btn--block"
+        disabled={building || !requestable || pending}
+        onClick={pay}
+      >
         {t('purchaseClicksModal.pay', { price: priceLabel })}
       </button>
     </div>

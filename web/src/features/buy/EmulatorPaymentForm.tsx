@@ -12,7 +12,15 @@ export const TEST_NONCES = [
  * Offline payment form: the local provider emulator cannot serve the provider's scripts, so the
  * player picks one of its test nonces instead. Clearly labelled so nobody mistakes it for a real one.
  */
-export function EmulatorPaymentForm({ priceLabel, pending, onPay }: { priceLabel: string; pending: boolean; onPay: (nonce: string) => void }) {
+export function EmulatorPaymentForm({
+  priceLabel,
+  pending,
+  onPay,
+}: {
+  priceLabel: string;
+  pending: boolean;
+  onPay: (nonce: string) => void;
+}) {
   const { t } = useTranslation();
   const [nonce, setNonce] = useState<string>(TEST_NONCES[0].nonce);
   return (
@@ -24,12 +32,23 @@ export function EmulatorPaymentForm({ priceLabel, pending, onPay }: { priceLabel
         <legend>{t('purchaseClicksModal.test.legend')}</legend>
         {TEST_NONCES.map((option) => (
           <label key={option.nonce} className="choice">
-            <input type="radio" name="test-nonce" value={option.nonce} checked={nonce === option.nonce} onChange={() => setNonce(option.nonce)} />
+            <input
+              type="radio"
+              name="test-nonce"
+              value={option.nonce}
+              checked={nonce === option.nonce}
+              onChange={() => setNonce(option.nonce)}
+            />
             <span>{t(option.labelKey)}</span>
           </label>
         ))}
       </fieldset>
-      <button type="button" className="btn btn--primary btn--block" disabled={pending} onClick={() => onPay(nonce)}>
+      <button
+        type="button"
+        className="btn btn--primary btn--block"
+        disabled={pending}
+        onClick={() => onPay(nonce)}
+      >
         {t('purchaseClicksModal.pay', { price: priceLabel })}
       </button>
     </div>

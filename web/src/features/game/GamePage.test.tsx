@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { deferred, fakeApi, json, makeToken, profile, storeSession } from '../../test/fakeApi';
 import { fakeSocket, renderApp } from '../../test/render';
 
-const signIn = (role = 'standard') => storeSession(makeToken({ username: 'ana', role, exp: Math.floor(Date.now() / 1000) + 900 }), { role });
+const signIn = (role = 'standard') =>
+  storeSession(makeToken({ username: 'ana', role, exp: Math.floor(Date.now() / 1000) + 900 }), { role });
 const counter = () => screen.getByTestId('global-clicks');
 const freeClicks = () => screen.getByTestId('free-clicks');
 const clickButton = () => screen.getByRole('button', { name: 'Clic: suma uno al contador' });
@@ -68,7 +69,16 @@ describe('game screen', () => {
     signIn('admin');
     const answer = deferred<Response>();
     fakeApi({
-      'GET /api/user/profile': () => json(200, profile({ role: 'admin', freeClicks: Number.MAX_SAFE_INTEGER, hasInfiniteClicks: true, adminBalance: 1 })),
+      'GET /api/user/profile': () =>
+        json(
+          200,
+          profile({
+            role: 'admin',
+            freeClicks: Number.MAX_SAFE_INTEGER,
+            hasInfiniteClicks: true,
+            adminBalance: 1,
+          }),
+        ),
       'POST /api/game/click': () => answer.promise,
     });
     const user = userEvent.setup();
@@ -106,7 +116,9 @@ describe('game screen', () => {
     const socket = fakeSocket();
     renderApp('/game', { socket });
     await waitFor(() => expect(counter()).toHaveTextContent('41'));
-    act(() => socket.emit('gameStateUpdate', { globalClicks: 77, pot: 20, lastWinner: 'bea', lastClickUser: 'carl' }));
+    act(() =>
+      socket.emit('gameStateUpdate', { globalClicks: 77, pot: 20, lastWinner: 'bea', lastClickUser: 'carl' }),
+    );
     await waitFor(() => expect(counter()).toHaveTextContent('77'));
     expect(screen.getByTestId('last-clicker')).toHaveTextContent('carl');
     act(() => socket.emit('userCountUpdate', 5));
@@ -126,15 +138,20 @@ describe('game screen', () => {
     first.unmount();
     fakeApi({
       'GET /api/user/profile': () => json(200, profile({ potEarned: 12.5, paypalEmail: 'ana@paypal.test' })),
-      'POST /api/winners/collect': () => json(502, { error: 'PayPal no responde', message: 'PayPal no responde' }),
+      'POST /api/winners/collect': () =>
+        json(502, { error: 'PayPal no responde', message: 'PayPal no responde' }),
     });
     const user = userEvent.setup();
     renderApp('/game');
     await user.click(await screen.findByRole('button', { name: 'Transferir' }));
-    expect(screen.getByRole('dialog', { name: 'Confirmar la transferencia' })).toHaveTextContent('ana@paypal.test');
+    expect(screen.getByRole('dialog', { name: 'Confirmar la transferencia' })).toHaveTextContent(
+      'ana@paypal.test',
+    );
     await user.click(screen.getByRole('button', { name: 'Confirmar' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('PayPal no responde');
     // The optimistic 0 is rolled back: the winnings are offered again.
-    await waitFor(() => expect(screen.getByText(/¡Tienes 12,50 € en ganancias esperándote!/)).toBeInTheDocument());
+    await waitFor(() =>
+      expect(screen.getByText(/¡Tienes 12,50 € en ganancias esperándote!/)).toBeInTheDocument(),
+    );
   });
 });

@@ -50,7 +50,9 @@ export function GamePage() {
           <div className="counter__value num" data-testid="global-clicks" aria-live="off">
             {formatCount(globalClicks, i18n.language)}
           </div>
-          <div className="counter__target">{t('game.ofTarget', { target: formatCount(target, i18n.language) })}</div>
+          <div className="counter__target">
+            {t('game.ofTarget', { target: formatCount(target, i18n.language) })}
+          </div>
         </section>
 
         <ProgressRing value={globalClicks} target={target}>
@@ -103,7 +105,12 @@ export function GamePage() {
           </span>
         </div>
         {token ? (
-          <button type="button" className="btn btn--primary" disabled={profile.data?.hasInfiniteClicks === true || unlimited} onClick={() => setBuying(true)}>
+          <button
+            type="button"
+            className="btn btn--primary"
+            disabled={profile.data?.hasInfiniteClicks === true || unlimited}
+            onClick={() => setBuying(true)}
+          >
             {t('game.buyClicks')}
           </button>
         ) : null}

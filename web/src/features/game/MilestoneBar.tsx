@@ -28,12 +28,17 @@ export function MilestoneBar({ rules, globalClicks }: { rules: GameRules; global
       </div>
       <ul className="milestone__list">
         {allMilestones(rules).map((m) => (
-            <li key={m.at} className={globalClicks >= m.at ? 'milestone__item milestone__item--done' : 'milestone__item'}>
-              <span className="num">{formatCount(m.at, i18n.language)}</span>
-              <span>
-                {'winsPot' in m ? t('game.milestone.rewardPot') : t('game.milestone.rewardClicks', { reward: formatCount(m.freeClicks, i18n.language) })}
-              </span>
-            </li>
+          <li
+            key={m.at}
+            className={globalClicks >= m.at ? 'milestone__item milestone__item--done' : 'milestone__item'}
+          >
+            <span className="num">{formatCount(m.at, i18n.language)}</span>
+            <span>
+              {'winsPot' in m
+                ? t('game.milestone.rewardPot')
+                : t('game.milestone.rewardClicks', { reward: formatCount(m.freeClicks, i18n.language) })}
+            </span>
+          </li>
         ))}
       </ul>
     </div>

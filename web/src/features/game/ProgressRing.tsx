@@ -7,7 +7,15 @@ const RADIUS = (SIZE - STROKE) / 2;
 const CIRCUMFERENCE = 2 * Math.PI * RADIUS;
 
 /** The round's progress as a ring, full at the round target; holds the click button. */
-export function ProgressRing({ value, target, children }: { value: number; target: number; children: ReactNode }) {
+export function ProgressRing({
+  value,
+  target,
+  children,
+}: {
+  value: number;
+  target: number;
+  children: ReactNode;
+}) {
   const { t } = useTranslation();
   const ratio = target > 0 ? Math.min(1, value / target) : 0;
   const percent = Math.round(ratio * 1000) / 10;

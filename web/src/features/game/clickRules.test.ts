@@ -2,7 +2,12 @@ import { UNLIMITED_CLICKS } from '@omc/contracts';
 import { describe, expect, it } from 'vitest';
 import { canClick, hasUnlimitedClicks } from './clickRules';
 
-const balance = (overrides: Partial<Parameters<typeof canClick>[1]> = {}) => ({ role: 'standard' as const, freeClicks: 5, hasInfiniteClicks: false, ...overrides });
+const balance = (overrides: Partial<Parameters<typeof canClick>[1]> = {}) => ({
+  role: 'standard' as const,
+  freeClicks: 5,
+  hasInfiniteClicks: false,
+  ...overrides,
+});
 
 describe('click button rules', () => {
   it('refuses without a token, whatever the balance', () => {

@@ -75,7 +75,11 @@ export function useLiveGame(): LiveGame {
     socket.on('winner', (payload) => {
       const winner = WinnerEvent.safeParse(payload);
       if (!winner.success) return console.warn('ignored a malformed winner event', winner.error);
-      notifyRef.current({ tone: 'winner', key: 'game.winnerAlert', values: { username: winner.data.username, pot: formatMoney(winner.data.pot, languageRef.current) } });
+      notifyRef.current({
+        tone: 'winner',
+        key: 'game.winnerAlert',
+        values: { username: winner.data.username, pot: formatMoney(winner.data.pot, languageRef.current) },
+      });
       void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
       void queryClient.invalidateQueries({ queryKey: queryKeys.winners });
     });

@@ -18,7 +18,9 @@ export function allMilestones(rules: GameRules): Milestone[] {
 export function milestoneProgress(rules: GameRules, globalClicks: number): MilestoneProgress {
   const all = allMilestones(rules);
   const next = all.find((m) => m.at > globalClicks) ?? all[all.length - 1]!;
-  const from = all.filter((m) => m.at <= globalClicks && m.at < next.at).reduce((max, m) => Math.max(max, m.at), 0);
+  const from = all
+    .filter((m) => m.at <= globalClicks && m.at < next.at)
+    .reduce((max, m) => Math.max(max, m.at), 0);
   const span = next.at - from;
   const ratio = span > 0 ? Math.min(1, Math.max(0, (globalClicks - from) / span)) : 1;
   return { next, from, ratio };

@@ -32,11 +32,21 @@ export function useClick() {
         state ? { ...state, globalClicks: state.globalClicks + 1 } : state,
       );
       const profile = queryClient.getQueryData<ProfileResponse>(profileKey);
-      const spent = Boolean(profile && typeof profile.freeClicks === 'number' && !hasUnlimitedClicks({ ...profile, role: role ?? profile.role }));
+      const spent = Boolean(
+        profile &&
+        typeof profile.freeClicks === 'number' &&
+        !hasUnlimitedClicks({ ...profile, role: role ?? profile.role }),
+      );
       if (spent) {
-        queryClient.setQueryData<ProfileResponse>(profileKey, (p) => (p && p.freeClicks !== null ? { ...p, freeClicks: Math.max(0, p.freeClicks - 1) } : p));
+        queryClient.setQueryData<ProfileResponse>(profileKey, (p) =>
+          p && p.freeClicks !== null ? { ...p, freeClicks: Math.max(0, p.freeClicks - 1) } : p,
+        );
       }
-      return { stateGeneration: generationOf('gameState'), profileGeneration: generationOf('profile'), spent };
+      return {
+        stateGeneration: generationOf('gameState'),
+        profileGeneration: generationOf('profile'),
+        spent,
+      };
     },
     onError: (error, _variables, context) => {
       // Undo this click's +1 and -1 unless the server has since sent a newer figure (which never
@@ -47,12 +57,16 @@ export function useClick() {
         );
       }
       if (context?.spent && generationOf('profile') === context.profileGeneration) {
-        queryClient.setQueryData<ProfileResponse>(profileKey, (p) => (p && p.freeClicks !== null ? { ...p, freeClicks: p.freeClicks + 1 } : p));
+        queryClient.setQueryData<ProfileResponse>(profileKey, (p) =>
+          p && p.freeClicks !== null ? { ...p, freeClicks: p.freeClicks + 1 } : p,
+        );
       }
       notify({ tone: 'error', text: errorText(error, t('game.errors.clickError')) });
     },
     onSuccess: (result) => {
-      queryClient.setQueryData<ProfileResponse>(profileKey, (p) => (p ? { ...p, freeClicks: result.freeClicks } : p));
+      queryClient.setQueryData<ProfileResponse>(profileKey, (p) =>
+        p ? { ...p, freeClicks: result.freeClicks } : p,
+      );
       void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
     },
   });

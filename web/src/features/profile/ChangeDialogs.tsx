@@ -1,6 +1,10 @@
 // The three change dialogs of the profile: each validates with the contracts' rules, shows the server's
 // message or its translated fallback, and closes 1 s after success.
-import { validateChangeEmailForm, validateChangePasswordForm, validateChangeUsernameForm } from '@omc/contracts';
+import {
+  validateChangeEmailForm,
+  validateChangePasswordForm,
+  validateChangeUsernameForm,
+} from '@omc/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -19,7 +23,11 @@ interface ChangeDialogProps {
   onClose: () => void;
 }
 
-function useChange<T>(prefix: string, call: (token: string, value: T) => Promise<unknown>, onClose: () => void) {
+function useChange<T>(
+  prefix: string,
+  call: (token: string, value: T) => Promise<unknown>,
+  onClose: () => void,
+) {
   const { t } = useTranslation();
   const { token } = useSession();
   const queryClient = useQueryClient();
@@ -96,8 +104,20 @@ function ChangeEmail({ onClose }: { onClose: () => void }) {
   const [email, setEmail] = useState('');
   const change = useChange('changeEmail', authApi.changeEmail, onClose);
   return (
-    <ChangeForm title={t('changeEmail.title')} onClose={onClose} onSubmit={() => change.submit(validateChangeEmailForm({ email }), email.trim())} {...change}>
-      <TextField id="change-email" type="email" autoComplete="email" label={t('changeEmail.newEmail')} value={email} onChange={(e) => setEmail(e.target.value)} />
+    <ChangeForm
+      title={t('changeEmail.title')}
+      onClose={onClose}
+      onSubmit={() => change.submit(validateChangeEmailForm({ email }), email.trim())}
+      {...change}
+    >
+      <TextField
+        id="change-email"
+        type="email"
+        autoComplete="email"
+        label={t('changeEmail.newEmail')}
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+      />
     </ChangeForm>
   );
 }
@@ -110,16 +130,33 @@ function ChangePassword({ onClose }: { onClose: () => void }) {
   const { t } = useTranslation();
   const [form, setForm] = useState({ currentPassword: '', newPassword: '', confirmPassword: '' });
   const change = useChange('changePassword', authApi.changePassword, onClose);
-  const set = (name: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [name]: e.target.value }));
+  const set = (name: keyof typeof form) => (e: { target: { value: string } }) =>
+    setForm((f) => ({ ...f, [name]: e.target.value }));
   return (
     <ChangeForm
       title={t('changePassword.title')}
       onClose={onClose}
-      onSubmit={() => change.submit(validateChangePasswordForm(form), { currentPassword: form.currentPassword, newPassword: form.newPassword })}
+      onSubmit={() =>
+        change.submit(validateChangePasswordForm(form), {
+          currentPassword: form.currentPassword,
+          newPassword: form.newPassword,
+        })
+      }
       {...change}
     >
-      <PasswordInput id="current-password" label={t('changePassword.currentPassword')} value={form.currentPassword} onChange={set('currentPassword')} />
-      <PasswordInput id="new-password" autoComplete="new-password" label={t('changePassword.newPassword')} value={form.newPassword} onChange={set('newPassword')} />
+      <PasswordInput
+        id="current-password"
+        label={t('changePassword.currentPassword')}
+        value={form.currentPassword}
+        onChange={set('currentPassword')}
+      />
+      <PasswordInput
+        id="new-password"
+        autoComplete="new-password"
+        label={t('changePassword.newPassword')}
+        value={form.newPassword}
+        onChange={set('newPassword')}
+      />
       <PasswordInput
         id="confirm-new-password"
         autoComplete="new-password"
@@ -146,7 +183,13 @@ function ChangeUsername({ onClose }: { onClose: () => void }) {
       onSubmit={() => change.submit(validateChangeUsernameForm({ username }), username.trim())}
       {...change}
     >
-      <TextField id="change-username" autoComplete="username" label={t('changeUsername.newUsername')} value={username} onChange={(e) => setUsername(e.target.value)} />
+      <TextField
+        id="change-username"
+        autoComplete="username"
+        label={t('changeUsername.newUsername')}
+        value={username}
+        onChange={(e) => setUsername(e.target.value)}
+      />
       <p className="form__hint">{t('changeUsername.usernameRequirements')}</p>
     </ChangeForm>
   );

@@ -19,8 +19,16 @@ export function DeleteAccountDialog({ open, onClose }: { open: boolean; onClose:
       logout();
     },
     onError: (error) => {
-      if (error instanceof ApiError && error.serverMessage) notify({ tone: 'error', text: error.serverMessage });
-      else notify({ tone: 'error', key: error instanceof ApiError && error.status >= 500 ? 'deleteAccount.serverError' : 'deleteAccount.errorGeneric' });
+      if (error instanceof ApiError && error.serverMessage)
+        notify({ tone: 'error', text: error.serverMessage });
+      else
+        notify({
+          tone: 'error',
+          key:
+            error instanceof ApiError && error.status >= 500
+              ? 'deleteAccount.serverError'
+              : 'deleteAccount.errorGeneric',
+        });
     },
   });
   return (
@@ -30,7 +38,12 @@ export function DeleteAccountDialog({ open, onClose }: { open: boolean; onClose:
         <button type="button" className="btn btn--ghost" onClick={onClose}>
           {t('common.cancel')}
         </button>
-        <button type="button" className="btn btn--danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
+        <button
+          type="button"
+          className="btn btn--danger"
+          disabled={remove.isPending}
+          onClick={() => remove.mutate()}
+        >
           {t('deleteAccount.confirm')}
         </button>
       </div>

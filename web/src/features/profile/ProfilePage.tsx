@@ -38,7 +38,9 @@ export function ProfilePage() {
           <>
             <h1 className="panel__title">
               <span translate="no">{username}</span>
-              {role === 'admin' || role === 'superuser' ? <span className={`role-badge role-badge--${role}`}>{t(`roles.${role}`)}</span> : null}
+              {role === 'admin' || role === 'superuser' ? (
+                <span className={`role-badge role-badge--${role}`}>{t(`roles.${role}`)}</span>
+              ) : null}
             </h1>
             <dl className="facts">
               <dt>{t('profile.role')}</dt>

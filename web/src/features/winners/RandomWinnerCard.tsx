@@ -1,6 +1,7 @@
 import type { Winner } from '@omc/contracts';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { TrophyIcon } from '../../components/Icons';
 import { formatWinnerDate, formatWinnerPot } from '../../i18n/format';
 
 export const ROTATION_MS = 5000;
@@ -36,9 +37,13 @@ export function RandomWinnerCard({ winners }: { winners: Winner[] }) {
   const winner = winners[Math.min(index, winners.length - 1)];
   if (!winner) return null;
   return (
-    <article className={`winner-card${fading ? ' winner-card--fading' : ''}`} style={{ transitionDuration: `${FADE_MS}ms` }} aria-live="polite">
-      <div className="winner-card__trophy" aria-hidden="true">
-        🏆
+    <article
+      className={`winner-card${fading ? ' winner-card--fading' : ''}`}
+      style={{ transitionDuration: `${FADE_MS}ms` }}
+      aria-live="polite"
+    >
+      <div className="winner-card__trophy">
+        <TrophyIcon />
       </div>
       <h2 className="winner-card__name" translate="no">
         {winner.userId?.username ?? t('winners.unknownUser')}

@@ -15,8 +15,16 @@ describe('winners page', () => {
     renderApp('/winners');
     const rows = await screen.findAllByRole('row');
     expect(rows).toHaveLength(3);
-    expect(within(rows[1]!).getAllByRole('cell').map((c) => c.textContent)).toEqual(['bea', '12.50$', '05/03/2026']);
-    expect(within(rows[2]!).getAllByRole('cell').map((c) => c.textContent)).toEqual(['Desconocido', '3.00$', '31/12/2025']);
+    expect(
+      within(rows[1]!)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    ).toEqual(['bea', '12.50$', '05/03/2026']);
+    expect(
+      within(rows[2]!)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    ).toEqual(['Desconocido', '3.00$', '31/12/2025']);
   });
 
   it('says there are no winners when the list is empty', async () => {
@@ -28,7 +36,9 @@ describe('winners page', () => {
   it('shows the fetch error of SPEC section 8', async () => {
     fakeApi({ 'GET /api/winners': () => json(500, { message: 'boom' }) });
     renderApp('/winners');
-    expect(await screen.findByRole('alert')).toHaveTextContent('Error interno al obtener la lista de ganadores.');
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Error interno al obtener la lista de ganadores.',
+    );
   });
 
   it('random mode shows one winner and changes it every 5 s with a 300 ms fade', async () => {

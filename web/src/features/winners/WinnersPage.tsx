@@ -16,7 +16,9 @@ export function WinnersPage() {
   const winners = useInfiniteQuery(winnersQuery());
   const list = winners.data?.pages.flatMap((page) => page.winners) ?? [];
   const loadError =
-    winners.error instanceof ApiError && winners.error.status >= 500 ? t('winners.errorInternal') : t('winners.errorFetch');
+    winners.error instanceof ApiError && winners.error.status >= 500
+      ? t('winners.errorInternal')
+      : t('winners.errorFetch');
 
   return (
     <div className="page page--winners">
@@ -27,7 +29,12 @@ export function WinnersPage() {
             {t('common.backToGame')}
           </button>
           <h1 className="panel__title">{t('winners.title')}</h1>
-          <button type="button" className="btn btn--secondary" aria-pressed={mode === 'random'} onClick={() => setMode(mode === 'table' ? 'random' : 'table')}>
+          <button
+            type="button"
+            className="btn btn--secondary"
+            aria-pressed={mode === 'random'}
+            onClick={() => setMode(mode === 'table' ? 'random' : 'table')}
+          >
             {mode === 'table' ? t('winners.showRandom') : t('winners.showTable')}
           </button>
         </div>
@@ -39,7 +46,12 @@ export function WinnersPage() {
             <>
               <WinnersTable winners={list} />
               {winners.hasNextPage ? (
-                <button type="button" className="btn btn--ghost btn--block" disabled={winners.isFetchingNextPage} onClick={() => void winners.fetchNextPage()}>
+                <button
+                  type="button"
+                  className="btn btn--ghost btn--block"
+                  disabled={winners.isFetchingNextPage}
+                  onClick={() => void winners.fetchNextPage()}
+                >
                   {t('winners.loadMore')}
                 </button>
               ) : null}

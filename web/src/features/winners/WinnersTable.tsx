@@ -22,7 +22,9 @@ export function WinnersTable({ winners }: { winners: Winner[] }) {
         <tbody>
           {winners.map((winner) => (
             <tr key={winner._id}>
-              <td translate={winner.userId ? 'no' : undefined}>{winner.userId?.username ?? t('winners.unknownUser')}</td>
+              <td translate={winner.userId ? 'no' : undefined}>
+                {winner.userId?.username ?? t('winners.unknownUser')}
+              </td>
               <td className="num num-col">{formatWinnerPot(winner.pot)}</td>
               <td className="num num-col">{formatWinnerDate(winner.createdAt)}</td>
             </tr>

@@ -25,7 +25,15 @@ export function PaymentMethodDialog({
   return open ? <PaymentMethodForm onClose={onClose} currentEmail={currentEmail} onSaved={onSaved} /> : null;
 }
 
-function PaymentMethodForm({ onClose, currentEmail, onSaved }: { onClose: () => void; currentEmail: string | null; onSaved?: () => void }) {
+function PaymentMethodForm({
+  onClose,
+  currentEmail,
+  onSaved,
+}: {
+  onClose: () => void;
+  currentEmail: string | null;
+  onSaved?: () => void;
+}) {
   const { t } = useTranslation();
   const { token } = useSession();
   const queryClient = useQueryClient();
@@ -35,7 +43,9 @@ function PaymentMethodForm({ onClose, currentEmail, onSaved }: { onClose: () => 
   const save = useMutation({
     mutationFn: (email: string) => paymentsApi.setPaymentMethod(token!, email),
     onSuccess: async (_r, email) => {
-      queryClient.setQueryData(queryKeys.profile(token), (p: object | undefined) => (p ? { ...p, paypalEmail: email } : p));
+      queryClient.setQueryData(queryKeys.profile(token), (p: object | undefined) =>
+        p ? { ...p, paypalEmail: email } : p,
+      );
       void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
       onClose();
       onSaved?.();

@@ -27,12 +27,18 @@ export function useCollect(kind: Kind, onDone?: () => void) {
       return { before };
     },
     onError: (error, _v, context) => {
-      queryClient.setQueryData<ProfileResponse>(key, (p) => (p ? { ...p, [field]: context?.before ?? p[field] } : p));
+      queryClient.setQueryData<ProfileResponse>(key, (p) =>
+        p ? { ...p, [field]: context?.before ?? p[field] } : p,
+      );
       const fallback = kind === 'winnings' ? t('game.errors.collectError') : t('profile.adminCollectError');
       notify({ tone: 'error', text: errorText(error, fallback) });
     },
     onSuccess: (result) => {
-      notify({ tone: 'success', key: 'winnings.collectSuccess', values: { transactionId: result.transactionId } });
+      notify({
+        tone: 'success',
+        key: 'winnings.collectSuccess',
+        values: { transactionId: result.transactionId },
+      });
       onDone?.();
     },
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.profileAll }),
