@@ -51,6 +51,7 @@ describe('ledger check', () => {
     await sql`insert into ledger_transactions (id, kind, reference) values (${id}, 'payout', ${`payout:${randomUUID()}`})`.execute(h.deps.db);
     await sql`insert into ledger_entries (transaction_id, account_id, amount_cents) values (${id}, ${account}, -50), (${id}, 'external:braintree', 40)`.execute(h.deps.db);
     await sql`insert into purchases (id, user_id, idempotency_key, nonce_hash, pack_id, amount_cents, status) values (${randomUUID()}, ${randomUUID()}, 'k', 'n', 'clicks100', 99, 'succeeded')`.execute(h.deps.db);
+    await sql`insert into round_wins (round, winner_user_id, pot_cents, credited_cents, event_id) values (77, ${randomUUID()}, 500, 0, 'e')`.execute(h.deps.db);
     const report = await checkLedger(h.deps.db);
     expect(report.ok).toBe(false);
     expect(report.problems).toEqual(
@@ -59,6 +60,7 @@ describe('ledger check', () => {
         expect.stringMatching(/account winnings:.* went negative/),
         expect.stringMatching(/succeeded but not in the ledger/),
         expect.stringMatching(/in the ledger but not completed/),
+        expect.stringMatching(/round 77 was won with a pot of 500 but the ledger's pot held 0/),
       ]),
     );
     const cli = await runCli(h.databaseUrl);

@@ -61,6 +61,17 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
     select account_id from payouts where status = 'pending' group by account_id having count(*) > 1`.execute(db);
   for (const row of pendingTwice.rows) problems.push(`account ${row.account_id} has more than one unfinished payout`);
 
+  // Reconciliation with the game: a round whose announced pot exceeded what the ledger's pot held.
+  const shortfalls = await sql<{ round: number; pot_cents: number; credited_cents: number }>`
+    select round, pot_cents, credited_cents from round_wins where credited_cents <> pot_cents order by round`.execute(db);
+  for (const row of shortfalls.rows) problems.push(`round ${row.round} was won with a pot of ${row.pot_cents} but the ledger's pot held ${row.credited_cents}`);
+  const roundMismatch = await sql<{ round: number }>`
+    select w.round from round_wins w
+    left join ledger_transactions t on t.reference = 'round:' || w.round::text
+    left join ledger_entries e on e.transaction_id = t.id and e.account_id = 'winnings:' || w.winner_user_id::text
+    group by w.round, w.credited_cents having coalesce(sum(e.amount_cents), 0) <> w.credited_cents`.execute(db);
+  for (const row of roundMismatch.rows) problems.push(`round ${row.round}: the winner's credit in the ledger differs from the win recorded`);
+
   const balances = await sql<{ account_id: string; cents: number }>`
     select account_id, sum(amount_cents)::bigint as cents from ledger_entries group by account_id order by account_id`.execute(db);
   const counts = await sql<{ transactions: number; entries: number }>`
