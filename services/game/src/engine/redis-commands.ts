@@ -4,8 +4,8 @@ import {
   APPLY_PURCHASE,
   CLICK_BATCH,
   LOAD_USER,
-  RELEASE_LOCK,
   RESTORE_STATE,
+  TAKE_JOURNAL,
   TRIM_JOURNAL,
   UPDATE_USER_META,
 } from './scripts.js';
@@ -18,8 +18,8 @@ export interface GameRedis {
   loadUser(key: string, args: Args): Promise<number>;
   updateUserMeta(keys: string[], args: Args): Promise<number>;
   restoreState(key: string, args: Args): Promise<number>;
-  trimJournal(key: string, args: Args): Promise<number>;
-  releaseLock(key: string, token: string): Promise<number>;
+  takeJournal(keys: string[], args: Args): Promise<(string | number)[]>;
+  trimJournal(keys: string[], args: Args): Promise<number>;
 }
 
 export function gameRedis(redis: Redis): GameRedis {
@@ -29,8 +29,8 @@ export function gameRedis(redis: Redis): GameRedis {
     gameLoadUser: LOAD_USER,
     gameUpdateUserMeta: UPDATE_USER_META,
     gameRestoreState: RESTORE_STATE,
+    gameTakeJournal: TAKE_JOURNAL,
     gameTrimJournal: TRIM_JOURNAL,
-    gameReleaseLock: RELEASE_LOCK,
   };
   for (const [name, lua] of Object.entries(scripts)) {
     if (!(name in redis)) redis.defineCommand(name, { lua });
@@ -42,7 +42,7 @@ export function gameRedis(redis: Redis): GameRedis {
     loadUser: (key, args) => r.gameLoadUser(1, key, ...args),
     updateUserMeta: (keys, args) => r.gameUpdateUserMeta(keys.length, ...keys, ...args),
     restoreState: (key, args) => r.gameRestoreState(1, key, ...args),
-    trimJournal: (key, args) => r.gameTrimJournal(1, key, ...args),
-    releaseLock: (key, token) => r.gameReleaseLock(1, key, token),
+    takeJournal: (keys, args) => r.gameTakeJournal(keys.length, ...keys, ...args),
+    trimJournal: (keys, args) => r.gameTrimJournal(keys.length, ...keys, ...args),
   };
 }

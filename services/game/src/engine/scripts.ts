@@ -269,22 +269,30 @@ return 1
 `;
 
 /**
- * Removes flushed journal entries from the head, each only if it is the one expected (another flusher
- * may have removed them already). KEYS: journal. ARGV: "epoch:seq:" of each flushed entry, in order.
+ * Takes the flusher's lock and the head of the journal in one call; nothing (not even the lock) when the
+ * journal is empty. KEYS: journal, lock. ARGV: token, lock ms, max entries.
+ * Returns the entries, or { -1 } when another flusher holds the lock.
  */
-export const TRIM_JOURNAL = `
-local removed = 0
-for i = 1, #ARGV do
-  local head = redis.call('LINDEX', KEYS[1], 0)
-  if not head or string.sub(head, 1, #ARGV[i]) ~= ARGV[i] then break end
-  redis.call('LPOP', KEYS[1])
-  removed = removed + 1
-end
-return removed
+export const TAKE_JOURNAL = `
+if redis.call('LLEN', KEYS[1]) == 0 then return {} end
+if not redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return {-1} end
+return redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1)
 `;
 
-/** Releases a lock only if this holder still owns it. KEYS: lock. ARGV: token. */
-export const RELEASE_LOCK = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
+/**
+ * Removes flushed entries from the head of the journal, only if they are still the ones expected there,
+ * and releases the lock if still held. KEYS: journal, lock. ARGV: token, then "epoch:seq:" of each entry.
+ */
+export const TRIM_JOURNAL = `
+local k = #ARGV - 1
+local same = 0
+local head = {}
+if k > 0 then head = redis.call('LRANGE', KEYS[1], 0, k - 1) end
+for i = 1, #head do
+  if string.sub(head[i], 1, #ARGV[i + 1]) ~= ARGV[i + 1] then break end
+  same = i
+end
+if same > 0 then redis.call('LTRIM', KEYS[1], same, -1) end
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+return same
 `;

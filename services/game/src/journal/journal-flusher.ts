@@ -44,12 +44,12 @@ export function startJournalFlusher(
   /** One pass; returns how many entries it moved, or -1 when another instance holds the lock. */
   const flushOnce = async (): Promise<number> => {
     const token = randomUUID();
-    const locked = await redis.set(KEYS.flushLock, token, 'PX', 15_000, 'NX');
-    if (!locked) return -1;
+    const taken = await scripts.takeJournal([KEYS.journal, KEYS.flushLock], [token, 15_000, MAX_ENTRIES]);
+    if (taken.length === 0) return 0;
+    if (taken[0] === -1) return -1;
+    let entries: ReturnType<typeof parseJournalEntry>[] = [];
     try {
-      const raw = await redis.lrange(KEYS.journal, 0, MAX_ENTRIES - 1);
-      if (raw.length === 0) return 0;
-      const entries = raw.map(parseJournalEntry);
+      entries = (taken as string[]).map(parseJournalEntry);
       const wins = await db.transaction().execute(async (trx) => {
         // The Redis lock can expire under a very slow Postgres; this lock keeps two flushes from both
         // reading the cursor before either commits.
@@ -62,15 +62,17 @@ export function startJournalFlusher(
         for (const [epoch, seq] of highest) await saveJournalCursor(trx, epoch, seq);
         return written;
       });
-      await scripts.trimJournal(
-        KEYS.journal,
-        entries.map((e) => e.prefix),
-      );
       if (wins > 0) options.onWinsWritten?.();
-      return entries.length;
+    } catch (error) {
+      entries = [];
+      throw error;
     } finally {
-      await scripts.releaseLock(KEYS.flushLock, token).catch(() => undefined);
+      // Removes what was written (nothing after a failure) and releases the lock, in one call.
+      await scripts
+        .trimJournal([KEYS.journal, KEYS.flushLock], [token, ...entries.map((e) => e.prefix)])
+        .catch(() => undefined);
     }
+    return entries.length;
   };
 
   const loop = async () => {
