@@ -187,7 +187,35 @@ describe('gateway routing and edge', () => {
     ]);
   });
 
-  it('refuses a body over the limit, and anything but JSON, with a clear 4xx', async () => {
+  it('passes bodies on byte for byte, refuses one over the limit and any type the API does not take', async () => {
+    const json = '{ "paymentMethodNonce": "fake-valid-nonce",\n  "amount": "0.99" }';
+    const sent = await rawRequest(gateway.url, '/api/payments/checkout', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: json,
+    });
+    expect(sent.json().body).toEqual({ paymentMethodNonce: 'fake-valid-nonce', amount: '0.99' });
+    expect(sent.json().headers['content-length']).toBe(String(Buffer.byteLength(json)));
+
+    // The payment provider's webhooks are form-encoded.
+    const form = await rawRequest(gateway.url, '/api/payments/webhooks/braintree', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'bt_signature=abc&bt_payload=xyz',
+    });
+    expect(form.json()).toMatchObject({
+      service: 'payments',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+
+    // A body-less call that still says JSON is the owner's to judge, with an honest empty body.
+    const empty = await rawRequest(gateway.url, '/api/user/refresh', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': '0' },
+      body: '',
+    });
+    expect(empty.json()).toMatchObject({ service: 'auth', body: null });
+
     const big = await rawRequest(gateway.url, '/api/payments/checkout', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -195,13 +223,15 @@ describe('gateway routing and edge', () => {
     });
     expect(big.status).toBe(413);
     expect(big.json().message).toBe('Request body is too large');
-    const form = await rawRequest(gateway.url, '/api/payments/checkout', {
+    const before = payments.hits.length;
+    const xml = await rawRequest(gateway.url, '/api/payments/checkout', {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'a=1',
+      headers: { 'content-type': 'application/xml' },
+      body: '<a/>',
     });
-    expect(form.status).toBe(415);
-    expect(payments.hits.some((h) => h.url === '/api/payments/checkout' && h.body === null)).toBe(false);
+    expect(xml.status).toBe(415);
+    expect(xml.json().message).toEqual(expect.any(String));
+    expect(payments.hits.length).toBe(before);
   });
 
   it('keeps path tricks away from anything but the public routes', async () => {

@@ -31,6 +31,11 @@ export async function startStandIn(
 ): Promise<StandIn> {
   const app = Fastify({ logger: false });
   const hits: Hit[] = [];
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => done(null, body),
+  );
   extend?.(app, hits);
   app.all('/*', async (request) => {
     const hit = {

@@ -42,7 +42,16 @@ export function upstreamFailure(service: Service, error: ProxyError): { status: 
   return { status: 502, message: `The ${service} service gave no valid answer, try again shortly` };
 }
 
+/** The body types the API takes (JSON; form-encoded for the payment provider's webhooks), kept as text. */
+const FORWARDED_BODIES = ['application/json', 'application/x-www-form-urlencoded'];
+
 export async function apiProxy(app: FastifyInstance, config: Config, metrics: Metrics): Promise<void> {
+  // Read as text under bodyLimit and passed on unparsed: the gateway neither changes a body nor judges
+  // it (the owner answers a malformed one with its own 400); anything else is a 415 here.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser(FORWARDED_BODIES, { parseAs: 'string' }, (_request, body, done) =>
+    done(null, body),
+  );
   const failures = metrics.counter(
     'gateway_upstream_failures_total',
     'Proxied requests that got no answer from their upstream',
@@ -54,8 +63,19 @@ export async function apiProxy(app: FastifyInstance, config: Config, metrics: Me
       upstream: upstreamOf(config, service),
       prefix,
       rewritePrefix: prefix,
-      // Bodies are parsed (JSON only) under the gateway's size limit, then sent on.
+      // Bodies are read (under the gateway's size limit, see below) and sent on byte for byte.
       proxyPayloads: false,
+      handler: (request, reply, dest, options) => {
+        if (request.method === 'GET' || request.method === 'HEAD') return reply.from(dest, options);
+        const raw = typeof request.body === 'string' ? request.body : '';
+        // An empty body is sent as one, whatever Content-Length the caller claimed.
+        return reply.from(
+          dest,
+          raw.length > 0
+            ? { ...options, body: raw, contentType: request.headers['content-type'] }
+            : { ...options, body: null },
+        );
+      },
       undici: {
         connections: 128,
         pipelining: 1,
