@@ -84,6 +84,7 @@ export class GameEngine {
   private restoring: Promise<void> | undefined;
   private closed = false;
   private readonly winWrites = new Set<Promise<void>>();
+  private readonly recentlyUnknown = new Map<string, number>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -333,10 +334,23 @@ export class GameEngine {
 
   // ---- users --------------------------------------------------------------------------------------
 
-  /** Loads into Redis the users it lacks, from Postgres; returns the ids Postgres does not know either. */
-  async ensureUsers(ids: string[]): Promise<Set<string>> {
+  /**
+   * Loads into Redis the users it lacks, from Postgres; returns the ids Postgres does not know either.
+   * An id found unknown is not looked up again for a second (a flood of clicks by a user auth has not
+   * announced yet must not become a flood of queries), unless `fresh` (an event says it exists now).
+   */
+  async ensureUsers(ids: string[], fresh = false): Promise<Set<string>> {
+    const now = this.clock();
+    const unknownNow = fresh ? [] : ids.filter((id) => (this.recentlyUnknown.get(id) ?? 0) > now);
+    const lookup = ids.filter((id) => !unknownNow.includes(id));
+    if (lookup.length === 0) return new Set(ids);
     const round = await this.currentRound();
-    const users = await findUsers(this.db, ids);
+    const users = await findUsers(this.db, lookup);
+    if (this.recentlyUnknown.size > 10_000) this.recentlyUnknown.clear();
+    for (const id of lookup) {
+      if (users.has(id)) this.recentlyUnknown.delete(id);
+      else this.recentlyUnknown.set(id, now + 1000);
+    }
     const rounds = await findUserRounds(this.db, [...users.keys()], round);
     const pipeline = this.redis.pipeline();
     for (const user of users.values()) {
@@ -390,7 +404,7 @@ export class GameEngine {
           hasInfiniteClicks: unlimited,
         };
       }
-      const unknown = await this.ensureUsers([userId]);
+      const unknown = await this.ensureUsers([userId], true);
       if (unknown.has(userId)) return null;
     }
     throw unavailable();
@@ -420,7 +434,7 @@ export class GameEngine {
         continue;
       }
       if (code === -2) {
-        const unknown = await this.ensureUsers([purchase.userId]);
+        const unknown = await this.ensureUsers([purchase.userId], true);
         if (unknown.has(purchase.userId))
           throw new Error(`purchase for user ${purchase.userId}, who is not known yet`);
         continue;

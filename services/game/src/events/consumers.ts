@@ -32,7 +32,7 @@ export function startGameConsumers(options: {
             grantedClicks: config.SIGNUP_FREE_CLICKS,
           });
         });
-        await engine.ensureUsers([data.userId]);
+        await engine.ensureUsers([data.userId], true);
         return;
       }
       case SUBJECTS.userRoleChanged: {
