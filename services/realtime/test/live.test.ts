@@ -126,6 +126,16 @@ describe('realtime with two instances', () => {
     });
     expect(guest.states[0]).toEqual({ globalClicks: 42 });
     expect(typeof guest.counts[0]).toBe('number');
+
+    // The token may come as an Authorization header instead.
+    const byHeader = open(a.url, { header: `Bearer ${playerToken}` });
+    await eventually(() => byHeader.states.length > 0, 'the first state by header');
+    expect(byHeader.states[0]).toEqual({
+      globalClicks: 42,
+      pot: 12.5,
+      lastClickUser: 'alice',
+      lastWinner: 'bob',
+    });
   });
 
   it('delivers every tick to a socket on each instance, coalesced, and never backwards within a round', async () => {
@@ -215,9 +225,18 @@ describe('realtime with two instances', () => {
       { token: 'not-a-token', message: 'Invalid token' },
       { token: forged, message: 'Invalid token' },
       { token: expired, message: 'Token expired' },
+      { header: 'Basic dXNlcjpwYXNz', message: 'Authorization header must be "Bearer <token>"' },
     ];
-    for (const { token, message } of cases) {
-      const r = open(a.url, { token, reconnection: false });
+    for (const { token, header, message } of cases as {
+      token?: string;
+      header?: string;
+      message: string;
+    }[]) {
+      const r = open(a.url, {
+        ...(token ? { token } : {}),
+        ...(header ? { header } : {}),
+        reconnection: false,
+      });
       await eventually(() => r.errors.length > 0, 'the refusal');
       expect(r.errors[0]).toBe(message);
       expect(r.states).toEqual([]);

@@ -104,7 +104,10 @@ export interface Recorder {
   close(): void;
 }
 
-export function record(url: string, options: { token?: string; reconnection?: boolean } = {}): Recorder {
+export function record(
+  url: string,
+  options: { token?: string; header?: string; reconnection?: boolean } = {},
+): Recorder {
   const socket: Socket<ServerToClientEvents> = connectSocket(url, {
     ...SOCKET_CLIENT_OPTIONS,
     reconnectionDelay: 100,
@@ -112,6 +115,7 @@ export function record(url: string, options: { token?: string; reconnection?: bo
     reconnection: options.reconnection ?? true,
     forceNew: true,
     ...(options.token ? { auth: { token: options.token } } : {}),
+    ...(options.header ? { extraHeaders: { authorization: options.header } } : {}),
   });
   const recorder: Recorder = {
     socket,
