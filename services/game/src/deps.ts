@@ -26,7 +26,9 @@ export interface Deps {
 export async function createDeps(config: Config): Promise<Deps> {
   const log = pino({ level: config.LOG_LEVEL, base: { service: 'game' } });
   const db = createDb<Database>(config.DATABASE_URL, { name: 'game', max: 20 });
-  const redis = createRedis(config.REDIS_URL);
+  // A click batch must run at most once: a command in flight when the connection drops is failed, never
+  // sent again after the reconnect (it may have run already).
+  const redis = createRedis(config.REDIS_URL, { autoResendUnfulfilledCommands: false });
   const nats = await connectNats(config.NATS_URL, 'game');
   return {
     config,
