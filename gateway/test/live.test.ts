@@ -35,6 +35,9 @@ interface Realtime {
   child: ChildProcess;
 }
 
+/** Every realtime process started, so each is stopped even when a start-up fails half way. */
+const spawned: Realtime[] = [];
+
 async function startRealtime(name: string, env: Record<string, string>): Promise<Realtime> {
   const port = await freePort();
   const logDir = join(workspaceRoot(), '.data', 'test', 'logs');
@@ -54,6 +57,7 @@ async function startRealtime(name: string, env: Record<string, string>): Promise
     stdio: ['ignore', log, log],
   });
   const url = `http://127.0.0.1:${port}`;
+  spawned.push({ name, url, child });
   await eventually(async () => (await fetch(`${url}/readyz`)).ok, `${name} to be ready`, 100_000);
   return { name, url, child };
 }
@@ -152,7 +156,7 @@ describe('live updates through the gateway', () => {
   afterAll(async () => {
     for (const c of clients.splice(0)) c.socket.close();
     await gateway?.close();
-    await Promise.all(realtimes.map(kill));
+    await Promise.all(spawned.map(kill));
     await game?.close();
     await nats?.close();
   });
