@@ -115,9 +115,12 @@ describe('a round played in the browser', () => {
     expect(missing).toBeGreaterThan(0);
     // Quick presses, as a player racing for the pot would: no wait for the flash animation to settle.
     for (let i = 0; i < missing; i++) await clickButton(page).click({ force: true, noWaitAfter: true });
-    for (const browserPage of [page, watcher.page]) {
-      await browserPage.getByTestId('notice-winner').filter({ hasText: username }).waitFor();
-    }
+    // Both browsers at once: an alert stays up for 8 s, so waiting for one after the other could miss it.
+    await Promise.all(
+      [page, watcher.page].map((browserPage) =>
+        browserPage.getByTestId('notice-winner').filter({ hasText: username }).waitFor({ timeout: 30_000 }),
+      ),
+    );
     // The round restarted.
     await until(
       () => shownCount(watcher.page),

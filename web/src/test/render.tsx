@@ -17,9 +17,16 @@ export function fakeSocket() {
       handlers.clear();
       return socket;
     },
+    connect() {
+      return socket;
+    },
+    active: true,
   };
+  const tokens: (string | null)[] = [];
   return {
     socket: socket as unknown as GameSocket,
+    /** The token each connection would have sent. */
+    tokens,
     emit(event: string, payload?: unknown) {
       for (const handler of handlers.get(event) ?? []) handler(payload);
     },
@@ -39,7 +46,13 @@ export function renderWithProviders(ui: ReactNode, { route = '/', socket = fakeS
   });
   const result = render(
     <MemoryRouter initialEntries={[route]}>
-      <AppProviders queryClient={queryClient} socketFactory={() => socket.socket}>
+      <AppProviders
+        queryClient={queryClient}
+        socketFactory={(token) => {
+          socket.tokens.push(token());
+          return socket.socket;
+        }}
+      >
         {ui}
         <Location />
       </AppProviders>

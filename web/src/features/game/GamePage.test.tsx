@@ -116,6 +116,8 @@ describe('game screen', () => {
     const socket = fakeSocket();
     renderApp('/game', { socket });
     await waitFor(() => expect(counter()).toHaveTextContent('41'));
+    // The socket connects as this player, so the server sends the pot and the names.
+    expect(socket.tokens.at(-1)).toBe(window.localStorage.getItem('token'));
     act(() =>
       socket.emit('gameStateUpdate', { globalClicks: 77, pot: 20, lastWinner: 'bea', lastClickUser: 'carl' }),
     );
@@ -125,6 +127,10 @@ describe('game screen', () => {
     expect(screen.getByText('Jugadores conectados: 5')).toBeInTheDocument();
     act(() => socket.emit('winner', { username: 'carl', pot: 20 }));
     expect(screen.getByTestId('notice-winner')).toHaveTextContent('carl');
+    // An update without the pot and names (a guest's view) keeps the ones already shown.
+    act(() => socket.emit('gameStateUpdate', { globalClicks: 78 }));
+    await waitFor(() => expect(counter()).toHaveTextContent('78'));
+    expect(screen.getByTestId('pot')).toHaveTextContent('20,00 €');
     const before = api.callsTo('GET', '/api/game/state').length;
     act(() => socket.emit('connect'));
     await waitFor(() => expect(api.callsTo('GET', '/api/game/state').length).toBe(before + 1));

@@ -6,6 +6,7 @@ import {
   UserCountUpdate,
   WinnerEvent,
   type ClientToServerEvents,
+  type GuestGameState,
   type ServerToClientEvents,
 } from '@omc/contracts';
 import { useQueryClient } from '@tanstack/react-query';
@@ -16,11 +17,26 @@ import { markServerData } from '../../api/generations';
 import { queryKeys } from '../../api/keys';
 import { formatMoney } from '../../i18n/format';
 import { useNotices } from '../../components/Notices';
+import { useSession } from '../../session/SessionProvider';
 
-export type GameSocket = Pick<Socket<ServerToClientEvents, ClientToServerEvents>, 'on' | 'disconnect'>;
-export type SocketFactory = () => GameSocket;
+export type GameSocket = Pick<
+  Socket<ServerToClientEvents, ClientToServerEvents>,
+  'on' | 'disconnect' | 'connect' | 'active'
+>;
+/** `token` is read at every (re)connect, so a refreshed token is the one the server sees. */
+export type SocketFactory = (token: () => string | null) => GameSocket;
 
-const defaultFactory: SocketFactory = () => io({ ...SOCKET_CLIENT_OPTIONS });
+const defaultFactory: SocketFactory = (token) =>
+  io({
+    ...SOCKET_CLIENT_OPTIONS,
+    // Players are told the pot and names; a socket without a token is a guest's (SPEC section 1).
+    auth: (send) => {
+      const current = token();
+      send(current ? { token: current } : {});
+    },
+  });
+
+const RETRY_REFUSED_MS = 2000;
 
 const LiveContext = createContext<SocketFactory>(defaultFactory);
 
@@ -39,6 +55,11 @@ export function useLiveGame(): LiveGame {
   const factory = useContext(LiveContext);
   const queryClient = useQueryClient();
   const { notify } = useNotices();
+  const { token, username } = useSession();
+  const tokenRef = useRef(token);
+  tokenRef.current = token;
+  // A new audience (signed in, signed out, another user) needs a new connection.
+  const viewer = token ? `user:${username ?? ''}` : 'guest';
   const { i18n } = useTranslation();
   const languageRef = useRef(i18n.language);
   languageRef.current = i18n.language;
@@ -48,7 +69,8 @@ export function useLiveGame(): LiveGame {
   const [userCount, setUserCount] = useState<number | null>(null);
 
   useEffect(() => {
-    const socket = factory();
+    const socket = factory(() => tokenRef.current);
+    let retry: ReturnType<typeof setTimeout> | null = null;
     // State updates arrive up to 10 times a second; the profile follows at most once a second.
     let profileTimer: ReturnType<typeof setTimeout> | null = null;
     const reloadProfile = () => {
@@ -65,11 +87,23 @@ export function useLiveGame(): LiveGame {
       void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
     });
     socket.on('disconnect', () => setConnected(false));
+    // A refused handshake (an expired token, say) is not retried by the client itself.
+    socket.on('connect_error', () => {
+      if (socket.active || retry) return;
+      retry = setTimeout(() => {
+        retry = null;
+        socket.connect();
+      }, RETRY_REFUSED_MS);
+    });
     socket.on('gameStateUpdate', (payload) => {
       const state = GameStateUpdate.safeParse(payload);
       if (!state.success) return console.warn('ignored a malformed gameStateUpdate', state.error);
       markServerData('gameState');
-      queryClient.setQueryData(queryKeys.gameState, state.data);
+      // A guest's update leaves out the pot and the names: keep what the page already had of them.
+      queryClient.setQueryData<GuestGameState>(queryKeys.gameState, (previous) => ({
+        ...previous,
+        ...state.data,
+      }));
       reloadProfile();
     });
     socket.on('winner', (payload) => {
@@ -89,9 +123,10 @@ export function useLiveGame(): LiveGame {
     });
     return () => {
       if (profileTimer) clearTimeout(profileTimer);
+      if (retry) clearTimeout(retry);
       socket.disconnect();
     };
-  }, [factory, queryClient]);
+  }, [factory, queryClient, viewer]);
 
   return { connected, userCount };
 }
