@@ -2,6 +2,7 @@
 // game's part played on real NATS: what players on either instance receive.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, startNats, startRedis, type ServerHandle } from '@omc/infra';
 import { eventually, generateTokenKeys, signAccessToken, workspaceRoot } from '@omc/testkit';
@@ -86,6 +87,7 @@ describe('realtime with two instances', () => {
     await Promise.allSettled([a?.stop(), b?.stop()]);
     await game?.close();
     await Promise.allSettled([redis?.stop(), nats?.stop()]);
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('is ready with Redis and NATS, and exposes its metrics', async () => {
