@@ -5,7 +5,7 @@
  * A batch of clicks, in order. For each: rate limit, right to click (role, pass, purchased then granted
  * balance), spend, counter + 1, last clicker, milestone reward, and at the target the round closes.
  * The state and the users share one hash, so a batch reads everything with one HMGET and writes it back
- * with one HSET, whatever its size: four Redis commands per batch (with the call and the journal append).
+ * with one HSET (the journal entry included), whatever its size: three Redis commands per batch.
  * KEYS: state, journal, users (the same hash as state). ARGV: now (ms), target, rate per second, milestones "at:reward,...", then
  * the user id of each click.
  * Returns { 1, wins json or '', then per click: status, ordinal, round, balance after (-1 = unlimited),
@@ -149,8 +149,9 @@ if accepted > 0 then
     if s.n > 0 or s.win then journal[#journal + 1] = s end
   end
   seq = seq + 1
-  redis.call('RPUSH', KEYS[2], epoch .. ':' .. seq .. ':' .. cjson.encode({ segs = journal }))
   local w = #writes
+  writes[w + 1], writes[w + 2] = 'j:' .. seq, epoch .. ':' .. seq .. ':' .. cjson.encode({ segs = journal })
+  w = w + 2
   writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = 'round', round, 'clicks', clicks
   writes[w + 5], writes[w + 6], writes[w + 7], writes[w + 8] = 'pot', pot, 'seq', seq
   writes[w + 9], writes[w + 10], writes[w + 11], writes[w + 12] = 'lcu', lcu, 'lcn', lcn or ''
@@ -159,7 +160,7 @@ if accepted > 0 then
     out[2] = cjson.encode(wins)
   end
 end
--- Users and state in one write.
+-- Users, state and the journal entry in one write.
 if #writes > 0 then redis.call('HSET', S, unpack(writes)) end
 return out
 `;
@@ -194,9 +195,8 @@ end
 redis.call('HINCRBY', KEYS[1], 'pot', tonumber(ARGV[5]))
 redis.call('HSET', KEYS[3], ARGV[1], round)
 local seq = tonumber(st[3]) + 1
-redis.call('HSET', KEYS[1], 'seq', seq)
 local purchase = { id = ARGV[1], userId = ARGV[2], round = round, clicks = clicks, unlimited = ARGV[4] == '1', potShareCents = tonumber(ARGV[5]), packId = ARGV[6] }
-redis.call('RPUSH', KEYS[2], st[2] .. ':' .. seq .. ':' .. cjson.encode({ purchase = purchase }))
+redis.call('HSET', KEYS[1], 'seq', seq, 'j:' .. seq, st[2] .. ':' .. seq .. ':' .. cjson.encode({ purchase = purchase }))
 return {1, round}
 `;
 
@@ -262,37 +262,54 @@ return 1
  */
 export const RESTORE_STATE = `
 if redis.call('HEXISTS', KEYS[1], 'round') == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'round', ARGV[1], 'clicks', ARGV[2], 'pot', ARGV[3], 'epoch', ARGV[4], 'seq', 0)
+redis.call('HSET', KEYS[1], 'round', ARGV[1], 'clicks', ARGV[2], 'pot', ARGV[3], 'epoch', ARGV[4], 'seq', 0, 'fseq', 0)
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'lcu', ARGV[5], 'lcn', ARGV[6]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'lwu', ARGV[7], 'lwn', ARGV[8]) end
 return 1
 `;
 
 /**
- * Takes the flusher's lock and the head of the journal in one call; nothing (not even the lock) when the
- * journal is empty. KEYS: journal, lock. ARGV: token, lock ms, max entries.
- * Returns the entries, or { -1 } when another flusher holds the lock.
+ * Takes the flusher's lock and the oldest unflushed journal entries (fields j:<seq> of the game hash,
+ * after fseq) in one call; nothing, not even the lock, when all is flushed.
+ * KEYS: game hash, lock. ARGV: token, lock ms, max entries. Returns the entries, or { -1 } when another
+ * flusher holds the lock.
  */
 export const TAKE_JOURNAL = `
-if redis.call('LLEN', KEYS[1]) == 0 then return {} end
+local st = redis.call('HMGET', KEYS[1], 'seq', 'fseq')
+if not st[1] then return {} end
+local seq = tonumber(st[1])
+local fseq = tonumber(st[2] or '0')
+if seq <= fseq then return {} end
 if not redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return {-1} end
-return redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1)
+local fields = {}
+for s = fseq + 1, math.min(seq, fseq + tonumber(ARGV[3])) do fields[#fields + 1] = 'j:' .. s end
+local values = redis.call('HMGET', KEYS[1], unpack(fields))
+local out = {}
+for i = 1, #fields do
+  if values[i] then out[#out + 1] = values[i] end
+end
+if #out == 0 then redis.call('DEL', KEYS[2]) end
+return out
 `;
 
 /**
- * Removes flushed entries from the head of the journal, only if they are still the ones expected there,
- * and releases the lock if still held. KEYS: journal, lock. ARGV: token, then "epoch:seq:" of each entry.
+ * Removes the flushed entries (up to seq `upto` of this epoch; nothing if Redis was rebuilt meanwhile),
+ * advances fseq, and releases the lock if still held. KEYS: game hash, lock. ARGV: token, epoch, upto.
  */
 export const TRIM_JOURNAL = `
-local k = #ARGV - 1
-local same = 0
-local head = {}
-if k > 0 then head = redis.call('LRANGE', KEYS[1], 0, k - 1) end
-for i = 1, #head do
-  if string.sub(head[i], 1, #ARGV[i + 1]) ~= ARGV[i + 1] then break end
-  same = i
+local st = redis.call('HMGET', KEYS[1], 'epoch', 'fseq')
+local removed = 0
+if st[1] == ARGV[2] then
+  local from = tonumber(st[2] or '0') + 1
+  local upto = tonumber(ARGV[3])
+  if upto >= from then
+    local fields = {}
+    for s = from, upto do fields[#fields + 1] = 'j:' .. s end
+    redis.call('HDEL', KEYS[1], unpack(fields))
+    redis.call('HSET', KEYS[1], 'fseq', upto)
+    removed = upto - from + 1
+  end
 end
-if same > 0 then redis.call('LTRIM', KEYS[1], same, -1) end
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
-return same
+return removed
 `;

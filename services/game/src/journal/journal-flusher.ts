@@ -69,7 +69,10 @@ export function startJournalFlusher(
     } finally {
       // Removes what was written (nothing after a failure) and releases the lock, in one call.
       await scripts
-        .trimJournal([KEYS.journal, KEYS.flushLock], [token, ...entries.map((e) => e.prefix)])
+        .trimJournal(
+          [KEYS.journal, KEYS.flushLock],
+          [token, entries[0]?.epoch ?? '', Math.max(0, ...entries.map((e) => e.seq))],
+        )
         .catch(() => undefined);
     }
     return entries.length;
@@ -100,7 +103,11 @@ export function startJournalFlusher(
     nudge: () => wake?.(),
     async drain(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
-      while ((await redis.llen(KEYS.journal)) > 0) {
+      const pending = async () => {
+        const [seq, fseq] = await redis.hmget(KEYS.journal, 'seq', 'fseq');
+        return Number(seq ?? 0) > Number(fseq ?? 0);
+      };
+      while (await pending()) {
         if (Date.now() > deadline) throw new Error('journal did not drain in time');
         wake?.();
         await sleep(10);
