@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { startRedis } from '@omc/infra';
 import {
   freshDatabase,
@@ -43,6 +44,7 @@ describe('game service health', () => {
     await app?.close();
     await deps?.close();
     await redis?.stop();
+    rmSync(redisDir, { recursive: true, force: true });
     await database?.drop();
   });
 

@@ -12,6 +12,7 @@ import {
   type Role,
 } from '@omc/contracts';
 import { AckPolicy, DeliverPolicy } from 'nats';
+import { rmSync } from 'node:fs';
 import { startRedis } from '@omc/infra';
 import { connectNats, ensureStream, publishEvent, type Nats } from '@omc/service-kit';
 import {
@@ -46,14 +47,25 @@ export async function startGame(options: { env?: Record<string, string>; instanc
   const nats: Nats = await connectNats(testInfra().natsUrl, 'game-test');
   for (const stream of [STREAMS.auth, STREAMS.payments, STREAMS.game]) await ensureStream(nats.jsm, stream);
 
-  const config = loadConfig({
-    DATABASE_URL: database.url,
-    REDIS_URL: redis.url,
-    NATS_URL: testInfra().natsUrl,
-    JWT_PUBLIC_KEY: keys.publicKey,
-    LOG_LEVEL: 'silent',
-    ...options.env,
-  });
+  const stopEarly = async (error: unknown): Promise<never> => {
+    await nats.close();
+    await redis.stop();
+    rmSync(redisDir, { recursive: true, force: true });
+    await database.drop();
+    throw error;
+  };
+  const config = await Promise.resolve()
+    .then(() =>
+      loadConfig({
+        DATABASE_URL: database.url,
+        REDIS_URL: redis.url,
+        NATS_URL: testInfra().natsUrl,
+        JWT_PUBLIC_KEY: keys.publicKey,
+        LOG_LEVEL: 'silent',
+        ...options.env,
+      }),
+    )
+    .catch(stopEarly);
   const depsList: Deps[] = [];
   const apps: GameApp[] = [];
   for (let i = 0; i < (options.instances ?? 1); i++) {
@@ -197,6 +209,7 @@ export async function startGame(options: { env?: Record<string, string>; instanc
       for (const d of depsList) await d.close();
       await nats.close();
       await redis.stop();
+      rmSync(redisDir, { recursive: true, force: true });
       await database.drop();
     },
   };
