@@ -20,7 +20,7 @@ export const authApi = {
     request('/api/user/register', RegisterResponse, { method: 'POST', body, credentials: true }),
   /** Sends only the refresh cookie, never the access token. */
   refresh: () => request('/api/user/refresh', RefreshResponse, { method: 'POST', credentials: true }),
-  logout: () => request('/api/user/logout', MessageResponse, { method: 'POST', credentials: true }),
+  logout: () => request('/api/user/refresh/logout', MessageResponse, { method: 'POST', credentials: true }),
   profile: (token: string) => request('/api/user/profile', ProfileResponse, { token }),
   changeLanguage: (token: string, language: Language) =>
     request('/api/user/change-language', MessageResponse, { method: 'PUT', token, body: { language } }),

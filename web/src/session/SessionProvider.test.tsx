@@ -75,7 +75,7 @@ describe('token refresh', () => {
     expect(screen.getByTestId('session')).toHaveTextContent('guest');
     expect(window.localStorage.getItem('token')).toBeNull();
     expect(window.localStorage.getItem('username')).toBeNull();
-    expect(api.callsTo('POST', '/api/user/logout')).toHaveLength(1);
+    expect(api.callsTo('POST', '/api/user/refresh/logout')).toHaveLength(1);
     expect(screen.getByTestId('location')).toHaveTextContent('/');
   });
 });

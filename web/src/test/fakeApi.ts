@@ -1,6 +1,9 @@
 // A stand-in for the gateway in component tests: each route answers what the test says, every call is
 // recorded, and an unexpected call fails the test.
+import { ROUTES } from '@omc/contracts';
 import { vi } from 'vitest';
+
+const PUBLIC_ROUTES = new Set(ROUTES.map((r) => `${r.method} ${r.path}`));
 
 export interface Call {
   method: string;
@@ -55,7 +58,7 @@ export function fakeApi(routes: Record<string, Handler> = {}) {
     'GET /api/game/rules': () => json(200, DEFAULT_RULES),
     'GET /api/user/profile': () => json(200, profile()),
     'GET /api/winners': () => json(200, { winners: [], nextCursor: null }),
-    'POST /api/user/logout': () => json(200, { message: 'bye' }),
+    'POST /api/user/refresh/logout': () => json(200, { message: 'bye' }),
   };
   const table = { ...defaults, ...routes };
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
@@ -71,6 +74,8 @@ export function fakeApi(routes: Record<string, Handler> = {}) {
       credentials: init.credentials,
     };
     calls.push(call);
+    // The app may only call routes the contracts publish: a renamed server route fails here first.
+    if (!PUBLIC_ROUTES.has(`${method} ${url.pathname}`)) throw new Error(`${method} ${url.pathname} is not a route in @omc/contracts ROUTES`);
     const handler = table[`${method} ${url.pathname}`];
     if (!handler) throw new Error(`unexpected call ${method} ${url.pathname}`);
     return handler(call);
