@@ -1,0 +1,130 @@
+// What players do, as the web client does it, each outcome recorded for the invariants.
+import { randomBytes } from 'node:crypto';
+import { figures } from './context.js';
+import { call, waitFor, type Player } from './http.js';
+
+/** Braintree's published test nonce for a valid card; the emulator honours it as the provider does. */
+export const VALID_NONCE = 'fake-valid-nonce';
+
+export interface ClickRecord {
+  user: string;
+  status: number;
+  globalClicks?: number;
+  round?: number;
+  won?: boolean;
+  at: number;
+}
+
+export interface PurchaseRecord {
+  user: string;
+  amount: string;
+  key: string;
+  status: number;
+  success?: boolean;
+  transactionId?: string;
+}
+
+export interface CollectRecord {
+  user: string;
+  status: number;
+  transactionId?: string;
+  amount?: number;
+}
+
+export async function click(player: Player): Promise<ClickRecord> {
+  const answer = await call('POST', '/api/game/click', { token: player.token });
+  const record: ClickRecord = { user: player.username, status: answer.status, at: Date.now() };
+  if (answer.status === 200) {
+    record.globalClicks = answer.body.globalClicks;
+    record.round = answer.body.round;
+    record.won = answer.body.won === true;
+    figures.clicksAccepted += 1;
+    if (record.won) figures.roundsWon += 1;
+  }
+  return record;
+}
+
+export function newKey(): string {
+  return `rel_${randomBytes(10).toString('hex')}`;
+}
+
+export async function checkout(player: Player, amount = '0.99', key = newKey(), nonce = VALID_NONCE): Promise<PurchaseRecord> {
+  const answer = await call('POST', '/api/payments/checkout', { token: player.token, body: { paymentMethodNonce: nonce, amount, idempotencyKey: key }, timeoutMs: 20_000 });
+  const record: PurchaseRecord = { user: player.username, amount, key, status: answer.status };
+  if (answer.status === 200) {
+    record.success = answer.body?.success === true;
+    record.transactionId = answer.body?.transactionId;
+    if (record.success) figures.purchases += 1;
+  }
+  return record;
+}
+
+export async function setPayoutEmail(player: Player, paypalEmail = `${player.username}@paypal.example.com`): Promise<number> {
+  return (await call('POST', '/api/winners/setPaymentMethod', { token: player.token, body: { paypalEmail } })).status;
+}
+
+export async function collect(player: Player, path = '/api/winners/collect'): Promise<CollectRecord> {
+  const answer = await call('POST', path, { token: player.token, timeoutMs: 20_000 });
+  const record: CollectRecord = { user: player.username, status: answer.status };
+  if (answer.status === 200) {
+    record.transactionId = answer.body.transactionId;
+    record.amount = answer.body.amount;
+    figures.collects += 1;
+  }
+  return record;
+}
+
+export interface GameState {
+  globalClicks: number;
+  pot: number;
+  lastWinner: string | null;
+  lastClickUser: string | null;
+}
+
+export async function gameState(token?: string): Promise<GameState | undefined> {
+  const answer = await call('GET', '/api/game/state', { token });
+  return answer.status === 200 ? answer.body.gameState : undefined;
+}
+
+export async function profile(player: Player): Promise<any> {
+  const answer = await call('GET', '/api/user/profile', { token: player.token });
+  return answer.status === 200 ? answer.body : undefined;
+}
+
+export async function gameProfile(player: Player): Promise<{ freeClicks: number; purchasedClicks: number; hasInfiniteClicks: boolean } | undefined> {
+  const answer = await call('GET', '/api/game/profile', { token: player.token });
+  return answer.status === 200 ? answer.body : undefined;
+}
+
+export async function paymentsProfile(player: Player): Promise<{ potEarned: number; paypalEmail: string | null; adminBalance: number | null } | undefined> {
+  const answer = await call('GET', '/api/payments/profile', { token: player.token });
+  return answer.status === 200 ? answer.body : undefined;
+}
+
+/** Game learns of new users by event; waits until it knows this one (its sign-up grant is visible). */
+export async function untilGameKnows(player: Player): Promise<void> {
+  await waitFor(`game to know ${player.username}`, async () => (await gameProfile(player)) !== undefined, 30_000);
+}
+
+export interface Winner {
+  _id: string;
+  userId: { username: string } | null;
+  pot: number;
+  createdAt: string;
+  round?: number;
+}
+
+export async function winners(): Promise<Winner[]> {
+  const answer = await call('GET', '/api/winners?limit=200');
+  return answer.status === 200 ? answer.body.winners : [];
+}
+
+/** Clicks as a privileged player until the round is won by them; returns the winning click. */
+export async function winRound(player: Player, maxClicks = 100_000): Promise<ClickRecord> {
+  for (let i = 0; i < maxClicks; i++) {
+    const record = await click(player);
+    if (record.won) return record;
+    if (record.status !== 200 && record.status !== 429) throw new Error(`click refused while winning a round: ${record.status}`);
+  }
+  throw new Error(`no win in ${maxClicks} clicks`);
+}

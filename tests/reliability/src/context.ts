@@ -1,0 +1,81 @@
+// What a test file knows about the running system, and its way to ask the global setup for faults.
+import { inject } from 'vitest';
+import { emptyFigures, type Figures, type Recovery } from './figures.js';
+
+export interface SuiteContext {
+  gatewayUrl: string;
+  /** Each process's own URL (services' internal ports, reachable from this machine only). */
+  urls: Record<string, string>;
+  deployables: string[];
+  /** Each service's own database, for read-only checks where only the database can tell. */
+  databaseUrls: Record<string, string>;
+  redisUrl: string;
+  natsUrl: string;
+  keys: { publicKey: string; privateKey: string };
+  admin: { username: string; email: string; password: string };
+  controlUrl: string;
+  logsDir: string;
+  env: Record<string, string>;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    reliability: SuiteContext;
+  }
+}
+
+export function suite(): SuiteContext {
+  return inject('reliability');
+}
+
+async function control(path: string, body: unknown): Promise<unknown> {
+  const response = await fetch(`${suite().controlUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json().catch(() => ({}))) as { message?: string };
+  if (!response.ok) throw new Error(`control ${path} failed: ${answer.message ?? response.status}`);
+  return answer;
+}
+
+export type FaultTarget = 'postgres' | 'redis' | 'nats' | 'emulators' | 'auth' | 'game' | 'payments' | 'realtime' | 'gateway';
+
+/** Stops one part: a native server by PID, or a process (SIGKILL by default, a crash). */
+export async function stopPart(target: FaultTarget, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<void> {
+  await control('/stop', { target, signal });
+}
+
+/** Starts it again on the same port with the same data and environment. */
+export async function restartPart(target: FaultTarget): Promise<void> {
+  await control('/restart', { target });
+}
+
+/** Starts another gateway in front of the same services with other settings; stopped at the end of the suite. */
+export async function extraGateway(env: Record<string, string>): Promise<string> {
+  return ((await control('/extra-gateway', { env })) as { url: string }).url;
+}
+
+/** This file's share of the figures; `reportFigures` sends it to the global setup (once, in afterAll). */
+export const figures: Figures = emptyFigures();
+
+export function recordRecovery(recovery: Recovery): void {
+  figures.recoveries.push(recovery);
+}
+
+export async function reportFigures(): Promise<void> {
+  await control('/figures', figures);
+  Object.assign(figures, emptyFigures());
+}
+
+/** Checks one invariant: counts it, and records a violation (with the detail) when it does not hold. */
+export function invariant(name: string, holds: boolean, detail: unknown = ''): boolean {
+  figures.invariantsChecked += 1;
+  if (!holds) figures.violations.push(`${name}${detail === '' ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`);
+  return holds;
+}
+
+/** The violations recorded in this file so far (a test ends with expect(violations()).toEqual([])). */
+export function violations(): string[] {
+  return [...figures.violations];
+}

@@ -1,0 +1,100 @@
+// The suite's figures: every test file reports what it did, the global setup adds them up and prints
+// them at the end (faults injected, requests made, invariants checked, violations, recovery times).
+
+export interface Recovery {
+  fault: string;
+  /** From the restart of the stopped part until every process is ready and a socket hears the game again. */
+  recoveryMs: number;
+  /** From the stop until recovered: the whole outage the players saw, restart included (1 s down on purpose). */
+  outageMs: number;
+  /** Requests of the load that failed while the part was down (answered 5xx or not at all). */
+  failedDuringFault: number;
+}
+
+export interface Figures {
+  startupMs: number;
+  totalMs: number;
+  faultsInjected: number;
+  faults: string[];
+  requests: number;
+  requestsByStatus: Record<string, number>;
+  clicksAccepted: number;
+  purchases: number;
+  collects: number;
+  roundsWon: number;
+  socketsOpened: number;
+  attacks: number;
+  invariantsChecked: number;
+  violations: string[];
+  recoveries: Recovery[];
+  loadSeconds: number;
+  clicksLostInRedisCrash: number[];
+  /** Wrong passwords one account took, from distinct addresses, before it was locked. */
+  bruteForceGuessesBeforeLock: number;
+  /** Requests of the mixed load (nothing broken) that got a 5xx or no answer. */
+  unansweredInLoad: number;
+}
+
+export function emptyFigures(): Figures {
+  return {
+    startupMs: 0,
+    totalMs: 0,
+    faultsInjected: 0,
+    faults: [],
+    requests: 0,
+    requestsByStatus: {},
+    clicksAccepted: 0,
+    purchases: 0,
+    collects: 0,
+    roundsWon: 0,
+    socketsOpened: 0,
+    attacks: 0,
+    invariantsChecked: 0,
+    violations: [],
+    recoveries: [],
+    loadSeconds: 0,
+    clicksLostInRedisCrash: [],
+    bruteForceGuessesBeforeLock: 0,
+    unansweredInLoad: 0,
+  };
+}
+
+export function mergeFigures(into: Figures, part: Partial<Figures>): void {
+  for (const key of ['unansweredInLoad', 'requests', 'clicksAccepted', 'purchases', 'collects', 'roundsWon', 'socketsOpened', 'attacks', 'invariantsChecked', 'loadSeconds'] as const) {
+    into[key] += Number(part[key] ?? 0);
+  }
+  for (const [status, n] of Object.entries(part.requestsByStatus ?? {})) into.requestsByStatus[status] = (into.requestsByStatus[status] ?? 0) + n;
+  into.faultsInjected += Number(part.faultsInjected ?? 0);
+  into.faults.push(...(part.faults ?? []));
+  into.bruteForceGuessesBeforeLock = Math.max(into.bruteForceGuessesBeforeLock, Number(part.bruteForceGuessesBeforeLock ?? 0));
+  into.violations.push(...(part.violations ?? []));
+  into.recoveries.push(...(part.recoveries ?? []));
+  into.clicksLostInRedisCrash.push(...(part.clicksLostInRedisCrash ?? []));
+}
+
+export function formatFigures(f: Figures): string {
+  const statuses = Object.entries(f.requestsByStatus)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([s, n]) => `${s}: ${n}`)
+    .join(', ');
+  const worst = f.recoveries.reduce((m, r) => Math.max(m, r.recoveryMs), 0);
+  const worstOutage = f.recoveries.reduce((m, r) => Math.max(m, r.outageMs), 0);
+  const lines = [
+    '',
+    '===== reliability figures =====',
+    `system start-up            ${(f.startupMs / 1000).toFixed(1)} s; whole run ${(f.totalMs / 1000).toFixed(1)} s`,
+    `faults injected            ${f.faultsInjected}${f.faults.length ? ` (${f.faults.join(', ')})` : ''}`,
+    `requests made              ${f.requests} (${statuses || 'none'})`,
+    `clicks accepted            ${f.clicksAccepted}; purchases ${f.purchases}; collects ${f.collects}; rounds won ${f.roundsWon}`,
+    `sockets opened             ${f.socketsOpened}`,
+    `attack requests            ${f.attacks}; wrong passwords taken before lock-out ${f.bruteForceGuessesBeforeLock}`,
+    `mixed load                 ${f.loadSeconds} s; requests unanswered or 5xx in it ${f.unansweredInLoad}`,
+    `invariants checked         ${f.invariantsChecked}`,
+    `violations                 ${f.violations.length}${f.violations.length ? `\n  - ${f.violations.join('\n  - ')}` : ''}`,
+    `recovery after each fault  ${f.recoveries.map((r) => `${r.fault} ${(r.recoveryMs / 1000).toFixed(1)} s (outage ${(r.outageMs / 1000).toFixed(1)} s, ${r.failedDuringFault} clicks refused)`).join(', ') || 'none'}`,
+    `worst recovery             ${(worst / 1000).toFixed(1)} s after the part was back; worst outage ${(worstOutage / 1000).toFixed(1)} s`,
+    `clicks lost in Redis crash ${f.clicksLostInRedisCrash.length ? f.clicksLostInRedisCrash.join(', ') : 'n/a'}`,
+    '===============================',
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,178 @@
+// Starts the whole system once for the suite (infrastructure, emulators, services, gateway) as real
+// processes, and a small loopback control server through which test files inject faults: test files run
+// in worker processes that cannot hold the system's child processes, so they ask this process to stop
+// and restart them. At the end it prints the suite's figures and stops everything by PID.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, startSystem, type ServerName, type System } from '@omc/infra';
+import { workspaceRoot } from '@omc/testkit';
+import type { TestProject } from 'vitest/node';
+import { emptyFigures, formatFigures, mergeFigures, type Figures } from './figures.js';
+import type { SuiteContext } from './context.js';
+
+export const SUITE_ENV = {
+  ROUND_TARGET: '50',
+  MILESTONES: '10:100,25:200',
+  SIGNUP_FREE_CLICKS: '10',
+  RATE_LIMIT_PER_IP: '0',
+  // The load clicks faster than a person; the per-user limit itself is tested by the game's own suite.
+  CLICK_RATE_PER_USER: '1000',
+  LOG_LEVEL: 'warn',
+  // Every player of the suite signs up from this one host; the account limits stay at their defaults.
+  REGISTER_MAX_PER_IP: '0',
+  LOGIN_MAX_FAILURES_PER_IP: '0',
+  // Shorter than the default 5 s grace for racing tabs, so the replay test waits less.
+  REFRESH_REUSE_GRACE_MS: '1000',
+  // A purchase whose provider call was cut off is held (409) for twice this plus 2 s; shorter for the suite.
+  BRAINTREE_TIMEOUT_MS: '3000',
+  PAYPAL_TIMEOUT_MS: '3000',
+  BOOTSTRAP_ADMIN_USERNAME: 'reliability_admin',
+  BOOTSTRAP_ADMIN_EMAIL: 'reliability-admin@example.com',
+  BOOTSTRAP_ADMIN_PASSWORD: 'reliability-admin-password',
+};
+
+const SERVERS: readonly ServerName[] = ['postgres', 'redis', 'nats'];
+
+async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
+  let body = '';
+  for await (const chunk of request) body += chunk;
+  return body ? (JSON.parse(body) as Record<string, unknown>) : {};
+}
+
+export default async function setup(project: TestProject) {
+  const root = workspaceRoot();
+  const dir = join(root, '.data', `reliability-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const started = Date.now();
+  const system: System = await startSystem({
+    root,
+    dir,
+    persistent: false,
+    ports: 'free',
+    logs: 'files',
+    redisAppendOnly: true,
+    env: { ...SUITE_ENV, OMC_INFRA: 'native' },
+    log: () => undefined,
+  });
+  const startupMs = Date.now() - started;
+
+  const figures: Figures = emptyFigures();
+  figures.startupMs = startupMs;
+  const extraGateways: ChildProcess[] = [];
+
+  // Another gateway with its own settings (the per-IP limit on, or trusting X-Forwarded-For as it would
+  // behind a load balancer), for the tests that need them; the main one runs with the suite's settings.
+  const startExtraGateway = async (overrides: Record<string, string>): Promise<string> => {
+    const gateway = system.processes.find((p) => p.name === 'gateway');
+    if (!gateway) throw new Error('the system has no gateway');
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: join(root, gateway.deployable.dir),
+      env: { ...gateway.env, ...overrides, PORT: String(port), GATEWAY_PORT: String(port), INSTANCE_NAME: `gateway-extra-${extraGateways.length + 1}` },
+      stdio: 'ignore',
+    });
+    extraGateways.push(child);
+    const url = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`the extra gateway exited with ${child.exitCode}`);
+      const ok = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
+      if (ok) return url;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error('the extra gateway did not become ready');
+  };
+
+  // A crash (SIGKILL, no chance to flush) or the server's own orderly stop.
+  const stopServer = async (name: ServerName, crash: boolean): Promise<void> => {
+    const pid = system.infra.pids[name];
+    if (!crash || !pid) return system.infra.stopServer(name);
+    process.kill(pid, 'SIGKILL');
+    for (let i = 0; i < 200; i++) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`${name} (pid ${pid}) did not die`);
+  };
+
+  const control: Server = createServer(async (request, response) => {
+    try {
+      const body = await readJson(request);
+      const target = String(body.target ?? '');
+      let result: unknown = { ok: true };
+      switch (request.url) {
+        case '/stop':
+          figures.faultsInjected += 1;
+          figures.faults.push(`${target}:${body.signal ?? 'stop'}`);
+          if (SERVERS.includes(target as ServerName)) await stopServer(target as ServerName, body.signal === 'SIGKILL');
+          else await system.stopProcess(target, (body.signal as NodeJS.Signals | undefined) ?? 'SIGKILL');
+          break;
+        case '/restart':
+          if (SERVERS.includes(target as ServerName)) await system.infra.restartServer(target as ServerName);
+          else await system.restartProcess(target);
+          break;
+        case '/extra-gateway':
+          result = { url: await startExtraGateway((body.env ?? {}) as Record<string, string>) };
+          break;
+        case '/figures':
+          mergeFigures(figures, body as Partial<Figures>);
+          break;
+        default:
+          response.writeHead(404).end();
+          return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+    } catch (error) {
+      response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: (error as Error).message }));
+    }
+  });
+  const controlPort = await freePort();
+  await new Promise<void>((resolve) => control.listen(controlPort, '127.0.0.1', resolve));
+
+  const databaseUrls: Record<string, string> = {};
+  for (const p of system.processes) if (p.deployable.database && p.env.DATABASE_URL) databaseUrls[p.name] = p.env.DATABASE_URL;
+
+  const context: SuiteContext = {
+    gatewayUrl: system.gatewayUrl,
+    urls: Object.fromEntries(system.processes.map((p) => [p.name, p.url])),
+    deployables: system.processes.map((p) => p.name),
+    databaseUrls,
+    redisUrl: system.infra.redisUrl,
+    natsUrl: system.infra.natsUrl,
+    keys: system.keys,
+    admin: system.admin,
+    controlUrl: `http://127.0.0.1:${controlPort}`,
+    logsDir: join(dir, 'logs'),
+    env: SUITE_ENV,
+  };
+  project.provide('reliability', context);
+
+  return async () => {
+    figures.totalMs = Date.now() - started;
+    const text = formatFigures(figures);
+    console.log(text);
+    try {
+      const out = join(root, '.data', 'reliability-last-run');
+      mkdirSync(out, { recursive: true });
+      writeFileSync(join(out, 'figures.json'), JSON.stringify(figures, null, 2));
+      writeFileSync(join(out, 'figures.txt'), text + '\n');
+    } catch {
+      // figures are printed above either way
+    }
+    await new Promise<void>((resolve) => control.close(() => resolve()));
+    for (const child of extraGateways) {
+      if (child.pid && child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        process.kill(child.pid, 'SIGTERM');
+        await exited;
+      }
+    }
+    await system.stop();
+  };
+}

@@ -1,0 +1,187 @@
+// Nobody acts as someone else: bad tokens on every protected route, stale roles, refresh-token theft and
+// guessing passwords from many addresses, all through the gateway.
+import { ROUTES } from '@omc/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { click, gameProfile, untilGameKnows } from '../src/actions.js';
+import { extraGateway, figures, invariant, reportFigures, suite, violations } from '../src/context.js';
+import { call, grantRole, login, loginAdmin, refreshCookie, registerPlayer, sleep, type Player } from '../src/http.js';
+import { VALID_BODIES } from '../src/samples.js';
+import { confusedToken, forgedToken, realToken, tamperedToken, tokenClaims, unsignedToken } from '../src/tokens.js';
+
+let admin: Player;
+let player: Player;
+
+beforeAll(async () => {
+  admin = await loginAdmin();
+  player = await registerPlayer('id');
+});
+afterAll(reportFigures);
+
+const protectedRoutes = ROUTES.filter((r) => r.auth === 'user' || r.auth === 'admin');
+
+const sampleBody = (path: string): unknown => VALID_BODIES[path];
+
+describe('tokens nobody was issued', () => {
+  it('are refused on every protected route with 401 and a message', async () => {
+    const realAdmin = tokenClaims(admin.token);
+    const cases: [string, string | undefined][] = [
+      ['no token', undefined],
+      ['garbage', 'not-a-jwt'],
+      ['alg none', unsignedToken({ sub: realAdmin.sub, username: realAdmin.username })],
+      ['forged with another key', await forgedToken({ sub: realAdmin.sub, username: realAdmin.username })],
+      ['HS256 with the public key as secret', await confusedToken({ sub: realAdmin.sub, username: realAdmin.username })],
+      ['expired', await realToken({ sub: tokenClaims(player.token).sub, username: player.username, role: 'standard', exp: Math.floor(Date.now() / 1000) - 60 })],
+      ['own token with role edited to admin', tamperedToken(player.token, { role: 'admin' })],
+      ['own token with subject edited to the admin', tamperedToken(player.token, { sub: realAdmin.sub })],
+    ];
+    for (const route of protectedRoutes) {
+      for (const [name, token] of cases) {
+        figures.attacks += 1;
+        const body = sampleBody(route.path);
+        const answer = await call(route.method, route.path, { token, ...(body === undefined ? {} : { body }) });
+        invariant(`${name} on ${route.method} ${route.path} is 401`, answer.status === 401, `${answer.status} ${answer.text.slice(0, 200)}`);
+        invariant(`${name} on ${route.method} ${route.path} names the problem`, typeof answer.body?.message === 'string' && answer.body.message.length > 0, answer.text.slice(0, 200));
+      }
+    }
+    expect(violations()).toEqual([]);
+  });
+
+});
+
+describe('roles', () => {
+  it('a standard user cannot reach admin routes nor raise their own role', async () => {
+    for (const route of ROUTES.filter((r) => r.auth === 'admin')) {
+      figures.attacks += 1;
+      const body = route.path === '/api/admin/updateRole' ? { email: player.email, role: 'admin' } : sampleBody(route.path);
+      const answer = await call(route.method, route.path, { token: player.token, ...(body === undefined ? {} : { body }) });
+      invariant(`standard user on ${route.method} ${route.path} is 403`, answer.status === 403, `${answer.status} ${answer.text.slice(0, 200)}`);
+    }
+    // Extra fields at sign-up do not choose a role.
+    const sneaky = await call('POST', '/api/user/register', { body: { username: `role_${Date.now() % 1e8}`, email: `role_${Date.now()}@example.com`, password: 'secret-password-1', role: 'admin' } });
+    figures.attacks += 1;
+    if (sneaky.status === 200 || sneaky.status === 201) invariant('a role sent at sign-up is ignored', tokenClaims(sneaky.body.token).role === 'standard', tokenClaims(sneaky.body.token));
+    else invariant('a role sent at sign-up is refused with a 4xx', sneaky.status >= 400 && sneaky.status < 500, sneaky.status);
+    const me = await call('GET', '/api/user/profile', { token: player.token });
+    invariant('the player is still standard', me.body?.role === 'standard', me.body);
+    expect(violations()).toEqual([]);
+  });
+
+  it('a role taken away takes effect on the next request, even with the old token', async () => {
+    const promoted = await grantRole(admin.token, await registerPlayer('demote'), 'admin');
+    const adminsToken = promoted.token;
+    expect((await call('GET', '/api/admin/users', { token: adminsToken })).status).toBe(200);
+    await grantRole(admin.token, promoted, 'standard');
+    figures.attacks += 1;
+    const stale = await call('GET', '/api/admin/users', { token: adminsToken });
+    invariant('a demoted admin\'s old token no longer opens admin routes', stale.status === 403, `${stale.status} ${stale.text.slice(0, 200)}`);
+
+    // A demoted superuser clicks on their own balance again, whatever their old token says.
+    const superuser = await grantRole(admin.token, await registerPlayer('desuper'), 'superuser');
+    await untilGameKnows(superuser);
+    const superToken = superuser.token;
+    await grantRole(admin.token, superuser, 'standard');
+    await sleep(1500); // the role change reaches the game by event
+    const before = await gameProfile({ ...superuser, token: superToken });
+    invariant('a demoted superuser is not unlimited any more', before?.hasInfiniteClicks === false, before);
+    const spent = await click({ ...superuser, token: superToken });
+    const after = await gameProfile({ ...superuser, token: superToken });
+    if (spent.status === 200) invariant('a demoted superuser\'s click is paid from their balance', after !== undefined && before !== undefined && after.freeClicks === before.freeClicks - 1, { before, after });
+    expect(violations()).toEqual([]);
+  });
+});
+
+describe('refresh tokens', () => {
+  it('a rotated refresh token presented again ends the whole session family', async () => {
+    const victim = await registerPlayer('refresh');
+    const session = await login(victim.username, victim.password);
+    expect(session.cookie).toBeDefined();
+    const first = await call('POST', '/api/user/refresh', { cookie: session.cookie });
+    expect(first.status).toBe(200);
+    const rotated = refreshCookie(first);
+    expect(rotated).toBeDefined();
+    // After the grace for racing tabs, the old cookie is a stolen copy.
+    await sleep(Number(suite().env.REFRESH_REUSE_GRACE_MS) + 300);
+    figures.attacks += 1;
+    const replay = await call('POST', '/api/user/refresh', { cookie: session.cookie });
+    invariant('a replayed refresh token is refused', replay.status === 401, replay.status);
+    const legit = await call('POST', '/api/user/refresh', { cookie: rotated });
+    invariant('after a replay the family is revoked (the newer token fails too)', legit.status === 401, legit.status);
+    expect(violations()).toEqual([]);
+  });
+
+  it('many concurrent uses of one refresh token issue at most one new refresh token', async () => {
+    const victim = await registerPlayer('race');
+    const session = await login(victim.username, victim.password);
+    figures.attacks += 8;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call('POST', '/api/user/refresh', { cookie: session.cookie })));
+    const newCookies = new Set(answers.map(refreshCookie).filter((c): c is string => c !== undefined && !c.endsWith('=')));
+    invariant('no 5xx under concurrent refreshes', answers.every((a) => a.status < 500 && a.status !== 0), answers.map((a) => a.status));
+    invariant('at most one new refresh token', newCookies.size <= 1, newCookies.size);
+    expect(violations()).toEqual([]);
+  });
+
+  it('a refresh cookie that was never issued is refused', async () => {
+    figures.attacks += 1;
+    const answer = await call('POST', '/api/user/refresh', { cookie: 'omc_refresh=made-up-token-value' });
+    expect(answer.status).toBe(401);
+    expect(answer.body.message).toBeTruthy();
+  });
+});
+
+describe('password guessing and the per-address limit', () => {
+  async function guess(target: Player, tries: number, baseUrl?: string): Promise<{ guesses: number; locked: boolean }> {
+    let guesses = 0;
+    for (let i = 0; i < tries; i++) {
+      figures.attacks += 1;
+      // A new X-Forwarded-For each time, as a botnet (or a client forging the header) would present.
+      const answer = await call('POST', '/api/user/login', {
+        body: { emailOrUsername: target.username, password: `wrong-${i}` },
+        headers: { 'x-forwarded-for': `198.51.100.${(i % 250) + 1}` },
+        ...(baseUrl ? { baseUrl } : {}),
+      });
+      if (answer.status === 429) {
+        invariant('the lock-out says to try again later', typeof answer.body?.message === 'string' && /try again/i.test(answer.body.message), answer.body);
+        return { guesses, locked: true };
+      }
+      invariant('a wrong password is a 401', answer.status === 401, answer.status);
+      guesses += 1;
+    }
+    return { guesses, locked: false };
+  }
+
+  it('a forged X-Forwarded-For does not make new addresses: the account-and-address limit cuts guessing off', async () => {
+    const target = await registerPlayer('brute');
+    const { guesses, locked } = await guess(target, 20);
+    invariant('guessing through the gateway is cut off', locked, guesses);
+    invariant('the gateway ignored the forged addresses (cut off at the per-address limit, 5)', guesses <= 5, guesses);
+    const right = await call('POST', '/api/user/login', { body: { emailOrUsername: target.username, password: target.password } });
+    invariant('from the locked-out address, even the right password waits', right.status === 429, right.status);
+    expect(violations()).toEqual([]);
+  });
+
+  it('from truly many addresses (behind a trusted proxy), the account limit still cuts guessing off', async () => {
+    // A gateway that trusts X-Forwarded-For, as one behind a load balancer does: each guess comes from
+    // its own address, so only the per-account limit (50 failures a window) stands in the way.
+    const trusting = await extraGateway({ TRUST_PROXY: 'true', RATE_LIMIT_PER_IP: '0' });
+    const target = await registerPlayer('botnet');
+    const { guesses, locked } = await guess(target, 70, trusting);
+    figures.bruteForceGuessesBeforeLock = guesses;
+    invariant('guessing from many addresses is cut off', locked, guesses);
+    invariant('at most 50 guesses per window', guesses <= 50, guesses);
+    const right = await call('POST', '/api/user/login', { baseUrl: trusting, body: { emailOrUsername: target.username, password: target.password }, headers: { 'x-forwarded-for': '203.0.113.9' } });
+    invariant('a locked account refuses even the right password, from any address, for now', right.status === 429, right.status);
+    expect(violations()).toEqual([]);
+  });
+
+  it('the per-address request limit is not escaped by forging X-Forwarded-For', async () => {
+    const limited = await extraGateway({ RATE_LIMIT_PER_IP: '20' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      figures.attacks += 1;
+      statuses.push((await call('GET', '/api/game/rules', { baseUrl: limited, headers: { 'x-forwarded-for': `192.0.2.${i + 1}` } })).status);
+    }
+    invariant('requests past the limit are refused with 429', statuses.filter((s) => s === 429).length >= 10, statuses);
+    invariant('the limit never fails with a 5xx', statuses.every((s) => s === 200 || s === 429), statuses);
+    expect(violations()).toEqual([]);
+  });
+});
