@@ -1,5 +1,6 @@
 // Access tokens: EdDSA JWTs that only services/auth signs; every service verifies them with the public
 // key. alg none, another algorithm, a wrong key, a tampered or expired token: 401.
+import { createHash, createPrivateKey, createPublicKey } from 'node:crypto';
 import fastifyJwt from '@fastify/jwt';
 import { AccessTokenClaims, type Role } from '@omc/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -16,18 +17,63 @@ export const ACCESS_TOKEN_ALGORITHM = 'EdDSA';
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 
 export interface TokenKeys {
+  /** One public key, or several PEM blocks one after the other while a key is being rotated. */
   publicKey: string;
   /** Only services/auth has it. */
   privateKey?: string;
 }
 
+/** The PEM blocks of a JWT_PUBLIC_KEY value (several during a key rotation). */
+export function parsePublicKeys(pem: string): string[] {
+  return pem.match(/-----BEGIN PUBLIC KEY-----[\s\S]+?-----END PUBLIC KEY-----/g) ?? [];
+}
+
+/** A key's id: the `kid` auth puts in each token's header, so verifiers pick the right key. */
+export function keyId(publicKeyPem: string): string {
+  const der = createPublicKey(publicKeyPem).export({ type: 'spki', format: 'der' });
+  return createHash('sha256').update(der).digest('base64url').slice(0, 16);
+}
+
+/**
+ * Public keys by id. A token names its key in `kid`; one without a kid (older tokens) is checked
+ * against the first key. A kid we do not know is refused.
+ */
+export function publicKeySelector(publicKeyPem: string): (kid: string | undefined) => string | undefined {
+  const keys = parsePublicKeys(publicKeyPem);
+  if (keys.length === 0) throw new Error('JWT_PUBLIC_KEY holds no PEM public key');
+  const byId = new Map(keys.map((key) => [keyId(key), key]));
+  return (kid) => (kid === undefined ? keys[0] : byId.get(kid));
+}
+
+/** The kid in the header of a bearer token, read before verifying it (it only chooses the key). */
+function tokenKid(authorization: string | undefined): string | undefined {
+  const header = authorization?.startsWith('Bearer ') ? authorization.slice(7).split('.')[0] : undefined;
+  if (!header) return undefined;
+  try {
+    const kid = (JSON.parse(Buffer.from(header, 'base64url').toString()) as { kid?: unknown }).kid;
+    return typeof kid === 'string' ? kid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function registerTokens(app: FastifyInstance, keys: TokenKeys): Promise<void> {
+  const select = publicKeySelector(keys.publicKey);
+  const verifyKey = async (request: FastifyRequest) => {
+    const key = select(tokenKid(request.headers.authorization));
+    if (!key) throw unauthorized('Invalid token');
+    return key;
+  };
+  const listed = parsePublicKeys(keys.publicKey);
+  const publicKeys = listed.length === 1 ? listed[0]! : verifyKey;
+  const signingKid = keys.privateKey ? keyId(createPublicKey(createPrivateKey(keys.privateKey)).export({ type: 'spki', format: 'pem' }).toString()) : undefined;
   await app.register(fastifyJwt, {
-    secret: keys.privateKey ? { private: keys.privateKey, public: keys.publicKey } : { public: keys.publicKey },
-    sign: { algorithm: ACCESS_TOKEN_ALGORITHM, expiresIn: ACCESS_TOKEN_TTL_SECONDS },
+    // One key: given as it is (app.jwt.verify stays synchronous). Several (a rotation): chosen by kid.
+    secret: keys.privateKey ? { private: keys.privateKey, public: publicKeys } : { public: publicKeys },
+    sign: { algorithm: ACCESS_TOKEN_ALGORITHM, expiresIn: ACCESS_TOKEN_TTL_SECONDS, ...(signingKid ? { kid: signingKid } : {}) },
     verify: { algorithms: [ACCESS_TOKEN_ALGORITHM] },
     formatUser: (payload) => payload as AccessTokenClaims,
-  });
+  } as Parameters<typeof fastifyJwt>[1]);
 }
 
 function hasBearer(request: FastifyRequest): boolean {

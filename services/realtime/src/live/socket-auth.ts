@@ -1,8 +1,8 @@
 // Who is on a socket: a token in the handshake (auth.token, or an Authorization: Bearer header) is
 // verified with auth's public key; a bad one is refused at connect; none makes a guest.
 import { AccessTokenClaims } from '@omc/contracts';
-import { ACCESS_TOKEN_ALGORITHM } from '@omc/service-kit';
-import { importSPKI, jwtVerify, type CryptoKey } from 'jose';
+import { ACCESS_TOKEN_ALGORITHM, publicKeySelector } from '@omc/service-kit';
+import { importSPKI, jwtVerify, type CryptoKey, type JWTHeaderParameters } from 'jose';
 
 export type Viewer = { kind: 'guest' } | { kind: 'user'; claims: AccessTokenClaims };
 
@@ -30,7 +30,15 @@ export function handshakeToken(handshake: Handshake): string | undefined {
 export async function createViewerResolver(
   publicKeyPem: string,
 ): Promise<(handshake: Handshake) => Promise<Viewer>> {
-  const key: CryptoKey = await importSPKI(publicKeyPem, ACCESS_TOKEN_ALGORITHM);
+  // Several keys while one is being rotated: the token's kid picks its key.
+  const select = publicKeySelector(publicKeyPem);
+  const imported = new Map<string, Promise<CryptoKey>>();
+  const key = (header: JWTHeaderParameters): Promise<CryptoKey> => {
+    const pem = select(header.kid);
+    if (!pem) return Promise.reject(new HandshakeRefused('Invalid token'));
+    if (!imported.has(pem)) imported.set(pem, importSPKI(pem, ACCESS_TOKEN_ALGORITHM));
+    return imported.get(pem)!;
+  };
   return async (handshake) => {
     const token = handshakeToken(handshake);
     if (token === undefined) return { kind: 'guest' };

@@ -1,0 +1,63 @@
+// Key rotation: verifiers accept every key listed in JWT_PUBLIC_KEY, each token names its key in kid,
+// and a token whose key is not listed (or that names no listed key) is refused.
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createServer, keyId, parsePublicKeys, registerTokens, requireUser } from '../src/index.js';
+
+function keyPair() {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  return {
+    publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  };
+}
+
+async function issuer(keys: { publicKey: string; privateKey: string }) {
+  const app = createServer({ name: 'issuer', logger: false });
+  await registerTokens(app, keys);
+  await app.ready();
+  return (claims: object) => app.jwt.sign({ sub: randomUUID(), username: 'ana', role: 'standard', ...claims } as never);
+}
+
+async function verifier(publicKey: string) {
+  const app = createServer({ name: 'verifier', logger: false });
+  await registerTokens(app, { publicKey });
+  app.get('/me', async (request) => ({ username: (await requireUser(request)).username }));
+  await app.ready();
+  return async (token: string) => (await app.inject({ url: '/me', headers: { authorization: `Bearer ${token}` } })).statusCode;
+}
+
+describe('access tokens across a key rotation', () => {
+  const oldKeys = keyPair();
+  const newKeys = keyPair();
+
+  it('names its signing key in the token header', async () => {
+    const token = await (await issuer(oldKeys))({});
+    const header = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString());
+    expect(header).toMatchObject({ alg: 'EdDSA', kid: keyId(oldKeys.publicKey) });
+  });
+
+  it('accepts tokens of both keys while both are listed, and only the listed ones after', async () => {
+    const oldToken = await (await issuer(oldKeys))({});
+    const newToken = await (await issuer({ ...newKeys, publicKey: `${newKeys.publicKey}\n${oldKeys.publicKey}` }))({});
+    expect(parsePublicKeys(`${newKeys.publicKey}\n${oldKeys.publicKey}`)).toHaveLength(2);
+
+    const during = await verifier(`${newKeys.publicKey}\n${oldKeys.publicKey}`);
+    expect(await during(oldToken)).toBe(200);
+    expect(await during(newToken)).toBe(200);
+
+    const after = await verifier(newKeys.publicKey);
+    expect(await after(newToken)).toBe(200);
+    expect(await after(oldToken)).toBe(401);
+  });
+
+  it('refuses a token signed by an unlisted key even when it claims a listed kid', async () => {
+    const stranger = keyPair();
+    const forged = await (await issuer(stranger))({});
+    const [, payload, signature] = forged.split('.');
+    const header = Buffer.from(JSON.stringify({ alg: 'EdDSA', typ: 'JWT', kid: keyId(oldKeys.publicKey) })).toString('base64url');
+    const check = await verifier(oldKeys.publicKey);
+    expect(await check(`${header}.${payload}.${signature}`)).toBe(401);
+    expect(await check(forged)).toBe(401);
+  });
+});
