@@ -151,6 +151,8 @@ export async function startRedis(dir: string, opts: { appendOnly?: boolean; port
   const pidFile = join(dir, 'redis.pid');
   const stale = readPid(pidFile);
   if (stale && processAlive(stale)) await killByPid(stale);
+  // A crashed Redis leaves its PID file: removed, so the wait below reads the new server's PID.
+  rmSync(pidFile, { force: true });
   execFileSync('redis-server', [
     '--port', String(port),
     '--bind', '127.0.0.1',
