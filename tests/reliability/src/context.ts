@@ -42,8 +42,8 @@ async function control(path: string, body: unknown): Promise<unknown> {
 export type FaultTarget = 'postgres' | 'redis' | 'nats' | 'emulators' | 'auth' | 'game' | 'payments' | 'realtime' | 'gateway';
 
 /** Stops one part: a native server by PID, or a process (SIGKILL by default, a crash). */
-export async function stopPart(target: FaultTarget, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<void> {
-  await control('/stop', { target, signal });
+export async function stopPart(target: FaultTarget, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL', wipe = false): Promise<void> {
+  await control('/stop', { target, signal, wipe });
 }
 
 /** Starts it again on the same port with the same data and environment. */

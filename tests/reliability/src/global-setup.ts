@@ -4,7 +4,7 @@
 // and restart them. At the end it prints the suite's figures and stops everything by PID.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, startSystem, type ServerName, type System } from '@omc/infra';
 import { workspaceRoot } from '@omc/testkit';
@@ -109,9 +109,14 @@ export default async function setup(project: TestProject) {
       switch (request.url) {
         case '/stop':
           figures.faultsInjected += 1;
-          figures.faults.push(`${target}:${body.signal ?? 'stop'}`);
-          if (SERVERS.includes(target as ServerName)) await stopServer(target as ServerName, body.signal === 'SIGKILL');
-          else await system.stopProcess(target, (body.signal as NodeJS.Signals | undefined) ?? 'SIGKILL');
+          figures.faults.push(`${target}:${body.signal ?? 'stop'}${body.wipe ? ' (data wiped)' : ''}`);
+          if (SERVERS.includes(target as ServerName)) {
+            await stopServer(target as ServerName, body.signal === 'SIGKILL');
+            // Redis restarted empty: its append-only file gone with the machine.
+            if (target === 'redis' && body.wipe === true) {
+              for (const file of ['appendonlydir', 'dump.rdb']) rmSync(join(dir, 'servers', 'redis', file), { recursive: true, force: true });
+            }
+          } else await system.stopProcess(target, (body.signal as NodeJS.Signals | undefined) ?? 'SIGKILL');
           break;
         case '/restart':
           if (SERVERS.includes(target as ServerName)) await system.infra.restartServer(target as ServerName);
