@@ -2,6 +2,7 @@
 // purchases and collects; then every promise is checked, and the time the system took to recover by
 // itself is measured and reported.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkout, newKey } from '../src/actions.js';
 import { checkAll, notReady } from '../src/invariants.js';
 import { figures, invariant, recordRecovery, reportFigures, restartPart, stopPart, suite, violations, type FaultTarget } from '../src/context.js';
 import { sleep, waitFor } from '../src/http.js';
@@ -42,8 +43,6 @@ async function injectProviderFaults(): Promise<void> {
   const faults = [
     { target: 'braintree.sale', kind: 'status', status: 503, times: 3 },
     { target: 'braintree.sale', kind: 'timeout', delayMs: 300, afterEffect: true, times: 2 },
-    { target: 'paypal.payouts', kind: 'status', status: 503, times: 2 },
-    { target: 'paypal.payouts', kind: 'timeout', delayMs: 300, afterEffect: true, times: 1 },
   ];
   for (const fault of faults) {
     figures.faultsInjected += fault.times;
@@ -71,10 +70,13 @@ describe('one part down in the middle of the load', () => {
         stoppedAt = Date.now();
         if (scenario.target === 'providers') {
           await injectProviderFaults();
-          // The load's checkouts and collects meet every fault before the scenario ends (none left for later tests).
-          await waitFor('the load to meet every provider fault', async () => {
+          // Purchases beside the load's meet every fault before the scenario ends (none left for later tests).
+          // (Payouts failing are tested in money.test.ts, where a pot is sure to exist.)
+          await waitFor('every provider fault to be met', async () => {
             const { pending } = (await (await fetch(`${suite().urls.emulators}/__emulator/faults`)).json()) as { pending: Record<string, number> };
-            return Object.keys(pending).length === 0;
+            if (Object.keys(pending).length === 0) return true;
+            load.purchases.push(await checkout(cast.players[0]!, '0.99', newKey()));
+            return false;
           }, 30_000);
         } else {
           await stopPart(scenario.target, scenario.signal, scenario.wipe);

@@ -28,6 +28,9 @@ async function purchased(player: Player): Promise<number> {
 }
 
 beforeAll(async () => {
+  // Each test queues its own provider faults; none may be left from elsewhere.
+  const { pending } = (await (await fetch(`${suite().urls.emulators}/__emulator/faults`)).json()) as { pending: Record<string, number> };
+  expect(pending, 'provider faults left queued before the money tests').toEqual({});
   admin = await loginAdmin();
   buyer = await registerPlayer('buyer');
   winner = await grantRole(admin.token, await registerPlayer('winner'), 'superuser');
