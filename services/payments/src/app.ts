@@ -54,7 +54,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     await outbox.stop();
   });
 
-  await app.register(async (scope) => checkoutRoutes(scope, deps, checkout));
+  await app.register(async (scope) => checkoutRoutes(scope, deps, checkout, users));
   await app.register(async (scope) => payoutRoutes(scope, deps, payouts));
   await app.register(async (scope) => profileRoutes(scope, deps, users));
   await app.register(async (scope) => webhookRoutes(scope, deps));

@@ -73,6 +73,21 @@ describe('checkout', () => {
     expect(purchaseEvents(userId)).toHaveLength(0);
   });
 
+  it('charges nothing to a deleted account whose token is still valid', async () => {
+    await h.publish(SUBJECTS.userRegistered, { userId, username: 'gone_soon', email: 'gone@example.com', role: 'standard', preferredLanguage: 'es' });
+    await h.publish(SUBJECTS.userDeleted, { userId });
+    await eventually(async () => {
+      const row = await h.deps.db.selectFrom('users').select('deleted_at').where('id', '=', userId).executeTakeFirst();
+      return row?.deleted_at;
+    }, 'the deletion to reach payments');
+    const before = (await h.emulator.client.transactions()).length;
+    const response = await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount: '0.99' });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject({ message: 'This account no longer exists' });
+    expect((await h.emulator.client.transactions()).length).toBe(before);
+    expect(purchaseEvents(userId)).toHaveLength(0);
+  });
+
   it('needs a signed-in buyer', async () => {
     const response = await h.app.inject({ method: 'POST', url: '/api/payments/checkout', payload: { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99' } });
     expect(response.statusCode).toBe(401);
