@@ -76,6 +76,26 @@ await Promise.all(
   }),
 );
 
+// Static checks count as one test each: the linter over the whole tree, and every package's typecheck.
+function runCheck(name: string, command: string, args: string[]): Promise<Outcome> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('exit', (code) => {
+      const ok = code === 0;
+      process.stdout.write(`\n===== ${name} =====\n${ok ? 'ok\n' : output}`);
+      resolve({ pkg: { name, dir: '.' }, code: code ?? 1, passed: ok ? 1 : 0, failed: ok ? 0 : 1, skipped: 0, seconds: (Date.now() - started) / 1000 });
+    });
+  });
+}
+if (only.length === 0) {
+  outcomes.push(await runCheck('lint', 'pnpm', ['exec', 'eslint', '.']));
+  outcomes.push(await runCheck('typecheck', 'pnpm', ['-r', '--workspace-concurrency=2', 'typecheck']));
+}
+
 console.log('\n===== summary =====');
 for (const o of outcomes.sort((a, b) => a.pkg.name.localeCompare(b.pkg.name))) {
   const status = o.code === 0 ? 'ok  ' : 'FAIL';

@@ -22,7 +22,6 @@ export function createDb<DB>(url: string, options: { max?: number; name?: string
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function migrateToLatest(db: Kysely<any>, migrations: Record<string, Migration>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
@@ -30,7 +29,6 @@ export async function migrateToLatest(db: Kysely<any>, migrations: Record<string
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function pingDb(db: Kysely<any>): Promise<void> {
   await sql`select 1`.execute(db);
 }
