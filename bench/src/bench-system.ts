@@ -35,6 +35,7 @@ export function benchEnvironment(settings: BenchSettings): NodeJS.ProcessEnv {
     LOG_LEVEL: 'warn',
     // One host sends all the load: the per-IP budget is off, the per-user one far above the load.
     RATE_LIMIT_PER_IP: '0',
+    REGISTER_MAX_PER_IP: '0',
     CLICK_RATE_PER_USER: '1000000',
     SIGNUP_FREE_CLICKS: '1000000000',
     ROUND_TARGET: String(THROUGHPUT_ROUND_TARGET),
