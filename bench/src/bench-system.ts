@@ -46,7 +46,8 @@ export function benchEnvironment(settings: BenchSettings): NodeJS.ProcessEnv {
 async function waitReady(url: string, child: ChildProcess, name: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} during start-up`);
+    if (child.exitCode !== null)
+      throw new Error(`${name} exited with code ${child.exitCode} during start-up`);
     try {
       if ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) })).ok) return;
     } catch {
@@ -61,7 +62,10 @@ async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   process.kill(child.pid, 'SIGTERM');
-  const timer = setTimeout(() => child.exitCode === null && child.pid && process.kill(child.pid, 'SIGKILL'), 10_000);
+  const timer = setTimeout(
+    () => child.exitCode === null && child.pid && process.kill(child.pid, 'SIGKILL'),
+    10_000,
+  );
   await exited;
   clearTimeout(timer);
 }
@@ -69,7 +73,10 @@ async function stopChild(child: ChildProcess): Promise<void> {
 async function postJson(url: string, body: unknown, token?: string): Promise<{ status: number; json: any }> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(20_000),
   });
@@ -84,7 +91,11 @@ async function postJson(url: string, body: unknown, token?: string): Promise<{ s
 }
 
 /** Registers users through the gateway, as players do, a few at a time (password hashing is costly). */
-async function registerUsers(gatewayUrl: string, count: number, log: (line: string) => void): Promise<LoadUser[]> {
+async function registerUsers(
+  gatewayUrl: string,
+  count: number,
+  log: (line: string) => void,
+): Promise<LoadUser[]> {
   const run = randomBytes(3).toString('hex');
   const users: LoadUser[] = [];
   let next = 0;
@@ -92,8 +103,13 @@ async function registerUsers(gatewayUrl: string, count: number, log: (line: stri
     while (next < count) {
       const i = next++;
       const username = `ld${run}_${i}`;
-      const { status, json } = await postJson(`${gatewayUrl}/api/user/register`, { username, email: `${username}@bench.example`, password: `pw-${run}-${i}-load` });
-      if (status !== 200 && status !== 201) throw new Error(`registering ${username} answered ${status}: ${JSON.stringify(json)}`);
+      const { status, json } = await postJson(`${gatewayUrl}/api/user/register`, {
+        username,
+        email: `${username}@bench.example`,
+        password: `pw-${run}-${i}-load`,
+      });
+      if (status !== 200 && status !== 201)
+        throw new Error(`registering ${username} answered ${status}: ${JSON.stringify(json)}`);
       users.push({ username, token: json.token });
     }
   };
@@ -107,20 +123,39 @@ async function firstClicks(gatewayUrl: string, users: LoadUser[], timeoutMs = 30
   const deadline = Date.now() + timeoutMs;
   let pending = [...users];
   while (pending.length > 0) {
-    const results = await Promise.all(pending.map(async (u) => ({ u, r: await postJson(`${gatewayUrl}/api/game/click`, undefined, u.token) })));
+    const results = await Promise.all(
+      pending.map(async (u) => ({
+        u,
+        r: await postJson(`${gatewayUrl}/api/game/click`, undefined, u.token),
+      })),
+    );
     pending = results.filter(({ r }) => r.status !== 200).map(({ u }) => u);
     if (pending.length === 0) return;
     if (Date.now() > deadline) {
       const sample = results.find(({ r }) => r.status !== 200)!;
-      throw new Error(`${pending.length} users still cannot click after ${timeoutMs} ms (e.g. ${sample.r.status} ${JSON.stringify(sample.r.json)})`);
+      throw new Error(
+        `${pending.length} users still cannot click after ${timeoutMs} ms (e.g. ${sample.r.status} ${JSON.stringify(sample.r.json)})`,
+      );
     }
     await new Promise((r) => setTimeout(r, 250));
   }
 }
 
-export async function startBenchSystem(root: string, settings: BenchSettings, log: (line: string) => void): Promise<BenchSystem> {
+export async function startBenchSystem(
+  root: string,
+  settings: BenchSettings,
+  log: (line: string) => void,
+): Promise<BenchSystem> {
   const dir = join(root, '.data', 'bench');
-  const system = await startSystem({ root, dir, persistent: false, ports: 'free', logs: 'files', env: benchEnvironment(settings), log });
+  const system = await startSystem({
+    root,
+    dir,
+    persistent: false,
+    ports: 'free',
+    logs: 'files',
+    env: benchEnvironment(settings),
+    log,
+  });
   const extra: ChildProcess[] = [];
   const stop = async () => {
     for (const child of extra.reverse()) await stopChild(child);
@@ -141,11 +176,15 @@ export async function startBenchSystem(root: string, settings: BenchSettings, lo
 
     // The baseline: trivial upstream, and a second gateway of the same code and settings in front of it.
     const upstreamPort = await freePort();
-    const upstream = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'src', 'trivial-upstream.ts')], {
-      cwd: join(root, 'bench'),
-      env: { ...process.env, PORT: String(upstreamPort) },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const upstream = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'bench', 'src', 'trivial-upstream.ts')],
+      {
+        cwd: join(root, 'bench'),
+        env: { ...process.env, PORT: String(upstreamPort) },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     extra.push(upstream);
     const upstreamUrl = `http://127.0.0.1:${upstreamPort}`;
     await waitReady(upstreamUrl, upstream, 'trivial upstream');
@@ -154,7 +193,13 @@ export async function startBenchSystem(root: string, settings: BenchSettings, lo
     const baselineLog = createWriteStream(join(dir, 'logs', 'gateway-baseline.log'), { flags: 'a' });
     const baseline = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: join(root, gateway.deployable.dir),
-      env: { ...gateway.env, GAME_URL: upstreamUrl, PORT: String(baselinePort), GATEWAY_PORT: String(baselinePort), INSTANCE_NAME: 'gateway-baseline' },
+      env: {
+        ...gateway.env,
+        GAME_URL: upstreamUrl,
+        PORT: String(baselinePort),
+        GATEWAY_PORT: String(baselinePort),
+        INSTANCE_NAME: 'gateway-baseline',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     baseline.stdout?.pipe(baselineLog);

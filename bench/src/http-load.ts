@@ -72,7 +72,9 @@ async function run(options: HttpLoadOptions): Promise<HttpLoadResult> {
         duration: options.durationS,
         ...(options.overallRate ? { overallRate: options.overallRate } : {}),
         setupClient,
-        ...(options.recordAcks || options.stopOnWin ? { requests: [{ method: options.method, path: options.path, onResponse }] } : {}),
+        ...(options.recordAcks || options.stopOnWin
+          ? { requests: [{ method: options.method, path: options.path, onResponse }] }
+          : {}),
         timeout: 10,
       } as autocannon.Options,
       (error, r) => (error ? reject(error) : resolve(r)),
@@ -80,7 +82,8 @@ async function run(options: HttpLoadOptions): Promise<HttpLoadResult> {
   });
 
   const statusCounts: Record<string, number> = {};
-  for (const [code, stat] of Object.entries((result as any).statusCodeStats ?? {})) statusCounts[code] = Number((stat as { count: number }).count);
+  for (const [code, stat] of Object.entries((result as any).statusCodeStats ?? {}))
+    statusCounts[code] = Number((stat as { count: number }).count);
   const ok = result['2xx'];
   return {
     durationS: result.duration,
@@ -90,7 +93,13 @@ async function run(options: HttpLoadOptions): Promise<HttpLoadResult> {
     errors: result.errors,
     timeouts: result.timeouts,
     okPerSecond: ok / result.duration,
-    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max, mean: result.latency.average },
+    latencyMs: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      mean: result.latency.average,
+    },
     ...(options.recordAcks ? { acks: { ordinals, times } } : {}),
     wins,
   };

@@ -25,7 +25,10 @@ export async function commandStats(url: string): Promise<CommandCounts> {
 }
 
 /** Calls per command between two snapshots, without the benchmark's own INFO calls. */
-export function commandDelta(before: CommandCounts, after: CommandCounts): { total: number; byCommand: CommandCounts } {
+export function commandDelta(
+  before: CommandCounts,
+  after: CommandCounts,
+): { total: number; byCommand: CommandCounts } {
   const byCommand: CommandCounts = {};
   let total = 0;
   for (const [name, calls] of Object.entries(after)) {
@@ -42,21 +45,43 @@ export function commandDelta(before: CommandCounts, after: CommandCounts): { tot
 function ensureRedisBenchmark(log: (line: string) => void): void {
   if (spawnSync('sh', ['-c', 'command -v redis-benchmark']).status === 0) return;
   if (process.getuid?.() !== 0 || spawnSync('sh', ['-c', 'command -v apt-get']).status !== 0) {
-    throw new Error('redis-benchmark is needed: install Debian\'s redis-tools (sudo apt-get install -y redis-tools)');
+    throw new Error(
+      "redis-benchmark is needed: install Debian's redis-tools (sudo apt-get install -y redis-tools)",
+    );
   }
   log('[bench] installing redis-tools with apt-get');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'redis-tools'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'redis-tools'], {
+    stdio: 'inherit',
+    env,
+  });
 }
 
 /** Requests per second of `redis-benchmark -t incr` against the same server. */
-export function redisIncrPerSecond(url: string, requests: number, clients: number, log: (line: string) => void): number {
+export function redisIncrPerSecond(
+  url: string,
+  requests: number,
+  clients: number,
+  log: (line: string) => void,
+): number {
   ensureRedisBenchmark(log);
   const { hostname, port } = new URL(url);
   const output = execFileSync(
     'redis-benchmark',
-    ['-h', hostname, '-p', port || '6379', '-t', 'incr', '-n', String(requests), '-c', String(clients), '--csv'],
+    [
+      '-h',
+      hostname,
+      '-p',
+      port || '6379',
+      '-t',
+      'incr',
+      '-n',
+      String(requests),
+      '-c',
+      String(clients),
+      '--csv',
+    ],
     { encoding: 'utf8', timeout: 120_000 },
   );
   // CSV: "test","rps",... then "INCR","123456.79",...

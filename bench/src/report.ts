@@ -41,7 +41,16 @@ export interface Results {
   cpuMicrosPerMessage: Record<string, number | null>;
   bytesPerSocketPerSecond: Record<string, number | null>;
   memoryPerSocketBytes: Record<string, number | null>;
-  roundEnd: { p99Ms: number | null; winners: number | null; p50Ms?: number | null; maxMs?: number | null; clients?: number; received?: number; duplicates?: number; winningAnswers?: number };
+  roundEnd: {
+    p99Ms: number | null;
+    winners: number | null;
+    p50Ms?: number | null;
+    maxMs?: number | null;
+    clients?: number;
+    received?: number;
+    duplicates?: number;
+    winningAnswers?: number;
+  };
   unreached: { requested: number; connected: number }[];
   checks: Check[];
   details: {
@@ -63,7 +72,8 @@ export const TARGETS = {
   bytesPerSocketPerSecond: 1024,
 };
 
-const fmt = (v: number | null | undefined, unit = '') => (v === null || v === undefined ? 'n/a' : `${round(v)}${unit}`);
+const fmt = (v: number | null | undefined, unit = '') =>
+  v === null || v === undefined ? 'n/a' : `${round(v)}${unit}`;
 
 export function buildResults(input: {
   date: Date;
@@ -77,14 +87,38 @@ export function buildResults(input: {
 }): Results {
   const { throughput, fanout, roundEnd, settings } = input;
   const tickMs = 1000 / settings.broadcastHz;
-  const byCount = <T>(pick: (p: FanoutPoint) => T) => Object.fromEntries(fanout.map((p) => [String(p.requested), pick(p)]));
+  const byCount = <T>(pick: (p: FanoutPoint) => T) =>
+    Object.fromEntries(fanout.map((p) => [String(p.requested), pick(p)]));
   const checks: Check[] = [];
-  const check = (figure: string, value: number | null | undefined, target: string, met: (v: number) => boolean, unit = '') =>
-    checks.push({ figure, value: fmt(value, unit), target, met: value === null || value === undefined ? null : met(value) });
+  const check = (
+    figure: string,
+    value: number | null | undefined,
+    target: string,
+    met: (v: number) => boolean,
+    unit = '',
+  ) =>
+    checks.push({
+      figure,
+      value: fmt(value, unit),
+      target,
+      met: value === null || value === undefined ? null : met(value),
+    });
 
-  check('Click throughput / trivial proxied route', throughput?.clickThroughputRatio, `>= ${TARGETS.clickThroughputRatio}`, (v) => v >= TARGETS.clickThroughputRatio);
-  check('Redis commands per accepted click', throughput?.chosen.redisCommandsPerClick, `<= ${TARGETS.redisCommandsPerClick}`, (v) => v <= TARGETS.redisCommandsPerClick);
-  const at = fanout.find((p) => p.requested === TARGETS.clickToScreenAt) ?? fanout.find((p) => p.requested >= TARGETS.clickToScreenAt);
+  check(
+    'Click throughput / trivial proxied route',
+    throughput?.clickThroughputRatio,
+    `>= ${TARGETS.clickThroughputRatio}`,
+    (v) => v >= TARGETS.clickThroughputRatio,
+  );
+  check(
+    'Redis commands per accepted click',
+    throughput?.chosen.redisCommandsPerClick,
+    `<= ${TARGETS.redisCommandsPerClick}`,
+    (v) => v <= TARGETS.redisCommandsPerClick,
+  );
+  const at =
+    fanout.find((p) => p.requested === TARGETS.clickToScreenAt) ??
+    fanout.find((p) => p.requested >= TARGETS.clickToScreenAt);
   check(
     `Click to screen p99 at ${at ? at.connected : TARGETS.clickToScreenAt} clients`,
     at?.clickToScreen.p99Ms,
@@ -93,7 +127,13 @@ export function buildResults(input: {
     ' ms',
   );
   for (const p of fanout) {
-    check(`Realtime CPU per delivered message at ${p.connected} clients`, p.cpuMicrosPerMessage, `<= ${TARGETS.cpuMicrosPerMessage} µs`, (v) => v <= TARGETS.cpuMicrosPerMessage, ' µs');
+    check(
+      `Realtime CPU per delivered message at ${p.connected} clients`,
+      p.cpuMicrosPerMessage,
+      `<= ${TARGETS.cpuMicrosPerMessage} µs`,
+      (v) => v <= TARGETS.cpuMicrosPerMessage,
+      ' µs',
+    );
   }
   for (const p of fanout) {
     check(
@@ -109,7 +149,11 @@ export function buildResults(input: {
       figure: `Round end: winners recorded / winning answers / clients told (of ${roundEnd.sockets})`,
       value: `${roundEnd.winners} / ${roundEnd.winningAnswers} / ${roundEnd.received}`,
       target: `1 / 1 / ${roundEnd.sockets}, no duplicates`,
-      met: roundEnd.winners === 1 && roundEnd.winningAnswers === 1 && roundEnd.received === roundEnd.sockets && roundEnd.duplicates === 0,
+      met:
+        roundEnd.winners === 1 &&
+        roundEnd.winningAnswers === 1 &&
+        roundEnd.received === roundEnd.sockets &&
+        roundEnd.duplicates === 0,
     });
   }
 
@@ -123,14 +167,28 @@ export function buildResults(input: {
     redisCommandsPerClick: round(throughput?.chosen.redisCommandsPerClick),
     tickMs,
     observedTickMs: byCount((p) => round(p.observedTickMs)),
-    clickToScreen: byCount((p) => ({ p50Ms: round(p.clickToScreen.p50Ms), p99Ms: round(p.clickToScreen.p99Ms) })),
+    clickToScreen: byCount((p) => ({
+      p50Ms: round(p.clickToScreen.p50Ms),
+      p99Ms: round(p.clickToScreen.p99Ms),
+    })),
     cpuMicrosPerMessage: byCount((p) => round(p.cpuMicrosPerMessage)),
     bytesPerSocketPerSecond: byCount((p) => round(p.bytesPerSocketPerSecond)),
     memoryPerSocketBytes: byCount((p) => round(p.memoryPerSocketBytes)),
     roundEnd: roundEnd
-      ? { p99Ms: round(roundEnd.p99Ms), p50Ms: round(roundEnd.p50Ms), maxMs: round(roundEnd.maxMs), winners: roundEnd.winners, clients: roundEnd.sockets, received: roundEnd.received, duplicates: roundEnd.duplicates, winningAnswers: roundEnd.winningAnswers }
+      ? {
+          p99Ms: round(roundEnd.p99Ms),
+          p50Ms: round(roundEnd.p50Ms),
+          maxMs: round(roundEnd.maxMs),
+          winners: roundEnd.winners,
+          clients: roundEnd.sockets,
+          received: roundEnd.received,
+          duplicates: roundEnd.duplicates,
+          winningAnswers: roundEnd.winningAnswers,
+        }
       : { p99Ms: null, winners: null },
-    unreached: fanout.filter((p) => p.connected < p.requested).map((p) => ({ requested: p.requested, connected: p.connected })),
+    unreached: fanout
+      .filter((p) => p.connected < p.requested)
+      .map((p) => ({ requested: p.requested, connected: p.connected })),
     checks,
     details: { settings, throughput, fanout, roundEnd, errors: input.errors, durationS: input.durationS },
   };
@@ -145,13 +203,22 @@ export function markdown(results: Results): string {
   lines.push('');
   lines.push('| Figure | Value | Target | Met |');
   lines.push('|---|---|---|---|');
-  for (const c of results.checks) lines.push(`| ${c.figure} | ${c.value} | ${c.target} | ${c.met === null ? 'not measured' : c.met ? 'yes' : '**no**'} |`);
+  for (const c of results.checks)
+    lines.push(
+      `| ${c.figure} | ${c.value} | ${c.target} | ${c.met === null ? 'not measured' : c.met ? 'yes' : '**no**'} |`,
+    );
   lines.push('');
   lines.push('| Reference figure | Value |');
   lines.push('|---|---|');
-  lines.push(`| Accepted clicks per second (through the gateway, ${t?.chosen.connections ?? '?'} keep-alive connections, ${results.details.settings.users} users) | ${fmt(results.clicksPerSecond)} |`);
-  lines.push(`| Click latency at that load, p50 / p99 | ${fmt(t?.chosen.p50Ms, ' ms')} / ${fmt(t?.chosen.p99Ms, ' ms')}${t && !t.withinBound ? ' (no step kept p99 under the bound)' : ''} |`);
-  lines.push(`| Trivial route through a second gateway, same settings | ${fmt(t?.baseline.okPerSecond, ' req/s')} (p99 ${fmt(t?.baseline.p99Ms, ' ms')}) |`);
+  lines.push(
+    `| Accepted clicks per second (through the gateway, ${t?.chosen.connections ?? '?'} keep-alive connections, ${results.details.settings.users} users) | ${fmt(results.clicksPerSecond)} |`,
+  );
+  lines.push(
+    `| Click latency at that load, p50 / p99 | ${fmt(t?.chosen.p50Ms, ' ms')} / ${fmt(t?.chosen.p99Ms, ' ms')}${t && !t.withinBound ? ' (no step kept p99 under the bound)' : ''} |`,
+  );
+  lines.push(
+    `| Trivial route through a second gateway, same settings | ${fmt(t?.baseline.okPerSecond, ' req/s')} (p99 ${fmt(t?.baseline.p99Ms, ' ms')}) |`,
+  );
   lines.push(`| redis-benchmark -t incr, same Redis | ${fmt(t?.redisIncrPerSecond, ' req/s')} |`);
   lines.push(`| Clicks per second / Redis INCR per second | ${fmt(results.redisIncrRatio)} |`);
   lines.push(`| Tick (BROADCAST_HZ=${results.details.settings.broadcastHz}) | ${results.tickMs} ms |`);
@@ -163,7 +230,9 @@ export function markdown(results: Results): string {
   if (results.details.fanout.length > 0) {
     lines.push('Cost curve (clicks at half the maximum rate while the clients watch):');
     lines.push('');
-    lines.push('| Clients | Clicks/s | Click to screen p50 / p99 | Tick seen | Messages/s | Realtime CPU | CPU per message | Memory per socket | Bytes/s per socket |');
+    lines.push(
+      '| Clients | Clicks/s | Click to screen p50 / p99 | Tick seen | Messages/s | Realtime CPU | CPU per message | Memory per socket | Bytes/s per socket |',
+    );
     lines.push('|---|---|---|---|---|---|---|---|---|');
     for (const p of results.details.fanout) {
       lines.push(
@@ -178,14 +247,23 @@ export function markdown(results: Results): string {
     lines.push('');
     lines.push('| Connections | Clicks/s | p50 | p99 | non-2xx | Redis commands/click |');
     lines.push('|---|---|---|---|---|---|');
-    for (const s of t.steps) lines.push(`| ${s.connections} | ${fmt(s.okPerSecond)} | ${fmt(s.p50Ms, ' ms')} | ${fmt(s.p99Ms, ' ms')} | ${s.non2xx} | ${fmt(s.redisCommandsPerClick)} |`);
+    for (const s of t.steps)
+      lines.push(
+        `| ${s.connections} | ${fmt(s.okPerSecond)} | ${fmt(s.p50Ms, ' ms')} | ${fmt(s.p99Ms, ' ms')} | ${s.non2xx} | ${fmt(s.redisCommandsPerClick)} |`,
+      );
     lines.push('');
-    const top = Object.entries(t.chosen.redisByCommand).sort((a, b) => b[1] - a[1]).slice(0, 8);
-    lines.push(`Redis commands at the chosen load: ${top.map(([name, n]) => `${name} ${n}`).join(', ')} for ${t.chosen.ok} accepted clicks.`);
+    const top = Object.entries(t.chosen.redisByCommand)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 8);
+    lines.push(
+      `Redis commands at the chosen load: ${top.map(([name, n]) => `${name} ${n}`).join(', ')} for ${t.chosen.ok} accepted clicks.`,
+    );
     lines.push('');
   }
   if (results.unreached.length > 0) {
-    lines.push(`Client counts not reached: ${results.unreached.map((u) => `${u.requested} (${u.connected} connected)`).join(', ')}.`);
+    lines.push(
+      `Client counts not reached: ${results.unreached.map((u) => `${u.requested} (${u.connected} connected)`).join(', ')}.`,
+    );
     lines.push('');
   }
   if (results.details.errors.length > 0) {
@@ -194,6 +272,8 @@ export function markdown(results: Results): string {
     for (const e of results.details.errors) lines.push(`- ${e}`);
     lines.push('');
   }
-  lines.push(`Sockets connected through the ${results.machine.socketVia}; every machine-dependent figure is a ratio to a baseline of the same run. Whole run: ${Math.round(results.details.durationS)} s.`);
+  lines.push(
+    `Sockets connected through the ${results.machine.socketVia}; every machine-dependent figure is a ratio to a baseline of the same run. Whole run: ${Math.round(results.details.durationS)} s.`,
+  );
   return lines.join('\n') + '\n';
 }

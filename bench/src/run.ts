@@ -23,14 +23,28 @@ const log = (line: string) => console.log(line);
 /** Raises the open-files limit for this run and its children when the hard limit allows (a child shell's ulimit). */
 function raiseFileLimit(): number | null {
   const probe = spawnSync('sh', ['-c', 'ulimit -Sn; ulimit -Hn'], { encoding: 'utf8' });
-  const [soft, hard] = probe.stdout.trim().split('\n').map((v) => (v === 'unlimited' ? Infinity : Number(v)));
+  const [soft, hard] = probe.stdout
+    .trim()
+    .split('\n')
+    .map((v) => (v === 'unlimited' ? Infinity : Number(v)));
   if (soft === undefined || hard === undefined || !Number.isFinite(soft)) return null;
   const wanted = Math.min(hard, 65_536);
   if (soft >= wanted || process.env.BENCH_FD_RAISED) return soft;
-  const child = spawn('sh', ['-c', `ulimit -n ${wanted} && exec "$@"`, 'sh', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit',
-    env: { ...process.env, BENCH_FD_RAISED: '1' },
-  });
+  const child = spawn(
+    'sh',
+    [
+      '-c',
+      `ulimit -n ${wanted} && exec "$@"`,
+      'sh',
+      process.execPath,
+      ...process.execArgv,
+      ...process.argv.slice(1),
+    ],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, BENCH_FD_RAISED: '1' },
+    },
+  );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
   return -1;
@@ -52,7 +66,9 @@ async function main(): Promise<void> {
   const started = Date.now();
   const date = new Date();
   const loadAtStart = loadAverage();
-  log(`[bench] ${settings.profile} run; load average ${loadAtStart.join(' ')}; open files limit ${fileLimit ?? 'unknown'}`);
+  log(
+    `[bench] ${settings.profile} run; load average ${loadAtStart.join(' ')}; open files limit ${fileLimit ?? 'unknown'}`,
+  );
 
   let bs: BenchSystem | undefined;
   let stopping = false;
@@ -145,7 +161,16 @@ async function main(): Promise<void> {
     `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}, Redis ${machine.redis}; ` +
     `load average ${loadAtStart[0].toFixed(2)} at start, ${loadAtEnd[0].toFixed(2)} at end`;
 
-  const results = buildResults({ date, machine, settings, throughput, fanout, roundEnd, errors, durationS: (Date.now() - started) / 1000 });
+  const results = buildResults({
+    date,
+    machine,
+    settings,
+    throughput,
+    fanout,
+    roundEnd,
+    errors,
+    durationS: (Date.now() - started) / 1000,
+  });
   // Only the full run is the record; a quick run writes beside it, ignored by git.
   const outDir = settings.profile === 'full' ? resultsDir : join(resultsDir, 'quick');
   mkdirSync(outDir, { recursive: true });
@@ -153,15 +178,39 @@ async function main(): Promise<void> {
   const table = markdown(results);
   writeFileSync(join(outDir, 'latest.md'), table);
   if (fanout.length > 0) {
-    const labels = fanout.map((p) => (p.connected < p.requested ? `${p.connected} of ${p.requested}` : String(p.connected)));
+    const labels = fanout.map((p) =>
+      p.connected < p.requested ? `${p.connected} of ${p.requested}` : String(p.connected),
+    );
     const svg = costCurveSvg(
       'One Million Clicks: cost of fan-out per player',
       `${results.date.slice(0, 16).replace('T', ' ')} UTC, ${machine.description}`,
       labels,
       [
-        { title: 'Realtime CPU per delivered message', unit: 'µs', target: TARGETS.cpuMicrosPerMessage, series: [{ name: 'CPU', color: '#2c7fb8', values: fanout.map((p) => p.cpuMicrosPerMessage) }] },
-        { title: 'Bytes per second per socket', unit: 'B/s', target: TARGETS.bytesPerSocketPerSecond, series: [{ name: 'bytes', color: '#41ab5d', values: fanout.map((p) => p.bytesPerSocketPerSecond) }] },
-        { title: 'Realtime memory per socket', unit: 'KiB', series: [{ name: 'memory', color: '#8856a7', values: fanout.map((p) => (p.memoryPerSocketBytes === null ? null : p.memoryPerSocketBytes / 1024)) }] },
+        {
+          title: 'Realtime CPU per delivered message',
+          unit: 'µs',
+          target: TARGETS.cpuMicrosPerMessage,
+          series: [{ name: 'CPU', color: '#2c7fb8', values: fanout.map((p) => p.cpuMicrosPerMessage) }],
+        },
+        {
+          title: 'Bytes per second per socket',
+          unit: 'B/s',
+          target: TARGETS.bytesPerSocketPerSecond,
+          series: [{ name: 'bytes', color: '#41ab5d', values: fanout.map((p) => p.bytesPerSocketPerSecond) }],
+        },
+        {
+          title: 'Realtime memory per socket',
+          unit: 'KiB',
+          series: [
+            {
+              name: 'memory',
+              color: '#8856a7',
+              values: fanout.map((p) =>
+                p.memoryPerSocketBytes === null ? null : p.memoryPerSocketBytes / 1024,
+              ),
+            },
+          ],
+        },
         {
           title: 'Click to screen',
           unit: 'ms',
@@ -180,7 +229,9 @@ async function main(): Promise<void> {
     }
   }
   console.log('\n' + table);
-  log(`[bench] wrote ${outDir}/latest.json, latest.md and cost-curve.png in ${Math.round((Date.now() - started) / 1000)} s`);
+  log(
+    `[bench] wrote ${outDir}/latest.json, latest.md and cost-curve.png in ${Math.round((Date.now() - started) / 1000)} s`,
+  );
   process.exit(errors.length > 0 && !throughput && fanout.length === 0 ? 1 : 0);
 }
 

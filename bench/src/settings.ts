@@ -62,16 +62,21 @@ const quick: BenchSettings = {
 };
 
 /** `--quick` (or BENCH_PROFILE=quick) for the short run; BENCH_SOCKETS=500,1000 and BENCH_SOCKET_VIA override. */
-export function loadSettings(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): BenchSettings {
+export function loadSettings(
+  argv: string[] = process.argv.slice(2),
+  env: NodeJS.ProcessEnv = process.env,
+): BenchSettings {
   const profile = argv.includes('--quick') || env.BENCH_PROFILE === 'quick' ? quick : full;
   const settings = { ...profile };
   if (env.BENCH_SOCKETS) {
     const counts = env.BENCH_SOCKETS.split(',').map((s) => Number(s.trim()));
-    if (counts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('BENCH_SOCKETS must be comma-separated positive integers, e.g. 500,1000');
+    if (counts.some((n) => !Number.isInteger(n) || n < 1))
+      throw new Error('BENCH_SOCKETS must be comma-separated positive integers, e.g. 500,1000');
     settings.socketCounts = counts;
   }
   if (env.BENCH_SOCKET_VIA) {
-    if (env.BENCH_SOCKET_VIA !== 'gateway' && env.BENCH_SOCKET_VIA !== 'realtime') throw new Error('BENCH_SOCKET_VIA must be gateway or realtime');
+    if (env.BENCH_SOCKET_VIA !== 'gateway' && env.BENCH_SOCKET_VIA !== 'realtime')
+      throw new Error('BENCH_SOCKET_VIA must be gateway or realtime');
     settings.socketVia = env.BENCH_SOCKET_VIA;
   }
   return settings;

@@ -65,7 +65,8 @@ function connectOne(url: string, token: string | undefined): Promise<Client | st
     socket.once('connect', () => {
       // Engine.IO "4" + the packet, plus the 2 or 4 bytes of a server-to-client websocket frame header.
       socket.io.engine.on('data', (data: unknown) => {
-        const length = typeof data === 'string' ? Buffer.byteLength(data) + 1 : (data as ArrayBuffer).byteLength + 1;
+        const length =
+          typeof data === 'string' ? Buffer.byteLength(data) + 1 : (data as ArrayBuffer).byteLength + 1;
         client.estimatedBytes += length + (length < 126 ? 2 : 4);
       });
       resolve(client);
@@ -127,7 +128,11 @@ function measure(args: { acks?: { ordinals: number[]; times: number[] } }) {
     const h = new Histogram();
     const acks = { ordinals: args.acks.ordinals, times: args.acks.times, length: args.acks.ordinals.length };
     for (const client of clients) {
-      const result = clickToScreen({ counters: client.counters, times: client.times, length: client.counters.length }, acks, h);
+      const result = clickToScreen(
+        { counters: client.counters, times: client.times, length: client.counters.length },
+        acks,
+        h,
+      );
       matched += result.matched;
       missed += result.missed;
     }

@@ -15,7 +15,16 @@ export function median(values: readonly number[]): number | undefined {
 
 /** a / b, or null when either is missing or b is zero (a ratio that cannot be measured is not 0). */
 export function ratio(a: number | null | undefined, b: number | null | undefined): number | null {
-  if (a === null || a === undefined || b === null || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return null;
+  if (
+    a === null ||
+    a === undefined ||
+    b === null ||
+    b === undefined ||
+    !Number.isFinite(a) ||
+    !Number.isFinite(b) ||
+    b === 0
+  )
+    return null;
   return a / b;
 }
 
@@ -77,7 +86,14 @@ export class Histogram {
   }
 
   toJSON(): HistogramData {
-    return { binMs: this.binMs, counts: Array.from(this.counts), overflow: this.overflow, negative: this.negative, total: this.total, maxMs: this.maxMs };
+    return {
+      binMs: this.binMs,
+      counts: Array.from(this.counts),
+      overflow: this.overflow,
+      negative: this.negative,
+      total: this.total,
+      maxMs: this.maxMs,
+    };
   }
 
   static fromJSON(data: HistogramData): Histogram {
@@ -87,7 +103,8 @@ export class Histogram {
   }
 
   merge(data: HistogramData): void {
-    if (data.binMs !== this.binMs || data.counts.length !== this.counts.length) throw new Error('histograms of different shapes cannot be merged');
+    if (data.binMs !== this.binMs || data.counts.length !== this.counts.length)
+      throw new Error('histograms of different shapes cannot be merged');
     for (let i = 0; i < data.counts.length; i++) this.counts[i]! += data.counts[i]!;
     this.overflow += data.overflow;
     this.negative += data.negative;

@@ -44,7 +44,8 @@ export function startWorker(name: string, env: NodeJS.ProcessEnv = {}): Worker {
   });
   child.on('exit', (code, signal) => {
     children.delete(child);
-    for (const waiter of pending.values()) waiter.reject(new Error(`${name} (pid ${child.pid}) exited (${code ?? signal})`));
+    for (const waiter of pending.values())
+      waiter.reject(new Error(`${name} (pid ${child.pid}) exited (${code ?? signal})`));
     pending.clear();
   });
 
@@ -105,7 +106,11 @@ export function serveCalls(handlers: Record<string, (args: any) => unknown>): vo
       .then(() => handler(message.args))
       .then(
         (value) => reply({ ok: true, value }),
-        (error: unknown) => reply({ ok: false, error: error instanceof Error ? error.stack ?? error.message : String(error) }),
+        (error: unknown) =>
+          reply({
+            ok: false,
+            error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+          }),
       );
   });
   process.on('disconnect', () => process.exit(0));

@@ -16,7 +16,13 @@ export interface FanoutPoint {
   connectErrors: Record<string, number>;
   clicksPerSecond: number;
   clickRateAsked: number;
-  clickToScreen: { p50Ms: number | null; p99Ms: number | null; samples: number; missed: number; beforeAck: number };
+  clickToScreen: {
+    p50Ms: number | null;
+    p99Ms: number | null;
+    samples: number;
+    missed: number;
+    beforeAck: number;
+  };
   observedTickMs: number | null;
   messages: number;
   messagesPerSecond: number;
@@ -61,7 +67,9 @@ export async function measureFanout(
   const started = Date.now();
   const fleet = await connectFleet(bs, settings, count);
   try {
-    log(`[bench] fan-out ${count}: ${fleet.connected} connected in ${((Date.now() - started) / 1000).toFixed(1)} s${fleet.failed ? `, ${fleet.failed} failed (${JSON.stringify(fleet.errors)})` : ''}`);
+    log(
+      `[bench] fan-out ${count}: ${fleet.connected} connected in ${((Date.now() - started) / 1000).toFixed(1)} s${fleet.failed ? `, ${fleet.failed} failed (${JSON.stringify(fleet.errors)})` : ''}`,
+    );
     // Let the connection storm's count updates settle before measuring.
     await sleep(2000);
     const rssWith = await steadyRss(realtime.pid);
@@ -86,9 +94,14 @@ export async function measureFanout(
     await sleep(Math.ceil(1000 / settings.broadcastHz) + 200);
     const cpuAfter = cpuSeconds(realtime.pid);
 
-    const order = load.acks!.ordinals.map((_, i) => i).sort((a, b) => load.acks!.ordinals[a]! - load.acks!.ordinals[b]!);
+    const order = load
+      .acks!.ordinals.map((_, i) => i)
+      .sort((a, b) => load.acks!.ordinals[a]! - load.acks!.ordinals[b]!);
     const picked = sampleEvenly(order, MAX_ACKS_JOINED);
-    const acks = { ordinals: picked.map((i) => load.acks!.ordinals[i]!), times: picked.map((i) => load.acks!.times[i]!) };
+    const acks = {
+      ordinals: picked.map((i) => load.acks!.ordinals[i]!),
+      times: picked.map((i) => load.acks!.times[i]!),
+    };
     const { total, histogram } = await fleet.measure(acks);
 
     const seconds = total.durationMs / 1000;

@@ -32,7 +32,13 @@ async function getJson(url: string): Promise<any> {
   return response.json();
 }
 
-export async function measureRoundEnd(bs: BenchSystem, settings: BenchSettings, loader: Worker, clickRate: number, log: (line: string) => void): Promise<RoundEndResult> {
+export async function measureRoundEnd(
+  bs: BenchSystem,
+  settings: BenchSettings,
+  loader: Worker,
+  clickRate: number,
+  log: (line: string) => void,
+): Promise<RoundEndResult> {
   const state = await getJson(`${bs.gatewayUrl}/api/game/state`);
   const roundTarget = Number(state.gameState.globalClicks) + settings.roundEndClicks;
   const winnersBefore = (await getJson(`${bs.gatewayUrl}/api/winners?limit=200`)).winners.length as number;
@@ -60,10 +66,18 @@ export async function measureRoundEnd(bs: BenchSystem, settings: BenchSettings, 
       (expectedS * 3 + 90) * 1000,
     );
     const win = load.wins[0];
-    if (!win) throw new Error(`no click won the round (target ${roundTarget}); statuses ${JSON.stringify(load.statusCounts)}`);
+    if (!win)
+      throw new Error(
+        `no click won the round (target ${roundTarget}); statuses ${JSON.stringify(load.statusCounts)}`,
+      );
     // Every client has had time to hear of it.
     await sleep(3000);
-    const parts = await fleet.call<{ sockets: number; received: number; duplicates: number; histogram: HistogramData }>('winners', { since: win.at });
+    const parts = await fleet.call<{
+      sockets: number;
+      received: number;
+      duplicates: number;
+      histogram: HistogramData;
+    }>('winners', { since: win.at });
     const histogram = new Histogram();
     let received = 0;
     let duplicates = 0;

@@ -31,7 +31,10 @@ export interface Fleet {
   failed: number;
   errors: Record<string, number>;
   mark(): Promise<void>;
-  measure(acks?: { ordinals: number[]; times: number[] }): Promise<{ total: MeasureOutcome; histogram?: Histogram }>;
+  measure(acks?: {
+    ordinals: number[];
+    times: number[];
+  }): Promise<{ total: MeasureOutcome; histogram?: Histogram }>;
   call<T>(method: string, args?: unknown): Promise<T[]>;
   close(): Promise<void>;
 }
@@ -50,8 +53,21 @@ export async function connectFleet(bs: BenchSystem, settings: BenchSettings, cou
       await Promise.all(workers.map((w) => w.call('mark')));
     },
     async measure(acks) {
-      const parts = await Promise.all(workers.map((w) => w.call<MeasureOutcome>('measure', { acks }, 300_000)));
-      const total: MeasureOutcome = { sockets: 0, connectedNow: 0, durationMs: 0, messages: 0, stateUpdates: 0, bytes: 0, bytesExact: true, matched: 0, missed: 0, gaps: [] };
+      const parts = await Promise.all(
+        workers.map((w) => w.call<MeasureOutcome>('measure', { acks }, 300_000)),
+      );
+      const total: MeasureOutcome = {
+        sockets: 0,
+        connectedNow: 0,
+        durationMs: 0,
+        messages: 0,
+        stateUpdates: 0,
+        bytes: 0,
+        bytesExact: true,
+        matched: 0,
+        missed: 0,
+        gaps: [],
+      };
       let histogram: Histogram | undefined;
       for (const part of parts) {
         total.sockets += part.sockets;
@@ -80,12 +96,19 @@ export async function connectFleet(bs: BenchSystem, settings: BenchSettings, cou
     },
   };
   try {
-    const perWorker = workers.map((_, i) => Math.min(settings.socketsPerWorker, count - i * settings.socketsPerWorker));
+    const perWorker = workers.map((_, i) =>
+      Math.min(settings.socketsPerWorker, count - i * settings.socketsPerWorker),
+    );
     const results = await Promise.all(
       workers.map((w, i) =>
         w.call<ConnectOutcome>(
           'connect',
-          { url, count: perWorker[i], tokens, concurrency: Math.max(1, Math.round(settings.connectConcurrency / workers.length)) },
+          {
+            url,
+            count: perWorker[i],
+            tokens,
+            concurrency: Math.max(1, Math.round(settings.connectConcurrency / workers.length)),
+          },
           600_000,
         ),
       ),
@@ -93,7 +116,8 @@ export async function connectFleet(bs: BenchSystem, settings: BenchSettings, cou
     for (const r of results) {
       fleet.connected += r.connected;
       fleet.failed += r.failed;
-      for (const [message, n] of Object.entries(r.errors)) fleet.errors[message] = (fleet.errors[message] ?? 0) + n;
+      for (const [message, n] of Object.entries(r.errors))
+        fleet.errors[message] = (fleet.errors[message] ?? 0) + n;
     }
   } catch (error) {
     await fleet.close();

@@ -26,13 +26,25 @@ export interface ThroughputResult {
   steps: ThroughputStep[];
   chosen: ThroughputStep;
   withinBound: boolean;
-  baseline: { connections: number; okPerSecond: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number };
+  baseline: {
+    connections: number;
+    okPerSecond: number;
+    p50Ms: number;
+    p99Ms: number;
+    non2xx: number;
+    errors: number;
+  };
   redisIncrPerSecond: number;
   clickThroughputRatio: number | null;
   redisIncrRatio: number | null;
 }
 
-export async function measureThroughput(bs: BenchSystem, settings: BenchSettings, loader: Worker, log: (line: string) => void): Promise<ThroughputResult> {
+export async function measureThroughput(
+  bs: BenchSystem,
+  settings: BenchSettings,
+  loader: Worker,
+  log: (line: string) => void,
+): Promise<ThroughputResult> {
   const tokens = bs.users.map((u) => u.token);
   const clicks = (connections: number, durationS: number, url = bs.gatewayUrl): HttpLoadOptions => ({
     url,
@@ -42,7 +54,8 @@ export async function measureThroughput(bs: BenchSystem, settings: BenchSettings
     durationS,
     tokens,
   });
-  const run = (options: HttpLoadOptions) => loader.call<HttpLoadResult>('run', options, (options.durationS + 60) * 1000);
+  const run = (options: HttpLoadOptions) =>
+    loader.call<HttpLoadResult>('run', options, (options.durationS + 60) * 1000);
 
   log(`[bench] throughput: warming up for ${settings.warmupS} s`);
   await run(clicks(settings.concurrencies[0]!, settings.warmupS));
@@ -75,21 +88,37 @@ export async function measureThroughput(bs: BenchSystem, settings: BenchSettings
     if (r.latencyMs.p99 >= settings.p99BoundMs * 2) break;
   }
   const within = steps.filter((s) => s.p99Ms < settings.p99BoundMs && s.errors === 0 && s.ok > 0);
-  const chosen = (within.length > 0 ? within : steps).reduce((best, s) => (s.okPerSecond > best.okPerSecond ? s : best));
+  const chosen = (within.length > 0 ? within : steps).reduce((best, s) =>
+    s.okPerSecond > best.okPerSecond ? s : best,
+  );
 
   log(`[bench] baseline: trivial route through a second gateway at ${chosen.connections} connections`);
   await run(clicks(chosen.connections, settings.warmupS, bs.baselineUrl));
   const b = await run(clicks(chosen.connections, settings.stepDurationS, bs.baselineUrl));
-  log(`[bench]   ${Math.round(b.okPerSecond)} requests/s, p50 ${b.latencyMs.p50} ms, p99 ${b.latencyMs.p99} ms, non-2xx ${b.non2xx}`);
+  log(
+    `[bench]   ${Math.round(b.okPerSecond)} requests/s, p50 ${b.latencyMs.p50} ms, p99 ${b.latencyMs.p99} ms, non-2xx ${b.non2xx}`,
+  );
 
-  const incr = redisIncrPerSecond(bs.redisUrl, settings.redisBenchmarkRequests, settings.redisBenchmarkClients, log);
+  const incr = redisIncrPerSecond(
+    bs.redisUrl,
+    settings.redisBenchmarkRequests,
+    settings.redisBenchmarkClients,
+    log,
+  );
   log(`[bench] redis-benchmark -t incr: ${Math.round(incr)} requests/s`);
 
   return {
     steps,
     chosen,
     withinBound: within.length > 0,
-    baseline: { connections: chosen.connections, okPerSecond: b.okPerSecond, p50Ms: b.latencyMs.p50, p99Ms: b.latencyMs.p99, non2xx: b.non2xx, errors: b.errors },
+    baseline: {
+      connections: chosen.connections,
+      okPerSecond: b.okPerSecond,
+      p50Ms: b.latencyMs.p50,
+      p99Ms: b.latencyMs.p99,
+      non2xx: b.non2xx,
+      errors: b.errors,
+    },
     redisIncrPerSecond: incr,
     clickThroughputRatio: ratio(chosen.okPerSecond, b.okPerSecond),
     redisIncrRatio: ratio(chosen.okPerSecond, incr),
