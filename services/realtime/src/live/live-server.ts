@@ -15,6 +15,7 @@ import type { Deps } from '../deps.js';
 import { startUserCount } from '../presence/user-count.js';
 import { guestView, LatestState, playerView } from './game-state.js';
 import { createViewerResolver, HandshakeRefused, type Viewer } from './socket-auth.js';
+import { writeToRoom } from './room-writer.js';
 import { startStateFeed } from './state-feed.js';
 import { startWinnersFeed } from './winners-feed.js';
 
@@ -56,6 +57,11 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     'realtime_messages_emitted_total',
     'Messages written to sockets, by event',
     ['event'],
+  );
+  const writes = metrics.counter(
+    'realtime_state_writes_total',
+    'Game state updates written to sockets: directly as one pre-encoded frame, or through Socket.IO',
+    ['path'],
   );
   const consumed = metrics.counter(
     'realtime_events_consumed_total',
@@ -134,8 +140,11 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     if (state) {
       lag.observe(Math.max(0, clock() - state.at) / 1000);
       emitted.inc({ event: 'gameStateUpdate' }, roomSize(PLAYERS) + roomSize(GUESTS));
-      io.local.to(PLAYERS).emit('gameStateUpdate', playerView(state));
-      io.local.to(GUESTS).emit('gameStateUpdate', guestView(state));
+      const nsp = io.of('/');
+      const players = writeToRoom(nsp, PLAYERS, 'gameStateUpdate', playerView(state));
+      const guests = writeToRoom(nsp, GUESTS, 'gameStateUpdate', guestView(state));
+      writes.inc({ path: 'direct' }, players.direct + guests.direct);
+      writes.inc({ path: 'fallback' }, players.fallback + guests.fallback);
     }
     void userCount.flush();
   };
