@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { clickRoutes } from './clicks/clicks.routes.js';
 import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
-import { GameEngine } from './engine/game-engine.js';
+import { GameEngine, type HotState } from './engine/game-engine.js';
 import { startGameConsumers } from './events/consumers.js';
 import { startJournalFlusher } from './journal/journal-flusher.js';
 import { gameMetrics } from './metrics.js';
@@ -55,13 +55,13 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
   const metrics = gameMetrics(deps.metrics);
   const outbox = startOutboxRelay(db, nats, log, { intervalMs: 100 });
   metrics.observeOutboxBacklog(() => outbox.backlog());
-  let markChanged = () => undefined as void;
+  let stateChanged: (state?: HotState) => void = () => undefined;
   const engine = new GameEngine(db, redis, config, log, deps.clock, {
     onBatch: (size) => metrics.batchSize.observe(size),
     onOutcome: (outcome, count) => metrics.clicks.inc({ outcome }, count),
     onWin: () => metrics.roundsWon.inc(),
     onWinPersisted: () => outbox.nudge(),
-    onStateChanged: () => markChanged(),
+    onStateChanged: (state) => stateChanged(state),
   });
   const flusher = startJournalFlusher(db, redis, log, {
     intervalMs: config.JOURNAL_FLUSH_MS,
@@ -71,7 +71,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     intervalMs: config.STATE_PUBLISH_MS,
     onPublished: () => metrics.statePublished.inc(),
   });
-  markChanged = () => publisher.markChanged();
+  stateChanged = (state) => publisher.changed(state);
   const consumers = startGameConsumers({
     db,
     nats,

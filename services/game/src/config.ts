@@ -40,12 +40,18 @@ export const configSchema = baseEnvSchema
     SIGNUP_FREE_CLICKS: env.int(10, 0, 1_000_000_000),
     /** Clicks per second one user may make (a burst of the same size is allowed). */
     CLICK_RATE_PER_USER: env.int(20, 1, 1_000_000),
-    /** How long a click may wait for others to share its Redis call (0: only while a call is in flight). */
-    CLICK_BATCH_WINDOW_MS: env.int(2, 0, 50),
+    /**
+     * At most one click batch per this window per instance: a click after a quiet window goes at once,
+     * clicks within a window share the next Redis call (0: only while a call is in flight).
+     */
+    CLICK_BATCH_WINDOW_MS: env.int(5, 0, 50),
     /** How often the write-behind journal is flushed from Redis to Postgres. */
     JOURNAL_FLUSH_MS: env.int(100, 5, 600_000),
-    /** Coalescing window of the game.state.v1 publications. */
-    STATE_PUBLISH_MS: env.int(50, 5, 10_000),
+    /**
+     * At most one game.state.v1 publication per this window: a change after a quiet window goes out at
+     * once, changes during a window go out together at its end.
+     */
+    STATE_PUBLISH_MS: env.int(10, 1, 10_000),
   })
   .superRefine((config, ctx) => {
     for (const milestone of config.MILESTONES) {

@@ -44,7 +44,8 @@ export interface EngineHooks {
   onOutcome?: (outcome: string, count: number) => void;
   onWin?: (win: WinRecord) => void;
   onWinPersisted?: () => void;
-  onStateChanged?: () => void;
+  /** The state changed; `state` is the state right after the change when the step returned it. */
+  onStateChanged?: (state?: HotState) => void;
 }
 
 /** A user's record in Redis (see KEYS.users). */
@@ -59,7 +60,6 @@ interface UserRecord {
 }
 
 interface PendingClick {
-  queuedAt: number;
   userId: string;
   resolve: (outcome: ClickOutcome) => void;
   reject: (error: Error) => void;
@@ -81,6 +81,7 @@ export class GameEngine {
   private queue: PendingClick[] = [];
   private running = false;
   private scheduled = false;
+  private lastBatchAt = Number.NEGATIVE_INFINITY;
   private restoring: Promise<void> | undefined;
   private closed = false;
   private readonly winWrites = new Set<Promise<void>>();
@@ -104,7 +105,7 @@ export class GameEngine {
   click(userId: string): Promise<ClickOutcome> {
     if (this.closed) return Promise.reject(unavailable());
     return new Promise((resolve, reject) => {
-      this.queue.push({ queuedAt: performance.now(), userId, resolve, reject });
+      this.queue.push({ userId, resolve, reject });
       this.kick();
     });
   }
@@ -124,13 +125,15 @@ export class GameEngine {
     this.running = true;
     try {
       while (this.queue.length > 0) {
-        // Give the batch a moment to fill (each Redis call costs the same few commands whatever its
-        // size), unless it is already large.
+        // At most one batch per window: a click after a quiet window goes at once; under load the
+        // clicks of a window share one Redis call (the same three commands whatever its size), so
+        // Redis work follows the batches per second, not the clicks. A large batch goes at once.
         const wait =
           this.queue.length >= FULL_BATCH
             ? 0
-            : this.config.CLICK_BATCH_WINDOW_MS - (performance.now() - this.queue[0]!.queuedAt);
+            : this.lastBatchAt + this.config.CLICK_BATCH_WINDOW_MS - performance.now();
         if (wait > 0.5) await sleep(wait);
+        this.lastBatchAt = performance.now();
         const batch = this.queue.splice(0, MAX_BATCH);
         await this.runBatch(batch);
       }
@@ -176,7 +179,7 @@ export class GameEngine {
       const counts = new Map<string, number>();
       const count = (outcome: string) => counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
       for (let i = 0; i < pending.length; i++) {
-        const base = 2 + i * 6;
+        const base = 7 + i * 6;
         const status = Number(reply[base]);
         const p = pending[i]!;
         if (status === STATUS.accepted) {
@@ -204,7 +207,15 @@ export class GameEngine {
         }
       }
       for (const [outcome, n] of counts) this.hooks.onOutcome?.(outcome, n);
-      if ((counts.get('accepted') ?? 0) > 0) this.hooks.onStateChanged?.();
+      if ((counts.get('accepted') ?? 0) > 0) {
+        this.hooks.onStateChanged?.({
+          round: Number(reply[2]),
+          globalClicks: Number(reply[3]),
+          potCents: Number(reply[4]),
+          lastClickUser: (reply[5] as string) || null,
+          lastWinner: (reply[6] as string) || null,
+        });
+      }
       pending = [];
       if (notLoaded.length > 0) {
         let unknown: Set<string>;

@@ -5,7 +5,7 @@ export const TAG = '{omc:game}';
 /**
  * One hash holds the round state and every user, so a click batch reads all it needs with one HMGET and
  * writes it back with one HSET. State fields have short fixed names (round, clicks, pot, lcu, lcn, lwu,
- * lwn, epoch, seq, fseq) and journal entries (j:<seq>); every other field is a user id whose value is the user's JSON record { ok (loaded),
+ * lwn, epoch, seq, fseq, flk: the journal flusher's lock) and journal entries (j:<seq>); every other field is a user id whose value is the user's JSON record { ok (loaded),
  * v (version), role, name, del, g (granted), pr (round of the purchased clicks), p (purchased), pass
  * (round of the pass), tb/tt (rate-limit bucket) }.
  */
@@ -21,6 +21,4 @@ export const KEYS = {
   journal: GAME,
   /** Hash: purchase id -> round it was applied to (idempotency of purchase events in Redis). */
   purchases: `${TAG}:purchases`,
-  /** String: the journal flusher's lock (one flusher at a time across instances). */
-  flushLock: `${TAG}:flush-lock`,
 } as const;

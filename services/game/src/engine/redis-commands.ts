@@ -5,8 +5,7 @@ import {
   CLICK_BATCH,
   LOAD_USER,
   RESTORE_STATE,
-  TAKE_JOURNAL,
-  TRIM_JOURNAL,
+  JOURNAL_STEP,
   UPDATE_USER_META,
 } from './scripts.js';
 
@@ -18,8 +17,7 @@ export interface GameRedis {
   loadUser(key: string, args: Args): Promise<number>;
   updateUserMeta(keys: string[], args: Args): Promise<number>;
   restoreState(key: string, args: Args): Promise<number>;
-  takeJournal(keys: string[], args: Args): Promise<(string | number)[]>;
-  trimJournal(keys: string[], args: Args): Promise<number>;
+  journalStep(key: string, args: Args): Promise<(string | number)[]>;
 }
 
 export function gameRedis(redis: Redis): GameRedis {
@@ -29,8 +27,7 @@ export function gameRedis(redis: Redis): GameRedis {
     gameLoadUser: LOAD_USER,
     gameUpdateUserMeta: UPDATE_USER_META,
     gameRestoreState: RESTORE_STATE,
-    gameTakeJournal: TAKE_JOURNAL,
-    gameTrimJournal: TRIM_JOURNAL,
+    gameJournalStep: JOURNAL_STEP,
   };
   for (const [name, lua] of Object.entries(scripts)) {
     if (!(name in redis)) redis.defineCommand(name, { lua });
@@ -42,7 +39,6 @@ export function gameRedis(redis: Redis): GameRedis {
     loadUser: (key, args) => r.gameLoadUser(1, key, ...args),
     updateUserMeta: (keys, args) => r.gameUpdateUserMeta(keys.length, ...keys, ...args),
     restoreState: (key, args) => r.gameRestoreState(1, key, ...args),
-    takeJournal: (keys, args) => r.gameTakeJournal(keys.length, ...keys, ...args),
-    trimJournal: (keys, args) => r.gameTrimJournal(keys.length, ...keys, ...args),
+    journalStep: (key, args) => r.gameJournalStep(1, key, ...args),
   };
 }

@@ -8,8 +8,10 @@
  * with one HSET (the journal entry included), whatever its size: three Redis commands per batch.
  * KEYS: state, journal, users (the same hash as state). ARGV: now (ms), target, rate per second, milestones "at:reward,...", then
  * the user id of each click.
- * Returns { 1, wins json or '', then per click: status, ordinal, round, balance after (-1 = unlimited),
- * reward, won } or { -1 } when the state is missing (Redis lost its data: rebuild first).
+ * Returns { 1, wins json or '', then the state after the batch: round, counter, pot, last clicker's name
+ * and last winner's name ('' = none; the clicker's only when the batch accepted a click), then per click:
+ * status, ordinal, round, balance after (-1 = unlimited), reward, won } or { -1 } when the state is
+ * missing (Redis lost its data: rebuild first). The state lets the game publish without reading it back.
  * Status: 1 accepted, 2 no clicks left, 3 too fast, 4 user not loaded, 5 user deleted.
  */
 export const CLICK_BATCH = `
@@ -44,7 +46,7 @@ for j, uid in ipairs(ids) do
   r.tt = r.tt or now
   users[uid] = r
 end
-local out = {1, ''}
+local out = {1, '', 0, 0, 0, '', ''}
 local segs = {}
 local seg
 local wins = {}
@@ -160,6 +162,9 @@ if accepted > 0 then
     out[2] = cjson.encode(wins)
   end
 end
+out[3], out[4], out[5] = round, clicks, pot
+if lcu then out[6] = lcn or '' end
+if st[6] then out[7] = st[7] or '' end
 -- Users, state and the journal entry in one write.
 if #writes > 0 then redis.call('HSET', S, unpack(writes)) end
 return out
@@ -269,47 +274,53 @@ return 1
 `;
 
 /**
- * Takes the flusher's lock and the oldest unflushed journal entries (fields j:<seq> of the game hash,
- * after fseq) in one call; nothing, not even the lock, when all is flushed.
- * KEYS: game hash, lock. ARGV: token, lock ms, max entries. Returns the entries, or { -1 } when another
- * flusher holds the lock.
+ * One step of the journal flusher, in one call: removes the entries this flusher wrote to Postgres at its
+ * previous step (up to seq `upto` of epoch `epoch`, nothing if Redis was rebuilt meanwhile) and advances
+ * fseq, then takes the oldest unflushed entries (fields j:<seq> of the game hash, after fseq). The lock
+ * (field flk = "token:expires ms") keeps one flusher at a time: renewed while entries flow, released when
+ * the journal is empty, and taken over once expired (Postgres' cursor keeps a late flusher harmless).
+ * Under load a step is five commands (the call, HMGET, HDEL, HMGET, HSET); when idle, two.
+ * KEYS: game hash. ARGV: token, now (ms), lock ms, max entries (0: only trim and release), epoch
+ * ('' none), upto (0 none). Returns the entries, or { -1 } when another flusher holds the lock.
  */
-export const TAKE_JOURNAL = `
-local st = redis.call('HMGET', KEYS[1], 'seq', 'fseq')
+export const JOURNAL_STEP = `
+local H = KEYS[1]
+local token, now = ARGV[1], tonumber(ARGV[2])
+local st = redis.call('HMGET', H, 'epoch', 'seq', 'fseq', 'flk')
 if not st[1] then return {} end
-local seq = tonumber(st[1])
-local fseq = tonumber(st[2] or '0')
-if seq <= fseq then return {} end
-if not redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return {-1} end
-local fields = {}
-for s = fseq + 1, math.min(seq, fseq + tonumber(ARGV[3])) do fields[#fields + 1] = 'j:' .. s end
-local values = redis.call('HMGET', KEYS[1], unpack(fields))
-local out = {}
-for i = 1, #fields do
-  if values[i] then out[#out + 1] = values[i] end
+local holder, expires = nil, 0
+if st[4] then
+  local t, e = string.match(st[4], '^(.*):(%d+)$')
+  holder, expires = t, tonumber(e)
 end
-if #out == 0 then redis.call('DEL', KEYS[2]) end
-return out
-`;
-
-/**
- * Removes the flushed entries (up to seq `upto` of this epoch; nothing if Redis was rebuilt meanwhile),
- * advances fseq, and releases the lock if still held. KEYS: game hash, lock. ARGV: token, epoch, upto.
- */
-export const TRIM_JOURNAL = `
-local st = redis.call('HMGET', KEYS[1], 'epoch', 'fseq')
-local removed = 0
-if st[1] == ARGV[2] then
-  local from = tonumber(st[2] or '0') + 1
-  local upto = tonumber(ARGV[3])
-  if upto >= from then
+if holder and holder ~= token and expires >= now then return {-1} end
+local seq = tonumber(st[2])
+local fseq = tonumber(st[3] or '0')
+local trimmed = false
+if ARGV[5] == st[1] then
+  local upto = math.min(tonumber(ARGV[6]), seq)
+  if upto > fseq then
     local fields = {}
-    for s = from, upto do fields[#fields + 1] = 'j:' .. s end
-    redis.call('HDEL', KEYS[1], unpack(fields))
-    redis.call('HSET', KEYS[1], 'fseq', upto)
-    removed = upto - from + 1
+    for s = fseq + 1, upto do fields[#fields + 1] = 'j:' .. s end
+    redis.call('HDEL', H, unpack(fields))
+    fseq = upto
+    trimmed = true
   end
 end
-if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
-return removed
+local out = {}
+local max = tonumber(ARGV[4])
+if seq > fseq and max > 0 then
+  local fields = {}
+  for s = fseq + 1, math.min(seq, fseq + max) do fields[#fields + 1] = 'j:' .. s end
+  local values = redis.call('HMGET', H, unpack(fields))
+  for i = 1, #fields do
+    if values[i] then out[#out + 1] = values[i] end
+  end
+end
+if #out > 0 then
+  redis.call('HSET', H, 'fseq', fseq, 'flk', token .. ':' .. (now + tonumber(ARGV[3])))
+elseif trimmed or (holder == token and expires > 0) then
+  redis.call('HSET', H, 'fseq', fseq, 'flk', token .. ':0')
+end
+return out
 `;

@@ -1,7 +1,8 @@
-// The write-behind journal: every click batch and purchase leaves an entry in a Redis list in the same
+// The write-behind journal: every click batch and purchase leaves an entry in the game hash in the same
 // script that changed the hot state; this flusher moves the entries to Postgres in order, aggregated, a
 // few times per second. Entries are applied once (a cursor per Redis epoch), and removed from Redis only
-// after their Postgres transaction committed, so an instance crash loses nothing.
+// after their Postgres transaction committed (by the next step, in the same call that takes the next
+// entries), so an instance crash loses nothing.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from '@omc/service-kit';
 import { sql, type Kysely } from 'kysely';
@@ -22,6 +23,8 @@ import { gameRedis } from '../engine/redis-commands.js';
 import { sleep } from '../engine/game-engine.js';
 
 const MAX_ENTRIES = 500;
+/** How long the flusher's lock outlives its last step (another instance takes over after that). */
+const LOCK_MS = 2_000;
 
 export interface JournalFlusher {
   /** Flush now rather than at the next tick. */
@@ -38,43 +41,46 @@ export function startJournalFlusher(
   options: { intervalMs: number; onWinsWritten?: () => void },
 ): JournalFlusher {
   const scripts = gameRedis(redis);
+  // One token per flusher: the lock is renewed at each step while entries flow.
+  const token = randomUUID();
+  /** What this flusher wrote to Postgres and the next step removes from Redis. */
+  let written: { epoch: string; upto: number } | undefined;
   let stopped = false;
   let wake: (() => void) | undefined;
 
+  const step = (maxEntries: number) =>
+    scripts.journalStep(KEYS.journal, [
+      token,
+      Date.now(),
+      LOCK_MS,
+      maxEntries,
+      written?.epoch ?? '',
+      written?.upto ?? 0,
+    ]);
+
   /** One pass; returns how many entries it moved, or -1 when another instance holds the lock. */
   const flushOnce = async (): Promise<number> => {
-    const token = randomUUID();
-    const taken = await scripts.takeJournal([KEYS.journal, KEYS.flushLock], [token, 15_000, MAX_ENTRIES]);
+    const taken = await step(MAX_ENTRIES);
+    // The step removed what the previous one wrote (or found Redis rebuilt, or lost the lock).
+    written = undefined;
     if (taken.length === 0) return 0;
     if (taken[0] === -1) return -1;
-    let entries: ReturnType<typeof parseJournalEntry>[] = [];
-    try {
-      entries = (taken as string[]).map(parseJournalEntry);
-      const wins = await db.transaction().execute(async (trx) => {
-        // The Redis lock can expire under a very slow Postgres; this lock keeps two flushes from both
-        // reading the cursor before either commits.
-        await sql`select pg_advisory_xact_lock(hashtext('omc-game-journal'))`.execute(trx);
-        const cursors = await journalCursors(trx, [...new Set(entries.map((e) => e.epoch))]);
-        const fresh = entries.filter((e) => e.seq > (cursors.get(e.epoch) ?? 0));
-        const written = await applyEntries(trx, fresh);
-        const highest = new Map<string, number>();
-        for (const e of fresh) highest.set(e.epoch, Math.max(highest.get(e.epoch) ?? 0, e.seq));
-        for (const [epoch, seq] of highest) await saveJournalCursor(trx, epoch, seq);
-        return written;
-      });
-      if (wins > 0) options.onWinsWritten?.();
-    } catch (error) {
-      entries = [];
-      throw error;
-    } finally {
-      // Removes what was written (nothing after a failure) and releases the lock, in one call.
-      await scripts
-        .trimJournal(
-          [KEYS.journal, KEYS.flushLock],
-          [token, entries[0]?.epoch ?? '', Math.max(0, ...entries.map((e) => e.seq))],
-        )
-        .catch(() => undefined);
-    }
+    const entries = (taken as string[]).map(parseJournalEntry);
+    const wins = await db.transaction().execute(async (trx) => {
+      // The Redis lock can expire under a very slow Postgres; this lock keeps two flushes from both
+      // reading the cursor before either commits.
+      await sql`select pg_advisory_xact_lock(hashtext('omc-game-journal'))`.execute(trx);
+      const cursors = await journalCursors(trx, [...new Set(entries.map((e) => e.epoch))]);
+      const fresh = entries.filter((e) => e.seq > (cursors.get(e.epoch) ?? 0));
+      const count = await applyEntries(trx, fresh);
+      const highest = new Map<string, number>();
+      for (const e of fresh) highest.set(e.epoch, Math.max(highest.get(e.epoch) ?? 0, e.seq));
+      for (const [epoch, seq] of highest) await saveJournalCursor(trx, epoch, seq);
+      return count;
+    });
+    // Committed: the next step removes these entries from Redis (entries of one step share an epoch).
+    written = { epoch: entries[0]!.epoch, upto: Math.max(...entries.map((e) => e.seq)) };
+    if (wins > 0) options.onWinsWritten?.();
     return entries.length;
   };
 
@@ -117,6 +123,8 @@ export function startJournalFlusher(
       stopped = true;
       wake?.();
       await running;
+      // Remove what was written and release the lock, so another instance flushes at once.
+      await step(0).catch(() => undefined);
     },
   };
 }
