@@ -101,7 +101,7 @@ export interface EventEnvelope<S extends Subject = Subject> {
   data: EventPayload<S>;
 }
 
-export function eventEnvelopeSchema<S extends Subject>(subject: S) {
+function buildEnvelopeSchema<S extends Subject>(subject: S) {
   return z.object({
     id: z.string().min(1).max(200),
     subject: z.literal(subject),
@@ -110,12 +110,37 @@ export function eventEnvelopeSchema<S extends Subject>(subject: S) {
   });
 }
 
+/** Built once per subject: a consumer parses many messages with the same schema. */
+const envelopeSchemas = new Map<Subject, ReturnType<typeof buildEnvelopeSchema>>();
+
+export function eventEnvelopeSchema<S extends Subject>(
+  subject: S,
+): ReturnType<typeof buildEnvelopeSchema<S>> {
+  let schema = envelopeSchemas.get(subject);
+  if (!schema) {
+    schema = buildEnvelopeSchema(subject);
+    envelopeSchemas.set(subject, schema);
+  }
+  return schema as unknown as ReturnType<typeof buildEnvelopeSchema<S>>;
+}
+
+const decoder = new TextDecoder();
+
 /** Validates raw bytes received on a subject against that subject's schema. Throws on mismatch. */
 export function parseEvent<S extends Subject>(subject: S, raw: Uint8Array | string): EventEnvelope<S> {
-  const text = typeof raw === 'string' ? raw : new TextDecoder().decode(raw);
+  const text = typeof raw === 'string' ? raw : decoder.decode(raw);
   return eventEnvelopeSchema(subject).parse(JSON.parse(text)) as EventEnvelope<S>;
 }
 
-export function makeEvent<S extends Subject>(subject: S, data: EventPayload<S>, id: string = crypto.randomUUID()): EventEnvelope<S> {
-  return { id, subject, occurredAt: new Date().toISOString(), data: EVENT_PAYLOADS[subject].parse(data) as EventPayload<S> };
+export function makeEvent<S extends Subject>(
+  subject: S,
+  data: EventPayload<S>,
+  id: string = crypto.randomUUID(),
+): EventEnvelope<S> {
+  return {
+    id,
+    subject,
+    occurredAt: new Date().toISOString(),
+    data: EVENT_PAYLOADS[subject].parse(data) as EventPayload<S>,
+  };
 }
