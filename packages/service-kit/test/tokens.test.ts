@@ -16,7 +16,8 @@ async function issuer(keys: { publicKey: string; privateKey: string }) {
   const app = createServer({ name: 'issuer', logger: false });
   await registerTokens(app, keys);
   await app.ready();
-  return (claims: object) => app.jwt.sign({ sub: randomUUID(), username: 'ana', role: 'standard', ...claims } as never);
+  return (claims: object) =>
+    app.jwt.sign({ sub: randomUUID(), username: 'ana', role: 'standard', ...claims } as never);
 }
 
 async function verifier(publicKey: string) {
@@ -24,7 +25,8 @@ async function verifier(publicKey: string) {
   await registerTokens(app, { publicKey });
   app.get('/me', async (request) => ({ username: (await requireUser(request)).username }));
   await app.ready();
-  return async (token: string) => (await app.inject({ url: '/me', headers: { authorization: `Bearer ${token}` } })).statusCode;
+  return async (token: string) =>
+    (await app.inject({ url: '/me', headers: { authorization: `Bearer ${token}` } })).statusCode;
 }
 
 describe('access tokens across a key rotation', () => {
@@ -39,7 +41,9 @@ describe('access tokens across a key rotation', () => {
 
   it('accepts tokens of both keys while both are listed, and only the listed ones after', async () => {
     const oldToken = await (await issuer(oldKeys))({});
-    const newToken = await (await issuer({ ...newKeys, publicKey: `${newKeys.publicKey}\n${oldKeys.publicKey}` }))({});
+    const newToken = await (
+      await issuer({ ...newKeys, publicKey: `${newKeys.publicKey}\n${oldKeys.publicKey}` })
+    )({});
     expect(parsePublicKeys(`${newKeys.publicKey}\n${oldKeys.publicKey}`)).toHaveLength(2);
 
     const during = await verifier(`${newKeys.publicKey}\n${oldKeys.publicKey}`);
@@ -55,9 +59,43 @@ describe('access tokens across a key rotation', () => {
     const stranger = keyPair();
     const forged = await (await issuer(stranger))({});
     const [, payload, signature] = forged.split('.');
-    const header = Buffer.from(JSON.stringify({ alg: 'EdDSA', typ: 'JWT', kid: keyId(oldKeys.publicKey) })).toString('base64url');
+    const header = Buffer.from(
+      JSON.stringify({ alg: 'EdDSA', typ: 'JWT', kid: keyId(oldKeys.publicKey) }),
+    ).toString('base64url');
     const check = await verifier(oldKeys.publicKey);
     expect(await check(`${header}.${payload}.${signature}`)).toBe(401);
     expect(await check(forged)).toBe(401);
+  });
+});
+
+describe('verified tokens kept for the next request', () => {
+  it('accepts a token again, and still refuses a tampered copy, a foreign key and the token once expired', async () => {
+    const keys = keyPair();
+    const status = await verifier(keys.publicKey);
+    const app = createServer({ name: 'short-issuer', logger: false });
+    await registerTokens(app, keys);
+    await app.ready();
+    const token = app.jwt.sign({ sub: randomUUID(), username: 'ana', role: 'standard' } as never, {
+      expiresIn: '3s',
+    });
+    const { exp } = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { exp: number };
+    expect(await status(token)).toBe(200);
+    expect(await status(token)).toBe(200);
+
+    // Another payload under the same signature: a different token, checked (and refused) on its own.
+    const [header, payload, signature] = token.split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString()) as { role: string };
+    const forged = [
+      header,
+      Buffer.from(JSON.stringify({ ...claims, role: 'admin' })).toString('base64url'),
+      signature,
+    ].join('.');
+    expect(await status(forged)).toBe(401);
+    expect(await status(forged)).toBe(401);
+    expect(await status((await issuer(keyPair()))({}))).toBe(401);
+
+    // The kept verification ends with the token's own expiry.
+    await new Promise((r) => setTimeout(r, (exp + 1) * 1000 - Date.now()));
+    expect(await status(token)).toBe(401);
   });
 });
