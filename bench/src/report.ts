@@ -217,7 +217,7 @@ export function markdown(results: Results): string {
     `| Click latency at that load, p50 / p99 | ${fmt(t?.chosen.p50Ms, ' ms')} / ${fmt(t?.chosen.p99Ms, ' ms')}${t && !t.withinBound ? ' (no step kept p99 under the bound)' : ''} |`,
   );
   lines.push(
-    `| Trivial route through a second gateway, same settings | ${fmt(t?.baseline.okPerSecond, ' req/s')} (p99 ${fmt(t?.baseline.p99Ms, ' ms')}) |`,
+    `| Clicks and trivial route in alternation (${t?.pairs.length ?? '?'} pairs at ${t?.chosen.connections ?? '?'} connections): clicks / trivial route through a second gateway, same settings | ${fmt(t?.pairedClicksPerSecond, ' clicks/s')} / ${fmt(t?.baseline.okPerSecond, ' req/s')} (p99 up to ${fmt(t?.baseline.p99Ms, ' ms')}) |`,
   );
   lines.push(`| redis-benchmark -t incr, same Redis | ${fmt(t?.redisIncrPerSecond, ' req/s')} |`);
   lines.push(`| Clicks per second / Redis INCR per second | ${fmt(results.redisIncrRatio)} |`);

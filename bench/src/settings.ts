@@ -8,6 +8,8 @@ export interface BenchSettings {
   concurrencies: number[];
   p99BoundMs: number;
   stepDurationS: number;
+  /** Click / trivial-route pairs run in alternation for the throughput ratio. */
+  ratioPairs: number;
   warmupS: number;
   redisBenchmarkRequests: number;
   redisBenchmarkClients: number;
@@ -31,6 +33,7 @@ const full: BenchSettings = {
   concurrencies: [8, 16, 32, 64],
   p99BoundMs: 50,
   stepDurationS: 6,
+  ratioPairs: 3,
   warmupS: 3,
   redisBenchmarkRequests: 200_000,
   redisBenchmarkClients: 50,
@@ -51,6 +54,7 @@ const quick: BenchSettings = {
   users: 40,
   concurrencies: [8, 16],
   stepDurationS: 3,
+  ratioPairs: 1,
   warmupS: 1,
   redisBenchmarkRequests: 50_000,
   socketCounts: [100, 300],
