@@ -216,13 +216,26 @@ describe('gateway routing and edge', () => {
     });
     expect(empty.json()).toMatchObject({ service: 'auth', body: null });
 
+    const bigBody = JSON.stringify({ paymentMethodNonce: 'x'.repeat(100 * 1024), amount: '0.99' });
     const big = await rawRequest(gateway.url, '/api/payments/checkout', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ paymentMethodNonce: 'x'.repeat(100 * 1024), amount: '0.99' }),
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(bigBody.length),
+        connection: 'keep-alive',
+      },
+      body: bigBody,
     });
     expect(big.status).toBe(413);
     expect(big.json().message).toBe('Request body is too large');
+    // Refused before it is read, the rest dropped, the connection kept: the client reads its answer.
+    expect(big.headers.connection).not.toBe('close');
+    const absurd = await rawRequest(gateway.url, '/api/payments/checkout', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(1024 ** 3) },
+    });
+    expect(absurd.status).toBe(413);
+    expect(absurd.headers.connection).toBe('close');
     const before = payments.hits.length;
     const xml = await rawRequest(gateway.url, '/api/payments/checkout', {
       method: 'POST',
