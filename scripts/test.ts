@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureChromium, ensureDebianCommands, ensureInfraInstalled } from '@omc/infra';
 
 const root = process.cwd();
 const resultsDir = join(root, '.data', 'test-results');
@@ -61,6 +62,14 @@ function runPackage(pkg: Pkg): Promise<Outcome> {
       resolve({ pkg, code: code ?? 1, passed, failed, skipped, seconds: (Date.now() - started) / 1000 });
     });
   });
+}
+
+// Two apt-get runs cannot overlap, and the suites run side by side: what they would install on a fresh
+// machine (the servers, Chromium, docker-compose) is installed here first, once.
+if (process.getuid?.() === 0) {
+  ensureInfraInstalled();
+  ensureChromium();
+  ensureDebianCommands([{ command: 'docker-compose', pkg: 'docker-compose' }], 'docker-compose is needed.');
 }
 
 const only = process.argv.slice(2);

@@ -1,6 +1,7 @@
 // Redis as the benchmark sees it: the commands the system sent (INFO commandstats) and the raw speed of
 // the same server (redis-benchmark from Debian's redis-tools, installed with apt-get when missing).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { ensureDebianCommands } from '@omc/infra';
 import { Redis } from 'ioredis';
 
 export type CommandCounts = Record<string, number>;
@@ -43,19 +44,11 @@ export function commandDelta(
 }
 
 function ensureRedisBenchmark(log: (line: string) => void): void {
-  if (spawnSync('sh', ['-c', 'command -v redis-benchmark']).status === 0) return;
-  if (process.getuid?.() !== 0 || spawnSync('sh', ['-c', 'command -v apt-get']).status !== 0) {
-    throw new Error(
-      "redis-benchmark is needed: install Debian's redis-tools (sudo apt-get install -y redis-tools)",
-    );
-  }
-  log('[bench] installing redis-tools with apt-get');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'redis-tools'], {
-    stdio: 'inherit',
-    env,
-  });
+  ensureDebianCommands(
+    [{ command: 'redis-benchmark', pkg: 'redis-tools' }],
+    'redis-benchmark is needed for the Redis baseline.',
+    log,
+  );
 }
 
 /** Requests per second of `redis-benchmark -t incr` against the same server. */

@@ -7,7 +7,16 @@ import { dockerAvailable, startContainers } from './containers.js';
 import { ensureNativeServers, removeDir, startNats, startPostgres, startRedis, type ServerHandle } from './native.js';
 
 export { ensureDatabase, recreateDatabase, dropDatabase, withDatabase } from './databases.js';
-export { freePort, InfraError, startRedis, startNats, startPostgres, type ServerHandle } from './native.js';
+export {
+  ensureChromium,
+  ensureDebianCommands,
+  freePort,
+  InfraError,
+  startRedis,
+  startNats,
+  startPostgres,
+  type ServerHandle,
+} from './native.js';
 
 export interface Infra {
   /** Server URL (database `postgres`); use withDatabase/ensureDatabase for a service's own database. */
@@ -38,6 +47,17 @@ export interface InfraOptions {
   log?: (line: string) => void;
 }
 
+/** Whether startInfra would run native servers: some URL is missing and no Docker engine is to be used. */
+function usesNativeServers(env: NodeJS.ProcessEnv): boolean {
+  const needed = [env.DATABASE_URL, env.REDIS_URL, env.NATS_URL].some((url) => !url);
+  return needed && (env.OMC_INFRA === 'native' || !dockerAvailable());
+}
+
+/** Installs the native servers startInfra would run, when missing (before anything runs side by side). */
+export function ensureInfraInstalled(env: NodeJS.ProcessEnv = process.env, log?: (line: string) => void): void {
+  if (usesNativeServers(env)) ensureNativeServers(log);
+}
+
 export async function startInfra(options: InfraOptions): Promise<Infra> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => console.log(line));
@@ -49,7 +69,7 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
   let started: Partial<Record<'postgres' | 'redis' | 'nats', ServerHandle>> = {};
 
   if (needed.length > 0) {
-    if (env.OMC_INFRA !== 'native' && dockerAvailable()) {
+    if (!usesNativeServers(env)) {
       source = needed.length === 3 ? 'docker' : 'mixed';
       log('[infra] starting PostgreSQL, Redis and NATS in Docker');
       started = await startContainers();

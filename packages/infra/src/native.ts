@@ -41,6 +41,36 @@ function postgresBinDir(): string | undefined {
   return versions[0] ? join(PG_PACKAGE_BIN, versions[0], 'bin') : undefined;
 }
 
+/**
+ * Installs the Debian packages named (apt-get, as root) or, where that cannot be done, throws with `why`
+ * and the command to run. Waits for another apt-get's lock (test packages run side by side).
+ */
+export function installDebianPackages(packages: string[], why: string, log: (line: string) => void): void {
+  if (packages.length === 0) return;
+  if (!isRoot || !which('apt-get'))
+    throw new InfraError(
+      `${why} Install ${packages.join(', ')} (for example: sudo apt-get install -y ${packages.join(' ')}).`,
+    );
+  log(`[infra] installing ${packages.join(', ')} with apt-get`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const lock = ['-o', 'DPkg::Lock::Timeout=600'];
+  execFileSync('apt-get', [...lock, 'update'], { stdio: 'inherit', env });
+  execFileSync('apt-get', [...lock, 'install', '-y', '--no-install-recommends', ...packages], {
+    stdio: 'inherit',
+    env,
+  });
+}
+
+/** Installs the Debian package of each command not on the PATH. */
+export function ensureDebianCommands(
+  needs: { command: string; pkg: string }[],
+  why: string,
+  log: (line: string) => void = console.log,
+): void {
+  const missing = needs.filter((n) => !which(n.command)).map((n) => n.pkg);
+  installDebianPackages([...new Set(missing)], why, log);
+}
+
 /** Installs Debian's packages for whichever servers are missing, or says exactly what to do. */
 export function ensureNativeServers(log: (line: string) => void = console.log): void {
   const missing: string[] = [];
@@ -48,17 +78,17 @@ export function ensureNativeServers(log: (line: string) => void = console.log): 
   if (!which('redis-server')) missing.push('redis-server');
   if (!which('redis-cli')) missing.push('redis-tools');
   if (!which('nats-server')) missing.push('nats-server');
-  if (missing.length === 0) return;
-  if (!isRoot || !which('apt-get')) {
-    throw new InfraError(
-      `PostgreSQL, Redis and NATS are needed. Install ${missing.join(', ')} (for example: sudo apt-get install -y ${missing.join(' ')}), ` +
-        'or point DATABASE_URL, REDIS_URL and NATS_URL at running servers.',
-    );
-  }
-  log(`[infra] installing ${missing.join(', ')} with apt-get`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: 'inherit', env });
+  installDebianPackages(
+    missing,
+    'PostgreSQL, Redis and NATS are needed (or DATABASE_URL, REDIS_URL and NATS_URL pointing at running servers).',
+    log,
+  );
+}
+
+/** Debian's Chromium, which the browser tests drive; installed when missing. Returns its path. */
+export function ensureChromium(log: (line: string) => void = console.log): string {
+  ensureDebianCommands([{ command: 'chromium', pkg: 'chromium' }], "The browser tests need Debian's Chromium.", log);
+  return '/usr/bin/chromium';
 }
 
 async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {

@@ -1,6 +1,6 @@
-// Builds the web app and starts the whole system (infrastructure, emulators, services, gateway) on free
-// ports for the browser tests; stops every process it started at the end.
-import { startSystem, type System } from '@omc/infra';
+// Installs Debian's Chromium when missing, builds the web app and starts the whole system (infrastructure,
+// emulators, services, gateway) on free ports for the browser tests; stops every process it started at the end.
+import { ensureChromium, startSystem, type System } from '@omc/infra';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -51,6 +51,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject) {
+  ensureChromium();
   buildWeb();
   const dir = join(root, '.data', `e2e-${process.pid}`);
   let system: System | undefined;

@@ -4,32 +4,19 @@
 // fails with what to install, never passes without the check.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { ensureDebianCommands } from '@omc/infra';
 import { ROOT } from './repo.js';
 import { loadYaml } from './yaml.js';
 
 export const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
 
-function has(bin: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
-}
-
 /** The docker-compose binary's version line, installing Debian's package when it is missing. */
 export function ensureDockerCompose(log: (line: string) => void): string {
-  if (!has('docker-compose')) {
-    const isRoot = process.getuid?.() === 0;
-    if (!isRoot || !has('apt-get')) {
-      throw new Error(
-        "docker-compose is needed to validate docker-compose.yml: install Debian's package (sudo apt-get install -y docker-compose)",
-      );
-    }
-    log("[ops] docker-compose is missing: installing Debian's docker-compose with apt-get");
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'docker-compose'], {
-      stdio: 'inherit',
-      env,
-    });
-  }
+  ensureDebianCommands(
+    [{ command: 'docker-compose', pkg: 'docker-compose' }],
+    'docker-compose is needed to validate docker-compose.yml.',
+    log,
+  );
   return execFileSync('docker-compose', ['version', '--short'], { encoding: 'utf8' }).trim();
 }
 
