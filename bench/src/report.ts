@@ -241,6 +241,19 @@ export function markdown(results: Results): string {
       );
     }
     lines.push('');
+    const names = [...new Set(results.details.fanout.flatMap((p) => Object.keys(p.coresByProcess ?? {})))];
+    if (names.length > 0) {
+      lines.push('Where the CPU went while the clients watched (cores used, of the machine\'s):');
+      lines.push('');
+      lines.push(`| Clients | ${names.join(' | ')} | Total |`);
+      lines.push(`|---|${names.map(() => '---|').join('')}---|`);
+      for (const p of results.details.fanout) {
+        const cores = names.map((n) => p.coresByProcess?.[n] ?? null);
+        const total = cores.reduce<number>((sum, c) => sum + (c ?? 0), 0);
+        lines.push(`| ${p.connected} | ${cores.map((c) => fmt(c)).join(' | ')} | ${fmt(total)} |`);
+      }
+      lines.push('');
+    }
   }
   if (t) {
     lines.push('Click throughput by concurrency:');

@@ -7,7 +7,7 @@ import { cpuSeconds, rssBytes } from '../proc.js';
 import type { BenchSettings } from '../settings.js';
 import { median, ratio, sampleEvenly } from '../stats.js';
 import type { Worker } from '../workers.js';
-import { connectFleet } from './sockets.js';
+import { connectFleet, type Fleet } from './sockets.js';
 
 export interface FanoutPoint {
   requested: number;
@@ -33,11 +33,38 @@ export interface FanoutPoint {
   realtimeRssBytes: number;
   bytesPerSocketPerSecond: number | null;
   bytesExact: boolean;
+  /** Where the machine's CPU went while the clients watched: cores used by each process or group. */
+  coresByProcess: Record<string, number>;
 }
 
 const MAX_ACKS_JOINED = 2000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The processes whose CPU is accounted for, by group: the services, Redis and NATS, the load generators. */
+function accountedProcesses(bs: BenchSystem, fleet: Fleet, loader: Worker): Record<string, number[]> {
+  const groups: Record<string, number[]> = {};
+  for (const p of bs.system.processes) (groups[p.name] ??= []).push(p.pid);
+  const { redis, nats } = bs.system.infra.pids;
+  if (redis) groups.redis = [redis];
+  if (nats) groups.nats = [nats];
+  groups['socket clients'] = fleet.workers.map((w) => w.pid);
+  groups['click load'] = [loader.pid];
+  return groups;
+}
+
+function cpuByGroup(groups: Record<string, number[]>): Record<string, number> {
+  const seconds: Record<string, number> = {};
+  for (const [name, pids] of Object.entries(groups))
+    seconds[name] = pids.reduce((sum, pid) => {
+      try {
+        return sum + cpuSeconds(pid);
+      } catch {
+        return sum; // gone
+      }
+    }, 0);
+  return seconds;
+}
 
 /** Median of a few readings a quarter second apart: one reading may fall just before or after a collection. */
 async function steadyRss(pid: number): Promise<number> {
@@ -75,6 +102,9 @@ export async function measureFanout(
     const rssWith = await steadyRss(realtime.pid);
 
     await fleet.mark();
+    const groups = accountedProcesses(bs, fleet, loader);
+    const groupsBefore = cpuByGroup(groups);
+    const wallBefore = Date.now();
     const cpuBefore = cpuSeconds(realtime.pid);
     const load = await loader.call<HttpLoadResult>(
       'run',
@@ -93,6 +123,11 @@ export async function measureFanout(
     // The last tick after the last click.
     await sleep(Math.ceil(1000 / settings.broadcastHz) + 200);
     const cpuAfter = cpuSeconds(realtime.pid);
+    const groupsAfter = cpuByGroup(groups);
+    const wallSeconds = (Date.now() - wallBefore) / 1000;
+    const coresByProcess: Record<string, number> = {};
+    for (const name of Object.keys(groups))
+      coresByProcess[name] = Math.round(((groupsAfter[name]! - groupsBefore[name]!) / wallSeconds) * 100) / 100;
 
     const order = load
       .acks!.ordinals.map((_, i) => i)
@@ -130,12 +165,18 @@ export async function measureFanout(
       realtimeRssBytes: rssWith,
       bytesPerSocketPerSecond: ratio(total.bytes / seconds, total.connectedNow),
       bytesExact: total.bytesExact,
+      coresByProcess,
     };
     log(
       `[bench]   ${Math.round(point.clicksPerSecond)} clicks/s; click to screen p50 ${point.clickToScreen.p50Ms} ms, p99 ${point.clickToScreen.p99Ms} ms ` +
         `(${point.clickToScreen.samples} samples, ${point.clickToScreen.missed} missed); tick seen ${point.observedTickMs?.toFixed(1)} ms; ` +
         `${Math.round(point.messagesPerSecond)} msg/s; realtime CPU ${(point.realtimeCpuShare * 100).toFixed(0)}% = ${point.cpuMicrosPerMessage?.toFixed(2)} µs/msg; ` +
         `${((point.memoryPerSocketBytes ?? 0) / 1024).toFixed(1)} KiB/socket; ${point.bytesPerSocketPerSecond?.toFixed(0)} B/s/socket`,
+    );
+    log(
+      `[bench]   cores used: ${Object.entries(coresByProcess)
+        .map(([name, cores]) => `${name} ${cores}`)
+        .join(', ')}`,
     );
     return point;
   } finally {
