@@ -243,7 +243,7 @@ export function markdown(results: Results): string {
     lines.push('');
     const names = [...new Set(results.details.fanout.flatMap((p) => Object.keys(p.coresByProcess ?? {})))];
     if (names.length > 0) {
-      lines.push('Where the CPU went while the clients watched (cores used, of the machine\'s):');
+      lines.push("Where the CPU went while the clients watched (cores used, of the machine's):");
       lines.push('');
       lines.push(`| Clients | ${names.join(' | ')} | Total |`);
       lines.push(`|---|${names.map(() => '---|').join('')}---|`);

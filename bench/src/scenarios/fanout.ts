@@ -127,7 +127,8 @@ export async function measureFanout(
     const wallSeconds = (Date.now() - wallBefore) / 1000;
     const coresByProcess: Record<string, number> = {};
     for (const name of Object.keys(groups))
-      coresByProcess[name] = Math.round(((groupsAfter[name]! - groupsBefore[name]!) / wallSeconds) * 100) / 100;
+      coresByProcess[name] =
+        Math.round(((groupsAfter[name]! - groupsBefore[name]!) / wallSeconds) * 100) / 100;
 
     const order = load
       .acks!.ordinals.map((_, i) => i)
