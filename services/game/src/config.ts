@@ -49,9 +49,11 @@ export const configSchema = baseEnvSchema
     JOURNAL_FLUSH_MS: env.int(100, 5, 600_000),
     /**
      * At most one game.state.v1 publication per this window: a change after a quiet window goes out at
-     * once, changes during a window go out together at its end.
+     * once, changes during a window go out together at its end. Short, because a click waits for this
+     * and then for realtime's tick: under load click batches already come at most every
+     * CLICK_BATCH_WINDOW_MS, so a shorter window adds few messages.
      */
-    STATE_PUBLISH_MS: env.int(10, 1, 10_000),
+    STATE_PUBLISH_MS: env.int(2, 1, 10_000),
   })
   .superRefine((config, ctx) => {
     for (const milestone of config.MILESTONES) {
