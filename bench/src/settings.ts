@@ -41,7 +41,7 @@ const full: BenchSettings = {
   socketsPerWorker: 1000,
   connectConcurrency: 40,
   fanoutDurationS: 10,
-  clickConnectionsAtHalfRate: 16,
+  clickConnectionsAtHalfRate: 32,
   roundEndSockets: 2000,
   roundEndClicks: 3000,
   broadcastHz: 10,

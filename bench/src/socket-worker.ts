@@ -1,18 +1,21 @@
-// Socket load generator process: holds many Socket.IO clients (websocket transport, as browsers use),
-// counts what they receive (messages and bytes on the wire) and when each state update arrived, so the
-// runner can join them with the clicks' acknowledgements.
+// Socket load generator process: holds many clients of the live connection and counts what they receive
+// (messages and bytes on the wire) and when each state update arrived, so the runner can join them with
+// the clicks' acknowledgements. Each client speaks Socket.IO's protocol (Engine.IO 4 over a websocket,
+// as browsers connect) on a bare `ws` socket and reads only the counter of a state update: the full
+// Socket.IO client decodes every packet into objects, and on the machine that also runs the servers
+// that work would be measured as delivery delay.
 import type { Socket as NetSocket } from 'node:net';
 import { SOCKET_PATH } from '@omc/contracts';
-import { io, type Socket } from 'socket.io-client';
+import WebSocket from 'ws';
 import { clickToScreen, Histogram, type HistogramData } from './stats.js';
 import { nowMs, serveCalls } from './workers.js';
 
 interface Client {
-  socket: Socket;
+  ws: WebSocket;
+  connected: boolean;
   counters: number[];
   times: number[];
   messages: number;
-  estimatedBytes: number;
   winners: number;
   firstWinnerAt?: number;
 }
@@ -21,59 +24,60 @@ const clients: Client[] = [];
 let recording = false;
 let markAt = 0;
 let bytesAtMark = 0;
-let estimatedAtMark = 0;
 let messagesAtMark = 0;
 
-function raw(socket: Socket): NetSocket | undefined {
-  return (socket.io.engine as any)?.transport?.ws?._socket as NetSocket | undefined;
-}
+const STATE_EVENT = '42["gameStateUpdate"';
+const WINNER_EVENT = '42["winner"';
+const COUNTER = /"globalClicks":(\d+)/;
 
-function wireBytes(): { bytes: number; exact: boolean } {
+function wireBytes(): number {
   let bytes = 0;
-  let exact = true;
-  for (const client of clients) {
-    const netSocket = raw(client.socket);
-    if (netSocket) bytes += netSocket.bytesRead;
-    else exact = false;
-  }
-  return { bytes, exact };
+  for (const client of clients)
+    bytes += ((client.ws as any)._socket as NetSocket | undefined)?.bytesRead ?? 0;
+  return bytes;
 }
 
+/** Engine.IO: the server opens ("0{...}") and pings ("2"); Socket.IO: "40" connects, "42[...]" is an event. */
 function connectOne(url: string, token: string | undefined): Promise<Client | string> {
   return new Promise((resolve) => {
-    const socket = io(url, {
-      path: SOCKET_PATH,
-      transports: ['websocket'],
-      auth: token ? { token } : {},
-      reconnection: false,
-      forceNew: true,
-      timeout: 20_000,
+    const target = new URL(`${SOCKET_PATH}/?EIO=4&transport=websocket`, url);
+    target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
+    const ws = new WebSocket(target, { perMessageDeflate: false, handshakeTimeout: 20_000 });
+    const client: Client = { ws, connected: false, counters: [], times: [], messages: 0, winners: 0 };
+    let settled = false;
+    const settle = (outcome: Client | string) => {
+      if (settled) return;
+      settled = true;
+      if (typeof outcome === 'string') ws.terminate();
+      resolve(outcome);
+    };
+    ws.on('message', (data: Buffer) => {
+      const text = data.toString();
+      if (text.startsWith('42')) {
+        client.messages += 1;
+        if (text.startsWith(STATE_EVENT)) {
+          if (!recording) return;
+          const match = COUNTER.exec(text);
+          if (match) {
+            client.counters.push(Number(match[1]));
+            client.times.push(nowMs());
+          }
+        } else if (text.startsWith(WINNER_EVENT)) {
+          client.winners += 1;
+          client.firstWinnerAt ??= nowMs();
+        }
+      } else if (text === '2') ws.send('3');
+      else if (text.startsWith('0')) ws.send(`40${JSON.stringify(token ? { token } : {})}`);
+      else if (text.startsWith('40')) {
+        client.connected = true;
+        settle(client);
+      } else if (text.startsWith('41')) client.connected = false;
+      else if (text.startsWith('44')) settle(text.slice(2) || 'connect error');
     });
-    const client: Client = { socket, counters: [], times: [], messages: 0, estimatedBytes: 0, winners: 0 };
-    socket.onAny(() => {
-      client.messages += 1;
-    });
-    socket.on('gameStateUpdate', (state: { globalClicks: number }) => {
-      if (!recording) return;
-      client.counters.push(state.globalClicks);
-      client.times.push(nowMs());
-    });
-    socket.on('winner', () => {
-      client.winners += 1;
-      client.firstWinnerAt ??= nowMs();
-    });
-    socket.once('connect', () => {
-      // Engine.IO "4" + the packet, plus the 2 or 4 bytes of a server-to-client websocket frame header.
-      socket.io.engine.on('data', (data: unknown) => {
-        const length =
-          typeof data === 'string' ? Buffer.byteLength(data) + 1 : (data as ArrayBuffer).byteLength + 1;
-        client.estimatedBytes += length + (length < 126 ? 2 : 4);
-      });
-      resolve(client);
-    });
-    socket.once('connect_error', (error) => {
-      socket.close();
-      resolve(error.message);
+    ws.on('error', (error) => settle(error.message));
+    ws.on('close', () => {
+      client.connected = false;
+      settle('closed before connecting');
     });
   });
 }
@@ -105,8 +109,7 @@ function mark() {
   }
   recording = true;
   markAt = nowMs();
-  bytesAtMark = wireBytes().bytes;
-  estimatedAtMark = clients.reduce((sum, c) => sum + c.estimatedBytes, 0);
+  bytesAtMark = wireBytes();
   messagesAtMark = clients.reduce((sum, c) => sum + c.messages, 0);
   return { sockets: clients.length };
 }
@@ -115,11 +118,10 @@ function mark() {
 function measure(args: { acks?: { ordinals: number[]; times: number[] } }) {
   recording = false;
   const durationMs = nowMs() - markAt;
-  const wire = wireBytes();
-  const estimated = clients.reduce((sum, c) => sum + c.estimatedBytes, 0) - estimatedAtMark;
+  const bytes = wireBytes() - bytesAtMark;
   const messages = clients.reduce((sum, c) => sum + c.messages, 0) - messagesAtMark;
   const stateUpdates = clients.reduce((sum, c) => sum + c.counters.length, 0);
-  const connectedNow = clients.filter((c) => c.socket.connected).length;
+  const connectedNow = clients.filter((c) => c.connected).length;
 
   let histogram: HistogramData | undefined;
   let matched = 0;
@@ -150,8 +152,8 @@ function measure(args: { acks?: { ordinals: number[]; times: number[] } }) {
     durationMs,
     messages,
     stateUpdates,
-    bytes: wire.exact ? wire.bytes - bytesAtMark : estimated,
-    bytesExact: wire.exact,
+    bytes,
+    bytesExact: true,
     histogram,
     matched,
     missed,
@@ -181,7 +183,7 @@ function winners(args: { since: number }) {
 }
 
 async function close() {
-  for (const client of clients) client.socket.close();
+  for (const client of clients) client.ws.terminate();
   clients.length = 0;
   return { closed: true };
 }
