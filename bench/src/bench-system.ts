@@ -21,6 +21,8 @@ export interface BenchSystem {
   users: LoadUser[];
   /** The baseline: a second gateway of the same code and settings in front of a trivial upstream. */
   baselineUrl: string;
+  /** Starts both gateways (the system's and the baseline's) afresh, on the same ports. */
+  restartGateways(): Promise<void>;
   /** Restarts the game with another round target (the round-end scenario). */
   restartGame(env: NodeJS.ProcessEnv): Promise<void>;
   stop(): Promise<void>;
@@ -191,22 +193,27 @@ export async function startBenchSystem(
 
     const baselinePort = await freePort();
     const baselineLog = createWriteStream(join(dir, 'logs', 'gateway-baseline.log'), { flags: 'a' });
-    const baseline = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: join(root, gateway.deployable.dir),
-      env: {
-        ...gateway.env,
-        GAME_URL: upstreamUrl,
-        PORT: String(baselinePort),
-        GATEWAY_PORT: String(baselinePort),
-        INSTANCE_NAME: 'gateway-baseline',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    baseline.stdout?.pipe(baselineLog);
-    baseline.stderr?.pipe(baselineLog);
-    extra.push(baseline);
     const baselineUrl = `http://127.0.0.1:${baselinePort}`;
-    await waitReady(baselineUrl, baseline, 'baseline gateway');
+    let baseline: ChildProcess | undefined;
+    const startBaseline = async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        cwd: join(root, gateway.deployable.dir),
+        env: {
+          ...gateway.env,
+          GAME_URL: upstreamUrl,
+          PORT: String(baselinePort),
+          GATEWAY_PORT: String(baselinePort),
+          INSTANCE_NAME: 'gateway-baseline',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout?.pipe(baselineLog, { end: false });
+      child.stderr?.pipe(baselineLog, { end: false });
+      extra.push(child);
+      baseline = child;
+      await waitReady(baselineUrl, child, 'baseline gateway');
+    };
+    await startBaseline();
     log(`[bench] baseline: gateway ${baselineUrl} -> trivial upstream ${upstreamUrl}`);
 
     return {
@@ -217,6 +224,15 @@ export async function startBenchSystem(
       process: find,
       users,
       baselineUrl,
+      async restartGateways() {
+        await system.stopProcess('gateway');
+        await system.restartProcess('gateway');
+        if (baseline) {
+          await stopChild(baseline);
+          extra.splice(extra.indexOf(baseline), 1);
+        }
+        await startBaseline();
+      },
       async restartGame(env) {
         const game = find('game');
         await system.stopProcess('game');

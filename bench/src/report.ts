@@ -17,6 +17,7 @@ export interface Machine {
   loadAverageAtStart: [number, number, number];
   loadAverageAtEnd?: [number, number, number];
   socketVia: string;
+  socketClient: string;
   fileDescriptorLimit: number | null;
 }
 
@@ -286,7 +287,7 @@ export function markdown(results: Results): string {
     lines.push('');
   }
   lines.push(
-    `Sockets connected through the ${results.machine.socketVia}; every machine-dependent figure is a ratio to a baseline of the same run. Whole run: ${Math.round(results.details.durationS)} s.`,
+    `Sockets connected through the ${results.machine.socketVia} (${results.machine.socketClient === 'socket.io' ? 'socket.io-client' : "Socket.IO's protocol on bare websockets"}); every machine-dependent figure is a ratio to a baseline of the same run. Whole run: ${Math.round(results.details.durationS)} s.`,
   );
   return lines.join('\n') + '\n';
 }

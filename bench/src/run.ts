@@ -106,6 +106,7 @@ async function main(): Promise<void> {
       redis,
       loadAverageAtStart: loadAtStart,
       socketVia: settings.socketVia,
+      socketClient: settings.socketClient,
       fileDescriptorLimit: fileLimit,
     };
     const loader = startWorker('http-load');
@@ -154,6 +155,7 @@ async function main(): Promise<void> {
     redis: 'unknown',
     loadAverageAtStart: loadAtStart,
     socketVia: settings.socketVia,
+    socketClient: settings.socketClient,
     fileDescriptorLimit: fileLimit,
   };
   machine.loadAverageAtEnd = loadAtEnd;

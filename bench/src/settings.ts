@@ -25,6 +25,8 @@ export interface BenchSettings {
   broadcastHz: number;
   /** Where the sockets connect: the gateway (as browsers do) or the realtime service directly. */
   socketVia: 'gateway' | 'realtime';
+  /** The socket clients: Socket.IO's protocol on bare websockets, or the full socket.io-client. */
+  socketClient: 'protocol' | 'socket.io';
 }
 
 const full: BenchSettings = {
@@ -46,6 +48,7 @@ const full: BenchSettings = {
   roundEndClicks: 3000,
   broadcastHz: 10,
   socketVia: 'gateway',
+  socketClient: 'protocol',
 };
 
 const quick: BenchSettings = {
@@ -65,7 +68,10 @@ const quick: BenchSettings = {
   roundEndClicks: 500,
 };
 
-/** `--quick` (or BENCH_PROFILE=quick) for the short run; BENCH_SOCKETS=500,1000 and BENCH_SOCKET_VIA override. */
+/**
+ * `--quick` (or BENCH_PROFILE=quick) for the short run; BENCH_SOCKETS=500,1000, BENCH_SOCKET_VIA and
+ * BENCH_SOCKET_CLIENT override.
+ */
 export function loadSettings(
   argv: string[] = process.argv.slice(2),
   env: NodeJS.ProcessEnv = process.env,
@@ -82,6 +88,11 @@ export function loadSettings(
     if (env.BENCH_SOCKET_VIA !== 'gateway' && env.BENCH_SOCKET_VIA !== 'realtime')
       throw new Error('BENCH_SOCKET_VIA must be gateway or realtime');
     settings.socketVia = env.BENCH_SOCKET_VIA;
+  }
+  if (env.BENCH_SOCKET_CLIENT) {
+    if (env.BENCH_SOCKET_CLIENT !== 'protocol' && env.BENCH_SOCKET_CLIENT !== 'socket.io')
+      throw new Error('BENCH_SOCKET_CLIENT must be protocol or socket.io');
+    settings.socketClient = env.BENCH_SOCKET_CLIENT;
   }
   return settings;
 }

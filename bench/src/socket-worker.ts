@@ -1,18 +1,24 @@
-// Socket load generator process: holds many clients of the live connection and counts what they receive
-// (messages and bytes on the wire) and when each state update arrived, so the runner can join them with
-// the clicks' acknowledgements. Each client speaks Socket.IO's protocol (Engine.IO 4 over a websocket,
-// as browsers connect) on a bare `ws` socket and reads only the counter of a state update: the full
-// Socket.IO client decodes every packet into objects, and on the machine that also runs the servers
-// that work would be measured as delivery delay.
+// Socket load generator process: holds many clients of the live connection (websocket transport, as
+// browsers connect), counts what they receive (messages and bytes on the wire) and when each state
+// update arrived, so the runner can join them with the clicks' acknowledgements.
+//
+// Two clients (BENCH_SOCKET_CLIENT): `protocol` (the default) speaks Socket.IO's protocol, Engine.IO 4
+// over a websocket, on a bare `ws` socket and reads only the counter of a state update; `socket.io` is
+// the full socket.io-client. The servers see the same bytes from both. The full client decodes every
+// packet into objects: with the servers on the same two cores, its burst of work at each tick starves
+// them and shows up as delivery delay and fewer clicks (docs/performance.md).
 import type { Socket as NetSocket } from 'node:net';
 import { SOCKET_PATH } from '@omc/contracts';
+import { io } from 'socket.io-client';
 import WebSocket from 'ws';
 import { clickToScreen, Histogram, type HistogramData } from './stats.js';
 import { nowMs, serveCalls } from './workers.js';
 
 interface Client {
-  ws: WebSocket;
-  connected: boolean;
+  isConnected(): boolean;
+  /** The client's TCP socket once connected, for the bytes read. */
+  netSocket(): NetSocket | undefined;
+  close(): void;
   counters: number[];
   times: number[];
   messages: number;
@@ -26,24 +32,43 @@ let markAt = 0;
 let bytesAtMark = 0;
 let messagesAtMark = 0;
 
+function newClient(parts: Pick<Client, 'isConnected' | 'netSocket' | 'close'>): Client {
+  return { ...parts, counters: [], times: [], messages: 0, winners: 0 };
+}
+
+function onState(client: Client, globalClicks: number): void {
+  if (!recording) return;
+  client.counters.push(globalClicks);
+  client.times.push(nowMs());
+}
+
+function onWinner(client: Client): void {
+  client.winners += 1;
+  client.firstWinnerAt ??= nowMs();
+}
+
+function wireBytes(): number {
+  let bytes = 0;
+  for (const client of clients) bytes += client.netSocket()?.bytesRead ?? 0;
+  return bytes;
+}
+
 const STATE_EVENT = '42["gameStateUpdate"';
 const WINNER_EVENT = '42["winner"';
 const COUNTER = /"globalClicks":(\d+)/;
 
-function wireBytes(): number {
-  let bytes = 0;
-  for (const client of clients)
-    bytes += ((client.ws as any)._socket as NetSocket | undefined)?.bytesRead ?? 0;
-  return bytes;
-}
-
 /** Engine.IO: the server opens ("0{...}") and pings ("2"); Socket.IO: "40" connects, "42[...]" is an event. */
-function connectOne(url: string, token: string | undefined): Promise<Client | string> {
+function connectWithProtocol(url: string, token: string | undefined): Promise<Client | string> {
   return new Promise((resolve) => {
     const target = new URL(`${SOCKET_PATH}/?EIO=4&transport=websocket`, url);
     target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
     const ws = new WebSocket(target, { perMessageDeflate: false, handshakeTimeout: 20_000 });
-    const client: Client = { ws, connected: false, counters: [], times: [], messages: 0, winners: 0 };
+    let connected = false;
+    const client = newClient({
+      isConnected: () => connected,
+      netSocket: () => (ws as any)._socket as NetSocket | undefined,
+      close: () => ws.terminate(),
+    });
     let settled = false;
     const settle = (outcome: Client | string) => {
       if (settled) return;
@@ -56,31 +81,55 @@ function connectOne(url: string, token: string | undefined): Promise<Client | st
       if (text.startsWith('42')) {
         client.messages += 1;
         if (text.startsWith(STATE_EVENT)) {
-          if (!recording) return;
           const match = COUNTER.exec(text);
-          if (match) {
-            client.counters.push(Number(match[1]));
-            client.times.push(nowMs());
-          }
-        } else if (text.startsWith(WINNER_EVENT)) {
-          client.winners += 1;
-          client.firstWinnerAt ??= nowMs();
-        }
+          if (match) onState(client, Number(match[1]));
+        } else if (text.startsWith(WINNER_EVENT)) onWinner(client);
       } else if (text === '2') ws.send('3');
       else if (text.startsWith('0')) ws.send(`40${JSON.stringify(token ? { token } : {})}`);
       else if (text.startsWith('40')) {
-        client.connected = true;
+        connected = true;
         settle(client);
-      } else if (text.startsWith('41')) client.connected = false;
+      } else if (text.startsWith('41')) connected = false;
       else if (text.startsWith('44')) settle(text.slice(2) || 'connect error');
     });
     ws.on('error', (error) => settle(error.message));
     ws.on('close', () => {
-      client.connected = false;
+      connected = false;
       settle('closed before connecting');
     });
   });
 }
+
+function connectWithSocketIo(url: string, token: string | undefined): Promise<Client | string> {
+  return new Promise((resolve) => {
+    const socket = io(url, {
+      path: SOCKET_PATH,
+      transports: ['websocket'],
+      auth: token ? { token } : {},
+      reconnection: false,
+      forceNew: true,
+      timeout: 20_000,
+    });
+    const client = newClient({
+      isConnected: () => socket.connected,
+      netSocket: () => (socket.io.engine as any)?.transport?.ws?._socket as NetSocket | undefined,
+      close: () => socket.close(),
+    });
+    socket.onAny(() => {
+      client.messages += 1;
+    });
+    socket.on('gameStateUpdate', (state: { globalClicks: number }) => onState(client, state.globalClicks));
+    socket.on('winner', () => onWinner(client));
+    socket.once('connect', () => resolve(client));
+    socket.once('connect_error', (error) => {
+      socket.close();
+      resolve(error.message);
+    });
+  });
+}
+
+const connectOne =
+  process.env.BENCH_SOCKET_CLIENT === 'socket.io' ? connectWithSocketIo : connectWithProtocol;
 
 async function connect(args: { url: string; count: number; tokens: string[]; concurrency: number }) {
   const errors: Record<string, number> = {};
@@ -121,7 +170,7 @@ function measure(args: { acks?: { ordinals: number[]; times: number[] } }) {
   const bytes = wireBytes() - bytesAtMark;
   const messages = clients.reduce((sum, c) => sum + c.messages, 0) - messagesAtMark;
   const stateUpdates = clients.reduce((sum, c) => sum + c.counters.length, 0);
-  const connectedNow = clients.filter((c) => c.connected).length;
+  const connectedNow = clients.filter((c) => c.isConnected()).length;
 
   let histogram: HistogramData | undefined;
   let matched = 0;
@@ -183,7 +232,7 @@ function winners(args: { since: number }) {
 }
 
 async function close() {
-  for (const client of clients) client.ws.terminate();
+  for (const client of clients) client.close();
   clients.length = 0;
   return { closed: true };
 }

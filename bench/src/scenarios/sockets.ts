@@ -43,7 +43,9 @@ export async function connectFleet(bs: BenchSystem, settings: BenchSettings, cou
   const url = settings.socketVia === 'gateway' ? bs.gatewayUrl : bs.realtimeUrl;
   const tokens = bs.users.map((u) => u.token);
   const workerCount = Math.ceil(count / settings.socketsPerWorker);
-  const workers = Array.from({ length: workerCount }, () => startWorker('socket-worker'));
+  const workers = Array.from({ length: workerCount }, () =>
+    startWorker('socket-worker', { BENCH_SOCKET_CLIENT: settings.socketClient }),
+  );
   const fleet: Fleet = {
     workers,
     connected: 0,

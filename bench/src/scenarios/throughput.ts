@@ -107,14 +107,18 @@ export async function measureThroughput(
   );
 
   // The ratio comes from clicks and the trivial route run in alternation at the chosen connections, so a
-  // machine whose speed drifts during the run (shared cores) weighs on both sides alike.
+  // machine whose speed drifts during the run (shared cores) weighs on both sides alike. Each pair runs
+  // on freshly started gateways: one gateway process can cost half as much again per request as the
+  // next with the same code, and the mean over several starts keeps that luck out of the figure.
   log(
     `[bench] baseline: trivial route through a second gateway at ${chosen.connections} connections, ` +
-      `${settings.ratioPairs} pairs in alternation with clicks`,
+      `${settings.ratioPairs} pairs in alternation with clicks, each on freshly started gateways`,
   );
-  await run(clicks(chosen.connections, settings.warmupS, bs.baselineUrl));
   const pairs: ThroughputPair[] = [];
   for (let i = 0; i < settings.ratioPairs; i++) {
+    if (i > 0) await bs.restartGateways();
+    await run(clicks(chosen.connections, settings.warmupS, bs.gatewayUrl));
+    await run(clicks(chosen.connections, settings.warmupS, bs.baselineUrl));
     const clicksFirst = i % 2 === 0;
     const first = await run(
       clicks(chosen.connections, settings.stepDurationS, clicksFirst ? bs.gatewayUrl : bs.baselineUrl),
