@@ -8,9 +8,6 @@ import { apiProxy } from './routing/api-proxy.js';
 import { attachSocketTunnel } from './routing/socket-tunnel.js';
 import { webApp } from './web/web-app.js';
 
-/** Past this size, a refused body is not read to its end: the connection is closed instead. */
-const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
-
 export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
   const { config, metrics } = deps;
   const app = createServer({
@@ -27,18 +24,6 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     if (problem) {
       const message = `Bad request path: ${problem}`;
       return reply.code(400).send({ message, error: message, code: 'BAD_PATH', requestId: request.id });
-    }
-    // A declared body over the limit is refused before a byte of it is read. Fastify would refuse it
-    // too, but by closing the connection while the client is still sending, and a client whose send
-    // is cut by the reset often never reads the 413. Node reads and drops the rest of a body of
-    // reasonable size and keeps the connection; only an absurd one is cut off.
-    const declared = Number(request.headers['content-length']);
-    if (declared > config.BODY_LIMIT_BYTES) {
-      if (declared > DRAIN_LIMIT_BYTES) void reply.header('connection', 'close');
-      const message = 'Request body is too large';
-      return reply
-        .code(413)
-        .send({ message, error: message, code: 'FST_ERR_CTP_BODY_TOO_LARGE', requestId: request.id });
     }
   });
 
