@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureChromium, ensureDebianCommands, ensureInfraInstalled } from '@omc/infra';
+import { ensureChromium, ensureDockerCompose, ensureInfraInstalled } from '@omc/infra';
 
 const root = process.cwd();
 const resultsDir = join(root, '.data', 'test-results');
@@ -69,7 +69,7 @@ function runPackage(pkg: Pkg): Promise<Outcome> {
 if (process.getuid?.() === 0) {
   ensureInfraInstalled();
   ensureChromium();
-  ensureDebianCommands([{ command: 'docker-compose', pkg: 'docker-compose' }], 'docker-compose is needed.');
+  ensureDockerCompose();
 }
 
 const only = process.argv.slice(2);

@@ -10,6 +10,7 @@ export { ensureDatabase, recreateDatabase, dropDatabase, withDatabase } from './
 export {
   ensureChromium,
   ensureDebianCommands,
+  ensureDockerCompose,
   freePort,
   InfraError,
   startRedis,

@@ -85,6 +85,15 @@ export function ensureNativeServers(log: (line: string) => void = console.log): 
   );
 }
 
+/** Debian's docker-compose, which validates docker-compose.yml without an engine; installed when missing. */
+export function ensureDockerCompose(log: (line: string) => void = console.log): void {
+  ensureDebianCommands(
+    [{ command: 'docker-compose', pkg: 'docker-compose' }],
+    'docker-compose is needed to validate docker-compose.yml.',
+    log,
+  );
+}
+
 /** Debian's Chromium, which the browser tests drive; installed when missing. Returns its path. */
 export function ensureChromium(log: (line: string) => void = console.log): string {
   ensureDebianCommands([{ command: 'chromium', pkg: 'chromium' }], "The browser tests need Debian's Chromium.", log);

@@ -4,7 +4,7 @@
 // fails with what to install, never passes without the check.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ensureDebianCommands } from '@omc/infra';
+import { ensureDockerCompose as installDockerCompose } from '@omc/infra';
 import { ROOT } from './repo.js';
 import { loadYaml } from './yaml.js';
 
@@ -12,11 +12,7 @@ export const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
 
 /** The docker-compose binary's version line, installing Debian's package when it is missing. */
 export function ensureDockerCompose(log: (line: string) => void): string {
-  ensureDebianCommands(
-    [{ command: 'docker-compose', pkg: 'docker-compose' }],
-    'docker-compose is needed to validate docker-compose.yml.',
-    log,
-  );
+  installDockerCompose(log);
   return execFileSync('docker-compose', ['version', '--short'], { encoding: 'utf8' }).trim();
 }
 
