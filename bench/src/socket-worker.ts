@@ -47,10 +47,16 @@ function onWinner(client: Client): void {
   client.firstWinnerAt ??= nowMs();
 }
 
-function wireBytes(): number {
+/** Bytes read on the clients' TCP sockets; not exact if a client's socket could not be reached. */
+function wireBytes(): { bytes: number; exact: boolean } {
   let bytes = 0;
-  for (const client of clients) bytes += client.netSocket()?.bytesRead ?? 0;
-  return bytes;
+  let exact = true;
+  for (const client of clients) {
+    const netSocket = client.netSocket();
+    if (netSocket) bytes += netSocket.bytesRead;
+    else exact = false;
+  }
+  return { bytes, exact };
 }
 
 const STATE_EVENT = '42["gameStateUpdate"';
@@ -158,7 +164,7 @@ function mark() {
   }
   recording = true;
   markAt = nowMs();
-  bytesAtMark = wireBytes();
+  bytesAtMark = wireBytes().bytes;
   messagesAtMark = clients.reduce((sum, c) => sum + c.messages, 0);
   return { sockets: clients.length };
 }
@@ -167,7 +173,7 @@ function mark() {
 function measure(args: { acks?: { ordinals: number[]; times: number[] } }) {
   recording = false;
   const durationMs = nowMs() - markAt;
-  const bytes = wireBytes() - bytesAtMark;
+  const wire = wireBytes();
   const messages = clients.reduce((sum, c) => sum + c.messages, 0) - messagesAtMark;
   const stateUpdates = clients.reduce((sum, c) => sum + c.counters.length, 0);
   const connectedNow = clients.filter((c) => c.isConnected()).length;
@@ -201,8 +207,8 @@ function measure(args: { acks?: { ordinals: number[]; times: number[] } }) {
     durationMs,
     messages,
     stateUpdates,
-    bytes,
-    bytesExact: true,
+    bytes: wire.bytes - bytesAtMark,
+    bytesExact: wire.exact,
     histogram,
     matched,
     missed,
