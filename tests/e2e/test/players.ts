@@ -28,7 +28,17 @@ export async function loginThroughUi(page: Page, emailOrUsername: string, passwo
   await dialog.getByLabel('Correo o nombre de usuario').fill(emailOrUsername);
   await dialog.getByLabel('Contraseña', { exact: true }).fill(password);
   await dialog.getByRole('button', { name: 'Entrar' }).click();
-  await page.waitForURL('**/game');
+  // In on /game, or refused with the dialog's message (which then names the failure); a login can take
+  // a while on a busy machine (Argon2id), so the wait is generous.
+  const refusal = dialog.getByRole('alert').filter({ hasText: /\S/ });
+  const refused = refusal.waitFor({ timeout: 30_000 }).then(
+    () => true,
+    () => false,
+  );
+  const signedIn = page.waitForURL('**/game', { timeout: 30_000 }).then(() => false);
+  if (await Promise.race([signedIn, refused]))
+    throw new Error(`login as ${emailOrUsername} refused: ${await refusal.textContent()}`);
+  await signedIn;
 }
 
 /** The global counter as the page shows it (digits only, whatever the locale's grouping). */
