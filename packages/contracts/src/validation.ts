@@ -8,18 +8,20 @@ export const PASSWORD_MIN = 6;
 export const PASSWORD_MAX = 128;
 export const EMAIL_MAX = 254;
 
-export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// Dot-separated labels that cannot overlap, so matching is linear in the length; and every pattern
+// runs only after its length check passed (`abort`), never on an over-long value.
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 export const USERNAME_PATTERN = /^[A-Za-z0-9_]+$/;
 
 export const EmailField = z
   .string({ error: 'email must be a string' })
-  .max(EMAIL_MAX, { error: `email must be at most ${EMAIL_MAX} characters` })
+  .max(EMAIL_MAX, { error: `email must be at most ${EMAIL_MAX} characters`, abort: true })
   .regex(EMAIL_PATTERN, { error: 'email must be a valid address with no spaces' });
 
 export const UsernameField = z
   .string({ error: 'username must be a string' })
   .min(USERNAME_MIN, { error: `username must be at least ${USERNAME_MIN} characters` })
-  .max(USERNAME_MAX, { error: `username must be at most ${USERNAME_MAX} characters` })
+  .max(USERNAME_MAX, { error: `username must be at most ${USERNAME_MAX} characters`, abort: true })
   .regex(USERNAME_PATTERN, { error: 'username may contain only letters, digits and underscore' });
 
 export const PasswordField = z

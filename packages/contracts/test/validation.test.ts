@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  EMAIL_MAX,
+  EmailField,
   RegisterRequest,
+  USERNAME_MAX,
+  UsernameField,
   validateChangeEmailForm,
   validateChangePasswordForm,
   validateChangeUsernameForm,
@@ -59,5 +63,34 @@ describe('other forms', () => {
   it('payment method needs a valid PayPal email', () => {
     expect(validatePaymentMethodForm({ paypalEmail: '' })).toBe('paymentMethod.missingEmailError');
     expect(validatePaymentMethodForm({ paypalEmail: 'pay@pal.com' })).toBeNull();
+  });
+});
+
+describe('field rules cost no more than the length of what they check', () => {
+  // A pattern must never see a value its length check has already refused: an over-long value would
+  // otherwise reach the regex, and a backtracking one holds the event loop for seconds.
+  const evilEmail = 'a@' + '.'.repeat(60_000) + '@';
+
+  it('an over-long email is refused by its length alone', () => {
+    const result = EmailField.safeParse(evilEmail);
+    expect(result.success).toBe(false);
+    expect(result.error!.issues.map((i) => i.message)).toEqual([`email must be at most ${EMAIL_MAX} characters`]);
+  });
+
+  it('an over-long username is refused by its length alone', () => {
+    const result = UsernameField.safeParse('a '.repeat(30_000));
+    expect(result.error!.issues.map((i) => i.message)).toEqual([`username must be at most ${USERNAME_MAX} characters`]);
+  });
+
+  it.each([
+    ['ana@example.com', true],
+    ['ana.maria@mail.example.co.uk', true],
+    ['a@' + '.'.repeat(240) + '@', false],
+    ['a@b.' + 'c.'.repeat(100), false],
+    ['ana@example..com', false],
+    ['ana@example', false],
+    ['ana @example.com', false],
+  ])('%s is valid: %s', (email, valid) => {
+    expect(EmailField.safeParse(email).success).toBe(valid);
   });
 });

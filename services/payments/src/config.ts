@@ -63,7 +63,7 @@ export const configSchema = baseEnvSchema
       BRAINTREE_MERCHANT_ID: c.BRAINTREE_MERCHANT_ID ?? EMULATOR_CREDENTIALS.merchantId,
       BRAINTREE_PUBLIC_KEY: c.BRAINTREE_PUBLIC_KEY ?? EMULATOR_CREDENTIALS.publicKey,
       BRAINTREE_PRIVATE_KEY: c.BRAINTREE_PRIVATE_KEY ?? EMULATOR_CREDENTIALS.privateKey,
-      PAYPAL_API_URL: (c.PAYPAL_API_URL ?? paypalDefault).replace(/\/+$/, ''),
+      PAYPAL_API_URL: withoutTrailingSlashes(c.PAYPAL_API_URL ?? paypalDefault),
       PAYPAL_CLIENT_ID: c.PAYPAL_CLIENT_ID ?? EMULATOR_CREDENTIALS.paypalClientId,
       PAYPAL_CLIENT_SECRET: c.PAYPAL_CLIENT_SECRET ?? EMULATOR_CREDENTIALS.paypalClientSecret,
     };
@@ -82,4 +82,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<z.
 /** The ledger check needs only the database. */
 export function loadLedgerCheckConfig(source: NodeJS.ProcessEnv = process.env) {
   return parseConfig(z.object({ DATABASE_URL: env.url(['postgres', 'postgresql']) }), source);
+}
+
+function withoutTrailingSlashes(url: string): string {
+  let end = url.length;
+  while (end > 0 && url[end - 1] === '/') end -= 1;
+  return url.slice(0, end);
 }

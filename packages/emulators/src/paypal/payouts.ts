@@ -136,7 +136,7 @@ export async function paypalRoutes(app: FastifyInstance, options: PayPalOptions)
     if (!match || Number(match[1]) * 100 + Number(match[2]) === 0) {
       return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [{ field: 'items[0].amount.value', location: 'body', issue: 'Amount must be a positive value with two decimals' }]);
     }
-    if (typeof item.receiver !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(item.receiver)) {
+    if (typeof item.receiver !== 'string' || item.receiver.length > 254 || !/^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/.test(item.receiver)) {
       return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [{ field: 'items[0].receiver', location: 'body', issue: 'Receiver is invalid or does not match with type' }]);
     }
     const currency = typeof item.amount?.currency === 'string' ? item.amount.currency : 'EUR';
