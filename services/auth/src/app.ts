@@ -72,7 +72,9 @@ export async function buildApp(
   app.addHook('onClose', async () => clearInterval(purgeTimer));
 
   const bootstrap = await ensureBootstrapAdmin(ctx);
-  if (bootstrap !== 'not configured') app.log.info({ outcome: bootstrap }, 'bootstrap admin ensured');
+  if (bootstrap === 'taken') {
+    app.log.error('bootstrap admin not created: its username or email belongs to an account it did not create');
+  } else if (bootstrap !== 'not configured') app.log.info({ outcome: bootstrap }, 'bootstrap admin ensured');
 
   app.addHook('preValidation', refuseControlCharacters);
   // A 429 says when to come back.

@@ -175,34 +175,56 @@ describe('roles and admin routes', () => {
   });
 
   describe('bootstrap admin', () => {
-    it('is promoted back to admin at the next start if its role was taken away', async () => {
-      await h.deps.db
-        .updateTable('users')
-        .set({ role: 'standard' })
-        .where('email', '=', ADMIN.email)
-        .execute();
-      // A second start on the same database (a restart), with its own metrics registry.
+    /** A second start on the same database (a restart or a deploy), with its own metrics registry. */
+    async function restart() {
       const metrics = createMetrics('auth', false);
-      const again = await buildApp(
-        { ...h.deps, metrics, counters: authCounters(metrics) },
-        { logger: false },
-      );
+      const again = await buildApp({ ...h.deps, metrics, counters: authCounters(metrics) }, { logger: false });
+      await again.close();
+    }
+    const roleOf = async (email: string) =>
+      (await h.deps.db.selectFrom('users').select('role').where('email', '=', email).executeTakeFirst())?.role;
+
+    it('does not promote back an admin another admin demoted', async () => {
+      const other = await userWithRole('admin');
+      const otherToken = await loginToken(h.app, other.username, other.password);
+      expect((await updateRole(otherToken, ADMIN.email, 'standard')).statusCode).toBe(200);
+      await restart();
+      expect(await roleOf(ADMIN.email)).toBe('standard');
+      // Leave the bootstrap admin as the only admin for the other tests.
+      expect((await updateRole(otherToken, ADMIN.email, 'admin')).statusCode).toBe(200);
+      await onlyBootstrapAdmin();
+    });
+
+    it('does not promote whoever registers the email and name the admin moved away from', async () => {
+      const renamed = { email: `moved-${Date.now()}@example.com`, username: `moved_${Date.now() % 1e6}` };
+      await h.deps.db.updateTable('users').set(renamed).where('email', '=', ADMIN.email).execute();
       try {
-        const row = await h.deps.db
-          .selectFrom('users')
-          .select('role')
-          .where('email', '=', ADMIN.email)
-          .executeTakeFirstOrThrow();
-        expect(row.role).toBe('admin');
-        const count = await h.deps.db
-          .selectFrom('users')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('email', '=', ADMIN.email)
-          .executeTakeFirstOrThrow();
-        expect(Number(count.n)).toBe(1);
+        const squatter = await register(h.app, { ...newUser('standard'), email: ADMIN.email, username: ADMIN.username });
+        await restart();
+        expect(await roleOf(squatter.email)).toBe('standard');
+        expect(await roleOf(renamed.email)).toBe('admin');
+        const users = await h.deps.db.selectFrom('users').select('email').where('role', '=', 'admin').execute();
+        expect(users.map((u) => u.email)).not.toContain(ADMIN.email);
+        await h.deps.db.deleteFrom('users').where('email', '=', ADMIN.email).execute();
       } finally {
-        await again.close();
+        await h.deps.db
+          .updateTable('users')
+          .set({ email: ADMIN.email, username: ADMIN.username })
+          .where('email', '=', renamed.email)
+          .execute();
       }
+    });
+
+    it('is created once, with one account, however often auth starts', async () => {
+      await restart();
+      await restart();
+      const count = await h.deps.db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('email', '=', ADMIN.email)
+        .executeTakeFirstOrThrow();
+      expect(Number(count.n)).toBe(1);
+      expect(await roleOf(ADMIN.email)).toBe('admin');
     });
   });
 });

@@ -24,7 +24,14 @@ export interface RefreshTokensTable {
   revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+export interface BootstrapAdminTable {
+  singleton: ColumnType<boolean, boolean | undefined, never>;
+  user_id: string | null;
+  created_at: Generated<Date>;
+}
+
 export interface Database extends OutboxTable {
+  bootstrap_admin: BootstrapAdminTable;
   users: UsersTable;
   refresh_tokens: RefreshTokensTable;
 }

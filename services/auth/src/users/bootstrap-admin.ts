@@ -1,39 +1,34 @@
-// The first admin comes from BOOTSTRAP_ADMIN_* (there is no other way to get one), ensured at every
-// start: created when missing, promoted back to admin when it is not. Its password is only set when
-// the account is created, so a password changed through the profile survives restarts. Game and
-// payments learn about it from the same events as about any user.
+// The first admin comes from BOOTSTRAP_ADMIN_* (there is no other way to get one). It is created once,
+// on a database that never had one, and remembered: later starts never promote anyone, so whoever
+// registers the name or email the admin moved away from stays a player, and an admin demoted on
+// purpose stays demoted. Its password is only set at creation, so a changed password survives restarts.
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_LANGUAGE, makeEvent, SUBJECTS } from '@omc/contracts';
 
-import { sql } from 'kysely';
 import { enqueue } from '../events.js';
 import type { AuthContext } from '../context.js';
 import { hashPassword } from '../security/passwords.js';
-import { findUserByEmail, findUserByUsername, insertUser, updateUser } from './users.repo.js';
+import {
+  bootstrapDone,
+  findUserByEmail,
+  findUserByUsername,
+  insertUser,
+  lockBootstrap,
+  recordBootstrap,
+} from './users.repo.js';
 
-export async function ensureBootstrapAdmin(
-  ctx: AuthContext,
-): Promise<'created' | 'promoted' | 'present' | 'not configured'> {
+export type BootstrapOutcome = 'created' | 'present' | 'taken' | 'not configured';
+
+export async function ensureBootstrapAdmin(ctx: AuthContext): Promise<BootstrapOutcome> {
   const admin = ctx.deps.config.bootstrapAdmin;
   if (!admin) return 'not configured';
   const passwordHash = await hashPassword(admin.password);
   const outcome = await ctx.deps.db.transaction().execute(async (trx) => {
-    // Replicas starting together: one at a time.
-    await sql`select pg_advisory_xact_lock(hashtext('auth.bootstrap_admin'))`.execute(trx);
-    const existing =
-      (await findUserByEmail(trx, admin.email)) ?? (await findUserByUsername(trx, admin.username));
-    if (existing) {
-      if (existing.role === 'admin') return 'present' as const;
-      await updateUser(trx, existing.id, { role: 'admin' });
-      await enqueue(
-        trx,
-        makeEvent(SUBJECTS.userRoleChanged, {
-          userId: existing.id,
-          role: 'admin',
-          previousRole: existing.role,
-        }),
-      );
-      return 'promoted' as const;
+    await lockBootstrap(trx);
+    if (await bootstrapDone(trx)) return 'present' as const;
+    // Never made here, yet the name or email is held: refuse to hand admin to that account.
+    if ((await findUserByEmail(trx, admin.email)) ?? (await findUserByUsername(trx, admin.username))) {
+      return 'taken' as const;
     }
     const user = await insertUser(trx, {
       id: randomUUID(),
@@ -43,6 +38,7 @@ export async function ensureBootstrapAdmin(
       role: 'admin',
       preferredLanguage: DEFAULT_LANGUAGE,
     });
+    await recordBootstrap(trx, user.id);
     await enqueue(
       trx,
       makeEvent(SUBJECTS.userRegistered, {

@@ -129,3 +129,17 @@ export async function lockAdmins(trx: Transaction<Database>): Promise<string[]> 
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** Serialises the bootstrap step across replicas starting together, until the transaction ends. */
+export async function lockBootstrap(trx: Transaction<Database>): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext('auth.bootstrap_admin'))`.execute(trx);
+}
+
+/** Whether the bootstrap admin was ever created in this database. */
+export async function bootstrapDone(trx: Transaction<Database>): Promise<boolean> {
+  return Boolean(await trx.selectFrom('bootstrap_admin').select('singleton').executeTakeFirst());
+}
+
+export async function recordBootstrap(trx: Transaction<Database>, userId: string | null): Promise<void> {
+  await trx.insertInto('bootstrap_admin').values({ user_id: userId }).execute();
+}

@@ -2,8 +2,10 @@
 import { kitMigrations } from '@omc/service-kit';
 import type { Migration } from 'kysely';
 import { usersMigration } from './0001_users.js';
+import { bootstrapMigration } from './0002_bootstrap.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
   '0001_users': usersMigration,
+  '0002_bootstrap': bootstrapMigration,
 };
