@@ -2,7 +2,9 @@
 // windows per IP, per account and IP (tight), and per account (loose, against guessing from many IPs).
 // A limit reached sets a lock of fixed length that attempts during the lock do not extend, so nobody
 // can keep a real user out longer than one lock-out per window, and a single attacking IP only locks
-// itself out of that account.
+// itself out of that account. Each attempt is counted before the password is checked, in one Lua
+// step, and a right password gives its count back: a burst of parallel guesses cannot slip past the
+// allowance while the slow hash of the first ones runs.
 import { AppError } from '@omc/service-kit';
 import type { Redis } from 'ioredis';
 
@@ -21,7 +23,51 @@ interface Scope {
   message: (seconds: number) => string;
 }
 
-const PREFIX = 'auth:guard:';
+// One hash tag, so each script's keys share a slot should Redis ever be a cluster.
+const PREFIX = '{auth:guard}:';
+const lockKey = (scope: Scope) => `${PREFIX}lock:${scope.key}`;
+const failKey = (scope: Scope) => `${PREFIX}fail:${scope.key}`;
+
+// KEYS: lock and failure counter of each scope; ARGV: window, lock-out, then each scope's allowance.
+// Returns {scope number, ms to wait} when refused, {0, 0} when the attempt was counted everywhere.
+const RESERVE = `
+local n = #KEYS / 2
+for i = 1, n do
+  local ttl = redis.call('PTTL', KEYS[2 * i - 1])
+  if ttl > 0 then return {i, ttl} end
+end
+for i = 1, n do
+  if tonumber(redis.call('GET', KEYS[2 * i]) or '0') >= tonumber(ARGV[2 + i]) then
+    return {i, tonumber(ARGV[2])}
+  end
+end
+for i = 1, n do
+  redis.call('SET', KEYS[2 * i], 0, 'PX', ARGV[1], 'NX')
+  redis.call('INCR', KEYS[2 * i])
+end
+return {0, 0}
+`;
+
+// KEYS as above; ARGV: lock-out, then allowances. A scope whose counted attempts reached its allowance
+// is locked for a fixed time that later attempts do not extend, and starts counting afresh after.
+const LOCK_SPENT = `
+for i = 1, #KEYS / 2 do
+  if tonumber(redis.call('GET', KEYS[2 * i]) or '0') >= tonumber(ARGV[1 + i]) then
+    redis.call('SET', KEYS[2 * i - 1], '1', 'PX', ARGV[1], 'NX')
+    redis.call('DEL', KEYS[2 * i])
+  end
+end
+return 0
+`;
+
+// KEYS: each scope's failure counter, then the one to forget (account and IP).
+const REFUND = `
+for i = 1, #KEYS - 1 do
+  if tonumber(redis.call('GET', KEYS[i]) or '0') > 0 then redis.call('DECR', KEYS[i]) end
+end
+redis.call('DEL', KEYS[#KEYS])
+return 0
+`;
 
 export class RateLimited extends AppError {
   constructor(
@@ -63,50 +109,58 @@ export class LoginGuard {
     return scopes.filter((s) => s.max > 0);
   }
 
-  /** Throws 429 when the IP or the account is locked out. */
-  async check(ip: string, account: string): Promise<void> {
+  /**
+   * Counts this attempt in every scope before the password is checked, in one atomic step, and throws
+   * 429 when a scope is locked out or its allowance is already taken by attempts in flight. So however
+   * many attempts arrive at once, no more than the allowance reach the password check. The caller
+   * reports the outcome with `fail` or `succeed`.
+   */
+  async reserve(ip: string, account: string): Promise<void> {
     const scopes = this.scopes(ip, account);
     if (scopes.length === 0) return;
-    let ttls: number[];
+    let reply: [number, number];
     try {
-      ttls = (await this.redis.pipeline(scopes.map((s) => ['pttl', `${PREFIX}lock:${s.key}`])).exec())!.map(
-        ([, v]) => Number(v),
+      reply = (await this.redis.eval(
+        RESERVE,
+        scopes.length * 2,
+        ...scopes.flatMap((s) => [lockKey(s), failKey(s)]),
+        this.limits.windowMs,
+        this.limits.lockoutMs,
+        ...scopes.map((s) => s.max),
+      )) as [number, number];
+    } catch {
+      throw unavailable();
+    }
+    const [refusedBy, ttl] = reply;
+    if (refusedBy > 0) {
+      const seconds = Math.max(1, Math.ceil(ttl / 1000));
+      throw new RateLimited(scopes[refusedBy - 1]!.message(seconds), seconds);
+    }
+  }
+
+  /** A failed attempt (already counted): a scope whose allowance is used up is locked out. */
+  async fail(ip: string, account: string): Promise<void> {
+    const scopes = this.scopes(ip, account);
+    if (scopes.length === 0) return;
+    try {
+      await this.redis.eval(
+        LOCK_SPENT,
+        scopes.length * 2,
+        ...scopes.flatMap((s) => [lockKey(s), failKey(s)]),
+        this.limits.lockoutMs,
+        ...scopes.map((s) => s.max),
       );
     } catch {
       throw unavailable();
     }
-    ttls.forEach((ttl, i) => {
-      if (ttl > 0) {
-        const seconds = Math.max(1, Math.ceil(ttl / 1000));
-        throw new RateLimited(scopes[i]!.message(seconds), seconds);
-      }
-    });
   }
 
-  /** Counts a failed attempt in every scope; a scope that reaches its limit is locked out. */
-  async recordFailure(ip: string, account: string): Promise<void> {
-    const { windowMs, lockoutMs } = this.limits;
-    try {
-      for (const scope of this.scopes(ip, account)) {
-        const counter = `${PREFIX}fail:${scope.key}`;
-        const result = await this.redis.multi().set(counter, 0, 'PX', windowMs, 'NX').incr(counter).exec();
-        const count = Number(result?.[1]?.[1] ?? 0);
-        if (count >= scope.max) {
-          await this.redis
-            .multi()
-            .set(`${PREFIX}lock:${scope.key}`, '1', 'PX', lockoutMs, 'NX')
-            .del(counter)
-            .exec();
-        }
-      }
-    } catch {
-      throw unavailable();
-    }
-  }
-
-  /** A successful login forgets this IP's failures for the account. */
-  async recordSuccess(ip: string, account: string): Promise<void> {
-    await this.redis.del(`${PREFIX}fail:acctip:${account}:${ip}`).catch(() => undefined);
+  /** A right password: its attempt is given back, and this IP's failures for the account forgotten. */
+  async succeed(ip: string, account: string): Promise<void> {
+    const scopes = this.scopes(ip, account);
+    await this.redis
+      .eval(REFUND, scopes.length + 1, ...scopes.map(failKey), `${PREFIX}fail:acctip:${account}:${ip}`)
+      .catch(() => undefined);
   }
 
   /** Counts a registration from this IP; throws 429 past the limit for the window. */

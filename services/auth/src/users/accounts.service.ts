@@ -95,18 +95,18 @@ export async function login(ctx: AuthContext, input: LoginRequest, ip: string): 
   // Unknown names are limited under their own key, exactly like real accounts, so limits reveal nothing.
   const account = user ? `user:${user.id}` : `name:${input.emailOrUsername.toLowerCase()}`;
   try {
-    await ctx.guard.check(ip, account);
+    await ctx.guard.reserve(ip, account);
   } catch (error) {
     if (error instanceof RateLimited) logins.inc({ outcome: 'locked' });
     throw error;
   }
   const valid = await verifyPassword(user?.password_hash, input.password);
   if (!user || !valid) {
-    await ctx.guard.recordFailure(ip, account);
+    await ctx.guard.fail(ip, account);
     logins.inc({ outcome: 'invalid' });
     throw unauthorized(INVALID_CREDENTIALS);
   }
-  await ctx.guard.recordSuccess(ip, account);
+  await ctx.guard.succeed(ip, account);
   const refreshToken = await issueRefreshToken(ctx.deps.db, user.id, ctx.deps.clock(), refreshSettings(ctx));
   logins.inc({ outcome: 'success' });
   return { user, refreshToken, accessToken: ctx.signAccessToken(user) };
@@ -180,11 +180,12 @@ export async function changePassword(
   ip: string,
 ): Promise<string> {
   const account = `user:${user.id}`;
-  await ctx.guard.check(ip, account);
+  await ctx.guard.reserve(ip, account);
   if (!(await verifyPassword(user.password_hash, currentPassword))) {
-    await ctx.guard.recordFailure(ip, account);
+    await ctx.guard.fail(ip, account);
     throw badRequest('Current password is incorrect', 'currentPassword');
   }
+  await ctx.guard.succeed(ip, account);
   const passwordHash = await hashPassword(newPassword);
   const now = ctx.deps.clock();
   return ctx.deps.db.transaction().execute(async (trx) => {
