@@ -37,6 +37,8 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
   const { config, db, redis, nats, log } = deps;
   const app = createServer({
     name: 'game',
+    // service-kit's option type names only the other forms Fastify accepts.
+    trustProxy: ((_address: string, hop: number) => hop < config.TRUST_PROXY_HOPS) as unknown as boolean,
     logLevel: config.LOG_LEVEL,
     ...(options.logger === false ? { logger: false } : {}),
   });
@@ -82,7 +84,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
   });
 
   await app.register(async (scope) => {
-    await clickRoutes(scope, engine, config.CLICK_RATE_PER_USER);
+    await clickRoutes(scope, engine, { perUser: config.CLICK_RATE_PER_USER, perAddress: config.CLICK_RATE_PER_IP });
     await stateRoutes(scope, engine, config);
     await winnersRoutes(scope, db);
   });

@@ -41,6 +41,13 @@ export const configSchema = baseEnvSchema
     /** Clicks per second one user may make (a burst of the same size is allowed). */
     CLICK_RATE_PER_USER: env.int(20, 1, 1_000_000),
     /**
+     * Clicks per second from one client address, shared by every account behind it, so a farm of
+     * accounts on one host is held like one eager household; 0 turns it off (load tests from one host).
+     */
+    CLICK_RATE_PER_IP: env.int(100, 0, 1_000_000),
+    /** Believe X-Forwarded-For from the nearest TRUST_PROXY_HOPS peers (the gateway), no further. */
+    TRUST_PROXY_HOPS: env.int(1, 0, 10),
+    /**
      * At most one click batch per this window per instance: a click after a quiet window goes at once,
      * clicks within a window share the next Redis call (0: only while a call is in flight).
      */

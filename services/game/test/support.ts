@@ -62,6 +62,8 @@ export async function startGame(options: { env?: Record<string, string>; instanc
         NATS_URL: testInfra().natsUrl,
         JWT_PUBLIC_KEY: keys.publicKey,
         LOG_LEVEL: 'silent',
+        // Every test client clicks from this one host; the address budget has its own tests.
+        CLICK_RATE_PER_IP: '0',
         ...options.env,
       }),
     )

@@ -5,6 +5,7 @@ export const E2E_ENV = {
   MILESTONES: '25:5',
   SIGNUP_FREE_CLICKS: '3',
   CLICK_RATE_PER_USER: '1000',
+  CLICK_RATE_PER_IP: '0',
   RATE_LIMIT_PER_IP: '0',
   BOOTSTRAP_ADMIN_USERNAME: 'admin',
   BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',

@@ -4,12 +4,19 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ClickOutcome, GameEngine } from '../engine/game-engine.js';
 
-function refusal(outcome: Exclude<ClickOutcome, { accepted: true }>, ratePerSecond: number): AppError {
+interface ClickRates {
+  perUser: number;
+  perAddress: number;
+}
+
+function refusal(outcome: Exclude<ClickOutcome, { accepted: true }>, rates: ClickRates): AppError {
   switch (outcome.reason) {
     case 'no_clicks':
       return forbidden('No clicks left: earn more at the milestones or buy a pack');
     case 'rate_limited':
-      return tooManyRequests(`Too many clicks: at most ${ratePerSecond} per second`);
+      return tooManyRequests(`Too many clicks: at most ${rates.perUser} per second`);
+    case 'address_rate_limited':
+      return tooManyRequests(`Too many clicks from your network: at most ${rates.perAddress} per second`);
     case 'unknown_user':
       return conflict('Your account is not known to the game yet; try again in a moment');
     case 'deleted_user':
@@ -20,14 +27,14 @@ function refusal(outcome: Exclude<ClickOutcome, { accepted: true }>, ratePerSeco
 export async function clickRoutes(
   app: FastifyInstance,
   engine: GameEngine,
-  ratePerSecond: number,
+  rates: ClickRates,
 ): Promise<void> {
   app
     .withTypeProvider<ZodTypeProvider>()
     .post('/api/game/click', { schema: { response: { 200: ClickResponse } } }, async (request) => {
       const claims = await requireUser(request);
-      const outcome = await engine.click(claims.sub);
-      if (!outcome.accepted) throw refusal(outcome, ratePerSecond);
+      const outcome = await engine.click(claims.sub, request.ip);
+      if (!outcome.accepted) throw refusal(outcome, rates);
       return {
         globalClicks: outcome.globalClicks,
         freeClicks: outcome.freeClicks,

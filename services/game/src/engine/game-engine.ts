@@ -31,7 +31,10 @@ export interface HotState {
 
 export type ClickOutcome =
   | { accepted: true; globalClicks: number; round: number; freeClicks: number; reward: number; won: boolean }
-  | { accepted: false; reason: 'no_clicks' | 'rate_limited' | 'unknown_user' | 'deleted_user' };
+  | {
+      accepted: false;
+      reason: 'no_clicks' | 'rate_limited' | 'address_rate_limited' | 'unknown_user' | 'deleted_user';
+    };
 
 export interface UserView {
   freeClicks: number;
@@ -61,11 +64,13 @@ interface UserRecord {
 
 interface PendingClick {
   userId: string;
+  /** The client's address, for the per-address budget ('' = unknown). */
+  address: string;
   resolve: (outcome: ClickOutcome) => void;
   reject: (error: Error) => void;
 }
 
-const STATUS = { accepted: 1, noClicks: 2, rateLimited: 3, notLoaded: 4, deleted: 5 } as const;
+const STATUS = { accepted: 1, noClicks: 2, rateLimited: 3, notLoaded: 4, deleted: 5, addressRateLimited: 6 } as const;
 const MAX_BATCH = 1000;
 /** A batch this large goes at once, without waiting for the window. */
 const FULL_BATCH = 256;
@@ -102,10 +107,10 @@ export class GameEngine {
   // ---- clicks -------------------------------------------------------------------------------------
 
   /** Queues one click; it goes to Redis with the others that arrive meanwhile. */
-  click(userId: string): Promise<ClickOutcome> {
+  click(userId: string, address = ''): Promise<ClickOutcome> {
     if (this.closed) return Promise.reject(unavailable());
     return new Promise((resolve, reject) => {
-      this.queue.push({ userId, resolve, reject });
+      this.queue.push({ userId, address, resolve, reject });
       this.kick();
     });
   }
@@ -142,20 +147,40 @@ export class GameEngine {
     }
   }
 
+  /** One bucket key per distinct address in the batch, and each click's bucket number (0 = none). */
+  private addressBuckets(pending: PendingClick[]): { keys: string[]; slots: number[] } {
+    const keys: string[] = [];
+    if (this.config.CLICK_RATE_PER_IP <= 0) return { keys, slots: pending.map(() => 0) };
+    const numbers = new Map<string, number>();
+    const slots = pending.map((p) => {
+      if (!p.address) return 0;
+      let slot = numbers.get(p.address);
+      if (slot === undefined) {
+        keys.push(KEYS.addressBucket(p.address));
+        slot = keys.length;
+        numbers.set(p.address, slot);
+      }
+      return slot;
+    });
+    return { keys, slots };
+  }
+
   private async runBatch(batch: PendingClick[]): Promise<void> {
     let pending = batch;
     for (let attempt = 0; attempt < 4 && pending.length > 0; attempt++) {
       let reply: (number | string)[];
       try {
         this.hooks.onBatch?.(pending.length);
+        const addresses = this.addressBuckets(pending);
         reply = await this.scripts.clickBatch(
-          [KEYS.state, KEYS.journal, KEYS.users],
+          [KEYS.state, KEYS.journal, KEYS.users, ...addresses.keys],
           [
             this.clock(),
             this.config.ROUND_TARGET,
             this.config.CLICK_RATE_PER_USER,
+            this.config.CLICK_RATE_PER_IP,
             this.milestones,
-            ...pending.map((p) => p.userId),
+            ...pending.flatMap((p, i) => [p.userId, addresses.slots[i]!]),
           ],
         );
       } catch (error) {
@@ -199,6 +224,9 @@ export class GameEngine {
         } else if (status === STATUS.rateLimited) {
           count('rate_limited');
           p.resolve({ accepted: false, reason: 'rate_limited' });
+        } else if (status === STATUS.addressRateLimited) {
+          count('address_rate_limited');
+          p.resolve({ accepted: false, reason: 'address_rate_limited' });
         } else if (status === STATUS.deleted) {
           count('deleted_user');
           p.resolve({ accepted: false, reason: 'deleted_user' });

@@ -21,4 +21,6 @@ export const KEYS = {
   journal: GAME,
   /** Hash: purchase id -> round it was applied to (idempotency of purchase events in Redis). */
   purchases: `${TAG}:purchases`,
+  /** String "tokens:ms": one client address's click budget; expires once it would be full again. */
+  addressBucket: (address: string) => `${TAG}:ipclicks:${address}`,
 } as const;

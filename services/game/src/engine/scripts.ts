@@ -6,20 +6,23 @@
  * balance), spend, counter + 1, last clicker, milestone reward, and at the target the round closes.
  * The state and the users share one hash, so a batch reads everything with one HMGET and writes it back
  * with one HSET (the journal entry included), whatever its size: three Redis commands per batch.
- * KEYS: state, journal, users (the same hash as state). ARGV: now (ms), target, rate per second, milestones "at:reward,...", then
- * the user id of each click.
+ * KEYS: state, journal, users (the same hash as state), then one rate bucket per client address in the
+ * batch. ARGV: now (ms), target, rate per second per user, rate per second per address (0 = none),
+ * milestones "at:reward,...", then for each click its user id and the number of its address's bucket
+ * among the KEYS after the first three (0 = no address).
  * Returns { 1, wins json or '', then the state after the batch: round, counter, pot, last clicker's name
  * and last winner's name ('' = none; the clicker's only when the batch accepted a click), then per click:
  * status, ordinal, round, balance after (-1 = unlimited), reward, won } or { -1 } when the state is
  * missing (Redis lost its data: rebuild first). The state lets the game publish without reading it back.
- * Status: 1 accepted, 2 no clicks left, 3 too fast, 4 user not loaded, 5 user deleted.
+ * Status: 1 accepted, 2 no clicks left, 3 too fast, 4 user not loaded, 5 user deleted, 6 too fast from
+ * that address. An address bucket is a string "tokens:ms" that expires once it would be full again.
  */
 export const CLICK_BATCH = `
 local S = KEYS[1]
-local n = #ARGV - 4
+local n = (#ARGV - 5) / 2
 local ids, seen = {}, {}
 for i = 1, n do
-  local uid = ARGV[4 + i]
+  local uid = ARGV[4 + 2 * i]
   if not seen[uid] then seen[uid] = true; ids[#ids + 1] = uid end
 end
 local st = redis.call('HMGET', S, 'round', 'clicks', 'pot', 'epoch', 'seq', 'lwu', 'lwn', unpack(ids))
@@ -32,8 +35,23 @@ local seq = tonumber(st[5])
 local now = tonumber(ARGV[1])
 local target = tonumber(ARGV[2])
 local rate = tonumber(ARGV[3])
+local ipRate = tonumber(ARGV[4])
 local miles = {}
-for at, reward in string.gmatch(ARGV[4], '(%d+):(%d+)') do miles[tonumber(at)] = tonumber(reward) end
+for at, reward in string.gmatch(ARGV[5], '(%d+):(%d+)') do miles[tonumber(at)] = tonumber(reward) end
+local buckets = {}
+for k = 4, #KEYS do
+  local raw = redis.call('GET', KEYS[k])
+  local b = { tb = ipRate, tt = now }
+  if raw then
+    local tb, tt = string.match(raw, '^([%d.]+):(%d+)$')
+    b.tb, b.tt = tonumber(tb), tonumber(tt)
+  end
+  if now > b.tt then
+    b.tb = math.min(ipRate, b.tb + (now - b.tt) * ipRate / 1000)
+    b.tt = now
+  end
+  buckets[k - 3] = b
+end
 local users = {}
 for j, uid in ipairs(ids) do
   local raw = st[7 + j]
@@ -58,7 +76,8 @@ local function newseg()
 end
 newseg()
 for i = 1, n do
-  local uid = ARGV[4 + i]
+  local uid = ARGV[4 + 2 * i]
+  local b = buckets[tonumber(ARGV[5 + 2 * i])]
   local u = users[uid]
   local status, ordinal, clickRound, balance, reward, won = 0, 0, round, 0, 0, 0
   if u.del == 1 then
@@ -73,8 +92,14 @@ for i = 1, n do
     u.dirty = true
     if u.tb < 1 then
       status = 3
+    elseif b and b.tb < 1 then
+      status = 6
     else
       u.tb = u.tb - 1
+      if b then
+        b.tb = b.tb - 1
+        b.dirty = true
+      end
       local privileged = u.role == 'admin' or u.role == 'superuser' or u.pass == round
       local spentP, spentG = 0, 0
       if privileged then
@@ -167,6 +192,11 @@ if lcu then out[6] = lcn or '' end
 if st[6] then out[7] = st[7] or '' end
 -- Users, state and the journal entry in one write.
 if #writes > 0 then redis.call('HSET', S, unpack(writes)) end
+for k, b in pairs(buckets) do
+  if b.dirty then
+    redis.call('SET', KEYS[k + 3], string.format('%.3f:%d', b.tb, b.tt), 'PX', math.ceil((ipRate - b.tb) * 1000 / ipRate) + 1)
+  end
+end
 return out
 `;
 
