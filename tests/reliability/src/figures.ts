@@ -33,6 +33,11 @@ export interface Figures {
   bruteForceGuessesBeforeLock: number;
   /** Requests of the mixed load (nothing broken) that got a 5xx or no answer. */
   unansweredInLoad: number;
+  /** Wrong passwords evaluated (401) of 200 sent 100 at a time for one account from one address. */
+  concurrentGuessesPerLockWindow: number;
+  /** Worst event-loop delay one hostile request caused, per process (ms), and a plain request's worst. */
+  eventLoopWorstMs: Record<string, number>;
+  eventLoopBaselineMs: number;
 }
 
 export function emptyFigures(): Figures {
@@ -56,6 +61,9 @@ export function emptyFigures(): Figures {
     clicksLostInRedisCrash: [],
     bruteForceGuessesBeforeLock: 0,
     unansweredInLoad: 0,
+    concurrentGuessesPerLockWindow: 0,
+    eventLoopWorstMs: {},
+    eventLoopBaselineMs: 0,
   };
 }
 
@@ -67,6 +75,11 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
   into.faultsInjected += Number(part.faultsInjected ?? 0);
   into.faults.push(...(part.faults ?? []));
   into.bruteForceGuessesBeforeLock = Math.max(into.bruteForceGuessesBeforeLock, Number(part.bruteForceGuessesBeforeLock ?? 0));
+  into.concurrentGuessesPerLockWindow = Math.max(into.concurrentGuessesPerLockWindow, Number(part.concurrentGuessesPerLockWindow ?? 0));
+  for (const [process, ms] of Object.entries(part.eventLoopWorstMs ?? {})) {
+    into.eventLoopWorstMs[process] = Math.max(into.eventLoopWorstMs[process] ?? 0, ms);
+  }
+  into.eventLoopBaselineMs = Math.max(into.eventLoopBaselineMs, Number(part.eventLoopBaselineMs ?? 0));
   into.violations.push(...(part.violations ?? []));
   into.recoveries.push(...(part.recoveries ?? []));
   into.clicksLostInRedisCrash.push(...(part.clicksLostInRedisCrash ?? []));
@@ -88,6 +101,8 @@ export function formatFigures(f: Figures): string {
     `clicks accepted            ${f.clicksAccepted}; purchases ${f.purchases}; collects ${f.collects}; rounds won ${f.roundsWon}`,
     `sockets opened             ${f.socketsOpened}`,
     `attack requests            ${f.attacks}; wrong passwords taken before lock-out ${f.bruteForceGuessesBeforeLock}`,
+    `guesses per lock window    ${f.concurrentGuessesPerLockWindow} of 200 wrong passwords sent 100 at a time (allowance 5)`,
+    `event loop per request     worst hostile request ${Object.entries(f.eventLoopWorstMs).map(([p, ms]) => `${p} ${ms.toFixed(1)} ms`).join(', ') || 'n/a'}; a plain request ${f.eventLoopBaselineMs.toFixed(1)} ms (budget 20 ms over it)`,
     `mixed load                 ${f.loadSeconds} s; requests unanswered or 5xx in it ${f.unansweredInLoad}`,
     `invariants checked         ${f.invariantsChecked}`,
     `violations                 ${f.violations.length}${f.violations.length ? `\n  - ${f.violations.join('\n  - ')}` : ''}`,

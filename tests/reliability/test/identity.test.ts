@@ -173,6 +173,23 @@ describe('password guessing and the per-address limit', () => {
     expect(violations()).toEqual([]);
   });
 
+  it('200 wrong passwords for one account, 100 at a time: no more evaluated than one lock window allows', async () => {
+    const target = await registerPlayer('burst');
+    const statuses: number[] = [];
+    for (let wave = 0; wave < 2; wave++) {
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, () => call('POST', '/api/user/login', { body: { emailOrUsername: target.username, password: 'wrong-password-1' } })),
+      );
+      figures.attacks += answers.length;
+      statuses.push(...answers.map((a) => a.status));
+    }
+    const evaluated = statuses.filter((s) => s === 401).length;
+    figures.concurrentGuessesPerLockWindow = evaluated;
+    invariant('every concurrent guess is a 401 or a 429', statuses.every((s) => s === 401 || s === 429), statuses.filter((s) => s !== 401 && s !== 429));
+    invariant('at most the per-address allowance (5) is evaluated however many arrive at once', evaluated <= 5, evaluated);
+    expect(violations()).toEqual([]);
+  });
+
   it('the per-address request limit is not escaped by forging X-Forwarded-For', async () => {
     const limited = await extraGateway({ RATE_LIMIT_PER_IP: '20' });
     const statuses: number[] = [];
