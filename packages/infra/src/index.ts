@@ -70,11 +70,20 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
   let started: Partial<Record<'postgres' | 'redis' | 'nats', ServerHandle>> = {};
 
   if (needed.length > 0) {
-    if (!usesNativeServers(env)) {
+    let native = usesNativeServers(env);
+    if (!native) {
       source = needed.length === 3 ? 'docker' : 'mixed';
       log('[infra] starting PostgreSQL, Redis and NATS in Docker');
-      started = await startContainers();
-    } else {
+      try {
+        started = await startContainers();
+      } catch (error) {
+        // An engine that answers but cannot pull (no registry) is no reason to fail: the native servers do.
+        const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+        log(`[infra] warning: Docker answers but cannot start the servers (${reason}); using native servers instead`);
+        native = true;
+      }
+    }
+    if (native) {
       source = needed.length === 3 ? 'native' : 'mixed';
       ensureNativeServers(log);
       mkdirSync(options.dir, { recursive: true });
