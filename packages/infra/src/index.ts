@@ -11,6 +11,7 @@ export {
   ensureChromium,
   ensureDebianCommands,
   ensureDockerCompose,
+  ensureTmux,
   freePort,
   InfraError,
   startRedis,
