@@ -10,16 +10,16 @@ const root = process.cwd();
 /** Past this, whatever has not stopped is killed (SIGKILL) by its PID. */
 const STOP_BOUND_MS = 20_000;
 
-let system: System | undefined;
-let stopping = false;
+// Filled once start-up is over; the stop below may be asked for before.
+const state: { system?: System; stopping: boolean } = { stopping: false };
 
 // Registered before anything starts: a stop asked for during start-up happens as soon as it is over.
 const stop = async (why: string) => {
-  if (stopping) return;
-  stopping = true;
-  if (!system) return console.log(`\n[start] ${why}: stopping once start-up is over`);
+  if (state.stopping) return;
+  state.stopping = true;
+  const running = state.system;
+  if (!running) return console.log(`\n[start] ${why}: stopping once start-up is over`);
   console.log(`\n[start] ${why}: stopping`);
-  const running = system;
   const overdue = setTimeout(() => {
     console.error(`[start] not stopped within ${STOP_BOUND_MS / 1000} s: killing what is left`);
     const pids = [...running.processes.map((p) => p.pid), ...Object.values(running.infra.pids)];
@@ -54,7 +54,7 @@ if (existsSync(join(root, 'web', 'package.json'))) {
 const dataDir = process.env.OMC_START_DIR ?? join(root, '.data', 'dev');
 const ports = process.env.OMC_START_PORTS === 'free' ? 'free' : 'default';
 
-system = await startSystem({
+const system = await startSystem({
   root,
   dir: dataDir,
   persistent: true,
@@ -62,8 +62,9 @@ system = await startSystem({
   logs: 'inherit',
   redisAppendOnly: true,
 });
-if (stopping) {
-  stopping = false;
+state.system = system;
+if (state.stopping) {
+  state.stopping = false;
   await stop('asked during start-up');
 }
 
@@ -76,6 +77,7 @@ Press Ctrl-C to stop everything.
 
 for (const p of system.processes) {
   p.child.on('exit', (code, signal) => {
-    if (!stopping) console.error(`[start] ${p.name} exited (${code ?? signal}); the rest keeps running`);
+    if (!state.stopping)
+      console.error(`[start] ${p.name} exited (${code ?? signal}); the rest keeps running`);
   });
 }

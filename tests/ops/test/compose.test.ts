@@ -109,7 +109,11 @@ describe('docker-compose.yml', () => {
         context: '.',
         dockerfile: 'docker/Dockerfile',
         target: d.name === 'gateway' ? 'gateway' : 'service',
-        args: { NODE_IMAGE: '${NODE_IMAGE:-node:22-bookworm-slim}', PACKAGE_DIR: d.dir, PORT: String(d.defaultPort) },
+        args: {
+          NODE_IMAGE: '${NODE_IMAGE:-node:22-bookworm-slim}',
+          PACKAGE_DIR: d.dir,
+          PORT: String(d.defaultPort),
+        },
       });
       expect(s.image).toBe(`omc/${d.name}:dev`);
       expect(env(s).PORT).toBe(String(d.defaultPort));
@@ -200,7 +204,8 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs the servers on a read-only root too, their data on volumes', () => {
-    for (const name of ['postgres', 'redis', 'nats', 'jwt-keys']) expect(service(name).read_only, name).toBe(true);
+    for (const name of ['postgres', 'redis', 'nats', 'jwt-keys'])
+      expect(service(name).read_only, name).toBe(true);
   });
 
   it('generates the development JWT keys instead of committing them', () => {

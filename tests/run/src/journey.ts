@@ -13,10 +13,19 @@ export interface JourneyOutcome {
   potLeft?: number;
 }
 
-async function call(base: string, method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(base + path, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     body: body ? JSON.stringify(body) : undefined,
     signal: AbortSignal.timeout(20_000),
   });
@@ -47,10 +56,13 @@ export async function journey(gatewayUrl: string): Promise<JourneyOutcome> {
     email: `${username}@example.com`,
     password: 'secret-password-1',
   });
-  if (registered.status !== 200 && registered.status !== 201) throw new Error(`register: ${registered.status} ${JSON.stringify(registered.body)}`);
+  if (registered.status !== 200 && registered.status !== 201)
+    throw new Error(`register: ${registered.status} ${JSON.stringify(registered.body)}`);
   const token: string = registered.body.token;
   // The game learns of the player by auth's event.
-  await until('the game to know the player', async () => ((await call(gatewayUrl, 'GET', '/api/game/profile', token)).status === 200 ? true : undefined));
+  await until('the game to know the player', async () =>
+    (await call(gatewayUrl, 'GET', '/api/game/profile', token)).status === 200 ? true : undefined,
+  );
 
   const socket = io(gatewayUrl, { ...SOCKET_CLIENT_OPTIONS, auth: { token }, forceNew: true });
   const counters: number[] = [];
@@ -69,7 +81,9 @@ export async function journey(gatewayUrl: string): Promise<JourneyOutcome> {
     };
     const first = await click();
     if (first.status !== 200) throw new Error(`click: ${first.status} ${JSON.stringify(first.body)}`);
-    const liveCounter = await until('a live update with the click', async () => counters.find((c) => c >= first.body.globalClicks));
+    const liveCounter = await until('a live update with the click', async () =>
+      counters.find((c) => c >= first.body.globalClicks),
+    );
 
     const purchase = await call(gatewayUrl, 'POST', '/api/payments/checkout', token, {
       paymentMethodNonce: 'fake-valid-nonce',
@@ -85,7 +99,8 @@ export async function journey(gatewayUrl: string): Promise<JourneyOutcome> {
     let winningClick = 0;
     for (let i = 0; i < 500 && !winningClick; i++) {
       const answer = await click();
-      if (answer.status !== 200) throw new Error(`click while winning: ${answer.status} ${JSON.stringify(answer.body)}`);
+      if (answer.status !== 200)
+        throw new Error(`click while winning: ${answer.status} ${JSON.stringify(answer.body)}`);
       if (answer.body.won) winningClick = answer.body.globalClicks;
     }
     if (!winningClick) throw new Error('no win within 500 clicks');
@@ -94,8 +109,11 @@ export async function journey(gatewayUrl: string): Promise<JourneyOutcome> {
       const profile = await call(gatewayUrl, 'GET', '/api/payments/profile', token);
       return profile.body?.potEarned > 0 ? true : undefined;
     });
-    const email = await call(gatewayUrl, 'POST', '/api/winners/setPaymentMethod', token, { paypalEmail: `${username}@paypal.example.com` });
-    if (email.status !== 200) throw new Error(`setPaymentMethod: ${email.status} ${JSON.stringify(email.body)}`);
+    const email = await call(gatewayUrl, 'POST', '/api/winners/setPaymentMethod', token, {
+      paypalEmail: `${username}@paypal.example.com`,
+    });
+    if (email.status !== 200)
+      throw new Error(`setPaymentMethod: ${email.status} ${JSON.stringify(email.body)}`);
     const collected = await call(gatewayUrl, 'POST', '/api/winners/collect', token);
     const after = await call(gatewayUrl, 'GET', '/api/payments/profile', token);
     return {

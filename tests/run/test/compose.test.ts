@@ -7,7 +7,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startInfra } from '@omc/infra';
 import { ensureEngine, type Engine } from '../src/engine.js';
-import { baseImages, buildImages, composeBuilds, forgetBuilds, imageSizes, ROOT, vendorOffline, type BuildFigures } from '../src/images.js';
+import {
+  baseImages,
+  buildImages,
+  composeBuilds,
+  forgetBuilds,
+  imageSizes,
+  ROOT,
+  vendorOffline,
+  type BuildFigures,
+} from '../src/images.js';
 import { journey, type JourneyOutcome } from '../src/journey.js';
 
 const log = (line: string) => console.log(line);
@@ -16,15 +25,26 @@ let engine: Engine | undefined;
 let skipReason: string | undefined;
 let env: NodeJS.ProcessEnv = {};
 let gatewayUrl = '';
-const figures: { cold?: BuildFigures; warm?: BuildFigures; coldIsCold?: boolean; upToHealthy?: number; sizes?: Record<string, number>; bases?: Record<string, string> } = {};
+const figures: {
+  cold?: BuildFigures;
+  warm?: BuildFigures;
+  coldIsCold?: boolean;
+  upToHealthy?: number;
+  sizes?: Record<string, number>;
+  bases?: Record<string, string>;
+} = {};
 
 function compose(args: string[], timeout = 300_000) {
-  return spawnSync(engine!.compose[0]!, [...engine!.compose.slice(1), '-p', project, '-f', join(ROOT, 'docker-compose.yml'), ...args], {
-    cwd: ROOT,
-    env,
-    encoding: 'utf8',
-    timeout,
-  });
+  return spawnSync(
+    engine!.compose[0]!,
+    [...engine!.compose.slice(1), '-p', project, '-f', join(ROOT, 'docker-compose.yml'), ...args],
+    {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+      timeout,
+    },
+  );
 }
 
 function docker(args: string[]) {
@@ -41,16 +61,26 @@ interface ContainerState {
 }
 
 function containers(): ContainerState[] {
-  const ids = docker(['ps', '-a', '-q', '--filter', `label=com.docker.compose.project=${project}`]).stdout.trim().split('\n').filter(Boolean);
-  if (ids.length === 0) return [];
-  const format = '{{.Id}}|{{index .Config.Labels "com.docker.compose.service"}}|{{.State.Status}}|{{if .State.Health}}{{.State.Health.Status}}{{end}}|{{.State.ExitCode}}|{{.HostConfig.ReadonlyRootfs}}';
-  return docker(['inspect', '--format', format, ...ids])
+  const ids = docker(['ps', '-a', '-q', '--filter', `label=com.docker.compose.project=${project}`])
     .stdout.trim()
     .split('\n')
-    .map((line) => {
-      const [id, service, status, health, exitCode, readOnly] = line.split('|');
-      return { id: id!, service: service!, status: status!, health: health || undefined, exitCode: Number(exitCode), readOnly: readOnly === 'true' };
-    });
+    .filter(Boolean);
+  if (ids.length === 0) return [];
+  // The whole JSON: a template cannot ask for State.Health where a container has no health check.
+  const inspected = JSON.parse(docker(['inspect', ...ids]).stdout) as {
+    Id: string;
+    Config: { Labels: Record<string, string> };
+    State: { Status: string; ExitCode: number; Health?: { Status: string } };
+    HostConfig: { ReadonlyRootfs: boolean };
+  }[];
+  return inspected.map((c) => ({
+    id: c.Id,
+    service: c.Config.Labels['com.docker.compose.service'] ?? '?',
+    status: c.State.Status,
+    health: c.State.Health?.Status,
+    exitCode: c.State.ExitCode,
+    readOnly: c.HostConfig.ReadonlyRootfs,
+  }));
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
@@ -66,7 +96,9 @@ beforeAll(async () => {
     return;
   }
   engine = got.engine;
-  log(`[containers] Docker engine ${engine.serverVersion}${engine.startedPid ? ' (started here)' : ''}; client ${engine.docker}; ${engine.compose.join(' ')}`);
+  log(
+    `[containers] Docker engine ${engine.serverVersion}${engine.startedPid ? ' (started here)' : ''}; client ${engine.docker}; ${engine.compose.join(' ')}`,
+  );
   figures.bases = await baseImages(engine.docker, log);
   env = {
     ...process.env,
@@ -81,11 +113,19 @@ beforeAll(async () => {
   gatewayUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
   vendorOffline(log);
   const builds = composeBuilds(env);
-  figures.coldIsCold = process.env.OMC_CONTAINERS_COLD === '1' || builds.some((b) => docker(['image', 'inspect', b.image]).status !== 0);
-  if (process.env.OMC_CONTAINERS_COLD === '1') forgetBuilds(engine.docker, builds.map((b) => b.image));
+  figures.coldIsCold =
+    process.env.OMC_CONTAINERS_COLD === '1' ||
+    builds.some((b) => docker(['image', 'inspect', b.image]).status !== 0);
+  if (process.env.OMC_CONTAINERS_COLD === '1')
+    forgetBuilds(
+      engine.docker,
+      builds.map((b) => b.image),
+    );
   figures.cold = await buildImages(engine.docker, builds);
   figures.warm = await buildImages(engine.docker, builds);
-  figures.sizes = imageSizes(engine.docker, [...new Set([...builds.map((b) => b.image), ...Object.values(figures.bases)])]);
+  figures.sizes = imageSizes(engine.docker, [
+    ...new Set([...builds.map((b) => b.image), ...Object.values(figures.bases)]),
+  ]);
 
   const started = Date.now();
   const up = compose(['up', '-d', '--no-build']);
@@ -94,7 +134,9 @@ beforeAll(async () => {
   const deadline = Date.now() + 240_000;
   for (;;) {
     const states = containers();
-    const settled = states.length > 0 && states.every((c) => c.health === 'healthy' || (c.status === 'exited' && c.exitCode === 0 && !c.health));
+    const settled =
+      states.length > 0 &&
+      states.every((c) => c.health === 'healthy' || (c.status === 'exited' && c.exitCode === 0 && !c.health));
     if (settled && states.some((c) => c.service === 'gateway')) break;
     if (Date.now() > deadline) break;
     // Compose v1 may stop before starting the rest: ask again (already running ones stay).
@@ -107,7 +149,8 @@ beforeAll(async () => {
 afterAll(async () => {
   if (engine) {
     const states = containers();
-    if (states.some((c) => c.health && c.health !== 'healthy')) log(compose(['logs', '--tail', '40']).stdout.slice(-6000));
+    if (states.some((c) => c.health && c.health !== 'healthy'))
+      log(compose(['logs', '--tail', '40']).stdout.slice(-6000));
     const down = compose(['down', '-v', '--remove-orphans']);
     if (down.status !== 0) log(`[containers] compose down said:\n${down.stderr}`);
     await engine.stop();
@@ -115,8 +158,18 @@ afterAll(async () => {
   if (skipReason) log(`[containers] compose suite skipped: ${skipReason}`);
   else if (figures.cold) {
     log('\n[containers] figures');
-    log(`  base images: ${Object.keys(figures.bases ?? {}).length ? Object.entries(figures.bases!).map(([k, v]) => `${k}=${v}`).join(', ') : 'upstream'}`);
-    log(`  first build (${figures.coldIsCold ? 'cold' : 'with the build cache'}): ${figures.cold.seconds.toFixed(1)} s; warm rebuild: ${figures.warm!.seconds.toFixed(1)} s`);
+    log(
+      `  base images: ${
+        Object.keys(figures.bases ?? {}).length
+          ? Object.entries(figures.bases!)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(', ')
+          : 'upstream'
+      }`,
+    );
+    log(
+      `  first build (${figures.coldIsCold ? 'cold' : 'with the build cache'}): ${figures.cold.seconds.toFixed(1)} s; warm rebuild: ${figures.warm!.seconds.toFixed(1)} s`,
+    );
     for (const [image, size] of Object.entries(figures.sizes ?? {})) log(`  ${image.padEnd(30)} ${mb(size)}`);
     log(`  up to healthy: ${figures.upToHealthy?.toFixed(1)} s`);
   }
@@ -134,7 +187,19 @@ describe('docker compose, executed', () => {
     if (skipReason) return ctx.skip(skipReason);
     const states = containers();
     const services = new Set(states.map((c) => c.service));
-    for (const service of ['postgres', 'redis', 'nats', 'jwt-keys', 'emulators', 'auth', 'game', 'payments', 'realtime', 'gateway']) expect(services, service).toContain(service);
+    for (const service of [
+      'postgres',
+      'redis',
+      'nats',
+      'jwt-keys',
+      'emulators',
+      'auth',
+      'game',
+      'payments',
+      'realtime',
+      'gateway',
+    ])
+      expect(services, service).toContain(service);
     for (const c of states) {
       if (c.service === 'jwt-keys') expect(c.exitCode, 'jwt-keys').toBe(0);
       else expect(`${c.service}: ${c.health}`).toBe(`${c.service}: healthy`);
@@ -161,7 +226,8 @@ describe('docker compose, executed', () => {
       // Every process of the container, by the user it runs as (the server's, after its entrypoint).
       const top = docker(['top', c.id, '-eo', 'pid,uid,comm']).stdout.trim().split('\n').slice(1);
       expect(top.length, c.service).toBeGreaterThan(0);
-      for (const line of top) expect(`${c.service}: uid ${line.trim().split(/\s+/)[1]}`).not.toBe(`${c.service}: uid 0`);
+      for (const line of top)
+        expect(`${c.service}: uid ${line.trim().split(/\s+/)[1]}`).not.toBe(`${c.service}: uid 0`);
       const write = docker(['exec', c.id, 'sh', '-c', 'echo x > /probe']);
       expect(write.status, `${c.service} wrote to its root`).not.toBe(0);
     }
@@ -177,7 +243,11 @@ describe('an engine that answers but cannot pull', () => {
     const { OMC_INFRA: _infra, DATABASE_URL: _db, REDIS_URL: _redis, NATS_URL: _nats, ...rest } = process.env;
     const lines: string[] = [];
     try {
-      const infra = await startInfra({ dir: join(ROOT, '.data', 'test', `fallback-${process.pid}`), env: rest, log: (line) => lines.push(line) });
+      const infra = await startInfra({
+        dir: join(ROOT, '.data', 'test', `fallback-${process.pid}`),
+        env: rest,
+        log: (line) => lines.push(line),
+      });
       try {
         expect(infra.source).toBe('native');
         expect(infra.pids.postgres).toBeGreaterThan(0);

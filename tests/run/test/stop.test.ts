@@ -3,7 +3,7 @@
 // within the bound docs/operations.md gives, and the gateway no longer answers.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTmux } from '@omc/infra';
@@ -47,10 +47,17 @@ async function until<T>(what: string, check: () => T | undefined | false, timeou
   for (;;) {
     const value = check();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n--- terminal ---\n${screen().slice(-3000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}\n--- terminal ---\n${screen().slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
+
+const SERVER_PID_FILES = [
+  ['postgres', 'postgres/postmaster.pid'],
+  ['redis', 'redis/redis.pid'],
+  ['nats', 'nats/nats.pid'],
+] as const;
 
 let current: { marker: string; dir: string; servers: Proc[] } | undefined;
 
@@ -64,7 +71,10 @@ function alive(pid: number): boolean {
 }
 
 /** What is still running of what `npm start` started. */
-const leftOver = (marker: string): Proc[] => [...marked(marker), ...(current?.servers ?? []).filter((p) => alive(p.pid))];
+const leftOver = (marker: string): Proc[] => [
+  ...marked(marker),
+  ...(current?.servers ?? []).filter((p) => alive(p.pid)),
+];
 
 beforeAll(() => {
   ensureTmux();
@@ -72,7 +82,11 @@ beforeAll(() => {
 
 afterEach(() => {
   if (!current) return;
-  // Whatever a failed test left behind, by PID.
+  // Whatever a failed test left behind, by PID (the servers' PID files too, if it failed before reading them).
+  for (const file of SERVER_PID_FILES.map(([, f]) => join(current!.dir, 'servers', f))) {
+    const pid = existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : 0;
+    if (pid > 0 && alive(pid)) current.servers.push({ pid, ppid: 0, comm: file });
+  }
   for (const p of leftOver(current.marker)) {
     try {
       process.kill(p.pid, 'SIGKILL');
@@ -86,20 +100,29 @@ afterEach(() => {
 });
 
 /** `npm start` typed into a fresh terminal; resolves once it says it is running. */
-async function npmStartInTerminal(): Promise<{ marker: string; gatewayUrl: string; npm: Proc; started: Proc[] }> {
+async function npmStartInTerminal(): Promise<{
+  marker: string;
+  gatewayUrl: string;
+  npm: Proc;
+  started: Proc[];
+}> {
   const marker = randomBytes(6).toString('hex');
   const dir = join(ROOT, '.data', 'test', `stop-${marker}`);
   current = { marker, dir, servers: [] };
   expect(tmux(['new-session', '-d', '-s', 'omc', '-x', '200', '-y', '50', '-c', ROOT]).status).toBe(0);
   const command = `env OMC_STOP_MARKER=${marker} OMC_INFRA=native OMC_START_PORTS=free OMC_START_DIR=${dir} npm start`;
   tmux(['send-keys', '-t', 'omc', command, 'Enter']);
-  const running = await until('"is running" on the terminal', () => screen().match(/is running: (http:\/\/\S+)/), 240_000);
+  const running = await until(
+    '"is running" on the terminal',
+    () => screen().match(/is running: (http:\/\/\S+)/) ?? undefined,
+    240_000,
+  );
   const gatewayUrl = running[1]!.replace('localhost', '127.0.0.1');
   const started = marked(marker);
   const pids = new Set(started.map((p) => p.pid));
   const npm = started.find((p) => !pids.has(p.ppid))!;
   // Redis rewrites its environment with its process title: the servers are also known by their PID files.
-  for (const [server, file] of [['postgres', 'postgres/postmaster.pid'], ['redis', 'redis/redis.pid'], ['nats', 'nats/nats.pid']] as const) {
+  for (const [server, file] of SERVER_PID_FILES) {
     const pid = Number(readFileSync(join(dir, 'servers', file), 'utf8').split('\n')[0]);
     expect(alive(pid), `${server} (${pid})`).toBe(true);
     current.servers.push({ pid, ppid: 0, comm: server });
@@ -118,7 +141,9 @@ async function expectAllGone(marker: string, gatewayUrl: string, how: string): P
     await new Promise((r) => setTimeout(r, 200));
     left = leftOver(marker);
   }
-  console.log(`[stop] ${how}: ${left.length === 0 ? `every process gone in ${((Date.now() - since) / 1000).toFixed(1)} s` : `${left.length} left after ${STOP_BOUND_MS / 1000} s`}`);
+  console.log(
+    `[stop] ${how}: ${left.length === 0 ? `every process gone in ${((Date.now() - since) / 1000).toFixed(1)} s` : `${left.length} left after ${STOP_BOUND_MS / 1000} s`}`,
+  );
   expect(left.map((p) => `${p.comm} (${p.pid})`)).toEqual([]);
   const answer = await fetch(`${gatewayUrl}/healthz`, { signal: AbortSignal.timeout(2000) }).then(
     (r) => r.status,
