@@ -55,9 +55,12 @@ function usesNativeServers(env: NodeJS.ProcessEnv): boolean {
   return needed && (env.OMC_INFRA === 'native' || !dockerAvailable());
 }
 
-/** Installs the native servers startInfra would run, when missing (before anything runs side by side). */
+/**
+ * Installs the native servers startInfra may run, when missing (before anything runs side by side):
+ * wherever some URL is missing, since even with an engine they are the fallback when it cannot pull.
+ */
 export function ensureInfraInstalled(env: NodeJS.ProcessEnv = process.env, log?: (line: string) => void): void {
-  if (usesNativeServers(env)) ensureNativeServers(log);
+  if ([env.DATABASE_URL, env.REDIS_URL, env.NATS_URL].some((url) => !url)) ensureNativeServers(log);
 }
 
 export async function startInfra(options: InfraOptions): Promise<Infra> {
