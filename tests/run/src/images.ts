@@ -296,9 +296,13 @@ export async function buildImages(docker: string, builds: ComposeBuild[]): Promi
   const ordered = [...builds].sort((a, b) => (a.target === 'gateway' ? -1 : b.target === 'gateway' ? 1 : 0));
   const one = async (b: ComposeBuild) => {
     const t = Date.now();
+    // No network for the build's steps: a step that reached for the registry would fail, so a pass
+    // proves the images build offline from docker/offline/ alone.
     const args = [
       'build',
       '-q',
+      '--network',
+      'none',
       '-f',
       b.dockerfile,
       ...(b.target ? ['--target', b.target] : []),
