@@ -6,6 +6,7 @@ import { spawnSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -52,6 +53,32 @@ if (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== stamp) {
   writeFileSync(stampFile, stamp);
 }
 
-const child = spawn(pnpm, ['exec', 'tsx', scripts[command], ...process.argv.slice(3)], { cwd: root, stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+// The script runs in Node directly (tsx as a loader, no pnpm or tsx process in between, so a signal has
+// one hop to travel), in a process group of its own so this process decides who hears what:
+// - Ctrl-C, SIGTERM or SIGHUP here is passed on: to `npm start`'s script alone (it stops what it started,
+//   in order: services, then servers), to the whole group for the tests and benchmarks;
+// - when the parent goes away (a process manager's `kill <npm's pid>` ends npm and its shell, not us),
+//   that counts as SIGTERM.
+const bin = dirname(pnpm === 'pnpm' ? spawnSync('sh', ['-c', 'command -v pnpm'], { encoding: 'utf8' }).stdout.trim() : pnpm);
+const child = spawn(process.execPath, ['--import', 'tsx', scripts[command], ...process.argv.slice(3)], {
+  cwd: root,
+  stdio: 'inherit',
+  detached: true,
+  env: { ...process.env, PATH: [join(root, 'node_modules', '.bin'), bin, process.env.PATH].join(':') },
+});
+const pass = (signal) => {
+  try {
+    process.kill(command === 'start' ? child.pid : -child.pid, signal);
+  } catch {
+    // already gone
+  }
+};
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => pass(signal));
+const parent = process.ppid;
+const orphanWatch = setInterval(() => {
+  if (process.ppid !== parent) {
+    clearInterval(orphanWatch);
+    pass('SIGTERM');
+  }
+}, 250);
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

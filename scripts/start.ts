@@ -1,11 +1,48 @@
 // `npm start`: the whole system on this machine, the gateway serving the built web app at
-// http://localhost:8080. Ctrl-C stops everything it started, servers included.
+// http://localhost:8080. Ctrl-C (or SIGTERM, SIGHUP, or its parent going away) stops everything it
+// started, servers included, within STOP_BOUND_MS (docs/operations.md, "Stopping npm start").
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSystem } from '@omc/infra';
+import { startSystem, type System } from '@omc/infra';
 
 const root = process.cwd();
+/** Past this, whatever has not stopped is killed (SIGKILL) by its PID. */
+const STOP_BOUND_MS = 20_000;
+
+// Filled once start-up is over; the stop below may be asked for before.
+const state: { system?: System; stopping: boolean } = { stopping: false };
+
+// Registered before anything starts: a stop asked for during start-up happens as soon as it is over.
+const stop = async (why: string) => {
+  if (state.stopping) return;
+  state.stopping = true;
+  const running = state.system;
+  if (!running) return console.log(`\n[start] ${why}: stopping once start-up is over`);
+  console.log(`\n[start] ${why}: stopping`);
+  const overdue = setTimeout(() => {
+    console.error(`[start] not stopped within ${STOP_BOUND_MS / 1000} s: killing what is left`);
+    const pids = [...running.processes.map((p) => p.pid), ...Object.values(running.infra.pids)];
+    for (const pid of pids) {
+      try {
+        if (pid) process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    process.exit(1);
+  }, STOP_BOUND_MS);
+  await running.stop();
+  clearTimeout(overdue);
+  console.log('[start] stopped');
+  process.exit(0);
+};
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
+// The process that started this one (scripts/bootstrap.mjs) gone, nobody would be left to stop us.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void stop('parent gone');
+}, 250).unref();
 
 if (existsSync(join(root, 'web', 'package.json'))) {
   console.log('[start] building the web app');
@@ -13,14 +50,23 @@ if (existsSync(join(root, 'web', 'package.json'))) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
+// Where the data lives and which ports: .data/dev and the default ports, unless a test asks otherwise.
+const dataDir = process.env.OMC_START_DIR ?? join(root, '.data', 'dev');
+const ports = process.env.OMC_START_PORTS === 'free' ? 'free' : 'default';
+
 const system = await startSystem({
   root,
-  dir: join(root, '.data', 'dev'),
+  dir: dataDir,
   persistent: true,
-  ports: 'default',
+  ports,
   logs: 'inherit',
   redisAppendOnly: true,
 });
+state.system = system;
+if (state.stopping) {
+  state.stopping = false;
+  await stop('asked during start-up');
+}
 
 console.log(`
 One Million Clicks is running: ${system.gatewayUrl.replace('127.0.0.1', 'localhost') || '(no gateway yet)'}
@@ -29,18 +75,9 @@ One Million Clicks is running: ${system.gatewayUrl.replace('127.0.0.1', 'localho
 Press Ctrl-C to stop everything.
 `);
 
-let stopping = false;
-const stop = async () => {
-  if (stopping) return;
-  stopping = true;
-  console.log('\n[start] stopping');
-  await system.stop();
-  process.exit(0);
-};
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
 for (const p of system.processes) {
   p.child.on('exit', (code, signal) => {
-    if (!stopping) console.error(`[start] ${p.name} exited (${code ?? signal}); the rest keeps running`);
+    if (!state.stopping)
+      console.error(`[start] ${p.name} exited (${code ?? signal}); the rest keeps running`);
   });
 }

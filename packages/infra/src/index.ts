@@ -11,6 +11,7 @@ export {
   ensureChromium,
   ensureDebianCommands,
   ensureDockerCompose,
+  ensureTmux,
   freePort,
   InfraError,
   startRedis,
@@ -54,9 +55,12 @@ function usesNativeServers(env: NodeJS.ProcessEnv): boolean {
   return needed && (env.OMC_INFRA === 'native' || !dockerAvailable());
 }
 
-/** Installs the native servers startInfra would run, when missing (before anything runs side by side). */
+/**
+ * Installs the native servers startInfra may run, when missing (before anything runs side by side):
+ * wherever some URL is missing, since even with an engine they are the fallback when it cannot pull.
+ */
 export function ensureInfraInstalled(env: NodeJS.ProcessEnv = process.env, log?: (line: string) => void): void {
-  if (usesNativeServers(env)) ensureNativeServers(log);
+  if ([env.DATABASE_URL, env.REDIS_URL, env.NATS_URL].some((url) => !url)) ensureNativeServers(log);
 }
 
 export async function startInfra(options: InfraOptions): Promise<Infra> {
@@ -70,11 +74,20 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
   let started: Partial<Record<'postgres' | 'redis' | 'nats', ServerHandle>> = {};
 
   if (needed.length > 0) {
-    if (!usesNativeServers(env)) {
+    let native = usesNativeServers(env);
+    if (!native) {
       source = needed.length === 3 ? 'docker' : 'mixed';
       log('[infra] starting PostgreSQL, Redis and NATS in Docker');
-      started = await startContainers();
-    } else {
+      try {
+        started = await startContainers();
+      } catch (error) {
+        // An engine that answers but cannot pull (no registry) is no reason to fail: the native servers do.
+        const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+        log(`[infra] warning: Docker answers but cannot start the servers (${reason}); using native servers instead`);
+        native = true;
+      }
+    }
+    if (native) {
       source = needed.length === 3 ? 'native' : 'mixed';
       ensureNativeServers(log);
       mkdirSync(options.dir, { recursive: true });

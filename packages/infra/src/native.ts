@@ -94,6 +94,11 @@ export function ensureDockerCompose(log: (line: string) => void = console.log): 
   );
 }
 
+/** tmux, the real terminal in which the stop tests press Ctrl-C on `npm start`; installed when missing. */
+export function ensureTmux(log: (line: string) => void = console.log): void {
+  ensureDebianCommands([{ command: 'tmux', pkg: 'tmux' }], 'The stop tests need tmux (a real terminal).', log);
+}
+
 /** Debian's Chromium, which the browser tests drive; installed when missing. Returns its path. */
 export function ensureChromium(log: (line: string) => void = console.log): string {
   ensureDebianCommands([{ command: 'chromium', pkg: 'chromium' }], "The browser tests need Debian's Chromium.", log);

@@ -29,7 +29,7 @@ export function composeConfig(args: string[] = ['-q']): { status: number; stdout
 
 export interface ComposeService {
   image?: string;
-  build?: { context: string; dockerfile: string };
+  build?: { context: string; dockerfile: string; target?: string; args?: Record<string, string> };
   command?: string[] | string;
   environment?: Record<string, string | number | null>;
   expose?: (string | number)[];

@@ -75,7 +75,7 @@ describe('docker-compose config', () => {
 describe('docker-compose.yml', () => {
   it('runs PostgreSQL with one database per service, created by the init script', () => {
     const postgres = service('postgres');
-    expect(postgres.image).toMatch(/^postgres:\d+/);
+    expect(interpolateDefaults(postgres.image!)).toMatch(/^postgres:\d+/);
     const init = postgres.volumes!.find((v) => v.includes('/docker-entrypoint-initdb.d/'))!;
     const sql = readFileSync(join(ROOT, init.split(':')[0]!), 'utf8');
     for (const d of DEPLOYABLES.filter((x) => x.database))
@@ -104,7 +104,17 @@ describe('docker-compose.yml', () => {
     'builds and runs %s from its Dockerfile on its default port',
     (_n, d) => {
       const s = service(d.name);
-      expect(s.build).toEqual({ context: '.', dockerfile: `${d.dir}/Dockerfile` });
+      // The one shared Dockerfile, the package and its port as build arguments.
+      expect(s.build).toEqual({
+        context: '.',
+        dockerfile: 'docker/Dockerfile',
+        target: d.name === 'gateway' ? 'gateway' : 'service',
+        args: {
+          NODE_IMAGE: '${NODE_IMAGE:-node:22-bookworm-slim}',
+          PACKAGE_DIR: d.dir,
+          PORT: String(d.defaultPort),
+        },
+      });
       expect(s.image).toBe(`omc/${d.name}:dev`);
       expect(env(s).PORT).toBe(String(d.defaultPort));
       const exposed = [...(s.expose ?? []).map(String), ...(s.ports ?? []).map((p) => p.split(':').at(-1)!)];
@@ -177,6 +187,25 @@ describe('docker-compose.yml', () => {
       expect(s.security_opt).toContain('no-new-privileges:true');
       expect(s.user).toBeUndefined();
     }
+  });
+
+  it('names every base image by a variable whose default is the upstream image', () => {
+    const expected: Record<string, [string, RegExp]> = {
+      postgres: ['POSTGRES_IMAGE', /^postgres:\d+/],
+      redis: ['REDIS_IMAGE', /^redis:\d/],
+      nats: ['NATS_IMAGE', /^nats:\d/],
+      'jwt-keys': ['NODE_IMAGE', /^node:\d+-bookworm-slim$/],
+    };
+    for (const [name, [variable, upstream]] of Object.entries(expected)) {
+      const image = service(name).image!;
+      expect(image, name).toMatch(new RegExp(`^\\$\\{${variable}:-`));
+      expect(interpolateDefaults(image), name).toMatch(upstream);
+    }
+  });
+
+  it('runs the servers on a read-only root too, their data on volumes', () => {
+    for (const name of ['postgres', 'redis', 'nats', 'jwt-keys'])
+      expect(service(name).read_only, name).toBe(true);
   });
 
   it('generates the development JWT keys instead of committing them', () => {

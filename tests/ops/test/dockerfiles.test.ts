@@ -1,113 +1,121 @@
-// Each deployable's image: built in stages from the pinned Node LTS and pnpm, production dependencies
-// only, run as a non-root user with a health check, and started with its package's start script.
-import { existsSync, readFileSync } from 'node:fs';
+// The images: one Dockerfile for every deployable (docker/Dockerfile), built in stages from the pinned
+// Node LTS and pnpm, production dependencies only from the lockfile (offline when the context carries
+// the store), run as a non-root user with a health check, and started with the package's start script.
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { argDefault, envOf, execForm, last, parseDockerfile } from '../src/dockerfile.js';
+import { argDefault, envOf, execForm, last, parseDockerfile, type Stage } from '../src/dockerfile.js';
 import { DEPLOYABLES, ROOT, pinnedPnpm, scriptArgs } from '../src/repo.js';
 
-describe.each(DEPLOYABLES.map((d) => [d.name, d] as const))('%s image', (_name, d) => {
-  const file = join(ROOT, d.dir, 'Dockerfile');
-  const dockerfile = () => parseDockerfile(file);
-  const runtime = () => dockerfile().stages.at(-1)!;
+const FILE = join(ROOT, 'docker', 'Dockerfile');
+const dockerfile = () => parseDockerfile(FILE);
+const stage = (name: string): Stage => dockerfile().stages.find((s) => s.name === name)!;
+const runs = () =>
+  dockerfile().stages.flatMap((s) => s.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args));
 
-  it('has a Dockerfile in its package folder, built in several stages', () => {
-    expect(existsSync(file), `${d.dir}/Dockerfile`).toBe(true);
-    const df = dockerfile();
-    expect(df.directives.syntax).toMatch(/^docker\/dockerfile:1/);
-    expect(df.stages.length).toBeGreaterThanOrEqual(3);
+describe('the shared Dockerfile', () => {
+  it('is one file for every deployable, none in the packages', () => {
+    expect(existsSync(FILE)).toBe(true);
+    for (const d of DEPLOYABLES)
+      expect(existsSync(join(ROOT, d.dir, 'Dockerfile')), `${d.dir}/Dockerfile`).toBe(false);
   });
 
-  it('starts from a current Node LTS on Debian slim, in every stage', () => {
+  it("builds with Docker 20.10's built-in frontend, offline: no `# syntax=` image to fetch, no heredocs", () => {
+    const df = dockerfile();
+    expect(df.directives.syntax).toBeUndefined();
+    for (const s of df.stages)
+      for (const i of s.instructions) expect(i.heredocs, `line ${i.line}`).toEqual([]);
+  });
+
+  it('starts from a current Node LTS on Debian slim, named by a build argument, in every stage', () => {
     const df = dockerfile();
     expect(argDefault(df, 'NODE_IMAGE')).toMatch(/^node:(22|24)(\.\d+)*-bookworm-slim$/);
     const stageNames = df.stages.map((s) => s.name);
-    for (const stage of df.stages) expect([`\${NODE_IMAGE}`, ...stageNames]).toContain(stage.from);
-    expect(runtime().from).toBe('${NODE_IMAGE}');
+    for (const s of df.stages) expect([`\${NODE_IMAGE}`, ...stageNames]).toContain(s.from);
+    expect(stage('service').from).toBe('${NODE_IMAGE}');
   });
 
-  it('installs the pnpm of the root package.json and only production dependencies', () => {
-    const df = dockerfile();
-    const pnpmStage = df.stages.find((s) =>
-      s.instructions.some((i) => i.keyword === 'RUN' && /npm install --global .*pnpm@/.test(i.args)),
-    )!;
-    expect(pnpmStage, 'a stage installing pnpm').toBeDefined();
-    expect(argDefault(df, 'PNPM_VERSION', pnpmStage)).toBe(pinnedPnpm());
-    const runs = df.stages.flatMap((s) =>
-      s.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args),
-    );
-    const deploy = runs.find((r) => r.includes(' deploy '));
-    expect(deploy, 'a pnpm deploy of the package').toBeDefined();
-    expect(deploy).toContain(`--filter ./${d.dir} `);
+  it("installs the root package.json's pnpm, from the context's offline copy when there is one", () => {
+    const pnpm = stage('pnpm');
+    expect(argDefault(dockerfile(), 'PNPM_VERSION', pnpm)).toBe(pinnedPnpm());
+    const install = pnpm.instructions.find((i) => i.keyword === 'RUN')!.args;
+    expect(install).toContain('/offline/pnpm/pnpm-${PNPM_VERSION}.tgz');
+    expect(install).toMatch(/npm install --global .*pnpm@\$\{PNPM_VERSION\}/);
+  });
+
+  it('fetches every package from the lockfile alone, offline when the store came with the context', () => {
+    const deps = stage('deps');
+    const copies = deps.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
+    expect(copies).toEqual(['pnpm-lock.yaml pnpm-workspace.yaml ./', 'docker/offline/store/ /pnpm/store/']);
+    const fetch = deps.instructions.find((i) => i.keyword === 'RUN')!.args;
+    expect(fetch).toContain('pnpm fetch --offline');
+  });
+
+  it('deploys the package named by PACKAGE_DIR with production dependencies only, offline', () => {
+    const deploy = runs().find((r) => r.includes(' deploy '))!;
+    expect(deploy).toContain('--filter ./${PACKAGE_DIR} ');
     expect(deploy).toContain('--prod');
-    // Dependencies come from the lockfile alone first, so source changes do not refetch them.
-    const deps = df.stages.find((s) => s.name === 'deps')!;
-    expect(deps.instructions.find((i) => i.keyword === 'COPY')!.args).toBe(
-      'pnpm-lock.yaml pnpm-workspace.yaml ./',
-    );
-    expect(deps.instructions.find((i) => i.keyword === 'RUN')!.args).toBe('pnpm fetch --prod');
+    expect(deploy).toContain('--offline');
+    expect(deploy).toContain('deploy /out');
   });
 
-  it('runs as a non-root user, with a health check on /healthz', () => {
-    const stage = runtime();
-    const user = last(stage, 'USER')?.args ?? '';
+  it('runs as a non-root user, with a health check on /healthz, listening on PORT', () => {
+    const runtime = stage('service');
+    const user = last(runtime, 'USER')?.args ?? '';
     expect(user).toMatch(/^\d+(:\d+)?$/);
     expect(Number(user.split(':')[0])).toBeGreaterThan(0);
-    const health = last(stage, 'HEALTHCHECK')!;
-    expect(health, 'HEALTHCHECK').toBeDefined();
+    const health = last(runtime, 'HEALTHCHECK')!;
     const probe = execForm(health.args.replace(/^(--\S+\s+)*CMD\s+/, ''))!;
     expect(probe.join(' ')).toContain('/healthz');
     expect(health.args).toMatch(/--interval=\d+s/);
+    expect(last(runtime, 'EXPOSE')?.args).toBe('${PORT}');
+    expect(envOf(runtime).PORT).toBe('${PORT}');
+    expect(envOf(runtime).HOST).toBe('0.0.0.0');
   });
 
-  it('listens on its default port', () => {
-    const stage = runtime();
-    expect(last(stage, 'EXPOSE')?.args).toBe(String(d.defaultPort));
-    expect(envOf(stage).PORT).toBe(String(d.defaultPort));
-    expect(envOf(stage).HOST).toBe('0.0.0.0');
-    if (d.name === 'gateway') expect(envOf(stage).GATEWAY_PORT).toBe(String(d.defaultPort));
-  });
-
-  it("runs its package's start script from the package's own folder", () => {
-    const stage = runtime();
-    expect(execForm(last(stage, 'CMD')!.args)).toEqual(scriptArgs(d, 'start'));
-    expect(last(stage, 'WORKDIR')?.args).toBe('/app');
-    // The deployed package (its package.json, src/ and node_modules) is what lands in /app.
+  it("runs the package's start script from /app, the deployed package alone", () => {
+    const runtime = stage('service');
+    expect(last(runtime, 'WORKDIR')?.args).toBe('/app');
     expect(
-      stage.instructions.some((i) => i.keyword === 'COPY' && /^--from=build \/out \.\/$/.test(i.args)),
+      runtime.instructions.some((i) => i.keyword === 'COPY' && /^--from=build \/out \.\/$/.test(i.args)),
     ).toBe(true);
     expect(
-      stage.instructions.some((i) => i.keyword === 'COPY' && /^\.\s/.test(i.args)),
-      'no build context in the runtime stage',
+      runtime.instructions.some((i) => i.keyword === 'COPY' && /^\.\s/.test(i.args)),
+      'no build context in the runtime',
     ).toBe(false);
+    const command = execForm(last(runtime, 'CMD')!.args);
+    for (const d of DEPLOYABLES) expect(command, d.name).toEqual(scriptArgs(d, 'start'));
   });
 
   it('reads secrets mounted as files through its entrypoint, then runs the command itself', () => {
-    const stage = runtime();
-    expect(execForm(last(stage, 'ENTRYPOINT')!.args)).toEqual(['omc-entrypoint']);
-    const script = stage.instructions.find(
-      (i) => i.keyword === 'COPY' && i.args.includes('/usr/local/bin/omc-entrypoint'),
+    const runtime = stage('service');
+    expect(execForm(last(runtime, 'ENTRYPOINT')!.args)).toEqual(['omc-entrypoint']);
+    const copy = runtime.instructions.find(
+      (i) => i.keyword === 'COPY' && i.args.endsWith('/usr/local/bin/omc-entrypoint'),
     )!;
-    expect(script.args).toContain('--chmod=0755');
-    const body = script.heredocs[0]!;
+    const script = join(ROOT, copy.args.split(/\s+/)[0]!);
+    // Its mode comes from the repository (COPY --chmod needs a newer frontend).
+    accessSync(script, constants.X_OK);
+    const body = readFileSync(script, 'utf8');
     expect(body.startsWith('#!/bin/sh')).toBe(true);
     expect(body).toContain('JWT_PUBLIC_KEY');
     expect(body.trim().endsWith('exec "$@"')).toBe(true);
   });
 });
 
-describe('gateway image', () => {
-  it('builds the web app and serves it from WEB_DIST', () => {
-    const df = parseDockerfile(join(ROOT, 'gateway/Dockerfile'));
-    const web = df.stages.find((s) => s.name === 'web')!;
-    expect(web, 'a stage building web/').toBeDefined();
+describe('the gateway target', () => {
+  it('is the service runtime plus the built web app, served from WEB_DIST', () => {
+    const web = stage('web');
     expect(
       web.instructions.some((i) => i.keyword === 'RUN' && i.args.includes('pnpm --filter ./web run build')),
     ).toBe(true);
-    const runtime = df.stages.at(-1)!;
-    const copy = runtime.instructions.find((i) => i.keyword === 'COPY' && i.args.startsWith('--from=web '))!;
-    expect(copy.args).toBe('--from=web /workspace/web/dist ./web');
-    expect(envOf(runtime).WEB_DIST).toBe('/app/web');
+    const gateway = stage('gateway');
+    expect(gateway.from).toBe('service');
+    expect(gateway.instructions.find((i) => i.keyword === 'COPY')!.args).toBe(
+      '--from=web /workspace/web/dist ./web',
+    );
+    expect(envOf(gateway).WEB_DIST).toBe('/app/web');
+    expect(envOf(gateway).GATEWAY_PORT).toBe('${PORT}');
   });
 });
 
@@ -116,7 +124,8 @@ describe('.dockerignore', () => {
     const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
       .split('\n')
       .map((l) => l.trim());
-    for (const entry of ['**/node_modules', '.git', '.data', '**/dist', '.env'])
+    for (const entry of ['**/node_modules', '.git', '.data', '**/dist', '.env', 'docker/stand-ins'])
       expect(ignored).toContain(entry);
+    expect(ignored.some((l) => l.startsWith('docker/offline'))).toBe(false);
   });
 });

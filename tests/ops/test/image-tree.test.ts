@@ -1,4 +1,4 @@
-// What each image holds, without a Docker engine: the Dockerfile's own deploy step (pnpm deploy of the
+// What each image holds, without a Docker engine: the shared Dockerfile's own deploy step (pnpm deploy of the
 // package with production dependencies only) is run into a folder owned by root, and the image's command
 // is started there as user 1000 with nothing writable but its temporary folder. A package whose
 // production tree misses a module, or that writes outside /tmp, fails here.
@@ -20,15 +20,21 @@ afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
-/** The Dockerfile's deploy command, run from the workspace into `out`. */
+const DOCKERFILE = join(ROOT, 'docker', 'Dockerfile');
+
+/** The shared Dockerfile's deploy command for the package in `dir`, run from the workspace into `out`. */
 function deploy(dir: string, out: string): void {
-  const runs = parseDockerfile(join(ROOT, dir, 'Dockerfile')).stages.flatMap((s) =>
+  const runs = parseDockerfile(DOCKERFILE).stages.flatMap((s) =>
     s.instructions.filter((i) => i.keyword === 'RUN'),
   );
-  const command = runs.map((r) => r.args).find((a) => a.includes(' deploy '))!;
+  const command = runs
+    .map((r) => r.args)
+    .find((a) => a.includes(' deploy '))!
+    .split('&&')
+    .find((part) => part.includes(' deploy '))!;
   const pnpmArgs = command
-    .split('&&')[0]!
     .trim()
+    .replace('${PACKAGE_DIR}', dir)
     .replace(/\/out\b/, out)
     .split(/\s+/)
     .slice(1);
@@ -114,7 +120,7 @@ describe.each(DEPLOYABLES.map((d) => [d.name, d] as const))('%s image tree', (_n
     for (const devOnly of ['vitest', 'typescript', '@omc/testkit'])
       expect(existsSync(join(app, 'node_modules', devOnly)), devOnly).toBe(false);
 
-    const runtime = parseDockerfile(join(ROOT, d.dir, 'Dockerfile')).stages.at(-1)!;
+    const runtime = parseDockerfile(DOCKERFILE).stages.find((s) => s.name === 'service')!;
     const command = execForm(last(runtime, 'CMD')!.args)!;
     // No database, Redis or NATS here: a service must get as far as refusing its configuration (so every
     // module resolved and compiled), or, if it needs none, answer /healthz.
