@@ -1,6 +1,7 @@
 // The built web app: files from WEB_DIST, index.html for every other page path (the client routes),
 // a JSON 404 under /api. Hashed assets are cached for a year; index.html is always revalidated so a
 // new release is picked up at once. If the app is not built, a page says so.
+import { errorBody } from '@omc/contracts';
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -63,12 +64,9 @@ export async function webApp(app: FastifyInstance, dist: string): Promise<void> 
   app.get('/*', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     if (isApi(path)) {
-      return reply.code(404).send({
-        message: `No route ${request.method} ${path}`,
-        error: 'Not found',
-        code: 'NOT_FOUND',
-        requestId: request.id,
-      });
+      return reply
+        .code(404)
+        .send(errorBody(`No route ${request.method} ${path}`, { code: 'NOT_FOUND', requestId: request.id }));
     }
     // The path guard has refused dot segments and encoded separators, so this stays inside root.
     const relativePath = decodeURIComponent(path).replace(/^\/+/, '');

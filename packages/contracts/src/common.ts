@@ -15,17 +15,27 @@ export const DEFAULT_LANGUAGE: Language = 'es';
 export const UserId = z.uuid();
 
 /**
- * The error envelope of every HTTP error. `message` is what the client shows; `error` repeats it for the
- * payments and winners calls, whose client reads `error`. `field` names the bad input of a 400.
+ * The error envelope of every HTTP error. SPEC section 7's client reads `message` on most calls, `error`
+ * on payments and winners, and `msg` on some (delete-account): each carries the same text, on every
+ * error, so no call's reader finds its key missing. `field` names the bad input of a 400.
  */
 export const ErrorBody = z.object({
   message: z.string(),
-  error: z.string().optional(),
+  error: z.string(),
+  msg: z.string(),
   code: z.string().optional(),
   field: z.string().optional(),
   requestId: z.string().optional(),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** An error body: the same text under every key a client reads, and whatever else the caller adds. */
+export function errorBody<T extends object = object>(
+  message: string,
+  extra?: T,
+): { message: string; error: string; msg: string } & T {
+  return { message, error: message, msg: message, ...(extra as T) };
+}
 
 export const MessageResponse = z.object({ message: z.string() });
 export type MessageResponse = z.infer<typeof MessageResponse>;

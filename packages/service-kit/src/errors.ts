@@ -1,5 +1,6 @@
 // One error type for the rules, one handler for every error: the real message below 500, a generic one
 // with the request id at 500, and never a stack trace on the wire.
+import { errorBody } from '@omc/contracts';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
@@ -32,7 +33,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | ZodError, request, reply) => {
     const requestId = request.id;
     let status = 500;
-    let body: Record<string, string | undefined>;
+    let body: { message: string; code?: string; field?: string };
 
     if (error instanceof AppError) {
       status = error.statusCode;
@@ -66,11 +67,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ status, code: body.code, msg: body.message }, 'request refused');
 
-    void reply.status(status).send({ ...body, error: body.message, requestId });
+    void reply.status(status).send(errorBody(body.message, { ...body, requestId }));
   });
 
   app.setNotFoundHandler((request, reply) => {
-    void reply.status(404).send({ message: `No route ${request.method} ${request.url.split('?')[0]}`, error: 'Not found', code: 'NOT_FOUND', requestId: request.id });
+    const message = `No route ${request.method} ${request.url.split('?')[0]}`;
+    void reply.status(404).send(errorBody(message, { code: 'NOT_FOUND', requestId: request.id }));
   });
 }
 

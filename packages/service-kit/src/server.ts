@@ -1,5 +1,6 @@
 // The Fastify instance every service starts from: JSON logs with the gateway's request id, zod
 // validation and serialization, body limits, one error handler.
+import { errorBody } from '@omc/contracts';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -59,7 +60,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     const message = 'Request body is too large';
     return reply
       .code(413)
-      .send({ message, error: message, code: 'FST_ERR_CTP_BODY_TOO_LARGE', requestId: request.id });
+      .send(errorBody(message, { code: 'FST_ERR_CTP_BODY_TOO_LARGE', requestId: request.id }));
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

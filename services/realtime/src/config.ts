@@ -7,6 +7,11 @@ export const configSchema = baseEnvSchema.omit({ DATABASE_URL: true }).extend({
   PORT: env.port(3004),
   /** State broadcasts per second; fan-out cost follows this, not the click rate. */
   BROADCAST_HZ: env.int(10, 1, 60),
+  /**
+   * The connected-user count is sent again this often besides on connect and on change, so a client that
+   * attached its listener a moment late does not show 0 players until someone joins or leaves.
+   */
+  USER_COUNT_REPEAT_MS: env.int(5000, 500, 600_000),
   /** Names this instance's share of the connected-user count in Redis. */
   INSTANCE_NAME: z
     .string()

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { freePort, startNats, startRedis, type ServerHandle } from '@omc/infra';
 import { eventually, generateTokenKeys, signAccessToken, workspaceRoot } from '@omc/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SOCKET_CLIENT_OPTIONS } from '@omc/contracts';
+import { io as connectSocket } from 'socket.io-client';
 import {
   connected,
   counters,
@@ -105,7 +107,7 @@ describe('realtime with two instances', () => {
     }
   });
 
-  it('sends the current state at once on connect: in full to a player, without pot and names to a guest', async () => {
+  it('sends the whole current state at once on connect, to a player and to a socket with no token alike', async () => {
     const watcher = open(a.url);
     game.publish({ globalClicks: 42, potCents: 1250, lastClickUser: 'alice', lastWinner: 'bob' });
     await eventually(() => watcher.lastState()?.globalClicks === 42, 'the instance to hear the state');
@@ -126,7 +128,7 @@ describe('realtime with two instances', () => {
       lastClickUser: 'alice',
       lastWinner: 'bob',
     });
-    expect(guest.states[0]).toEqual({ globalClicks: 42 });
+    expect(guest.states[0]).toEqual({ globalClicks: 42, pot: 12.5, lastClickUser: 'alice', lastWinner: 'bob' });
     expect(typeof guest.counts[0]).toBe('number');
 
     // The token may come as an Authorization header instead.
@@ -161,7 +163,7 @@ describe('realtime with two instances', () => {
       lastClickUser: 'alice',
       lastWinner: 'bob',
     });
-    expect(guestOnB.lastState()).toEqual({ globalClicks: 105 });
+    expect(guestOnB.lastState()).toEqual(onA.lastState());
 
     // A burst of clicks, then a late (stale) state: a few broadcasts, ending at the newest counter.
     const before = onA.states.length;
@@ -242,6 +244,23 @@ describe('realtime with two instances', () => {
       await eventually(() => r.errors.length > 0, 'the refusal');
       expect(r.errors[0]).toBe(message);
       expect(r.states).toEqual([]);
+    }
+  });
+
+  it('sends the user count again at a steady pace, so a listener attached late still hears it', async () => {
+    const steady = await startInstance('steady', { ...env, USER_COUNT_REPEAT_MS: '500' });
+    const socket = connectSocket(steady.url, { ...SOCKET_CLIENT_OPTIONS, forceNew: true, reconnection: false });
+    try {
+      await eventually(() => socket.connected, 'the socket to connect');
+      await sleep(300);
+      // Only now does the page listen, as a client that attaches after connecting does.
+      const heard: number[] = [];
+      socket.on('userCountUpdate', (count) => heard.push(count));
+      await eventually(() => heard.length > 0, 'a count to a late listener', 3000);
+      expect(heard[0]).toBeGreaterThanOrEqual(1);
+    } finally {
+      socket.close();
+      await steady.stop();
     }
   });
 

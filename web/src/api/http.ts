@@ -43,9 +43,10 @@ async function readJson(response: Response): Promise<unknown> {
 }
 
 function serverMessageOf(body: unknown): { message?: string; field?: string } {
-  const parsed = ErrorBody.partial({ message: true }).safeParse(body);
+  // Read leniently: a proxy or an older server may send only some of the keys.
+  const parsed = ErrorBody.partial().safeParse(body);
   if (!parsed.success) return {};
-  return { message: parsed.data.error ?? parsed.data.message, field: parsed.data.field };
+  return { message: parsed.data.error ?? parsed.data.message ?? parsed.data.msg, field: parsed.data.field };
 }
 
 export async function request<S extends z.ZodType>(

@@ -1,5 +1,5 @@
 import { centsToEuros, GameProfile, GameRules, GameStateResponse, PACKS, packView } from '@omc/contracts';
-import { notFound, optionalUser, requireUser } from '@omc/service-kit';
+import { notFound, requireUser } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
@@ -8,20 +8,17 @@ import type { GameEngine } from '../engine/game-engine.js';
 export async function stateRoutes(app: FastifyInstance, engine: GameEngine, config: Config): Promise<void> {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
-  routes.get('/api/game/state', { schema: { response: { 200: GameStateResponse } } }, async (request) => {
-    const user = await optionalUser(request);
+  routes.get('/api/game/state', { schema: { response: { 200: GameStateResponse } } }, async () => {
+    // The whole state for everyone: the interface, not the server, hides the pot and names from guests.
     const state = await engine.readState();
-    // Guests see the counter only (SPEC: no pot, last clicker or last winner for them).
-    return user
-      ? {
-          gameState: {
-            globalClicks: state.globalClicks,
-            pot: centsToEuros(state.potCents),
-            lastWinner: state.lastWinner,
-            lastClickUser: state.lastClickUser,
-          },
-        }
-      : { gameState: { globalClicks: state.globalClicks } };
+    return {
+      gameState: {
+        globalClicks: state.globalClicks,
+        pot: centsToEuros(state.potCents),
+        lastWinner: state.lastWinner,
+        lastClickUser: state.lastClickUser,
+      },
+    };
   });
 
   const rules = GameRules.parse({

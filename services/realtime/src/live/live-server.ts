@@ -1,7 +1,8 @@
-// Socket.IO for every player: the game state at a fixed tick, each round's winner, and the number of
-// connected users. Each instance hears the game itself (NATS) and emits only to its own sockets, each
-// payload encoded once per tick per audience; the Redis adapter joins the instances into one audience
-// for any server-wide broadcast.
+// Socket.IO for everyone: the whole game state at a fixed tick, each round's winner, and the number of
+// connected users, the same to every socket with or without a token (what a guest may not see is hidden
+// by the interface, SPEC section 1). Each instance hears the game itself (NATS) and emits only to its
+// own sockets, each payload encoded once per tick; the Redis adapter joins the instances into one
+// audience for any server-wide broadcast.
 import {
   centsToEuros,
   SOCKET_PATH,
@@ -13,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { Server, type Socket } from 'socket.io';
 import type { Deps } from '../deps.js';
 import { startUserCount } from '../presence/user-count.js';
-import { guestView, LatestState, playerView } from './game-state.js';
+import { LatestState, stateView } from './game-state.js';
 import { createViewerResolver, HandshakeRefused, type Viewer } from './socket-auth.js';
 import { writeToRoom } from './room-writer.js';
 import { startStateFeed } from './state-feed.js';
@@ -25,9 +26,8 @@ interface SocketData {
 
 type LiveSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 
-/** Rooms per audience: players see the whole state, guests see it without pot and names. */
-const PLAYERS = 'players';
-const GUESTS = 'guests';
+/** Every socket hears the state; one room so a tick encodes it once. */
+const AUDIENCE = 'everyone';
 
 export interface Live {
   io: Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
@@ -124,34 +124,37 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
   });
 
   io.on('connection', (socket: LiveSocket) => {
-    const isPlayer = socket.data.viewer.kind === 'user';
-    void socket.join(isPlayer ? PLAYERS : GUESTS);
+    void socket.join(AUDIENCE);
     // The current state and count at once, not at the next change.
     const state = latest.current;
-    if (state) socket.emit('gameStateUpdate', isPlayer ? playerView(state) : guestView(state));
+    if (state) socket.emit('gameStateUpdate', stateView(state));
     socket.emit('userCountUpdate', userCount.total);
     userCount.markChanged();
     socket.on('disconnect', () => userCount.markChanged());
   });
 
-  // One tick: at most one state per audience, only if it changed, encoded once for all local sockets.
+  // One tick: at most one state, only if it changed, encoded once for all local sockets.
   const tick = () => {
     const state = latest.takeChanged();
     if (state) {
       lag.observe(Math.max(0, clock() - state.at) / 1000);
-      emitted.inc({ event: 'gameStateUpdate' }, roomSize(PLAYERS) + roomSize(GUESTS));
-      const nsp = io.of('/');
-      const players = writeToRoom(nsp, PLAYERS, 'gameStateUpdate', playerView(state));
-      const guests = writeToRoom(nsp, GUESTS, 'gameStateUpdate', guestView(state));
-      writes.inc({ path: 'direct' }, players.direct + guests.direct);
-      writes.inc({ path: 'fallback' }, players.fallback + guests.fallback);
+      emitted.inc({ event: 'gameStateUpdate' }, roomSize(AUDIENCE));
+      const written = writeToRoom(io.of('/'), AUDIENCE, 'gameStateUpdate', stateView(state));
+      writes.inc({ path: 'direct' }, written.direct);
+      writes.inc({ path: 'fallback' }, written.fallback);
     }
     void userCount.flush();
   };
   const ticker = setInterval(tick, Math.round(1000 / config.BROADCAST_HZ));
+  // The count again at a slow, steady pace, for a listener attached after the connect-time one.
+  const countRepeater = setInterval(() => {
+    emitted.inc({ event: 'userCountUpdate' }, sockets());
+    io.local.emit('userCountUpdate', userCount.total);
+  }, config.USER_COUNT_REPEAT_MS);
 
   app.addHook('preClose', async () => {
     clearInterval(ticker);
+    clearInterval(countRepeater);
     await Promise.all([stateFeed.stop(), winnersFeed.stop(), userCount.stop()]);
     io.local.disconnectSockets(true);
     io.engine.close();

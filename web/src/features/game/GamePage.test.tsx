@@ -127,10 +127,10 @@ describe('game screen', () => {
     expect(screen.getByText('Jugadores conectados: 5')).toBeInTheDocument();
     act(() => socket.emit('winner', { username: 'carl', pot: 20 }));
     expect(screen.getByTestId('notice-winner')).toHaveTextContent('carl');
-    // An update without the pot and names (a guest's view) keeps the ones already shown.
-    act(() => socket.emit('gameStateUpdate', { globalClicks: 78 }));
+    // Each update replaces the whole state, pot included.
+    act(() => socket.emit('gameStateUpdate', { globalClicks: 78, pot: 21.5, lastWinner: 'bea', lastClickUser: 'dan' }));
     await waitFor(() => expect(counter()).toHaveTextContent('78'));
-    expect(screen.getByTestId('pot')).toHaveTextContent('20,00 €');
+    expect(screen.getByTestId('pot')).toHaveTextContent('21,50 €');
     const before = api.callsTo('GET', '/api/game/state').length;
     act(() => socket.emit('connect'));
     await waitFor(() => expect(api.callsTo('GET', '/api/game/state').length).toBe(before + 1));

@@ -6,7 +6,7 @@ import {
   UserCountUpdate,
   WinnerEvent,
   type ClientToServerEvents,
-  type GuestGameState,
+  type GameState,
   type ServerToClientEvents,
 } from '@omc/contracts';
 import { useQueryClient } from '@tanstack/react-query';
@@ -29,7 +29,7 @@ export type SocketFactory = (token: () => string | null) => GameSocket;
 const defaultFactory: SocketFactory = (token) =>
   io({
     ...SOCKET_CLIENT_OPTIONS,
-    // Players are told the pot and names; a socket without a token is a guest's (SPEC section 1).
+    // Every socket hears the whole state; the page itself hides the pot and names from guests.
     auth: (send) => {
       const current = token();
       send(current ? { token: current } : {});
@@ -99,11 +99,7 @@ export function useLiveGame(): LiveGame {
       const state = GameStateUpdate.safeParse(payload);
       if (!state.success) return console.warn('ignored a malformed gameStateUpdate', state.error);
       markServerData('gameState');
-      // A guest's update leaves out the pot and the names: keep what the page already had of them.
-      queryClient.setQueryData<GuestGameState>(queryKeys.gameState, (previous) => ({
-        ...previous,
-        ...state.data,
-      }));
+      queryClient.setQueryData<GameState>(queryKeys.gameState, state.data);
       reloadProfile();
     });
     socket.on('winner', (payload) => {
