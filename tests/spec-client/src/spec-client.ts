@@ -1,0 +1,145 @@
+// SPEC's own web client, as SPEC.md describes it and nothing more: the calls of section 7 with their
+// payloads, the keys it reads, and its socket, opened with no token (`io({ transports: ['websocket'] })`).
+// It shares no code with the product (no contracts package): it is the outsider the server must serve.
+import { io, type Socket } from 'socket.io-client';
+import { inject } from 'vitest';
+
+export interface Answer {
+  status: number;
+  /** The parsed JSON body, or undefined when the answer is not JSON (SPEC reads some "only if JSON"). */
+  body: any;
+  contentType: string;
+}
+
+export function gatewayUrl(): string {
+  return inject('specSystem').gatewayUrl;
+}
+
+/** One browser: a token in "local storage", and a cookie jar for the calls made with credentials. */
+export class SpecBrowser {
+  token: string | null = null;
+  private cookies = new Map<string, string>();
+
+  /** A call of SPEC section 7. `credentials` sends and keeps cookies, as `credentials: 'include'` does. */
+  async call(
+    method: string,
+    path: string,
+    options: { body?: unknown; bearer?: boolean; credentials?: boolean } = {},
+  ): Promise<Answer> {
+    const headers: Record<string, string> = {};
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (options.bearer !== false && this.token) headers.authorization = `Bearer ${this.token}`;
+    if (options.credentials && this.cookies.size > 0) {
+      headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    }
+    const response = await fetch(`${gatewayUrl()}${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      redirect: 'manual',
+    });
+    if (options.credentials) {
+      for (const line of response.headers.getSetCookie()) {
+        const [pair] = line.split(';');
+        const at = pair!.indexOf('=');
+        this.cookies.set(pair!.slice(0, at).trim(), pair!.slice(at + 1).trim());
+      }
+    }
+    const contentType = response.headers.get('content-type') ?? '';
+    const text = await response.text();
+    let body: any;
+    if (contentType.includes('application/json')) body = JSON.parse(text);
+    return { status: response.status, body, contentType };
+  }
+
+  /** The token's exp claim, in seconds (SPEC: expiry is read from it). */
+  tokenExpiry(): number {
+    const payload = JSON.parse(Buffer.from(this.token!.split('.')[1]!, 'base64url').toString());
+    return payload.exp;
+  }
+
+  // SPEC section 4, "Session": login or registration success sets and stores the token, then loads the profile.
+  async register(username: string, email: string, password: string): Promise<Answer> {
+    const answer = await this.call('POST', '/api/user/register', {
+      body: { username, email, password },
+      credentials: true,
+    });
+    if (answer.status < 300) this.token = answer.body.token;
+    return answer;
+  }
+
+  async login(emailOrUsername: string, password: string): Promise<Answer> {
+    const answer = await this.call('POST', '/api/user/login', {
+      body: { emailOrUsername, password },
+      credentials: true,
+    });
+    if (answer.status < 300 && answer.body) this.token = answer.body.token;
+    return answer;
+  }
+
+  async refresh(): Promise<Answer> {
+    const answer = await this.call('POST', '/api/user/refresh', { credentials: true, bearer: false });
+    if (answer.status < 300) this.token = answer.body.token;
+    return answer;
+  }
+
+  profile = () => this.call('GET', '/api/user/profile');
+  gameState = () => this.call('GET', '/api/game/state');
+  click = () => this.call('POST', '/api/game/click');
+  winners = () => this.call('GET', '/api/winners');
+  clientToken = () => this.call('GET', '/api/payments/token');
+  checkout = (paymentMethodNonce: string, amount: string) =>
+    this.call('POST', '/api/payments/checkout', { body: { paymentMethodNonce, amount } });
+  setPaymentMethod = (paypalEmail: string) =>
+    this.call('POST', '/api/winners/setPaymentMethod', { body: { paypalEmail } });
+  collect = () => this.call('POST', '/api/winners/collect');
+  adminCollect = () => this.call('POST', '/api/admin/collect');
+  adminUsers = () => this.call('GET', '/api/admin/users');
+  updateRole = (email: string, role: string) =>
+    this.call('POST', '/api/admin/updateRole', { body: { email, role } });
+  changeLanguage = (language: string) =>
+    this.call('PUT', '/api/user/change-language', { body: { language } });
+  changeEmail = (email: string) => this.call('PUT', '/api/user/change-email', { body: { email } });
+  changePassword = (currentPassword: string, newPassword: string) =>
+    this.call('PUT', '/api/user/change-password', { body: { currentPassword, newPassword } });
+  changeUsername = (username: string) =>
+    this.call('PUT', '/api/user/change-username', { body: { username } });
+  deleteAccount = () => this.call('DELETE', '/api/user/delete-account');
+}
+
+/** What the page keeps of the live events (SPEC section 4, "Live events"). */
+export interface LivePage {
+  socket: Socket;
+  /** Each gameStateUpdate replaces the whole game state. */
+  states: any[];
+  winners: any[];
+  counts: any[];
+  close(): void;
+}
+
+/** SPEC's socket: `io({ transports: ['websocket'] })`, no token, default path, listening only. */
+export function openLivePage(listen = true): LivePage {
+  const socket = io(gatewayUrl(), { transports: ['websocket'], forceNew: true });
+  const page: LivePage = { socket, states: [], winners: [], counts: [], close: () => void socket.close() };
+  if (listen) {
+    socket.on('gameStateUpdate', (state) => page.states.push(state));
+    socket.on('winner', (winner) => page.winners.push(winner));
+    socket.on('userCountUpdate', (count) => page.counts.push(count));
+  }
+  return page;
+}
+
+/** SPEC formats amounts with two decimals (`pot.toFixed(2)`): this throws exactly where its page went blank. */
+export function formatPot(state: { pot: unknown }): string {
+  return (state.pot as number).toFixed(2);
+}
+
+export async function until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
