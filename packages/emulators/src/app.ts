@@ -76,6 +76,15 @@ export async function buildEmulator(options: EmulatorOptions = {}): Promise<Emul
       }
       return true;
     }
+    if (fault.kind === 'cut') {
+      effect?.();
+      reply.hijack();
+      const status = target === 'paypal.payouts' ? 201 : 200;
+      request.raw.socket.write(`HTTP/1.1 ${status} OK\r\ncontent-type: application/json\r\ncontent-length: 400\r\n\r\n{"batch_header":{"payout_ba`);
+      await sleep(20);
+      request.raw.socket.destroy();
+      return true;
+    }
     if (fault.afterEffect) effect?.();
     reply.hijack();
     await sleep(fault.delayMs);

@@ -20,7 +20,9 @@ export type Fault =
    */
   | { kind: 'timeout'; delayMs: number; afterEffect: boolean }
   /** PayPal only: the batch is recorded as if an earlier call had landed, and the answer is the duplicate error. */
-  | { kind: 'duplicate' };
+  | { kind: 'duplicate' }
+  /** The work is done and a success status with half a body goes out, then the connection drops. */
+  | { kind: 'cut' };
 
 export interface FaultRequest {
   target: FaultTarget;
@@ -43,11 +45,13 @@ export class Faults {
       fault = { kind: 'status', status };
     } else if (request.kind === 'timeout') {
       fault = { kind: 'timeout', delayMs: Math.min(Math.max(request.delayMs ?? 5000, 0), 120_000), afterEffect: request.afterEffect ?? true };
+    } else if (request.kind === 'cut') {
+      fault = { kind: 'cut' };
     } else if (request.kind === 'duplicate') {
       if (request.target !== 'paypal.payouts') throw new Error('duplicate applies to paypal.payouts only');
       fault = { kind: 'duplicate' };
     } else {
-      throw new Error('kind must be status, timeout or duplicate');
+      throw new Error('kind must be status, timeout, cut or duplicate');
     }
     const times = Math.min(Math.max(Math.trunc(request.times ?? 1), 1), 1000);
     const queue = this.queues.get(request.target) ?? [];

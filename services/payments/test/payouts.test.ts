@@ -173,6 +173,56 @@ describe('winnings and payouts', () => {
     expect(row).toMatchObject({ status: 'completed', provider_batch_id: (await h.emulator.client.payouts())[0]!.payoutBatchId });
   });
 
+  describe('exactly once, whatever fails at any step of a payout', () => {
+    type Injection = Parameters<Harness['emulator']['client']['fault']>[0];
+    const matrix: [string, Injection[]][] = [
+      ['before the request (OAuth down)', [{ target: 'paypal.oauth', kind: 'status', status: 503, times: 2 }]],
+      ['lost request', [{ target: 'paypal.payouts', kind: 'timeout', delayMs: 1200, afterEffect: false }]],
+      ['lost answer', [{ target: 'paypal.payouts', kind: 'timeout', delayMs: 1200, afterEffect: true }]],
+      ['cut body after 201', [{ target: 'paypal.payouts', kind: 'cut' }]],
+      ['duplicate answer', [{ target: 'paypal.payouts', kind: 'duplicate' }]],
+      [
+        'lookup failure after a duplicate (no answer)',
+        [
+          { target: 'paypal.payouts', kind: 'duplicate' },
+          { target: 'paypal.getBatch', kind: 'timeout', delayMs: 1200, afterEffect: false, times: 5 },
+        ],
+      ],
+      [
+        'lookup failure after a duplicate (5xx)',
+        [
+          { target: 'paypal.payouts', kind: 'duplicate' },
+          { target: 'paypal.getBatch', kind: 'status', status: 503, times: 5 },
+        ],
+      ],
+    ];
+
+    it.each(matrix)('%s: paid once, the balance zero only once paid', async (_point, injections) => {
+      const w = await winner();
+      await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'matrix@example.com' });
+      for (const injection of injections) await h.emulator.client.fault(injection);
+      const first = await post('/api/winners/collect', w.token);
+      expect([200, 409, 502]).toContain(first.statusCode);
+      if (first.statusCode !== 200) {
+        // Not known to be paid: the money stays reserved, never released on a guess.
+        expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(w.potCents);
+      }
+      // The player collects again (and the reconciler runs) until the payout is settled.
+      for (let i = 0; i < 5 && (await balance(h.deps.db, winningsAccount(w.userId))) > 0; i++) {
+        await h.app.payments.payouts.reconcilePending();
+        const again = await post('/api/winners/collect', w.token);
+        expect([200, 409, 502]).toContain(again.statusCode);
+      }
+      expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(0);
+      const payouts = await h.emulator.client.payouts();
+      expect(payouts).toHaveLength(1);
+      expect(payouts[0]!.amountCents).toBe(w.potCents);
+      // Nothing more to pay, however often the player asks.
+      expect((await post('/api/winners/collect', w.token)).statusCode).toBe(409);
+      expect(await h.emulator.client.payouts()).toHaveLength(1);
+    });
+  });
+
   it('lets only a current admin collect the house pot and see its balance', async () => {
     const houseBefore = await balance(h.deps.db, ACCOUNTS.house);
     await fillPot(['1.99']);

@@ -89,8 +89,9 @@ export class PayoutsService {
       this.metrics.payouts.inc({ outcome: 'refused' });
       throw badGateway(`PayPal refused the payout: ${outcome.message}. Nothing was paid and your balance is intact.`);
     }
+    // Unknown: the payout stays pending (its balance reserved) and is finished with the same id.
     await releasePayout(this.deps.db, payout.id, outcome.message, outcome.attempts);
-    this.metrics.payouts.inc({ outcome: 'unavailable' });
+    this.metrics.payouts.inc({ outcome: 'unknown' });
     throw badGateway(`PayPal is unavailable (${outcome.message}). Your balance is intact; collecting again completes this payout and never pays twice.`);
   }
 

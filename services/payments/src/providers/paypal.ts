@@ -1,15 +1,21 @@
 // PayPal Payouts over its REST API: OAuth2 client credentials, then one batch per payout whose
-// sender_batch_id is our payout id. 5xx answers and timeouts are retried with the same id (PayPal pays
-// a sender_batch_id once); a duplicate answer means an earlier attempt landed, and points at its batch.
+// sender_batch_id is our payout id. The outcome is three-valued: paid, refused, or unknown. Only PayPal's
+// own refusal of this batch (a 4xx other than "duplicate"), or a failure before any payout request left,
+// is a refusal; every other failure (no answer, a cut body, a failed lookup) is unknown and retried with
+// the same id, since PayPal pays a sender_batch_id once. A duplicate answer means an earlier attempt
+// landed, and points at its batch.
 import type { Logger } from 'pino';
 import { formatEuroAmount } from '@omc/contracts';
 
 export type PayoutOutcome =
   | { kind: 'paid'; payoutBatchId: string; attempts: number }
-  /** PayPal refused it for good (a 4xx): nothing was paid. */
+  /** PayPal refused it for good (a 4xx), or no payout request ever left: nothing was paid. */
   | { kind: 'refused'; message: string; attempts: number }
-  /** No answer we can rely on after every attempt: maybe paid, maybe not; retry later with the same id. */
-  | { kind: 'unavailable'; message: string; attempts: number };
+  /**
+   * No answer we can rely on after every attempt: maybe paid, maybe not. The money stays reserved and the
+   * payout is finished later with the same id; it is never released on a guess.
+   */
+  | { kind: 'unknown'; message: string; attempts: number };
 
 export interface PayoutRequest {
   senderBatchId: string;
@@ -33,7 +39,8 @@ export interface PayPalOptions {
   log: Logger;
 }
 
-class RetryableError extends Error {}
+/** PayPal refused our credentials: no payout request was sent in this attempt. */
+class NotSent extends Error {}
 
 interface PayPalError {
   name?: string;
@@ -60,10 +67,10 @@ export function createPayPalClient(options: PayPalOptions): PayoutsClient {
         signal: AbortSignal.timeout(options.timeoutMs),
       });
     } catch (error) {
-      throw new RetryableError(`PayPal OAuth did not answer: ${(error as Error).message}`);
+      throw new Error(`PayPal OAuth did not answer: ${(error as Error).message}`);
     }
-    if (response.status >= 500 || response.status === 429) throw new RetryableError(`PayPal OAuth answered ${response.status}`);
-    if (!response.ok) throw new Error(`PayPal refused our credentials (${response.status})`);
+    if (response.status >= 500 || response.status === 429) throw new Error(`PayPal OAuth answered ${response.status}`);
+    if (!response.ok) throw new NotSent(`PayPal refused our credentials (${response.status})`);
     const body = (await response.json()) as { access_token: string; expires_in: number };
     cached = { token: body.access_token, expiresAt: Date.now() + Math.max(body.expires_in - 60, 30) * 1000 };
     return cached.token;
@@ -74,14 +81,18 @@ export function createPayPalClient(options: PayPalOptions): PayoutsClient {
       headers: { authorization: `Bearer ${await accessToken()}`, accept: 'application/json' },
       signal: AbortSignal.timeout(options.timeoutMs),
     });
-    if (!response.ok) throw new RetryableError(`PayPal batch lookup answered ${response.status}`);
+    if (!response.ok) throw new Error(`PayPal batch lookup answered ${response.status}`);
     const body = (await response.json()) as { batch_header: { payout_batch_id: string } };
     return body.batch_header.payout_batch_id;
   };
 
-  const attempt = async (request: PayoutRequest): Promise<{ kind: 'paid'; payoutBatchId: string } | { kind: 'refused'; message: string }> => {
+  const attempt = async (
+    request: PayoutRequest,
+    sending: () => void,
+  ): Promise<{ kind: 'paid'; payoutBatchId: string } | { kind: 'refused'; message: string }> => {
     const token = await accessToken();
     let response: Response;
+    sending();
     try {
       response = await fetch(`${options.baseUrl}/v1/payments/payouts`, {
         method: 'POST',
@@ -101,17 +112,21 @@ export function createPayPalClient(options: PayPalOptions): PayoutsClient {
         signal: AbortSignal.timeout(options.timeoutMs),
       });
     } catch (error) {
-      throw new RetryableError(`PayPal did not answer: ${(error as Error).message}`);
+      throw new Error(`PayPal did not answer: ${(error as Error).message}`);
     }
     if (response.status === 201 || response.status === 200) {
-      const body = (await response.json()) as { batch_header: { payout_batch_id: string } };
-      return { kind: 'paid', payoutBatchId: body.batch_header.payout_batch_id };
+      // Accepted, but a body that fails to read says nothing more: unknown, and the retry's duplicate
+      // answer names the batch.
+      const body = (await response.json().catch(() => undefined)) as { batch_header?: { payout_batch_id?: string } } | undefined;
+      const payoutBatchId = body?.batch_header?.payout_batch_id;
+      if (!payoutBatchId) throw new Error(`PayPal answered ${response.status} with a body we could not read`);
+      return { kind: 'paid', payoutBatchId };
     }
     if (response.status === 401) {
       cached = undefined;
-      throw new RetryableError('PayPal token expired');
+      throw new Error('PayPal token expired');
     }
-    if (response.status >= 500 || response.status === 429 || response.status === 408) throw new RetryableError(`PayPal answered ${response.status}`);
+    if (response.status >= 500 || response.status === 429 || response.status === 408) throw new Error(`PayPal answered ${response.status}`);
     const error = (await response.json().catch(() => ({}))) as PayPalError;
     const duplicate = error.details?.some((d) => d.field?.toUpperCase() === 'SENDER_BATCH_ID');
     if (duplicate) {
@@ -129,18 +144,20 @@ export function createPayPalClient(options: PayPalOptions): PayoutsClient {
   return {
     async payout(request) {
       let lastError = 'no attempt made';
+      /** Whether a payout request may have left: from then on, no failure of ours can mean "not paid". */
+      let maybeSent = false;
       for (let n = 1; n <= options.maxAttempts; n++) {
         try {
-          const outcome = await attempt(request);
+          const outcome = await attempt(request, () => (maybeSent = true));
           return { ...outcome, attempts: n };
         } catch (error) {
-          if (!(error instanceof RetryableError)) return { kind: 'refused', message: (error as Error).message, attempts: n };
-          lastError = error.message;
-          options.log.warn({ senderBatchId: request.senderBatchId, attempt: n, err: error.message }, 'PayPal payout attempt failed; retrying with the same sender_batch_id');
+          lastError = (error as Error).message;
+          if (error instanceof NotSent && !maybeSent) return { kind: 'refused', message: lastError, attempts: n };
+          options.log.warn({ senderBatchId: request.senderBatchId, attempt: n, err: lastError }, 'PayPal payout attempt failed; retrying with the same sender_batch_id');
           if (n < options.maxAttempts) await new Promise((r) => setTimeout(r, options.retryBaseMs * 2 ** (n - 1)));
         }
       }
-      return { kind: 'unavailable', message: lastError, attempts: options.maxAttempts };
+      return { kind: 'unknown', message: lastError, attempts: options.maxAttempts };
     },
   };
 }
