@@ -211,4 +211,43 @@ describe('checkout', () => {
     expect(purchase.status).toBe('failed');
     expect(purchaseEvents(userId)).toHaveLength(0);
   });
+
+  describe('exactly once, whatever fails at any step of a checkout', () => {
+    type Injection = Parameters<Harness['emulator']['client']['fault']>[0];
+    const matrix: [string, Injection[]][] = [
+      ['before the request (provider down)', [{ target: 'braintree.sale', kind: 'status', status: 503 }]],
+      ['lost request', [{ target: 'braintree.sale', kind: 'timeout', delayMs: 3000, afterEffect: false }]],
+      ['lost answer', [{ target: 'braintree.sale', kind: 'timeout', delayMs: 3000, afterEffect: true }]],
+      ['cut body after the charge', [{ target: 'braintree.sale', kind: 'cut' }]],
+      [
+        'lookup failure after a lost answer',
+        [
+          { target: 'braintree.sale', kind: 'timeout', delayMs: 3000, afterEffect: true },
+          { target: 'braintree.search', kind: 'status', status: 503, times: 3 },
+        ],
+      ],
+    ];
+
+    it.each(matrix)('%s: charged at most once, credited exactly when charged', async (_point, injections) => {
+      for (const injection of injections) await h.emulator.client.fault(injection);
+      const key = `matrix-${randomUUID()}`;
+      const body = { paymentMethodNonce: 'fake-valid-nonce', amount: '1.99', idempotencyKey: key };
+      let answer = await checkout(body);
+      // The buyer retries with the same key (and the reconciler runs) until the answer is definite.
+      for (let i = 0; i < 6 && !(answer.statusCode === 200 && answer.json().success === true); i++) {
+        expect([200, 409, 502]).toContain(answer.statusCode);
+        await h.app.payments.checkout.reconcilePending({ minAgeMs: 0 });
+        answer = await checkout(body);
+      }
+      expect(answer.json()).toMatchObject({ success: true });
+      // The buyer's replay after success is the same answer (the duplicate), never a second charge.
+      expect((await checkout(body)).json()).toEqual(answer.json());
+      const purchase = await h.deps.db.selectFrom('purchases').selectAll().where('user_id', '=', userId).executeTakeFirstOrThrow();
+      expect(purchase.status).toBe('succeeded');
+      expect(await h.emulator.client.charges(purchase.id)).toHaveLength(1);
+      await eventually(() => purchaseEvents(userId).length === 1, 'one purchase event');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(purchaseEvents(userId)).toHaveLength(1);
+    });
+  });
 });
