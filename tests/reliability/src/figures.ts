@@ -38,6 +38,8 @@ export interface Figures {
   /** Worst event-loop delay one hostile request caused, per process (ms), and a plain request's worst. */
   eventLoopWorstMs: Record<string, number>;
   eventLoopBaselineMs: number;
+  /** Each injection point of a payout or a checkout, and whether it settled exactly once. */
+  faultMatrix: string[];
 }
 
 export function emptyFigures(): Figures {
@@ -64,6 +66,7 @@ export function emptyFigures(): Figures {
     concurrentGuessesPerLockWindow: 0,
     eventLoopWorstMs: {},
     eventLoopBaselineMs: 0,
+    faultMatrix: [],
   };
 }
 
@@ -79,6 +82,7 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
   for (const [process, ms] of Object.entries(part.eventLoopWorstMs ?? {})) {
     into.eventLoopWorstMs[process] = Math.max(into.eventLoopWorstMs[process] ?? 0, ms);
   }
+  into.faultMatrix.push(...(part.faultMatrix ?? []));
   into.eventLoopBaselineMs = Math.max(into.eventLoopBaselineMs, Number(part.eventLoopBaselineMs ?? 0));
   into.violations.push(...(part.violations ?? []));
   into.recoveries.push(...(part.recoveries ?? []));
@@ -103,6 +107,7 @@ export function formatFigures(f: Figures): string {
     `attack requests            ${f.attacks}; wrong passwords taken before lock-out ${f.bruteForceGuessesBeforeLock}`,
     `guesses per lock window    ${f.concurrentGuessesPerLockWindow} of 200 wrong passwords sent 100 at a time (allowance 5)`,
     `event loop per request     worst hostile request ${Object.entries(f.eventLoopWorstMs).map(([p, ms]) => `${p} ${ms.toFixed(1)} ms`).join(', ') || 'n/a'}; a plain request ${f.eventLoopBaselineMs.toFixed(1)} ms (budget 20 ms over it)`,
+    `money fault matrix         ${f.faultMatrix.join('; ') || 'n/a'}`,
     `mixed load                 ${f.loadSeconds} s; requests unanswered or 5xx in it ${f.unansweredInLoad}`,
     `invariants checked         ${f.invariantsChecked}`,
     `violations                 ${f.violations.length}${f.violations.length ? `\n  - ${f.violations.join('\n  - ')}` : ''}`,
