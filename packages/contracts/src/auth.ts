@@ -67,3 +67,12 @@ export const AccessTokenClaims = z.object({
   iat: z.number().int().optional(),
 });
 export type AccessTokenClaims = z.infer<typeof AccessTokenClaims>;
+
+/**
+ * `GET /internal/account` on auth, for services only (no public prefix reaches it): the caller's account
+ * as auth's database has it now. Money paths ask it rather than trust a token minutes old or an event
+ * not yet delivered; 401 when the account no longer exists.
+ */
+export const INTERNAL_ACCOUNT_PATH = '/internal/account';
+export const InternalAccount = z.object({ userId: z.uuid(), role: Role });
+export type InternalAccount = z.infer<typeof InternalAccount>;

@@ -22,6 +22,7 @@ import { LoginGuard, RateLimited } from './security/login-guard.js';
 import { purgeExpiredRefreshTokens } from './sessions/refresh-tokens.js';
 import { sessionRoutes } from './sessions/session.routes.js';
 import { ensureBootstrapAdmin } from './users/bootstrap-admin.js';
+import { internalRoutes } from './users/internal.routes.js';
 import { userRoutes } from './users/user.routes.js';
 
 export async function buildApp(
@@ -94,5 +95,6 @@ export async function buildApp(
   await app.register(async (scope) => userRoutes(scope, ctx));
   await app.register(async (scope) => sessionRoutes(scope, ctx));
   await app.register(async (scope) => adminRoutes(scope, ctx));
+  await app.register(async (scope) => internalRoutes(scope, ctx));
   return app;
 }

@@ -9,6 +9,7 @@ import { paymentsMetrics } from './metrics.js';
 import { payoutRoutes } from './payouts/payouts.routes.js';
 import { PayoutsService } from './payouts/payouts.service.js';
 import { profileRoutes } from './profile/profile.routes.js';
+import { AccountCheck } from './users/account-check.js';
 import { UsersService } from './users/users.service.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 
@@ -30,6 +31,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
   const outbox = startOutboxRelay(deps.db, deps.nats, deps.log);
   const metrics = paymentsMetrics(deps.metrics, () => outbox.backlog());
   const users = new UsersService(deps.db);
+  const accounts = new AccountCheck({ authUrl: deps.config.AUTH_URL, timeoutMs: deps.config.AUTH_TIMEOUT_MS });
   const checkout = new CheckoutService(deps, metrics, () => outbox.nudge());
   const payouts = new PayoutsService(deps, users, metrics, () => outbox.nudge());
   const consumers: Consumer[] = await startConsumers(deps, metrics);
@@ -54,8 +56,8 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     await outbox.stop();
   });
 
-  await app.register(async (scope) => checkoutRoutes(scope, deps, checkout, users));
-  await app.register(async (scope) => payoutRoutes(scope, deps, payouts));
+  await app.register(async (scope) => checkoutRoutes(scope, deps, checkout, accounts));
+  await app.register(async (scope) => payoutRoutes(scope, deps, payouts, accounts));
   await app.register(async (scope) => profileRoutes(scope, deps, users));
   await app.register(async (scope) => webhookRoutes(scope, deps));
 

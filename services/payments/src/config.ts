@@ -19,6 +19,9 @@ export const EMULATOR_CREDENTIALS = {
 export const configSchema = baseEnvSchema
   .extend({
     PORT: env.port(3003),
+    /** Auth, asked on every money path who the caller is now (GET /internal/account). */
+    AUTH_URL: env.url(['http', 'https']).default('http://127.0.0.1:3001'),
+    AUTH_TIMEOUT_MS: env.int(2000, 100, 60_000),
     POT_SHARE_PERCENT: env.int(50, 0, 100),
     BRAINTREE_ENVIRONMENT: z.enum(['emulator', 'sandbox', 'production']).optional(),
     BRAINTREE_EMULATOR_URL: env.url(['http']).default('http://127.0.0.1:3100'),

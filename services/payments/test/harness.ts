@@ -4,6 +4,7 @@ import { startEmulator, type RunningEmulator } from '@omc/emulators';
 import { makeEvent, STREAMS, type EventEnvelope, type EventPayload, type Subject } from '@omc/contracts';
 import { ensureStream, publishEvent } from '@omc/service-kit';
 import { freshDatabase, generateTokenKeys, resetNats, signAccessToken, testInfra } from '@omc/testkit';
+import Fastify from 'fastify';
 import { connect, type NatsConnection, type Subscription } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
@@ -21,14 +22,45 @@ export interface Harness {
   /** Every payments.* event published since the harness started. */
   published: EventEnvelope[];
   keys: { publicKey: string; privateKey: string };
+  /** Auth as the money paths ask it: by default the token's own subject and role. */
+  auth: AuthStandIn;
   token(user: { sub: string; username?: string; role?: 'standard' | 'admin' | 'superuser' }): Promise<string>;
   publish<S extends Subject>(subject: S, data: EventPayload<S>, id?: string): Promise<EventEnvelope<S>>;
   assertLedgerBalances(): Promise<void>;
   close(): Promise<void>;
 }
 
+/**
+ * A stand-in for auth's GET /internal/account, the source of truth the money paths ask: it answers the
+ * token's subject with the token's role unless a test says the account is deleted or its role changed.
+ */
+export interface AuthStandIn {
+  url: string;
+  deleted: Set<string>;
+  roles: Map<string, string>;
+  down: boolean;
+  calls: number;
+  close(): Promise<void>;
+}
+
+async function startAuthStandIn(): Promise<AuthStandIn> {
+  const server = Fastify({ logger: false, forceCloseConnections: true });
+  const standIn: AuthStandIn = { url: '', deleted: new Set(), roles: new Map(), down: false, calls: 0, close: () => server.close() };
+  server.get('/internal/account', async (request, reply) => {
+    standIn.calls += 1;
+    if (standIn.down) return reply.status(503).send({ message: 'unavailable' });
+    const payload = request.headers.authorization?.split(' ')[1]?.split('.')[1];
+    const claims = payload ? JSON.parse(Buffer.from(payload, 'base64url').toString()) : undefined;
+    if (!claims || standIn.deleted.has(claims.sub)) return reply.status(401).send({ message: 'This account no longer exists' });
+    return { userId: claims.sub, role: standIn.roles.get(claims.sub) ?? claims.role };
+  });
+  standIn.url = await server.listen({ port: 0, host: '127.0.0.1' });
+  return standIn;
+}
+
 export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness> {
   await resetNats();
+  const auth = await startAuthStandIn();
   const database = await freshDatabase();
   const emulator = await startEmulator();
   const keys = generateTokenKeys();
@@ -44,6 +76,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
     PAYPAL_TIMEOUT_MS: '800',
     PAYPAL_RETRY_BASE_MS: '10',
     RECONCILE_INTERVAL_MS: '0',
+    AUTH_URL: auth.url,
     ...env,
   });
   const deps = await createDeps(config);
@@ -66,6 +99,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
     nc,
     published,
     keys,
+    auth,
     token: (user) => signAccessToken(keys.privateKey, { sub: user.sub, username: user.username ?? `user_${user.sub.slice(0, 6)}`, role: user.role ?? 'standard' }),
     async publish(subject, data, id = randomUUID()) {
       const event = makeEvent(subject, data, id);
@@ -83,6 +117,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
       await app.close();
       await deps.close();
       await emulator.stop();
+      await auth.close();
       await database.drop();
     },
   };

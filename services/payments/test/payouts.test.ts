@@ -245,7 +245,75 @@ describe('winnings and payouts', () => {
     // Demoted: the token still says admin, the current role does not.
     await fillPot(['0.99']);
     await h.publish(SUBJECTS.userRoleChanged, { userId: adminId, role: 'standard', previousRole: 'admin' });
-    await eventually(async () => (await post('/api/admin/collect', adminToken)).statusCode === 403, 'demoted admin refused');
-    expect((await profile(adminToken)).adminBalance).toBeNull();
+    h.auth.roles.set(adminId, 'standard');
+    expect((await post('/api/admin/collect', adminToken)).statusCode).toBe(403);
+    await eventually(async () => (await profile(adminToken)).adminBalance === null, 'the balance hidden once the event is applied');
+  });
+
+  describe('money paths ask auth, the source of truth, not the token or a late event', () => {
+    it('refuses a deleted account at once on every money path, though its token still lives', async () => {
+      const w = await winner();
+      expect((await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'gone@example.com' })).statusCode).toBe(200);
+      // Auth deleted the account a moment ago; payments has not heard the event yet.
+      h.auth.deleted.add(w.userId);
+      for (const [url, body] of [
+        ['/api/winners/setPaymentMethod', { paypalEmail: 'thief@example.com' }],
+        ['/api/winners/collect', undefined],
+        ['/api/admin/collect', undefined],
+        ['/api/payments/checkout', { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: `gone-${randomUUID()}` }],
+      ] as const) {
+        const answer = await post(url, w.token, body);
+        expect(answer.statusCode, url).toBe(401);
+        expect(answer.json().message, url).toMatch(/no longer exists/);
+      }
+      expect(await h.emulator.client.payouts()).toHaveLength(0);
+      expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(w.potCents);
+    });
+
+    it('refuses the house pot to an admin demoted a moment ago, before the event arrives', async () => {
+      await fillPot(['1.99']);
+      const adminId = newUserId();
+      const adminToken = await h.token({ sub: adminId, role: 'admin' });
+      await h.publish(SUBJECTS.userRegistered, { userId: adminId, username: 'late', email: 'late@example.com', role: 'admin', preferredLanguage: 'es' });
+      await eventually(async () => (await profile(adminToken)).adminBalance !== null, 'payments to know the admin');
+      await post('/api/winners/setPaymentMethod', adminToken, { paypalEmail: 'late@example.com' });
+      h.auth.roles.set(adminId, 'standard');
+      const refused = await post('/api/admin/collect', adminToken);
+      expect(refused.statusCode).toBe(403);
+      expect(await h.emulator.client.payouts()).toHaveLength(0);
+    });
+
+    it('moves no money when auth cannot be asked, and says so', async () => {
+      const w = await winner();
+      await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'blind@example.com' });
+      h.auth.down = true;
+      try {
+        const answer = await post('/api/winners/collect', w.token);
+        expect(answer.statusCode).toBe(503);
+        expect(answer.json().message).toMatch(/nothing was moved/i);
+      } finally {
+        h.auth.down = false;
+      }
+      expect(await h.emulator.client.payouts()).toHaveLength(0);
+    });
+  });
+
+  it('applies role events in order: a promote redelivered after a demote leaves the user demoted', async () => {
+    const userId = newUserId();
+    const token = await h.token({ sub: userId, role: 'admin' });
+    await h.publish(SUBJECTS.userRegistered, { userId, username: 'order', email: 'order@example.com', role: 'standard', preferredLanguage: 'es' });
+    const promote = { id: randomUUID(), subject: SUBJECTS.userRoleChanged, occurredAt: new Date(Date.now() - 60_000).toISOString(), data: { userId, role: 'admin', previousRole: 'standard' } };
+    const demote = { id: randomUUID(), subject: SUBJECTS.userRoleChanged, occurredAt: new Date(Date.now() - 30_000).toISOString(), data: { userId, role: 'standard', previousRole: 'admin' } };
+    const js = h.nc.jetstream();
+    await js.publish(promote.subject, JSON.stringify(promote), { msgID: promote.id });
+    await js.publish(demote.subject, JSON.stringify(demote), { msgID: demote.id });
+    // The promote again, as a late redelivery under another message id.
+    const late = { ...promote, id: randomUUID() };
+    await js.publish(late.subject, JSON.stringify(late), { msgID: late.id });
+    const marker = await h.publish(SUBJECTS.userRenamed, { userId, username: 'order_done' });
+    await eventually(async () => (await h.deps.db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst())?.username === 'order_done', `the events up to ${marker.id} applied`);
+    const row = await h.deps.db.selectFrom('users').select('role').where('id', '=', userId).executeTakeFirstOrThrow();
+    expect(row.role).toBe('standard');
+    expect((await profile(token)).adminBalance).toBeNull();
   });
 });

@@ -334,6 +334,7 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
       'gateway->realtime',
       'auth->game',
       'auth->payments',
+      'payments->auth',
       ...(overlay === 'dev' ? ['payments->emulators'] : []),
     ]);
     const actual = new Set<string>();

@@ -1,12 +1,12 @@
 import { CheckoutRequest, CheckoutResponse, ClientTokenResponse } from '@omc/contracts';
-import { AppError, optionalUser, requireUser, unauthorized } from '@omc/service-kit';
+import { AppError, optionalUser, requireUser } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Deps } from '../deps.js';
-import type { UsersService } from '../users/users.service.js';
+import type { AccountCheck } from '../users/account-check.js';
 import type { CheckoutService } from './checkout.service.js';
 
-export async function checkoutRoutes(app: FastifyInstance, deps: Deps, checkout: CheckoutService, users: UsersService): Promise<void> {
+export async function checkoutRoutes(app: FastifyInstance, deps: Deps, checkout: CheckoutService, accounts: AccountCheck): Promise<void> {
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
   typed.get('/api/payments/token', { schema: { response: { 200: ClientTokenResponse } } }, async (request) => {
@@ -20,10 +20,10 @@ export async function checkoutRoutes(app: FastifyInstance, deps: Deps, checkout:
   });
 
   typed.post('/api/payments/checkout', { schema: { body: CheckoutRequest, response: { 200: CheckoutResponse, 502: CheckoutResponse } } }, async (request, reply) => {
-    const user = await requireUser(request);
-    // A deleted account's token lives on for minutes; its clicks could never be credited, so charge nothing.
-    if ((await users.currentRole(user.sub, user.role)) === null) throw unauthorized('This account no longer exists');
-    const result = await checkout.checkout(user.sub, request.body);
+    await requireUser(request);
+    // A deleted account's token lives on for minutes; auth says at once that it is gone: charge nothing.
+    const account = await accounts.current(request);
+    const result = await checkout.checkout(account.userId, request.body);
     return reply.status(result.status as 200).send(result.body);
   });
 }

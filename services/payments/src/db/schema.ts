@@ -8,7 +8,7 @@ export type PurchaseStatus = 'pending' | 'succeeded' | 'declined' | 'failed';
 export type PayoutStatus = 'pending' | 'completed' | 'failed';
 
 export interface Database extends OutboxTable {
-  users: { id: string; username: string | null; email: string | null; role: string; deleted_at: NullableTimestamp; updated_at: Timestamp };
+  users: { id: string; username: string | null; email: string | null; role: string; role_changed_at: NullableTimestamp; deleted_at: NullableTimestamp; updated_at: Timestamp };
   payees: { user_id: string; paypal_email: string; updated_at: Timestamp };
   accounts: { id: string; kind: 'external' | 'internal'; user_id: string | null; created_at: Timestamp };
   ledger_transactions: { id: string; kind: 'purchase' | 'round_won' | 'payout'; reference: string; created_at: Timestamp };

@@ -27,9 +27,10 @@ export class PayoutsService {
     return c.PAYPAL_MAX_ATTEMPTS * c.PAYPAL_TIMEOUT_MS + c.PAYPAL_RETRY_BASE_MS * 2 ** c.PAYPAL_MAX_ATTEMPTS + 5000;
   }
 
-  async collect(claims: { sub: string; role: string }, kind: 'winnings' | 'house'): Promise<CollectResponse> {
-    const userId = claims.sub;
-    if (kind === 'house' && !(await this.users.isAdmin(userId, claims.role))) throw forbidden('Admin only: only an admin can collect the house pot');
+  /** `account` is the caller as auth has it now (the source of truth), not the token's claims. */
+  async collect(account: { userId: string; role: string }, kind: 'winnings' | 'house'): Promise<CollectResponse> {
+    const { userId } = account;
+    if (kind === 'house' && account.role !== 'admin') throw forbidden('Admin only: only an admin can collect the house pot');
     const accountId = kind === 'house' ? ACCOUNTS.house : winningsAccount(userId);
     const paypalEmail = await getPayee(this.deps.db, userId);
     if (!paypalEmail) throw conflict('No PayPal email is set: set one with POST /api/winners/setPaymentMethod before collecting', 'paypalEmail');

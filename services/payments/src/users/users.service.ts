@@ -32,10 +32,17 @@ export class UsersService {
       }
       case SUBJECTS.userRoleChanged: {
         const d = event.data as EventEnvelope<typeof SUBJECTS.userRoleChanged>['data'];
+        const at = new Date(event.occurredAt);
+        // Only a newer change wins: a late redelivery of an older one must not undo it.
         await trx
           .insertInto('users')
-          .values({ id: d.userId, role: d.role as Role })
-          .onConflict((oc) => oc.column('id').doUpdateSet({ role: d.role, updated_at: sql`now()` }))
+          .values({ id: d.userId, role: d.role as Role, role_changed_at: at })
+          .onConflict((oc) =>
+            oc
+              .column('id')
+              .doUpdateSet({ role: d.role, role_changed_at: at, updated_at: sql`now()` })
+              .where((eb) => eb.or([eb('users.role_changed_at', 'is', null), eb('users.role_changed_at', '<', at)])),
+          )
           .execute();
         return;
       }

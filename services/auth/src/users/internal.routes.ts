@@ -1,0 +1,20 @@
+// Routes for the other services only: no public prefix of the gateway reaches /internal, and the
+// NetworkPolicies let only the named callers in. The caller forwards the player's own token.
+import { INTERNAL_ACCOUNT_PATH, InternalAccount } from '@omc/contracts';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AuthContext } from '../context.js';
+import { accountOf, signedIn } from './current-user.js';
+
+export async function internalRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  // The account as the database has it now: a deleted account is a 401, a changed role the new one.
+  app.get(
+    INTERNAL_ACCOUNT_PATH,
+    { onRequest: signedIn(ctx), schema: { response: { 200: InternalAccount } } },
+    async (request) => {
+      const account = accountOf(request);
+      return { userId: account.id, role: account.role };
+    },
+  );
+}

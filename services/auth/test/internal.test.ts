@@ -1,0 +1,36 @@
+// GET /internal/account: what the other services ask on money paths, the account as it is now.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, bearer, loginToken, register, startAuth, type AuthHarness } from './support.js';
+
+describe('the account for the other services', () => {
+  let h: AuthHarness;
+  beforeAll(async () => {
+    h = await startAuth();
+  });
+  afterAll(async () => h?.close());
+
+  const account = (token: string) => h.app.inject({ url: '/internal/account', headers: bearer(token) });
+
+  it('answers the role as it is now, not as the token says', async () => {
+    const user = await register(h.app);
+    expect((await account(user.token)).json()).toEqual({ userId: user.id, role: 'standard' });
+    const admin = await loginToken(h.app, ADMIN.username, ADMIN.password);
+    const promote = await h.app.inject({
+      method: 'POST',
+      url: '/api/admin/updateRole',
+      headers: bearer(admin),
+      payload: { email: user.email, role: 'admin' },
+    });
+    expect(promote.statusCode).toBe(200);
+    // The same old token: the answer is the new role.
+    expect((await account(user.token)).json()).toEqual({ userId: user.id, role: 'admin' });
+  });
+
+  it('is a 401 for an account deleted while its token still lives, and for no token', async () => {
+    const user = await register(h.app);
+    const deleted = await h.app.inject({ method: 'DELETE', url: '/api/user/delete-account', headers: bearer(user.token) });
+    expect(deleted.statusCode).toBe(200);
+    expect((await account(user.token)).statusCode).toBe(401);
+    expect((await h.app.inject({ url: '/internal/account' })).statusCode).toBe(401);
+  });
+});
