@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Euros } from './common.js';
 import { PackView } from './packs.js';
 
-/** The state every screen shows. Guests receive it without pot, lastWinner and lastClickUser. */
+/** The state every screen shows, sent whole to everyone; the interface hides from guests what SPEC section 1 says. */
 export const GameState = z.object({
   globalClicks: z.number().int().nonnegative(),
   pot: Euros,
@@ -12,10 +12,7 @@ export const GameState = z.object({
 });
 export type GameState = z.infer<typeof GameState>;
 
-export const GuestGameState = GameState.partial({ pot: true, lastWinner: true, lastClickUser: true });
-export type GuestGameState = z.infer<typeof GuestGameState>;
-
-export const GameStateResponse = z.object({ gameState: GuestGameState });
+export const GameStateResponse = z.object({ gameState: GameState });
 export type GameStateResponse = z.infer<typeof GameStateResponse>;
 
 /** The click's ordinal in its round and the clicker's spendable balance after it. */

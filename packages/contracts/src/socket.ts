@@ -1,11 +1,11 @@
 // Socket.IO events (SPEC section 4, DESIGN section 3): the server emits, the browser only listens.
 import { z } from 'zod';
 import { Euros } from './common.js';
-import { GuestGameState } from './game.js';
+import { GameState } from './game.js';
 
 export const SOCKET_PATH = '/socket.io';
 
-export const GameStateUpdate = GuestGameState;
+export const GameStateUpdate = GameState;
 export const WinnerEvent = z.object({ username: z.string(), pot: Euros });
 export const UserCountUpdate = z.number().int().nonnegative();
 

@@ -1,6 +1,6 @@
 // The latest game state this instance knows, and the rule that keeps a client's counter from going
 // backwards: within a round a state is only replaced by one at the same or a higher counter.
-import { centsToEuros, type GameState, type GuestGameState } from '@omc/contracts';
+import { centsToEuros, type GameState } from '@omc/contracts';
 import type { z } from 'zod';
 import type { GameStateV1 } from '@omc/contracts';
 
@@ -23,19 +23,17 @@ function sameView(a: GameStateEvent, b: GameStateEvent): boolean {
   return a.potCents === b.potCents && a.lastClickUser === b.lastClickUser && a.lastWinner === b.lastWinner;
 }
 
-/** What a logged-in player sees (DESIGN section 2: euros at the browser's edge). */
-export function playerView(state: GameStateEvent): GameState {
+/**
+ * The state every socket receives, signed in or not (SPEC section 3, DESIGN section 3; euros at the
+ * browser's edge). What a guest may not see is hidden by the interface (SPEC section 1).
+ */
+export function stateView(state: GameStateEvent): GameState {
   return {
     globalClicks: state.globalClicks,
     pot: centsToEuros(state.potCents),
     lastWinner: state.lastWinner,
     lastClickUser: state.lastClickUser,
   };
-}
-
-/** What a guest sees: no pot, no last clicker, no last winner (SPEC section 1). */
-export function guestView(state: GameStateEvent): GuestGameState {
-  return { globalClicks: state.globalClicks };
 }
 
 /** Holds the newest state and whether it changed since the last broadcast. */

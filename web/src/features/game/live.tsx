@@ -6,7 +6,7 @@ import {
   UserCountUpdate,
   WinnerEvent,
   type ClientToServerEvents,
-  type GuestGameState,
+  type GameState,
   type ServerToClientEvents,
 } from '@omc/contracts';
 import { useQueryClient } from '@tanstack/react-query';
@@ -99,8 +99,9 @@ export function useLiveGame(): LiveGame {
       const state = GameStateUpdate.safeParse(payload);
       if (!state.success) return console.warn('ignored a malformed gameStateUpdate', state.error);
       markServerData('gameState');
-      // A guest's update leaves out the pot and the names: keep what the page already had of them.
-      queryClient.setQueryData<GuestGameState>(queryKeys.gameState, (previous) => ({
+      // Every update is whole and the same for everyone (SPEC section 3): the page, not the server,
+      // hides the pot and the names from a guest.
+      queryClient.setQueryData<GameState>(queryKeys.gameState, (previous) => ({
         ...previous,
         ...state.data,
       }));

@@ -1,6 +1,6 @@
 // The +1 click: counter and balance move at once and are rolled back, with the error shown, when the
 // server refuses (SPEC section 4).
-import type { GuestGameState, ProfileResponse } from '@omc/contracts';
+import type { GameState, ProfileResponse } from '@omc/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { gameApi } from '../../api/game';
@@ -28,7 +28,7 @@ export function useClick() {
     mutationFn: () => gameApi.click(token!),
     onMutate: async () => {
       await queryClient.cancelQueries({ queryKey: queryKeys.gameState });
-      queryClient.setQueryData<GuestGameState>(queryKeys.gameState, (state) =>
+      queryClient.setQueryData<GameState>(queryKeys.gameState, (state) =>
         state ? { ...state, globalClicks: state.globalClicks + 1 } : state,
       );
       const profile = queryClient.getQueryData<ProfileResponse>(profileKey);
@@ -52,7 +52,7 @@ export function useClick() {
       // Undo this click's +1 and -1 unless the server has since sent a newer figure (which never
       // contained the refused click).
       if (context && generationOf('gameState') === context.stateGeneration) {
-        queryClient.setQueryData<GuestGameState>(queryKeys.gameState, (state) =>
+        queryClient.setQueryData<GameState>(queryKeys.gameState, (state) =>
           state ? { ...state, globalClicks: Math.max(0, state.globalClicks - 1) } : state,
         );
       }
