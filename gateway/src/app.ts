@@ -1,5 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
-import { createServer, pingRedis, registerHealth, registerMetrics } from '@omc/service-kit';
+import { createServer, errorBody, pingRedis, registerHealth, registerMetrics } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
 import { pathProblem } from './edge/path-guard.js';
@@ -23,7 +23,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     const problem = pathProblem(request.raw.url);
     if (problem) {
       const message = `Bad request path: ${problem}`;
-      return reply.code(400).send({ message, error: message, code: 'BAD_PATH', requestId: request.id });
+      return reply.code(400).send(errorBody(message, { code: 'BAD_PATH', requestId: request.id }));
     }
   });
 
@@ -55,7 +55,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     // The live connection is websocket only (SPEC section 4); a polling request gets a clear answer.
     api.all('/socket.io/*', async (request, reply) => {
       const message = 'The live connection uses the websocket transport only';
-      return reply.code(400).send({ message, error: message, code: 'WEBSOCKET_ONLY', requestId: request.id });
+      return reply.code(400).send(errorBody(message, { code: 'WEBSOCKET_ONLY', requestId: request.id }));
     });
   });
 

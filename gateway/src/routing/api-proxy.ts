@@ -5,7 +5,7 @@ import proxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import { ROUTE_PREFIXES, type Service } from '@omc/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import type { Metrics } from '@omc/service-kit';
+import { errorBody, type Metrics } from '@omc/service-kit';
 
 type ProxyError = Error & { statusCode?: number; code?: string; cause?: { code?: string } };
 
@@ -103,7 +103,7 @@ export async function apiProxy(app: FastifyInstance, config: Config, metrics: Me
           void reply
             .code(status)
             .type('application/json')
-            .send({ message, error: message, code: 'UPSTREAM_UNAVAILABLE', requestId: reply.request.id });
+            .send(errorBody(message, { code: 'UPSTREAM_UNAVAILABLE', requestId: reply.request.id }));
         },
       },
     };

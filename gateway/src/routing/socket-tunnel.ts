@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { SOCKET_PATH } from '@omc/contracts';
-import type { Metrics } from '@omc/service-kit';
+import { errorBody, type Metrics } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { clientAddress, trustFunction, type TrustProxy } from '../edge/client-address.js';
 import { pathProblem, requestPath } from '../edge/path-guard.js';
@@ -37,7 +37,7 @@ export interface SocketTunnelOptions {
 }
 
 function refuse(socket: Duplex, status: number, reason: string, message: string, requestId: string): void {
-  const body = JSON.stringify({ message, error: message, requestId });
+  const body = JSON.stringify(errorBody(message, { requestId }));
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,

@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { errorBody } from '@omc/service-kit';
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>One Million Clicks</title></head>
@@ -63,12 +64,9 @@ export async function webApp(app: FastifyInstance, dist: string): Promise<void> 
   app.get('/*', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     if (isApi(path)) {
-      return reply.code(404).send({
-        message: `No route ${request.method} ${path}`,
-        error: 'Not found',
-        code: 'NOT_FOUND',
-        requestId: request.id,
-      });
+      return reply
+        .code(404)
+        .send(errorBody(`No route ${request.method} ${path}`, { code: 'NOT_FOUND', requestId: request.id }));
     }
     // The path guard has refused dot segments and encoded separators, so this stays inside root.
     const relativePath = decodeURIComponent(path).replace(/^\/+/, '');

@@ -26,7 +26,12 @@ export type CheckoutRequest = z.infer<typeof CheckoutRequest>;
 
 export const CheckoutResponse = z.union([
   z.object({ success: z.literal(true), transactionId: z.string(), clicks: z.number().int().nullable().optional() }),
-  z.object({ success: z.literal(false), error: z.string(), message: z.string().optional() }),
+  z.object({
+    success: z.literal(false),
+    error: z.string(),
+    message: z.string().optional(),
+    msg: z.string().optional(),
+  }),
 ]);
 export type CheckoutResponse = z.infer<typeof CheckoutResponse>;
 

@@ -28,6 +28,17 @@ function describeZodIssue(issue: { path: PropertyKey[]; message: string }): { fi
   return { field, message };
 }
 
+/**
+ * An error body with the text under every key SPEC section 7's client reads (`message`, `error`, `msg`),
+ * so a client reading any of them shows the real reason.
+ */
+export function errorBody<T extends Record<string, unknown> = Record<never, never>>(
+  message: string,
+  extra?: T,
+): { message: string; error: string; msg: string } & T {
+  return { ...(extra as T), message, error: message, msg: message };
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | ZodError, request, reply) => {
     const requestId = request.id;
@@ -66,11 +77,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ status, code: body.code, msg: body.message }, 'request refused');
 
-    void reply.status(status).send({ ...body, error: body.message, requestId });
+    const { message = 'Internal server error', ...rest } = body;
+    void reply.status(status).send(errorBody(message, { ...rest, requestId }));
   });
 
   app.setNotFoundHandler((request, reply) => {
-    void reply.status(404).send({ message: `No route ${request.method} ${request.url.split('?')[0]}`, error: 'Not found', code: 'NOT_FOUND', requestId: request.id });
+    const message = `No route ${request.method} ${request.url.split('?')[0]}`;
+    void reply.status(404).send(errorBody(message, { code: 'NOT_FOUND', requestId: request.id }));
   });
 }
 

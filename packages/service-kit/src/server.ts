@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { registerErrorHandling } from './errors.js';
+import { errorBody, registerErrorHandling } from './errors.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Past this size, a refused body is not read to its end: the connection is closed instead. */
@@ -59,7 +59,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     const message = 'Request body is too large';
     return reply
       .code(413)
-      .send({ message, error: message, code: 'FST_ERR_CTP_BODY_TOO_LARGE', requestId: request.id });
+      .send(errorBody(message, { code: 'FST_ERR_CTP_BODY_TOO_LARGE', requestId: request.id }));
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -3,7 +3,7 @@
 // call whose answer was lost is found there again (reconciliation) instead of being charged again.
 import { createHash } from 'node:crypto';
 import { formatEuroAmount, makeEvent, packById, packForAmount, PACKS, SUBJECTS, type CheckoutRequest, type CheckoutResponse, type PackId } from '@omc/contracts';
-import { badRequest, conflict, enqueueEvent, type OutboxTable } from '@omc/service-kit';
+import { badRequest, conflict, enqueueEvent, errorBody, type OutboxTable } from '@omc/service-kit';
 import type { Transaction } from 'kysely';
 import type { Deps } from '../deps.js';
 import { ACCOUNTS } from '../ledger/accounts.js';
@@ -61,7 +61,7 @@ export class CheckoutService {
       const attempt = await claimPurchase(this.deps.db, purchase.id, this.leaseMs);
       if (attempt !== undefined) return this.attempt(current, attempt, request.paymentMethodNonce);
       if (Date.now() > deadline) {
-        return { status: 409, body: { success: false, error: 'This payment is still being processed; try again in a moment with the same idempotencyKey.', message: 'This payment is still being processed.' } };
+        return { status: 409, body: errorBody('This payment is still being processed; try again in a moment with the same idempotencyKey.', { success: false as const }) };
       }
       await sleep(50);
     }
@@ -72,12 +72,12 @@ export class CheckoutService {
       return { status: 200, body: { success: true, transactionId: purchase.provider_transaction_id!, clicks: packById(purchase.pack_id as PackId).clicks } };
     }
     const error = purchase.error ?? 'The payment did not go through. Nothing was charged.';
-    return { status: 200, body: { success: false, error, message: error } };
+    return { status: 200, body: errorBody(error, { success: false as const }) };
   }
 
   private unavailable(message: string): CheckoutResult {
     const error = `The payment provider is unavailable (${message}). Nothing has been credited; retry with the same idempotencyKey and you will not be charged twice.`;
-    return { status: 502, body: { success: false, error, message: error } };
+    return { status: 502, body: errorBody(error, { success: false as const }) };
   }
 
   private async attempt(purchase: Purchase, attempt: number, nonce: string): Promise<CheckoutResult> {
