@@ -31,8 +31,11 @@ describe('realtime with two instances', () => {
   let env: Record<string, string>;
   let playerToken: string;
   const recorders: Recorder[] = [];
+  // Each socket from an address of its own, as separate people behind the gateway: the count counts people.
+  let nextAddress = 0;
   const open = (url: string, options: Parameters<typeof record>[1] = {}) => {
-    const r = record(url, options);
+    nextAddress += 1;
+    const r = record(url, { from: `198.18.${nextAddress >> 8}.${nextAddress & 255}`, ...options });
     recorders.push(r);
     return r;
   };
