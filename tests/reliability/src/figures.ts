@@ -31,6 +31,8 @@ export interface Figures {
   clicksLostInRedisCrash: number[];
   /** Wrong passwords one account took, from distinct addresses, before it was locked. */
   bruteForceGuessesBeforeLock: number;
+  /** Websocket connections one address held through the gateway before the next was refused (WS_MAX_PER_IP). */
+  socketsOneAddressHolds: number;
   /** Requests of the mixed load (nothing broken) that got a 5xx or no answer. */
   unansweredInLoad: number;
 }
@@ -55,6 +57,7 @@ export function emptyFigures(): Figures {
     loadSeconds: 0,
     clicksLostInRedisCrash: [],
     bruteForceGuessesBeforeLock: 0,
+    socketsOneAddressHolds: 0,
     unansweredInLoad: 0,
   };
 }
@@ -67,6 +70,7 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
   into.faultsInjected += Number(part.faultsInjected ?? 0);
   into.faults.push(...(part.faults ?? []));
   into.bruteForceGuessesBeforeLock = Math.max(into.bruteForceGuessesBeforeLock, Number(part.bruteForceGuessesBeforeLock ?? 0));
+  into.socketsOneAddressHolds = Math.max(into.socketsOneAddressHolds, Number(part.socketsOneAddressHolds ?? 0));
   into.violations.push(...(part.violations ?? []));
   into.recoveries.push(...(part.recoveries ?? []));
   into.clicksLostInRedisCrash.push(...(part.clicksLostInRedisCrash ?? []));
@@ -88,6 +92,7 @@ export function formatFigures(f: Figures): string {
     `clicks accepted            ${f.clicksAccepted}; purchases ${f.purchases}; collects ${f.collects}; rounds won ${f.roundsWon}`,
     `sockets opened             ${f.socketsOpened}`,
     `attack requests            ${f.attacks}; wrong passwords taken before lock-out ${f.bruteForceGuessesBeforeLock}`,
+    `sockets one address holds  ${f.socketsOneAddressHolds || 'n/a'} (the next is refused; other suite files' sockets from this host included)`,
     `mixed load                 ${f.loadSeconds} s; requests unanswered or 5xx in it ${f.unansweredInLoad}`,
     `invariants checked         ${f.invariantsChecked}`,
     `violations                 ${f.violations.length}${f.violations.length ? `\n  - ${f.violations.join('\n  - ')}` : ''}`,
