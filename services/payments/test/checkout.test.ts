@@ -96,7 +96,7 @@ describe('checkout', () => {
   it('answers a decline with success false and a clear message, credits nothing and announces nothing', async () => {
     const response = await checkout({ paymentMethodNonce: 'fake-processor-declined-visa-nonce', amount: '4.99' });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ success: false, error: expect.stringMatching(/declined: Do Not Honor/), message: expect.any(String) });
+    expect(response.json()).toEqual({ success: false, error: expect.stringMatching(/declined: Do Not Honor/), message: expect.any(String), msg: expect.any(String) });
     const paypal = await checkout({ paymentMethodNonce: 'not-a-real-nonce', amount: '0.99' });
     expect(paypal.json()).toMatchObject({ success: false, error: expect.stringMatching(/not accepted: Unknown or expired payment_method_nonce/) });
     await h.app.payments.outbox.drain();
