@@ -38,8 +38,11 @@ export function benchEnvironment(settings: BenchSettings): NodeJS.ProcessEnv {
     // One host sends all the load: the per-IP budget is off, the per-user one far above the load.
     RATE_LIMIT_PER_IP: '0',
     REGISTER_MAX_PER_IP: '0',
+    // Thousands of sockets from loopback: the per-address websocket cap is off too.
+    WS_MAX_PER_IP: '0',
     CLICK_RATE_PER_USER: '1000000',
     CLICK_RATE_PER_IP: '0',
+    WS_MAX_PER_IP: '0',
     SIGNUP_FREE_CLICKS: '1000000000',
     ROUND_TARGET: String(THROUGHPUT_ROUND_TARGET),
     BROADCAST_HZ: String(settings.broadcastHz),

@@ -60,7 +60,12 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     });
   });
 
-  attachSocketTunnel(app, { upstreams: config.REALTIME_URLS, trustProxy: config.TRUST_PROXY, metrics });
+  attachSocketTunnel(app, {
+    upstreams: config.REALTIME_URLS,
+    trustProxy: config.TRUST_PROXY,
+    maxPerAddress: config.WS_MAX_PER_IP,
+    metrics,
+  });
   await webApp(app, config.WEB_DIST);
   return app;
 }

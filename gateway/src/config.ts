@@ -58,6 +58,8 @@ export const configSchema = z
       .min(1)
       .default(fileURLToPath(new URL('../../web/dist', import.meta.url))),
     TRUST_PROXY: trustProxy,
+    /** Websocket connections one client address may hold through this gateway; 0 turns the cap off (load tests). */
+    WS_MAX_PER_IP: env.int(50, 0),
     BODY_LIMIT_BYTES: env.int(64 * 1024, 1024, 10 * 1024 * 1024),
     /** How long an upstream may take to answer before the caller gets a 504. */
     UPSTREAM_TIMEOUT_MS: env.int(15_000, 100, 120_000),

@@ -2,8 +2,9 @@
 // stand-in game that publishes its state on NATS when clicked, and socket.io clients that connect
 // to the gateway with the websocket transport only, as the browser does.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, openSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import {
   makeEvent,
@@ -198,6 +199,69 @@ describe('live updates through the gateway', () => {
       lastWinner: null,
     });
     expect(guest.states.at(-1)).toEqual(player.states.at(-1));
+  });
+
+  it('holds at most WS_MAX_PER_IP live connections per address, refusing the next with 429 and the reason', async () => {
+    const capped = await startGateway({
+      AUTH_URL: game.url,
+      GAME_URL: game.url,
+      PAYMENTS_URL: game.url,
+      REALTIME_URLS: realtimes.map((r) => r.url).join(','),
+      REDIS_URL: testInfra().redisUrl,
+      RATE_LIMIT_PER_IP: '0',
+      WS_MAX_PER_IP: '3',
+    });
+    const held: Socket[] = [];
+    const upgrade = () =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = httpRequest(`${capped.url}/socket.io/?EIO=4&transport=websocket`, {
+          headers: {
+            connection: 'Upgrade',
+            upgrade: 'websocket',
+            'sec-websocket-version': '13',
+            'sec-websocket-key': randomBytes(16).toString('base64'),
+          },
+        });
+        request.on('upgrade', (_response, socket) => {
+          socket.destroy();
+          resolve({ status: 101, body: '' });
+        });
+        request.on('response', (response) => {
+          let body = '';
+          response.on('data', (chunk) => (body += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    try {
+      for (let i = 0; i < 3; i += 1) {
+        const socket: Socket = connectSocket(capped.url, { ...SOCKET_CLIENT_OPTIONS, forceNew: true });
+        held.push(socket);
+      }
+      await eventually(() => held.every((s) => s.connected), 'three sockets to connect');
+      const refused = await upgrade();
+      expect(refused.status).toBe(429);
+      const message = 'Too many live connections from your address (at most 3)';
+      expect(JSON.parse(refused.body)).toMatchObject({ message, error: message, msg: message });
+      // A socket.io client is refused too, and gets in once a slot is free.
+      const fourth: Socket = connectSocket(capped.url, {
+        ...SOCKET_CLIENT_OPTIONS,
+        forceNew: true,
+        reconnectionDelay: 100,
+        reconnectionDelayMax: 200,
+      });
+      held.push(fourth);
+      const errors: string[] = [];
+      fourth.on('connect_error', (error) => errors.push(error.message));
+      await eventually(() => errors.length > 0, 'the fourth to be refused');
+      expect(fourth.connected).toBe(false);
+      held[0]!.close();
+      await eventually(() => fourth.connected, 'the fourth to get in once one left');
+    } finally {
+      for (const s of held) s.close();
+      await capped.close();
+    }
   });
 
   it('gives a reconnecting client the current state at once', async () => {

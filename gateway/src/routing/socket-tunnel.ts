@@ -33,6 +33,8 @@ interface Upstream {
 export interface SocketTunnelOptions {
   upstreams: string[];
   trustProxy: TrustProxy;
+  /** Tunnels one client address may hold at once; 0 means no cap. */
+  maxPerAddress: number;
   metrics: Metrics;
 }
 
@@ -55,6 +57,13 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
   });
   const trust = trustFunction(options.trustProxy);
   const open = new Set<Duplex>();
+  /** Tunnels held (or being dialled) per client address. */
+  const perAddress = new Map<string, number>();
+  const release = (address: string) => {
+    const n = (perAddress.get(address) ?? 1) - 1;
+    if (n <= 0) perAddress.delete(address);
+    else perAddress.set(address, n);
+  };
   let next = 0;
 
   const upgrades = options.metrics.counter(
@@ -105,6 +114,27 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
       return refuse(client, 404, 'Not Found', 'Only /socket.io accepts websocket connections', requestId);
     }
 
+    // Counted before dialling, in the same turn as the check, so a burst of upgrades cannot pass it together.
+    const address = clientAddress(request, trust);
+    const held = perAddress.get(address) ?? 0;
+    if (options.maxPerAddress > 0 && held >= options.maxPerAddress) {
+      upgrades.inc({ outcome: 'too_many' });
+      return refuse(
+        client,
+        429,
+        'Too Many Requests',
+        `Too many live connections from your address (at most ${options.maxPerAddress})`,
+        requestId,
+      );
+    }
+    perAddress.set(address, held + 1);
+    let released = false;
+    const releaseOnce = () => {
+      if (released) return;
+      released = true;
+      release(address);
+    };
+
     let upstream: Socket | undefined;
     for (const candidate of candidates()) {
       try {
@@ -118,6 +148,7 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
       }
     }
     if (!upstream) {
+      releaseOnce();
       upgrades.inc({ outcome: 'unavailable' });
       return refuse(
         client,
@@ -127,9 +158,12 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
         requestId,
       );
     }
-    if (client.destroyed) return void upstream.destroy();
+    if (client.destroyed) {
+      releaseOnce();
+      return void upstream.destroy();
+    }
 
-    const forwardedFor = clientAddress(request, trust);
+    const forwardedFor = address;
     const lines = [`${request.method} ${request.url} HTTP/1.1`];
     for (let i = 0; i < request.rawHeaders.length; i += 2) {
       const name = request.rawHeaders[i]!;
@@ -143,6 +177,7 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
     open.add(client).add(upstream);
     upgrades.inc({ outcome: 'tunnelled' });
     const close = () => {
+      releaseOnce();
       open.delete(client);
       open.delete(upstream);
       client.destroy();

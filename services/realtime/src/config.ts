@@ -1,17 +1,41 @@
 import { hostname } from 'node:os';
 import { baseEnvSchema, env, parseConfig } from '@omc/service-kit';
+import { isIP } from 'node:net';
 import { z } from 'zod';
+
+/** Proxies whose X-Forwarded-For is believed: 'loopback', 'false', or addresses/CIDRs separated by commas. */
+const trustedProxies = z
+  .string()
+  .default('loopback')
+  .transform((value, ctx): string[] => {
+    const v = value.trim();
+    if (['false', '0', 'no', ''].includes(v)) return [];
+    const list = v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const valid = (s: string) => {
+      if (s === 'loopback') return true;
+      const [address, bits, ...rest] = s.split('/');
+      if (rest.length > 0 || !address || isIP(address) === 0) return false;
+      return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128));
+    };
+    if (list.every(valid)) return list;
+    ctx.addIssue({ code: 'custom', message: 'must be false, loopback, or addresses/CIDRs separated by commas' });
+    return z.NEVER;
+  });
 
 // Realtime owns no tables: no DATABASE_URL.
 export const configSchema = baseEnvSchema.omit({ DATABASE_URL: true }).extend({
   PORT: env.port(3004),
   /** State broadcasts per second; fan-out cost follows this, not the click rate. */
   BROADCAST_HZ: env.int(10, 1, 60),
-  /**
-   * The connected-user count is sent again this often besides on connect and on change, so a client that
-   * attached its listener a moment late does not show 0 players until someone joins or leaves.
-   */
-  USER_COUNT_REPEAT_MS: env.int(5000, 500, 600_000),
+  /** Websocket connections one client address may hold on this instance; 0 turns the cap off (load tests). */
+  WS_MAX_PER_IP: env.int(50, 0),
+  /** Only these peers (the gateway, the ingress) are believed about the client's address in X-Forwarded-For. */
+  TRUST_PROXY: trustedProxies,
+  /** The connected-user count is sent again this often, for a listener attached after connecting. */
+  USER_COUNT_RESEND_MS: env.int(5000, 100, 600_000),
   /** Names this instance's share of the connected-user count in Redis. */
   INSTANCE_NAME: z
     .string()

@@ -106,7 +106,7 @@ export interface Recorder {
 
 export function record(
   url: string,
-  options: { token?: string; header?: string; reconnection?: boolean } = {},
+  options: { token?: string; header?: string; reconnection?: boolean; from?: string } = {},
 ): Recorder {
   const socket: Socket<ServerToClientEvents> = connectSocket(url, {
     ...SOCKET_CLIENT_OPTIONS,
@@ -115,7 +115,11 @@ export function record(
     reconnection: options.reconnection ?? true,
     forceNew: true,
     ...(options.token ? { auth: { token: options.token } } : {}),
-    ...(options.header ? { extraHeaders: { authorization: options.header } } : {}),
+    extraHeaders: {
+      ...(options.header ? { authorization: options.header } : {}),
+      // The client address as the gateway would forward it (the instance trusts loopback).
+      ...(options.from ? { 'x-forwarded-for': options.from } : {}),
+    },
   });
   const recorder: Recorder = {
     socket,

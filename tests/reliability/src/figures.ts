@@ -31,6 +31,8 @@ export interface Figures {
   clicksLostInRedisCrash: number[];
   /** Wrong passwords one account took, from distinct addresses, before it was locked. */
   bruteForceGuessesBeforeLock: number;
+  /** Websocket connections one address held through the gateway before the next was refused (WS_MAX_PER_IP). */
+  socketsOneAddressHolds: number;
   /** Requests of the mixed load (nothing broken) that got a 5xx or no answer. */
   unansweredInLoad: number;
   /** Wrong passwords evaluated (401) of 200 sent 100 at a time for one account from one address. */
@@ -62,6 +64,7 @@ export function emptyFigures(): Figures {
     loadSeconds: 0,
     clicksLostInRedisCrash: [],
     bruteForceGuessesBeforeLock: 0,
+    socketsOneAddressHolds: 0,
     unansweredInLoad: 0,
     concurrentGuessesPerLockWindow: 0,
     eventLoopWorstMs: {},
@@ -84,6 +87,7 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
   }
   into.faultMatrix.push(...(part.faultMatrix ?? []));
   into.eventLoopBaselineMs = Math.max(into.eventLoopBaselineMs, Number(part.eventLoopBaselineMs ?? 0));
+  into.socketsOneAddressHolds = Math.max(into.socketsOneAddressHolds, Number(part.socketsOneAddressHolds ?? 0));
   into.violations.push(...(part.violations ?? []));
   into.recoveries.push(...(part.recoveries ?? []));
   into.clicksLostInRedisCrash.push(...(part.clicksLostInRedisCrash ?? []));
@@ -108,6 +112,7 @@ export function formatFigures(f: Figures): string {
     `guesses per lock window    ${f.concurrentGuessesPerLockWindow} of 200 wrong passwords sent 100 at a time (allowance 5)`,
     `event loop per request     worst hostile request ${Object.entries(f.eventLoopWorstMs).map(([p, ms]) => `${p} ${ms.toFixed(1)} ms`).join(', ') || 'n/a'}; a plain request ${f.eventLoopBaselineMs.toFixed(1)} ms (budget 20 ms over it)`,
     `money fault matrix         ${f.faultMatrix.join('; ') || 'n/a'}`,
+    `sockets one address holds  ${f.socketsOneAddressHolds || 'n/a'} (the next is refused; other suite files' sockets from this host included)`,
     `mixed load                 ${f.loadSeconds} s; requests unanswered or 5xx in it ${f.unansweredInLoad}`,
     `invariants checked         ${f.invariantsChecked}`,
     `violations                 ${f.violations.length}${f.violations.length ? `\n  - ${f.violations.join('\n  - ')}` : ''}`,

@@ -44,6 +44,8 @@ function expectClientError(what: string, answer: Answer, statuses: number[] = []
   const detail = `${answer.status} ${answer.text.slice(0, 200)}`;
   invariant(`${what}: a 4xx`, answer.status >= 400 && answer.status < 500 && (statuses.length === 0 || statuses.includes(answer.status)), detail);
   invariant(`${what}: a JSON message`, typeof answer.body?.message === 'string' && answer.body.message.length > 0, detail);
+  // SPEC section 7's client reads message, error or msg depending on the call: all three, the same text.
+  invariant(`${what}: message, error and msg alike`, answer.body?.error === answer.body?.message && answer.body?.msg === answer.body?.message, detail);
   invariant(`${what}: no stack trace`, !/\bat [\w.<>]+ \(|node:internal|\.ts:\d+/.test(answer.text), detail);
 }
 

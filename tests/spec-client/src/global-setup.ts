@@ -44,7 +44,7 @@ export default async function setup(project: TestProject) {
       BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,
       BOOTSTRAP_ADMIN_EMAIL: ADMIN.email,
       BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
-      USER_COUNT_REPEAT_MS: '1000',
+      USER_COUNT_RESEND_MS: '1000',
       LOG_LEVEL: 'info',
     },
     log: () => undefined,

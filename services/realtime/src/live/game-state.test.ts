@@ -32,7 +32,7 @@ describe('which state wins', () => {
 });
 
 describe('views', () => {
-  it('shows euros and the whole state, the same to every socket', () => {
+  it('shows euros and the names, the same to everyone', () => {
     expect(stateView(base)).toEqual({
       globalClicks: 40,
       pot: 12.5,

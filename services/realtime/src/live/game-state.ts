@@ -23,7 +23,10 @@ function sameView(a: GameStateEvent, b: GameStateEvent): boolean {
   return a.potCents === b.potCents && a.lastClickUser === b.lastClickUser && a.lastWinner === b.lastWinner;
 }
 
-/** What every socket is sent, guests included (DESIGN sections 2 and 3: euros at the browser's edge). */
+/**
+ * The state every socket receives, signed in or not (SPEC section 3, DESIGN section 3; euros at the
+ * browser's edge). What a guest may not see is hidden by the interface (SPEC section 1).
+ */
 export function stateView(state: GameStateEvent): GameState {
   return {
     globalClicks: state.globalClicks,

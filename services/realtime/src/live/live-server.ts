@@ -1,8 +1,7 @@
-// Socket.IO for everyone: the whole game state at a fixed tick, each round's winner, and the number of
-// connected users, the same to every socket with or without a token (what a guest may not see is hidden
-// by the interface, SPEC section 1). Each instance hears the game itself (NATS) and emits only to its
-// own sockets, each payload encoded once per tick; the Redis adapter joins the instances into one
-// audience for any server-wide broadcast.
+// Socket.IO for every player: the game state at a fixed tick, each round's winner, and the number of
+// connected users. Each instance hears the game itself (NATS) and emits only to its own sockets, each
+// payload encoded once per tick per audience; the Redis adapter joins the instances into one audience
+// for any server-wide broadcast.
 import {
   centsToEuros,
   SOCKET_PATH,
@@ -14,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { Server, type Socket } from 'socket.io';
 import type { Deps } from '../deps.js';
 import { startUserCount } from '../presence/user-count.js';
+import { clientAddress, Tally, trustedPeer } from './connection-caps.js';
 import { LatestState, stateView } from './game-state.js';
 import { createViewerResolver, HandshakeRefused, type Viewer } from './socket-auth.js';
 import { writeToRoom } from './room-writer.js';
@@ -22,12 +22,13 @@ import { startWinnersFeed } from './winners-feed.js';
 
 interface SocketData {
   viewer: Viewer;
+  address: string;
 }
 
 type LiveSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 
-/** Every socket hears the state; one room so a tick encodes it once. */
-const AUDIENCE = 'everyone';
+/** Every socket gets the whole state (SPEC section 3): what a guest may not see, the interface hides. */
+const EVERYONE = 'everyone';
 
 export interface Live {
   io: Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
@@ -38,6 +39,15 @@ export interface Live {
 export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live> {
   const { config, log, metrics, clock } = deps;
   const resolveViewer = await createViewerResolver(config.JWT_PUBLIC_KEY);
+  const trusted = trustedPeer(config.TRUST_PROXY);
+  const cap = config.WS_MAX_PER_IP;
+  /** Engine connections per address, whether or not they finished the Socket.IO handshake. */
+  const engineConnections = new Tally();
+  /** Socket.IO connections per address: the cap a client is told about. */
+  const socketsByAddress = new Tally();
+  /** People on this instance: one per signed-in user, one per address for sockets without a token. */
+  const people = new Tally();
+  const tooMany = `Too many connections from your address (at most ${cap})`;
 
   const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(
     app.server,
@@ -48,10 +58,27 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
       // Browsers send nothing (SPEC section 4): a tiny frame limit.
       maxHttpBufferSize: 4 * 1024,
       adapter: createAdapter(deps.adapterPub, deps.adapterSub, { key: 'omc:socket.io' }),
+      // A hard stop for connections that never finish the handshake: twice the cap, refused with HTTP 400
+      // and the reason; below it the Socket.IO middleware refuses with a reason the client can show.
+      allowRequest: (request, callback) => {
+        const refused = cap > 0 && engineConnections.count(clientAddress(request, trusted)) >= 2 * cap;
+        if (refused) refusedCount.inc({ where: 'engine' });
+        callback(refused ? tooMany : null, !refused);
+      },
     },
   );
   const sockets = () => io.of('/').sockets.size;
   const roomSize = (room: string) => io.of('/').adapter.rooms.get(room)?.size ?? 0;
+  const refusedCount = metrics.counter(
+    'realtime_connections_refused_total',
+    'Connections refused because their address holds WS_MAX_PER_IP already, by where',
+    ['where'],
+  );
+  io.engine.on('connection', (conn: { request: Parameters<typeof clientAddress>[0]; once: (e: string, f: () => void) => void }) => {
+    const address = clientAddress(conn.request, trusted);
+    engineConnections.add(address);
+    conn.once('close', () => engineConnections.remove(address));
+  });
 
   const emitted = metrics.counter(
     'realtime_messages_emitted_total',
@@ -79,7 +106,7 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
   });
   const usersGauge = metrics.gauge(
     'realtime_users_connected',
-    'Sockets connected across all instances, as this instance last counted',
+    'People connected across all instances (users, plus addresses without a token), as this instance last counted',
   );
 
   const userCount = startUserCount({
@@ -87,7 +114,7 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     subscriber: deps.countSub,
     instance: config.INSTANCE_NAME,
     log,
-    localCount: sockets,
+    localCount: () => people.size,
     onTotal: (total) => {
       usersGauge.set(total);
       emitted.inc({ event: 'userCountUpdate' }, sockets());
@@ -113,6 +140,17 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
   });
 
   io.use((socket, next) => {
+    // Counted before anything asynchronous, so concurrent handshakes cannot pass the cap together.
+    const address = clientAddress(socket.conn.request, trusted);
+    if (cap > 0 && socketsByAddress.count(address) >= cap) {
+      refusedCount.inc({ where: 'handshake' });
+      const error = new Error(tooMany) as Error & { data?: unknown };
+      error.data = { message: tooMany, error: tooMany, msg: tooMany };
+      return next(error);
+    }
+    socketsByAddress.add(address);
+    socket.conn.once('close', () => socketsByAddress.remove(address));
+    socket.data.address = address;
     resolveViewer(socket.handshake)
       .then((viewer) => {
         socket.data.viewer = viewer;
@@ -124,37 +162,43 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
   });
 
   io.on('connection', (socket: LiveSocket) => {
-    void socket.join(AUDIENCE);
+    const viewer = socket.data.viewer;
+    const person = viewer.kind === 'user' ? `user:${viewer.claims.sub}` : `address:${socket.data.address}`;
+    people.add(person);
+    void socket.join(EVERYONE);
     // The current state and count at once, not at the next change.
     const state = latest.current;
     if (state) socket.emit('gameStateUpdate', stateView(state));
     socket.emit('userCountUpdate', userCount.total);
     userCount.markChanged();
-    socket.on('disconnect', () => userCount.markChanged());
+    socket.on('disconnect', () => {
+      people.remove(person);
+      userCount.markChanged();
+    });
   });
 
-  // One tick: at most one state, only if it changed, encoded once for all local sockets.
+  // One tick: at most one state per audience, only if it changed, encoded once for all local sockets.
   const tick = () => {
     const state = latest.takeChanged();
     if (state) {
       lag.observe(Math.max(0, clock() - state.at) / 1000);
-      emitted.inc({ event: 'gameStateUpdate' }, roomSize(AUDIENCE));
-      const written = writeToRoom(io.of('/'), AUDIENCE, 'gameStateUpdate', stateView(state));
+      emitted.inc({ event: 'gameStateUpdate' }, roomSize(EVERYONE));
+      const written = writeToRoom(io.of('/'), EVERYONE, 'gameStateUpdate', stateView(state));
       writes.inc({ path: 'direct' }, written.direct);
       writes.inc({ path: 'fallback' }, written.fallback);
     }
     void userCount.flush();
   };
   const ticker = setInterval(tick, Math.round(1000 / config.BROADCAST_HZ));
-  // The count again at a slow, steady pace, for a listener attached after the connect-time one.
-  const countRepeater = setInterval(() => {
+  // The count again at a slow pace: a client that attached its listener after connecting still gets it.
+  const resend = setInterval(() => {
     emitted.inc({ event: 'userCountUpdate' }, sockets());
     io.local.emit('userCountUpdate', userCount.total);
-  }, config.USER_COUNT_REPEAT_MS);
+  }, config.USER_COUNT_RESEND_MS);
 
   app.addHook('preClose', async () => {
     clearInterval(ticker);
-    clearInterval(countRepeater);
+    clearInterval(resend);
     await Promise.all([stateFeed.stop(), winnersFeed.stop(), userCount.stop()]);
     io.local.disconnectSockets(true);
     io.engine.close();

@@ -1,0 +1,69 @@
+// Who is behind a socket, as far as a per-address cap and a head count need: the client's address (from
+// X-Forwarded-For only when the peer is a trusted proxy) and the person (a user's id, or else the address).
+import type { IncomingMessage } from 'node:http';
+import { BlockList, isIP } from 'node:net';
+
+/** A compiled TRUST_PROXY list: true when the peer may tell us the client's address. */
+export function trustedPeer(list: string[]): (address: string) => boolean {
+  const block = new BlockList();
+  let loopback = false;
+  for (const entry of list) {
+    if (entry === 'loopback') {
+      loopback = true;
+      continue;
+    }
+    const [address, bits] = entry.split('/') as [string, string | undefined];
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (bits === undefined) block.addAddress(address, family);
+    else block.addSubnet(address, Number(bits), family);
+  }
+  return (raw) => {
+    const address = normalise(raw);
+    if (loopback && (address === '::1' || address.startsWith('127.'))) return true;
+    return block.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+  };
+}
+
+const normalise = (address: string) => (address.startsWith('::ffff:') ? address.slice(7) : address);
+
+/**
+ * The client's address: the peer's own, or, when the peer is a trusted proxy, the nearest address that
+ * proxy saw (the last X-Forwarded-For entry; the gateway sends exactly one).
+ */
+export function clientAddress(request: IncomingMessage, trusted: (address: string) => boolean): string {
+  const peer = normalise(request.socket.remoteAddress ?? 'unknown');
+  if (!trusted(peer)) return peer;
+  const header = request.headers['x-forwarded-for'];
+  const value = Array.isArray(header) ? header.join(',') : header;
+  const last = value
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .at(-1);
+  return last && isIP(normalise(last)) !== 0 ? normalise(last) : peer;
+}
+
+/** Connections held per key, counted up and down. */
+export class Tally {
+  private readonly counts = new Map<string, number>();
+
+  get size(): number {
+    return this.counts.size;
+  }
+
+  count(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
+
+  add(key: string): number {
+    const n = this.count(key) + 1;
+    this.counts.set(key, n);
+    return n;
+  }
+
+  remove(key: string): void {
+    const n = this.count(key) - 1;
+    if (n <= 0) this.counts.delete(key);
+    else this.counts.set(key, n);
+  }
+}
