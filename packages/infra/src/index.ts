@@ -13,6 +13,8 @@ export {
   ensureDockerCompose,
   ensureTmux,
   freePort,
+  killByPid,
+  processAlive,
   InfraError,
   startRedis,
   startNats,

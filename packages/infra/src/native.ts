@@ -125,7 +125,7 @@ function tcpOpen(port: number): Promise<boolean> {
   });
 }
 
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -134,7 +134,8 @@ function processAlive(pid: number): boolean {
   }
 }
 
-async function killByPid(pid: number, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 10_000): Promise<void> {
+/** Signals a process by its PID and waits for it to go, killing it when it outstays `timeoutMs`. */
+export async function killByPid(pid: number, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 10_000): Promise<void> {
   if (!processAlive(pid)) return;
   process.kill(pid, signal);
   const deadline = Date.now() + timeoutMs;

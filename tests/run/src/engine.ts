@@ -4,7 +4,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDebianCommands } from '@omc/infra';
+import { ensureDebianCommands, killByPid, processAlive } from '@omc/infra';
 
 export interface Engine {
   /** The docker client that builds (BuildKit). */
@@ -47,22 +47,7 @@ function composeCommand(docker: string): string[] | undefined {
   return undefined;
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function stopPid(pid: number, timeoutMs: number): Promise<void> {
-  if (!processAlive(pid)) return;
-  process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + timeoutMs;
-  while (processAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (processAlive(pid)) process.kill(pid, 'SIGKILL');
-}
+const stopPid = (pid: number, timeoutMs: number) => killByPid(pid, 'SIGTERM', timeoutMs);
 
 /**
  * An engine that answers: the running one, else (as root) Debian's dockerd, installed if missing and

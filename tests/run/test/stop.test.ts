@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTmux } from '@omc/infra';
+import { ensureTmux, processAlive } from '@omc/infra';
 import { ROOT } from '../src/images.js';
 
 /** The documented bound (docs/operations.md, "Stopping npm start"). */
@@ -61,19 +61,10 @@ const SERVER_PID_FILES = [
 
 let current: { marker: string; dir: string; servers: Proc[] } | undefined;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** What is still running of what `npm start` started. */
 const leftOver = (marker: string): Proc[] => [
   ...marked(marker),
-  ...(current?.servers ?? []).filter((p) => alive(p.pid)),
+  ...(current?.servers ?? []).filter((p) => processAlive(p.pid)),
 ];
 
 beforeAll(() => {
@@ -85,7 +76,7 @@ afterEach(() => {
   // Whatever a failed test left behind, by PID (the servers' PID files too, if it failed before reading them).
   for (const file of SERVER_PID_FILES.map(([, f]) => join(current!.dir, 'servers', f))) {
     const pid = existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : 0;
-    if (pid > 0 && alive(pid)) current.servers.push({ pid, ppid: 0, comm: file });
+    if (pid > 0 && processAlive(pid)) current.servers.push({ pid, ppid: 0, comm: file });
   }
   for (const p of leftOver(current.marker)) {
     try {
@@ -124,7 +115,7 @@ async function npmStartInTerminal(): Promise<{
   // Redis rewrites its environment with its process title: the servers are also known by their PID files.
   for (const [server, file] of SERVER_PID_FILES) {
     const pid = Number(readFileSync(join(dir, 'servers', file), 'utf8').split('\n')[0]);
-    expect(alive(pid), `${server} (${pid})`).toBe(true);
+    expect(processAlive(pid), `${server} (${pid})`).toBe(true);
     current.servers.push({ pid, ppid: 0, comm: server });
   }
   // The test means something only if the services are among them.
