@@ -18,10 +18,15 @@ const trustedProxies = z
       if (s === 'loopback') return true;
       const [address, bits, ...rest] = s.split('/');
       if (rest.length > 0 || !address || isIP(address) === 0) return false;
-      return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128));
+      return (
+        bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128))
+      );
     };
     if (list.every(valid)) return list;
-    ctx.addIssue({ code: 'custom', message: 'must be false, loopback, or addresses/CIDRs separated by commas' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be false, loopback, or addresses/CIDRs separated by commas',
+    });
     return z.NEVER;
   });
 
