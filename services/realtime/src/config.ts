@@ -2,26 +2,36 @@ import { hostname } from 'node:os';
 import { baseEnvSchema, env, parseConfig } from '@omc/service-kit';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { NAMED_RANGES } from './live/connection-caps.js';
 
-/** Proxies whose X-Forwarded-For is believed: 'loopback', 'false', or addresses/CIDRs separated by commas. */
+/**
+ * Proxies whose X-Forwarded-For is believed, in the gateway's words: false, true (any peer), or
+ * addresses/CIDRs and the names loopback, linklocal, uniquelocal separated by commas.
+ */
 const trustedProxies = z
   .string()
   .default('loopback')
   .transform((value, ctx): string[] => {
     const v = value.trim();
     if (['false', '0', 'no', ''].includes(v)) return [];
+    if (['true', 'yes'].includes(v)) return ['0.0.0.0/0', '::/0'];
     const list = v
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
     const valid = (s: string) => {
-      if (s === 'loopback') return true;
+      if (s in NAMED_RANGES) return true;
       const [address, bits, ...rest] = s.split('/');
       if (rest.length > 0 || !address || isIP(address) === 0) return false;
-      return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128));
+      return (
+        bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(address) === 4 ? 32 : 128))
+      );
     };
     if (list.every(valid)) return list;
-    ctx.addIssue({ code: 'custom', message: 'must be false, loopback, or addresses/CIDRs separated by commas' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be true, false, or addresses/CIDRs/loopback/linklocal/uniquelocal separated by commas',
+    });
     return z.NEVER;
   });
 

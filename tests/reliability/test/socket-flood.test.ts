@@ -12,7 +12,10 @@ const CAP = 50;
 afterAll(reportFigures);
 
 /** Opens sockets from this host until one is refused; returns how many were held and the refusal. */
-async function flood(url: string, limit: number): Promise<{ held: Socket[]; refusal: string; counts: number[] }> {
+async function flood(
+  url: string,
+  limit: number,
+): Promise<{ held: Socket[]; refusal: string; counts: number[] }> {
   const held: Socket[] = [];
   const counts: number[] = [];
   for (let i = 0; i < limit; i += 1) {
@@ -38,13 +41,21 @@ describe('a flood of websockets from one address', () => {
     const viaGateway = await flood(suite().gatewayUrl, CAP + 5);
     try {
       figures.socketsOneAddressHolds = viaGateway.held.length;
-      invariant('one address holds at most WS_MAX_PER_IP sockets through the gateway', viaGateway.held.length === CAP, `${viaGateway.held.length} held`);
+      invariant(
+        'one address holds at most WS_MAX_PER_IP sockets through the gateway',
+        viaGateway.held.length === CAP,
+        `${viaGateway.held.length} held`,
+      );
       expect(viaGateway.held.length).toBe(CAP);
       // The gateway refuses the upgrade (HTTP 429); the client sees a failed websocket.
       expect(viaGateway.refusal).not.toBe('');
       // All from one host: one person in the count (the suite's other sockets are closed by now).
       const last = viaGateway.counts.at(-1);
-      invariant('many sockets from one address count as one person', last !== undefined && last <= 2, `count ${last}`);
+      invariant(
+        'many sockets from one address count as one person',
+        last !== undefined && last <= 2,
+        `count ${last}`,
+      );
     } finally {
       for (const s of viaGateway.held) s.close();
     }
@@ -54,7 +65,11 @@ describe('a flood of websockets from one address', () => {
     await new Promise((r) => setTimeout(r, 500));
     const direct = await flood(realtimeUrl, CAP + 5);
     try {
-      invariant('one address holds at most WS_MAX_PER_IP sockets at realtime', direct.held.length === CAP, `${direct.held.length} held`);
+      invariant(
+        'one address holds at most WS_MAX_PER_IP sockets at realtime',
+        direct.held.length === CAP,
+        `${direct.held.length} held`,
+      );
       expect(direct.held.length).toBe(CAP);
       expect(direct.refusal).toBe(`Too many connections from your address (at most ${CAP})`);
     } finally {

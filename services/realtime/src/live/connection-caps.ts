@@ -3,15 +3,17 @@
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 
+/** The names TRUST_PROXY accepts, as the gateway's (proxy-addr's) ranges. */
+export const NAMED_RANGES: Record<string, string[]> = {
+  loopback: ['127.0.0.1/8', '::1/128'],
+  linklocal: ['169.254.0.0/16', 'fe80::/10'],
+  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+};
+
 /** A compiled TRUST_PROXY list: true when the peer may tell us the client's address. */
 export function trustedPeer(list: string[]): (address: string) => boolean {
   const block = new BlockList();
-  let loopback = false;
-  for (const entry of list) {
-    if (entry === 'loopback') {
-      loopback = true;
-      continue;
-    }
+  for (const entry of list.flatMap((e) => NAMED_RANGES[e] ?? [e])) {
     const [address, bits] = entry.split('/') as [string, string | undefined];
     const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
     if (bits === undefined) block.addAddress(address, family);
@@ -19,8 +21,8 @@ export function trustedPeer(list: string[]): (address: string) => boolean {
   }
   return (raw) => {
     const address = normalise(raw);
-    if (loopback && (address === '::1' || address.startsWith('127.'))) return true;
-    return block.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+    const family = isIP(address);
+    return family !== 0 && block.check(address, family === 6 ? 'ipv6' : 'ipv4');
   };
 }
 

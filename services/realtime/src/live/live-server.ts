@@ -74,11 +74,14 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     'Connections refused because their address holds WS_MAX_PER_IP already, by where',
     ['where'],
   );
-  io.engine.on('connection', (conn: { request: Parameters<typeof clientAddress>[0]; once: (e: string, f: () => void) => void }) => {
-    const address = clientAddress(conn.request, trusted);
-    engineConnections.add(address);
-    conn.once('close', () => engineConnections.remove(address));
-  });
+  io.engine.on(
+    'connection',
+    (conn: { request: Parameters<typeof clientAddress>[0]; once: (e: string, f: () => void) => void }) => {
+      const address = clientAddress(conn.request, trusted);
+      engineConnections.add(address);
+      conn.once('close', () => engineConnections.remove(address));
+    },
+  );
 
   const emitted = metrics.counter(
     'realtime_messages_emitted_total',
