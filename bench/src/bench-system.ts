@@ -42,7 +42,6 @@ export function benchEnvironment(settings: BenchSettings): NodeJS.ProcessEnv {
     WS_MAX_PER_IP: '0',
     CLICK_RATE_PER_USER: '1000000',
     CLICK_RATE_PER_IP: '0',
-    WS_MAX_PER_IP: '0',
     SIGNUP_FREE_CLICKS: '1000000000',
     ROUND_TARGET: String(THROUGHPUT_ROUND_TARGET),
     BROADCAST_HZ: String(settings.broadcastHz),
