@@ -1,6 +1,6 @@
 // `npm test`: every test of every package, packages side by side (each starts its own servers unless
 // DATABASE_URL, REDIS_URL and NATS_URL are given), with one summary at the end.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureChromium, ensureDockerCompose, ensureInfraInstalled, ensureTmux } from '@omc/infra';
@@ -74,6 +74,19 @@ if (process.getuid?.() === 0) {
 }
 
 const only = process.argv.slice(2);
+// The suites that serve the web app (browser, system, client contract) would each build it when missing
+// or stale, and a build empties web/dist while another suite is serving it: build it once, first.
+if (only.length === 0) {
+  const web = spawnSync('pnpm', ['--filter', '@omc/web', 'run', 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  if (web.status !== 0) {
+    console.error('the web app did not build');
+    process.exit(1);
+  }
+}
 const packages = workspacePackages().filter((p) => only.length === 0 || only.some((o) => p.name.includes(o) || p.dir.includes(o)));
 // Shared servers given by URL cannot isolate packages from each other: run one at a time then.
 const sharedServers = Boolean(process.env.DATABASE_URL || process.env.REDIS_URL || process.env.NATS_URL);
