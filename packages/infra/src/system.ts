@@ -6,7 +6,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { ensureDatabase } from './databases.js';
-import { startInfra, type Infra } from './index.js';
+import { startInfra, type Infra } from './infra.js';
 import { freePort } from './native.js';
 
 export type DeployableName = 'emulators' | 'auth' | 'game' | 'payments' | 'realtime' | 'gateway';
