@@ -120,10 +120,32 @@ export async function optionalUser(request: FastifyRequest): Promise<AccessToken
   return hasBearer(request) ? verify(request) : null;
 }
 
-export function requireRole(claims: AccessTokenClaims, role: Role, currentRole?: Role): void {
-  // The current role from the service's own records wins over the token's (it may be minutes old).
-  if ((currentRole ?? claims.role) !== role)
-    throw forbidden(role === 'admin' ? 'Admin only' : `Requires role ${role}`);
+/**
+ * onRequest hook for a route tree whose every route needs a signed-in caller: a guest gets 401 before
+ * any body is read, and handlers find the verified claims in `request.user`.
+ */
+export async function authenticate(request: FastifyRequest): Promise<void> {
+  request.user = await requireUser(request);
+}
+
+/** onRequest hook for routes open to guests: a token, when sent, must be valid (else 401). */
+export async function authenticateIfPresent(request: FastifyRequest): Promise<void> {
+  const claims = await optionalUser(request);
+  if (claims) request.user = claims;
+}
+
+/**
+ * A hook for the routes that need a role, after the tree's authentication hook. `current` gives the
+ * caller's role from the service's own records, which wins over the token's (it may be minutes old).
+ */
+export function requireRole(
+  role: Role,
+  current?: (request: FastifyRequest) => Role | Promise<Role>,
+): (request: FastifyRequest) => Promise<void> {
+  return async function requireRoleHook(request) {
+    const actual = current ? await current(request) : request.user.role;
+    if (actual !== role) throw forbidden(role === 'admin' ? 'Admin only' : `Requires role ${role}`);
+  };
 }
 
 export { AppError };

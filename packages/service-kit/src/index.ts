@@ -1,5 +1,6 @@
 export * from './config.js';
 export * from './errors.js';
+export * from './logger.js';
 export * from './server.js';
 export * from './health.js';
 export * from './db.js';
@@ -8,4 +9,5 @@ export * from './nats.js';
 export * from './outbox.js';
 export * from './auth.js';
 export * from './metrics.js';
+export * from './deps.js';
 export * from './run.js';

@@ -1,20 +1,37 @@
-// The life of a service process: config -> deps -> app -> listen, and on SIGTERM/SIGINT a graceful close
-// (stop accepting, finish in-flight requests, close connections) within a bounded time.
+// The life of a service process: config -> deps -> buildApp -> start -> listen, and on SIGTERM/SIGINT a
+// graceful close (stop accepting, finish in-flight requests, close connections) within a bounded time.
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.js';
 
-export interface RunOptions<C, D extends { close(): Promise<void> }> {
+/** The settings every service's config has under these names. */
+interface RunConfig {
+  PORT?: number;
+  HOST: string;
+  SHUTDOWN_GRACE_MS: number;
+}
+
+export interface RunOptions<
+  C extends RunConfig,
+  D extends { close(): Promise<void> },
+  A extends FastifyInstance,
+> {
   name: string;
   loadConfig: () => C;
   createDeps: (config: C) => Promise<D>;
-  buildApp: (deps: D) => Promise<FastifyInstance>;
-  port: (config: C) => number;
-  host: (config: C) => string;
-  graceMs?: (config: C) => number;
+  /** Builds the app and does nothing else. */
+  buildApp: (deps: D) => Promise<A>;
+  /** Migrations, streams, bootstrap steps, consumers and timers: what a built app needs before serving. */
+  start?: (app: A) => Promise<void>;
+  /** The port setting, when it is not PORT. */
+  port?: (config: C) => number;
 }
 
-export async function runService<C, D extends { close(): Promise<void> }>(options: RunOptions<C, D>): Promise<void> {
+export async function runService<
+  C extends RunConfig,
+  D extends { close(): Promise<void> },
+  A extends FastifyInstance,
+>(options: RunOptions<C, D, A>): Promise<void> {
   let config: C;
   try {
     config = options.loadConfig();
@@ -27,11 +44,12 @@ export async function runService<C, D extends { close(): Promise<void> }>(option
   }
   const deps = await options.createDeps(config);
   const app = await options.buildApp(deps);
-  closeWithGrace({ delay: options.graceMs?.(config) ?? 10_000 }, async ({ signal, err }) => {
+  closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an uncaught error');
     else app.log.info({ signal }, 'shutting down');
     await app.close();
     await deps.close();
   });
-  await app.listen({ port: options.port(config), host: options.host(config) });
+  await options.start?.(app);
+  await app.listen({ port: options.port?.(config) ?? config.PORT ?? 0, host: config.HOST });
 }

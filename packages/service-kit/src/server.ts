@@ -2,9 +2,10 @@
 // validation and serialization, body limits, one error handler.
 import { errorBody } from '@omc/contracts';
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerErrorHandling } from './errors.js';
+import { loggerOptions, type Logger } from './logger.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Past this size, a refused body is not read to its end: the connection is closed instead. */
@@ -15,25 +16,20 @@ export interface ServerOptions {
   logLevel?: string;
   /** Maximum request body in bytes (default 64 KiB: no route of ours takes more). */
   bodyLimit?: number;
+  /** The service's one logger (deps.log); Fastify logs requests through it. */
+  log?: Logger;
   /** Pino destination or a disabled logger in tests. */
   logger?: FastifyServerOptions['logger'];
   trustProxy?: boolean | string | string[];
-}
-
-export function loggerOptions(name: string, level = 'info') {
-  return {
-    level,
-    base: { service: name },
-    redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
-      censor: '[redacted]',
-    },
-  };
+  /** Believe X-Forwarded-For from this many nearest peers (the gateway), no further (instead of trustProxy). */
+  trustProxyHops?: number;
 }
 
 export function createServer(options: ServerOptions): FastifyInstance {
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(options.name, options.logLevel),
+    ...(options.logger === undefined && options.log
+      ? { loggerInstance: options.log as FastifyBaseLogger }
+      : { logger: options.logger ?? loggerOptions(options.name, options.logLevel) }),
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     // false: Fastify would otherwise take the header as it is and never call genReqId.
     requestIdHeader: false,
@@ -42,7 +38,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    trustProxy: options.trustProxy ?? true,
+    trustProxy:
+      options.trustProxyHops === undefined
+        ? (options.trustProxy ?? true)
+        : (_address: string, hop: number) => hop < options.trustProxyHops!,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   }).withTypeProvider<ZodTypeProvider>();

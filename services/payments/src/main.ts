@@ -3,12 +3,4 @@ import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createDeps } from './deps.js';
 
-await runService({
-  name: 'payments',
-  loadConfig: () => loadConfig(),
-  createDeps,
-  buildApp: (deps) => buildApp(deps),
-  port: (c) => c.PORT,
-  host: (c) => c.HOST,
-  graceMs: (c) => c.SHUTDOWN_GRACE_MS,
-});
+await runService({ name: 'payments', loadConfig, createDeps, buildApp });
