@@ -10,22 +10,29 @@ import {
   registerMetrics,
   registerTokens,
   startOutboxRelay,
+  type OutboxRelay,
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { clickRoutes } from './clicks/clicks.routes.js';
 import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
-import { GameEngine, type HotState } from './engine/game-engine.js';
+import { GameEngine } from './engine/game-engine.js';
 import { startGameConsumers } from './events/consumers.js';
-import { startJournalFlusher } from './journal/journal-flusher.js';
-import { gameMetrics } from './metrics.js';
-import { startStatePublisher } from './state/state-publisher.js';
+import { startJournalFlusher, type JournalFlusher } from './journal/journal-flusher.js';
+import { gameMetrics, type GameMetrics } from './metrics.js';
+import { startStatePublisher, type StatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
 import { winnersRoutes } from './winners/winners.routes.js';
 
+/** What the routes of this app share: the dependencies, the engine and the service's metrics. */
+export interface GameContext {
+  deps: Deps;
+  engine: GameEngine;
+  metrics: GameMetrics;
+}
+
 export interface GameApp extends FastifyInstance {
-  game: {
-    engine: GameEngine;
+  game: GameContext & {
     /** Writes everything Redis holds for Postgres now (tests, shutdown). */
     flushJournal(timeoutMs?: number): Promise<void>;
     /** Publishes every queued outbox event now (tests). */
@@ -33,38 +40,73 @@ export interface GameApp extends FastifyInstance {
   };
 }
 
-export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): Promise<GameApp> {
-  const { config, db, redis, nats, log } = deps;
+/** The loops start() runs; the engine's hooks reach them once they run. */
+interface Background {
+  outbox?: OutboxRelay;
+  flusher?: JournalFlusher;
+  publisher?: StatePublisher;
+  /** Stops the loops and the engine, in order; an app never started only closes its engine. */
+  stop?: () => Promise<void>;
+}
+const backgrounds = new WeakMap<FastifyInstance, Background>();
+
+export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<GameApp> {
+  const { config } = deps;
   const app = createServer({
     name: 'game',
-    // service-kit's option type names only the other forms Fastify accepts.
-    trustProxy: ((_address: string, hop: number) => hop < config.TRUST_PROXY_HOPS) as unknown as boolean,
-    logLevel: config.LOG_LEVEL,
-    ...(options.logger === false ? { logger: false } : {}),
+    trustProxyHops: config.TRUST_PROXY_HOPS,
+    log: deps.log,
+    logger: options.logger,
   });
-  await migrateToLatest(db, migrations);
-  // The game publishes round wins and reads auth's and payments' events: make sure each stream exists,
-  // whatever order the services start in (idempotent, same configuration as their owners').
-  for (const stream of [STREAMS.game, STREAMS.auth, STREAMS.payments]) await ensureStream(nats.jsm, stream);
   await registerTokens(app, { publicKey: config.JWT_PUBLIC_KEY });
   registerHealth(app, {
-    postgres: () => pingDb(db),
-    redis: () => pingRedis(redis),
-    nats: () => pingNats(nats),
+    postgres: () => pingDb(deps.db),
+    redis: () => pingRedis(deps.redis),
+    nats: () => pingNats(deps.nats),
   });
   registerMetrics(app, deps.metrics);
 
   const metrics = gameMetrics(deps.metrics);
-  const outbox = startOutboxRelay(db, nats, log, { intervalMs: 100 });
-  metrics.observeOutboxBacklog(() => outbox.backlog());
-  let stateChanged: (state?: HotState) => void = () => undefined;
-  const engine = new GameEngine(db, redis, config, log, deps.clock, {
+  const background: Background = {};
+  backgrounds.set(app, background);
+  const engine = new GameEngine(deps.db, deps.redis, config, deps.log, deps.clock, {
     onBatch: (size) => metrics.batchSize.observe(size),
     onOutcome: (outcome, count) => metrics.clicks.inc({ outcome }, count),
     onWin: () => metrics.roundsWon.inc(),
-    onWinPersisted: () => outbox.nudge(),
-    onStateChanged: (state) => stateChanged(state),
+    onWinPersisted: () => background.outbox?.nudge(),
+    onStateChanged: (state) => background.publisher?.changed(state),
   });
+  const notStarted = async () => {
+    throw new Error('the game app is not started');
+  };
+  app.decorate('game', {
+    deps,
+    engine,
+    metrics,
+    flushJournal: (timeoutMs?: number) => background.flusher?.drain(timeoutMs) ?? notStarted(),
+    drainOutbox: (timeoutMs?: number) => background.outbox?.drain(timeoutMs) ?? notStarted(),
+  });
+  const ctx: GameContext = { deps, engine, metrics };
+  await app.register(clickRoutes, ctx);
+  await app.register(stateRoutes, ctx);
+  await app.register(winnersRoutes, ctx);
+  app.addHook('onClose', async () => {
+    await (background.stop ?? (() => engine.close()))();
+  });
+  return app as GameApp;
+}
+
+/** Migrations, streams, the outbox relay, the journal flusher, the state publisher and the consumers. */
+export async function start(app: GameApp): Promise<void> {
+  const { deps, engine, metrics } = app.game;
+  const { config, db, redis, nats, log } = deps;
+  const background = backgrounds.get(app)!;
+  await migrateToLatest(db, migrations);
+  // The game publishes round wins and reads auth's and payments' events: make sure each stream exists,
+  // whatever order the services start in (idempotent, same configuration as their owners').
+  for (const stream of [STREAMS.game, STREAMS.auth, STREAMS.payments]) await ensureStream(nats.jsm, stream);
+  const outbox = startOutboxRelay(db, nats, log, { intervalMs: 100 });
+  metrics.observeOutboxBacklog(() => outbox.backlog());
   const flusher = startJournalFlusher(db, redis, log, {
     intervalMs: config.JOURNAL_FLUSH_MS,
     onWinsWritten: () => outbox.nudge(),
@@ -73,7 +115,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     intervalMs: config.STATE_PUBLISH_MS,
     onPublished: () => metrics.statePublished.inc(),
   });
-  stateChanged = (state) => publisher.changed(state);
+  Object.assign(background, { outbox, flusher, publisher });
   const consumers = startGameConsumers({
     db,
     nats,
@@ -82,14 +124,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     log,
     onResult: (subject, outcome) => metrics.eventsConsumed.inc({ subject, outcome }),
   });
-
-  await app.register(async (scope) => {
-    await clickRoutes(scope, engine, { perUser: config.CLICK_RATE_PER_USER, perAddress: config.CLICK_RATE_PER_IP });
-    await stateRoutes(scope, engine, config);
-    await winnersRoutes(scope, db);
-  });
-
-  app.addHook('onClose', async () => {
+  background.stop = async () => {
     await Promise.all(consumers.map((c) => c.stop()));
     await publisher.stop();
     await engine.close();
@@ -98,13 +133,5 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
       .catch((error) => log.warn({ err: error }, 'journal left in Redis for another instance'));
     await flusher.stop();
     await outbox.stop();
-  });
-
-  return Object.assign(app, {
-    game: {
-      engine,
-      flushJournal: (timeoutMs?: number) => flusher.drain(timeoutMs),
-      drainOutbox: (timeoutMs?: number) => outbox.drain(timeoutMs),
-    },
-  }) as GameApp;
+  };
 }

@@ -1,47 +1,40 @@
 import {
+  baseDeps,
+  closeInOrder,
   connectNats,
   createDb,
-  createMetrics,
   createRedis,
-  type Metrics,
+  type BaseDeps,
   type Nats,
   type Redis,
 } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
-import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
 
-export interface Deps {
+export interface Deps extends BaseDeps {
   config: Config;
   db: Kysely<Database>;
   redis: Redis;
   nats: Nats;
-  metrics: Metrics;
-  log: Logger;
-  clock: () => number;
-  close(): Promise<void>;
 }
 
 export async function createDeps(config: Config): Promise<Deps> {
-  const log = pino({ level: config.LOG_LEVEL, base: { service: 'game' } });
   const db = createDb<Database>(config.DATABASE_URL, { name: 'game', max: 20 });
   // A click batch must run at most once: a command in flight when the connection drops is failed, never
   // sent again after the reconnect (it may have run already).
   const redis = createRedis(config.REDIS_URL, { autoResendUnfulfilledCommands: false });
   const nats = await connectNats(config.NATS_URL, 'game');
   return {
+    ...baseDeps({ name: 'game', logLevel: config.LOG_LEVEL }),
     config,
     db,
     redis,
     nats,
-    metrics: createMetrics('game'),
-    log,
-    clock: () => Date.now(),
-    async close() {
-      await nats.close();
-      redis.disconnect();
-      await db.destroy();
-    },
+    close: closeInOrder(
+      () => nats.close(),
+      () => redis.disconnect(),
+      () => db.destroy(),
+    ),
   };
 }

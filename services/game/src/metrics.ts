@@ -33,3 +33,5 @@ export function gameMetrics(metrics: Metrics) {
     },
   };
 }
+
+export type GameMetrics = ReturnType<typeof gameMetrics>;

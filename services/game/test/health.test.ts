@@ -10,7 +10,7 @@ import {
   workspaceRoot,
 } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.js';
+import { buildApp, start } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 
@@ -38,6 +38,7 @@ describe('game service health', () => {
     });
     deps = await createDeps(config);
     app = await buildApp(deps, { logger: false });
+    await start(app);
   });
 
   afterAll(async () => {

@@ -24,7 +24,7 @@ import {
   testInfra,
   workspaceRoot,
 } from '@omc/testkit';
-import { buildApp, type GameApp } from '../src/app.js';
+import { buildApp, start, type GameApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type Deps } from '../src/deps.js';
 
@@ -73,7 +73,9 @@ export async function startGame(options: { env?: Record<string, string>; instanc
   for (let i = 0; i < (options.instances ?? 1); i++) {
     const deps = await createDeps(config);
     depsList.push(deps);
-    apps.push(await buildApp(deps, { logger: false }));
+    const app = await buildApp(deps, { logger: false });
+    await start(app);
+    apps.push(app);
   }
   const app = apps[0]!;
 

@@ -1,8 +1,9 @@
 import { ClickResponse } from '@omc/contracts';
-import { AppError, conflict, forbidden, requireUser, tooManyRequests } from '@omc/service-kit';
+import { AppError, authenticate, conflict, forbidden, tooManyRequests } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { ClickOutcome, GameEngine } from '../engine/game-engine.js';
+import type { GameContext } from '../app.js';
+import type { ClickOutcome } from '../engine/game-engine.js';
 
 interface ClickRates {
   perUser: number;
@@ -24,16 +25,16 @@ function refusal(outcome: Exclude<ClickOutcome, { accepted: true }>, rates: Clic
   }
 }
 
-export async function clickRoutes(
-  app: FastifyInstance,
-  engine: GameEngine,
-  rates: ClickRates,
-): Promise<void> {
+export async function clickRoutes(app: FastifyInstance, { deps, engine }: GameContext): Promise<void> {
+  const rates: ClickRates = {
+    perUser: deps.config.CLICK_RATE_PER_USER,
+    perAddress: deps.config.CLICK_RATE_PER_IP,
+  };
+  app.addHook('onRequest', authenticate);
   app
     .withTypeProvider<ZodTypeProvider>()
     .post('/api/game/click', { schema: { response: { 200: ClickResponse } } }, async (request) => {
-      const claims = await requireUser(request);
-      const outcome = await engine.click(claims.sub, request.ip);
+      const outcome = await engine.click(request.user.sub, request.ip);
       if (!outcome.accepted) throw refusal(outcome, rates);
       return {
         globalClicks: outcome.globalClicks,

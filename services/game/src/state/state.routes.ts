@@ -1,11 +1,11 @@
 import { centsToEuros, GameProfile, GameRules, GameStateResponse, PACKS, packView } from '@omc/contracts';
-import { notFound, requireUser } from '@omc/service-kit';
+import { authenticate, notFound } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Config } from '../config.js';
-import type { GameEngine } from '../engine/game-engine.js';
+import type { GameContext } from '../app.js';
 
-export async function stateRoutes(app: FastifyInstance, engine: GameEngine, config: Config): Promise<void> {
+export async function stateRoutes(app: FastifyInstance, { deps, engine }: GameContext): Promise<void> {
+  const { config } = deps;
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
   routes.get('/api/game/state', { schema: { response: { 200: GameStateResponse } } }, async () => {
@@ -31,10 +31,14 @@ export async function stateRoutes(app: FastifyInstance, engine: GameEngine, conf
   });
   routes.get('/api/game/rules', { schema: { response: { 200: GameRules } } }, async () => rules);
 
-  routes.get('/api/game/profile', { schema: { response: { 200: GameProfile } } }, async (request) => {
-    const claims = await requireUser(request);
-    const view = await engine.userView(claims.sub);
-    if (!view) throw notFound('Your account is not known to the game yet; try again in a moment');
-    return view;
+  await app.register(async (signedIn) => {
+    signedIn.addHook('onRequest', authenticate);
+    signedIn
+      .withTypeProvider<ZodTypeProvider>()
+      .get('/api/game/profile', { schema: { response: { 200: GameProfile } } }, async (request) => {
+        const view = await engine.userView(request.user.sub);
+        if (!view) throw notFound('Your account is not known to the game yet; try again in a moment');
+        return view;
+      });
   });
 }

@@ -2,8 +2,7 @@ import { centsToEuros, WinnersQuery, WinnersResponse } from '@omc/contracts';
 import { badRequest } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { GameContext } from '../app.js';
 import { listWinners } from '../engine/game.repo.js';
 
 const encodeCursor = (round: number) => Buffer.from(`r${round}`).toString('base64url');
@@ -14,7 +13,7 @@ function decodeCursor(cursor: string): number {
   return Number(match[1]);
 }
 
-export async function winnersRoutes(app: FastifyInstance, db: Kysely<Database>): Promise<void> {
+export async function winnersRoutes(app: FastifyInstance, { deps }: GameContext): Promise<void> {
   app
     .withTypeProvider<ZodTypeProvider>()
     .get(
@@ -23,7 +22,7 @@ export async function winnersRoutes(app: FastifyInstance, db: Kysely<Database>):
       async (request) => {
         const { limit, cursor } = request.query;
         const rows = await listWinners(
-          db,
+          deps.db,
           limit + 1,
           cursor === undefined ? undefined : decodeCursor(cursor),
         );
