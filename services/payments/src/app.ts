@@ -1,40 +1,97 @@
-import { createServer, migrateToLatest, pingDb, pingNats, pingRedis, registerHealth, registerMetrics, registerTokens, startOutboxRelay, type Consumer, type OutboxRelay } from '@omc/service-kit';
+import {
+  createServer,
+  migrateToLatest,
+  pingDb,
+  pingNats,
+  registerHealth,
+  registerMetrics,
+  registerTokens,
+  startOutboxRelay,
+  type OutboxRelay,
+} from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
-import { CheckoutService } from './checkout/checkout.service.js';
 import { checkoutRoutes } from './checkout/checkout.routes.js';
+import { CheckoutService } from './checkout/checkout.service.js';
 import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
 import { startConsumers } from './events/consumers.js';
-import { paymentsMetrics } from './metrics.js';
+import { paymentsMetrics, type PaymentsMetrics } from './metrics.js';
 import { payoutRoutes } from './payouts/payouts.routes.js';
 import { PayoutsService } from './payouts/payouts.service.js';
 import { profileRoutes } from './profile/profile.routes.js';
+import { ProfileService } from './profile/profile.service.js';
 import { AccountCheck } from './users/account-check.js';
 import { UsersService } from './users/users.service.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
+import { WebhooksService } from './webhooks/webhooks.service.js';
 
-export interface PaymentsApp extends FastifyInstance {
-  payments: { checkout: CheckoutService; payouts: PayoutsService; outbox: OutboxRelay };
+/** What the routes of this app share: the dependencies and the services built on them. */
+export interface PaymentsContext {
+  deps: Deps;
+  metrics: PaymentsMetrics;
+  checkout: CheckoutService;
+  payouts: PayoutsService;
+  users: UsersService;
+  accounts: AccountCheck;
+  profile: ProfileService;
+  webhooks: WebhooksService;
 }
 
-export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): Promise<PaymentsApp> {
-  const app = createServer({ name: 'payments', logLevel: deps.config.LOG_LEVEL, ...(options.logger === false ? { logger: false } : {}) });
-  await migrateToLatest(deps.db, migrations);
+export interface PaymentsApp extends FastifyInstance {
+  payments: PaymentsContext & {
+    /** Publishes every queued outbox event now (tests). */
+    drainOutbox(timeoutMs?: number): Promise<void>;
+  };
+}
+
+/** The outbox relay start() runs; the services' nudges reach it once it runs. */
+const outboxes = new WeakMap<FastifyInstance, { relay?: OutboxRelay }>();
+
+export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<PaymentsApp> {
+  const app = createServer({ name: 'payments', log: deps.log, logger: options.logger });
   await registerTokens(app, { publicKey: deps.config.JWT_PUBLIC_KEY });
   registerHealth(app, {
     postgres: () => pingDb(deps.db),
-    redis: () => pingRedis(deps.redis),
     nats: () => pingNats(deps.nats),
   });
   registerMetrics(app, deps.metrics);
 
-  const outbox = startOutboxRelay(deps.db, deps.nats, deps.log);
-  const metrics = paymentsMetrics(deps.metrics, () => outbox.backlog());
+  const outbox: { relay?: OutboxRelay } = {};
+  outboxes.set(app, outbox);
+  const nudge = () => outbox.relay?.nudge();
+  const metrics = paymentsMetrics(deps.metrics, async () => (outbox.relay ? outbox.relay.backlog() : 0));
   const users = new UsersService(deps.db);
-  const accounts = new AccountCheck({ authUrl: deps.config.AUTH_URL, timeoutMs: deps.config.AUTH_TIMEOUT_MS });
-  const checkout = new CheckoutService(deps, metrics, () => outbox.nudge());
-  const payouts = new PayoutsService(deps, users, metrics, () => outbox.nudge());
-  const consumers: Consumer[] = await startConsumers(deps, metrics);
+  const ctx: PaymentsContext = {
+    deps,
+    metrics,
+    users,
+    accounts: new AccountCheck({ authUrl: deps.config.AUTH_URL, timeoutMs: deps.config.AUTH_TIMEOUT_MS }),
+    checkout: new CheckoutService(deps, metrics, nudge),
+    payouts: new PayoutsService(deps, users, metrics, nudge),
+    profile: new ProfileService(deps, users),
+    webhooks: new WebhooksService(deps),
+  };
+  app.decorate('payments', {
+    ...ctx,
+    drainOutbox: async (timeoutMs?: number) => {
+      if (!outbox.relay) throw new Error('the payments app is not started');
+      await outbox.relay.drain(timeoutMs);
+    },
+  });
+  await app.register(checkoutRoutes, ctx);
+  await app.register(payoutRoutes, ctx);
+  await app.register(profileRoutes, ctx);
+  await app.register(webhookRoutes, ctx);
+  return app as PaymentsApp;
+}
+
+/** Migrations, the outbox relay, the consumers and the reconciliation timer. */
+export async function start(app: PaymentsApp): Promise<void> {
+  const { deps, metrics, checkout, payouts } = app.payments;
+  await migrateToLatest(deps.db, migrations);
+  const relay = startOutboxRelay(deps.db, deps.nats, deps.log);
+  outboxes.get(app)!.relay = relay;
+  const consumers = await startConsumers(deps, metrics);
 
   // Purchases and payouts a crash left unfinished are settled with the providers in the background.
   let reconciling = false;
@@ -53,13 +110,6 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
   app.addHook('onClose', async () => {
     if (timer) clearInterval(timer);
     await Promise.all(consumers.map((c) => c.stop()));
-    await outbox.stop();
+    await relay.stop();
   });
-
-  await app.register(async (scope) => checkoutRoutes(scope, deps, checkout, accounts));
-  await app.register(async (scope) => payoutRoutes(scope, deps, payouts, accounts));
-  await app.register(async (scope) => profileRoutes(scope, deps, users));
-  await app.register(async (scope) => webhookRoutes(scope, deps));
-
-  return Object.assign(app, { payments: { checkout, payouts, outbox } }) as PaymentsApp;
 }

@@ -16,7 +16,9 @@ export const EMULATOR_CREDENTIALS = {
   paypalClientSecret: 'emulator-secret',
 } as const;
 
+// Payments keeps nothing in Redis, so it takes no REDIS_URL.
 export const configSchema = baseEnvSchema
+  .omit({ REDIS_URL: true })
   .extend({
     PORT: env.port(3003),
     /** Auth, asked on every money path who the caller is now (GET /internal/account). */
@@ -41,25 +43,50 @@ export const configSchema = baseEnvSchema
     RECONCILE_INTERVAL_MS: env.int(30_000, 0, 3_600_000),
   })
   .superRefine((c, ctx) => {
-    const hasBraintree = Boolean(c.BRAINTREE_MERCHANT_ID || c.BRAINTREE_PUBLIC_KEY || c.BRAINTREE_PRIVATE_KEY);
+    const hasBraintree = Boolean(
+      c.BRAINTREE_MERCHANT_ID || c.BRAINTREE_PUBLIC_KEY || c.BRAINTREE_PRIVATE_KEY,
+    );
     const environment = c.BRAINTREE_ENVIRONMENT ?? (hasBraintree ? undefined : 'emulator');
     if (!environment) {
-      ctx.addIssue({ code: 'custom', path: ['BRAINTREE_ENVIRONMENT'], message: 'must be sandbox or production when Braintree credentials are set' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['BRAINTREE_ENVIRONMENT'],
+        message: 'must be sandbox or production when Braintree credentials are set',
+      });
       return;
     }
     if (environment !== 'emulator') {
-      for (const name of ['BRAINTREE_MERCHANT_ID', 'BRAINTREE_PUBLIC_KEY', 'BRAINTREE_PRIVATE_KEY', 'PAYPAL_CLIENT_ID', 'PAYPAL_CLIENT_SECRET'] as const) {
-        if (!c[name]) ctx.addIssue({ code: 'custom', path: [name], message: `is required when BRAINTREE_ENVIRONMENT is ${environment}` });
+      for (const name of [
+        'BRAINTREE_MERCHANT_ID',
+        'BRAINTREE_PUBLIC_KEY',
+        'BRAINTREE_PRIVATE_KEY',
+        'PAYPAL_CLIENT_ID',
+        'PAYPAL_CLIENT_SECRET',
+      ] as const) {
+        if (!c[name])
+          ctx.addIssue({
+            code: 'custom',
+            path: [name],
+            message: `is required when BRAINTREE_ENVIRONMENT is ${environment}`,
+          });
       }
       if (environment === 'production' && c.PAYPAL_API_URL && !c.PAYPAL_API_URL.startsWith('https://')) {
-        ctx.addIssue({ code: 'custom', path: ['PAYPAL_API_URL'], message: 'must be an https URL in production' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['PAYPAL_API_URL'],
+          message: 'must be an https URL in production',
+        });
       }
     }
   })
   .transform((c) => {
     const environment = c.BRAINTREE_ENVIRONMENT ?? 'emulator';
     const emulator = environment === 'emulator';
-    const paypalDefault = emulator ? c.BRAINTREE_EMULATOR_URL : environment === 'sandbox' ? 'https://api-m.sandbox.paypal.com' : 'https://api-m.paypal.com';
+    const paypalDefault = emulator
+      ? c.BRAINTREE_EMULATOR_URL
+      : environment === 'sandbox'
+        ? 'https://api-m.sandbox.paypal.com'
+        : 'https://api-m.paypal.com';
     return {
       ...c,
       BRAINTREE_ENVIRONMENT: environment,
@@ -77,7 +104,9 @@ export type Config = ReturnType<typeof loadConfig>;
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Readonly<z.infer<typeof configSchema>> {
   const result = configSchema.safeParse(source);
   if (!result.success) {
-    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`));
+    throw new ConfigError(
+      result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
+    );
   }
   return Object.freeze(result.data);
 }

@@ -1,39 +1,38 @@
-import { connectNats, createDb, createMetrics, createRedis, type Metrics, type Nats, type Redis } from '@omc/service-kit';
+import { baseDeps, closeInOrder, connectNats, createDb, type BaseDeps, type Nats } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
-import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
 import { createBraintreeGateway, type PaymentGateway } from './providers/braintree.js';
 import { createPayPalClient, type PayoutsClient } from './providers/paypal.js';
 
-export interface Deps {
+// No Redis: payments keeps nothing there (money lives in Postgres; events go through NATS).
+export interface Deps extends BaseDeps {
   config: Config;
   db: Kysely<Database>;
-  redis: Redis;
   nats: Nats;
-  metrics: Metrics;
-  log: Logger;
   payments: PaymentGateway;
   payouts: PayoutsClient;
-  clock: () => number;
-  close(): Promise<void>;
 }
 
-export async function createDeps(config: Config, overrides: Partial<Pick<Deps, 'payments' | 'payouts'>> = {}): Promise<Deps> {
-  const log = pino({ level: config.LOG_LEVEL, base: { service: 'payments' } });
+export async function createDeps(
+  config: Config,
+  overrides: Partial<Pick<Deps, 'payments' | 'payouts'>> = {},
+): Promise<Deps> {
+  const base = baseDeps({ name: 'payments', logLevel: config.LOG_LEVEL });
+  const { log } = base;
   const db = createDb<Database>(config.DATABASE_URL, { name: 'payments', max: 20 });
-  const redis = createRedis(config.REDIS_URL);
   const nats = await connectNats(config.NATS_URL, 'payments');
   if (config.BRAINTREE_ENVIRONMENT === 'emulator') {
-    log.warn({ emulator: config.BRAINTREE_EMULATOR_URL, paypal: config.PAYPAL_API_URL }, 'payments use the local provider emulators: no real money moves');
+    log.warn(
+      { emulator: config.BRAINTREE_EMULATOR_URL, paypal: config.PAYPAL_API_URL },
+      'payments use the local provider emulators: no real money moves',
+    );
   }
   return {
+    ...base,
     config,
     db,
-    redis,
     nats,
-    metrics: createMetrics('payments'),
-    log,
     payments: overrides.payments ?? createBraintreeGateway(config),
     payouts:
       overrides.payouts ??
@@ -46,11 +45,9 @@ export async function createDeps(config: Config, overrides: Partial<Pick<Deps, '
         retryBaseMs: config.PAYPAL_RETRY_BASE_MS,
         log,
       }),
-    clock: () => Date.now(),
-    async close() {
-      await nats.close();
-      redis.disconnect();
-      await db.destroy();
-    },
+    close: closeInOrder(
+      () => nats.close(),
+      () => db.destroy(),
+    ),
   };
 }

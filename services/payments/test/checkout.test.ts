@@ -97,7 +97,7 @@ describe('checkout', () => {
     expect(body).toEqual({ success: false, error: expect.stringMatching(/declined: Do Not Honor/), message: body.error, msg: body.error });
     const paypal = await checkout({ paymentMethodNonce: 'not-a-real-nonce', amount: '0.99' });
     expect(paypal.json()).toMatchObject({ success: false, error: expect.stringMatching(/not accepted: Unknown or expired payment_method_nonce/) });
-    await h.app.payments.outbox.drain();
+    await h.app.payments.drainOutbox();
     expect(purchaseEvents(userId)).toHaveLength(0);
     expect(await balance(h.deps.db, ACCOUNTS.braintreeCashIn)).toBe(-(await sumOfSucceeded()));
   });
@@ -117,7 +117,7 @@ describe('checkout', () => {
     expect(ids.size).toBe(1);
     const purchaseId = (await h.deps.db.selectFrom('purchases').select('id').where('user_id', '=', userId).executeTakeFirstOrThrow()).id;
     expect(await h.emulator.client.charges(purchaseId)).toHaveLength(1);
-    await h.app.payments.outbox.drain();
+    await h.app.payments.drainOutbox();
     await eventually(() => purchaseEvents(userId).length >= 1, 'the purchase event');
     expect(purchaseEvents(userId)).toHaveLength(1);
   });

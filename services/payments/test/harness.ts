@@ -8,7 +8,7 @@ import Fastify from 'fastify';
 import { connect, type NatsConnection, type Subscription } from 'nats';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { buildApp, type PaymentsApp } from '../src/app.js';
+import { buildApp, start, type PaymentsApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type Deps } from '../src/deps.js';
 import { checkLedger } from '../src/ledger/check.js';
@@ -81,6 +81,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
   });
   const deps = await createDeps(config);
   const app = await buildApp(deps, { logger: false });
+  await start(app);
   const nc = await connect({ servers: infra.natsUrl });
   const published: EventEnvelope[] = [];
   const subscription: Subscription = nc.subscribe('payments.>', {

@@ -1,29 +1,30 @@
 import { CollectResponse, MessageResponse, SetPaymentMethodRequest } from '@omc/contracts';
-import { requireUser } from '@omc/service-kit';
+import { authenticate } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Deps } from '../deps.js';
-import { setPayee } from './payouts.repo.js';
-import type { AccountCheck } from '../users/account-check.js';
-import type { PayoutsService } from './payouts.service.js';
+import type { PaymentsContext } from '../app.js';
+import { callerOf } from '../users/account-check.js';
 
-export async function payoutRoutes(app: FastifyInstance, deps: Deps, payouts: PayoutsService, accounts: AccountCheck): Promise<void> {
+export async function payoutRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
+  const { payouts, accounts } = ctx;
+  app.addHook('onRequest', authenticate);
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
-  typed.post('/api/winners/setPaymentMethod', { schema: { body: SetPaymentMethodRequest, response: { 200: MessageResponse } } }, async (request) => {
-    await requireUser(request);
-    const account = await accounts.current(request);
-    await setPayee(deps.db, account.userId, request.body.paypalEmail.trim());
-    return { message: 'PayPal email saved' };
-  });
+  typed.post(
+    '/api/winners/setPaymentMethod',
+    { schema: { body: SetPaymentMethodRequest, response: { 200: MessageResponse } } },
+    async (request) => {
+      const account = await accounts.current(callerOf(request));
+      await payouts.setPaymentMethod(account.userId, request.body.paypalEmail);
+      return { message: 'PayPal email saved' };
+    },
+  );
 
   typed.post('/api/winners/collect', { schema: { response: { 200: CollectResponse } } }, async (request) => {
-    await requireUser(request);
-    return payouts.collect(await accounts.current(request), 'winnings');
+    return payouts.collect(await accounts.current(callerOf(request)), 'winnings');
   });
 
   typed.post('/api/admin/collect', { schema: { response: { 200: CollectResponse } } }, async (request) => {
-    await requireUser(request);
-    return payouts.collect(await accounts.current(request), 'house');
+    return payouts.collect(await accounts.current(callerOf(request)), 'house');
   });
 }

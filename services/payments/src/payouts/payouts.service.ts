@@ -9,7 +9,17 @@ import { ACCOUNTS, winningsAccount } from '../ledger/accounts.js';
 import { balance, lockAccount, postMovement } from '../ledger/ledger.repo.js';
 import type { PaymentsMetrics } from '../metrics.js';
 import type { UsersService } from '../users/users.service.js';
-import { abandonedPayouts, claimPayout, finishPayout, getPayee, insertPayout, pendingPayout, releasePayout, type Payout } from './payouts.repo.js';
+import {
+  abandonedPayouts,
+  claimPayout,
+  finishPayout,
+  getPayee,
+  insertPayout,
+  pendingPayout,
+  releasePayout,
+  setPayee,
+  type Payout,
+} from './payouts.repo.js';
 
 export const badGateway = (message: string) => new AppError('PROVIDER_UNAVAILABLE', 502, message);
 
@@ -24,16 +34,31 @@ export class PayoutsService {
   private get leaseMs() {
     const c = this.deps.config;
     // Every attempt with its timeout and backoff, and some slack.
-    return c.PAYPAL_MAX_ATTEMPTS * c.PAYPAL_TIMEOUT_MS + c.PAYPAL_RETRY_BASE_MS * 2 ** c.PAYPAL_MAX_ATTEMPTS + 5000;
+    return (
+      c.PAYPAL_MAX_ATTEMPTS * c.PAYPAL_TIMEOUT_MS + c.PAYPAL_RETRY_BASE_MS * 2 ** c.PAYPAL_MAX_ATTEMPTS + 5000
+    );
+  }
+
+  /** Where the caller's payouts go. */
+  async setPaymentMethod(userId: string, paypalEmail: string): Promise<void> {
+    await setPayee(this.deps.db, userId, paypalEmail.trim());
   }
 
   /** `account` is the caller as auth has it now (the source of truth), not the token's claims. */
-  async collect(account: { userId: string; role: string }, kind: 'winnings' | 'house'): Promise<CollectResponse> {
+  async collect(
+    account: { userId: string; role: string },
+    kind: 'winnings' | 'house',
+  ): Promise<CollectResponse> {
     const { userId } = account;
-    if (kind === 'house' && account.role !== 'admin') throw forbidden('Admin only: only an admin can collect the house pot');
+    if (kind === 'house' && account.role !== 'admin')
+      throw forbidden('Admin only: only an admin can collect the house pot');
     const accountId = kind === 'house' ? ACCOUNTS.house : winningsAccount(userId);
     const paypalEmail = await getPayee(this.deps.db, userId);
-    if (!paypalEmail) throw conflict('No PayPal email is set: set one with POST /api/winners/setPaymentMethod before collecting', 'paypalEmail');
+    if (!paypalEmail)
+      throw conflict(
+        'No PayPal email is set: set one with POST /api/winners/setPaymentMethod before collecting',
+        'paypalEmail',
+      );
 
     const payout = await this.deps.db.transaction().execute(async (trx) => {
       // Collects on one account queue here; the first one decides, the others see its payout.
@@ -45,8 +70,20 @@ export class PayoutsService {
         return resumed;
       }
       const cents = await balance(trx, accountId);
-      if (cents <= 0) throw conflict(kind === 'house' ? 'Nothing to collect: the house balance is 0' : 'Nothing to collect: your winnings balance is 0');
-      return insertPayout(trx, { userId, kind, accountId, amountCents: cents, paypalEmail, leaseMs: this.leaseMs });
+      if (cents <= 0)
+        throw conflict(
+          kind === 'house'
+            ? 'Nothing to collect: the house balance is 0'
+            : 'Nothing to collect: your winnings balance is 0',
+        );
+      return insertPayout(trx, {
+        userId,
+        kind,
+        accountId,
+        amountCents: cents,
+        paypalEmail,
+        leaseMs: this.leaseMs,
+      });
     });
     return this.pay(payout);
   }
@@ -62,7 +99,12 @@ export class PayoutsService {
     });
     if (outcome.kind === 'paid') {
       await this.deps.db.transaction().execute(async (trx) => {
-        const finished = await finishPayout(trx, payout.id, { status: 'completed', providerBatchId: outcome.payoutBatchId, error: null, attempts: outcome.attempts });
+        const finished = await finishPayout(trx, payout.id, {
+          status: 'completed',
+          providerBatchId: outcome.payoutBatchId,
+          error: null,
+          attempts: outcome.attempts,
+        });
         if (!finished) return;
         await postMovement(trx, {
           kind: 'payout',
@@ -76,7 +118,13 @@ export class PayoutsService {
           trx as unknown as Transaction<OutboxTable>,
           makeEvent(
             SUBJECTS.payoutCompleted,
-            { payoutId: payout.id, userId: payout.user_id, kind: payout.kind, amountCents: payout.amount_cents, transactionId: outcome.payoutBatchId },
+            {
+              payoutId: payout.id,
+              userId: payout.user_id,
+              kind: payout.kind,
+              amountCents: payout.amount_cents,
+              transactionId: outcome.payoutBatchId,
+            },
             `payout-completed:${payout.id}`,
           ),
         );
@@ -86,14 +134,23 @@ export class PayoutsService {
       return { transactionId: outcome.payoutBatchId, amount: payout.amount_cents / 100 };
     }
     if (outcome.kind === 'refused') {
-      await finishPayout(this.deps.db, payout.id, { status: 'failed', providerBatchId: null, error: outcome.message, attempts: outcome.attempts });
+      await finishPayout(this.deps.db, payout.id, {
+        status: 'failed',
+        providerBatchId: null,
+        error: outcome.message,
+        attempts: outcome.attempts,
+      });
       this.metrics.payouts.inc({ outcome: 'refused' });
-      throw badGateway(`PayPal refused the payout: ${outcome.message}. Nothing was paid and your balance is intact.`);
+      throw badGateway(
+        `PayPal refused the payout: ${outcome.message}. Nothing was paid and your balance is intact.`,
+      );
     }
     // Unknown: the payout stays pending (its balance reserved) and is finished with the same id.
     await releasePayout(this.deps.db, payout.id, outcome.message, outcome.attempts);
     this.metrics.payouts.inc({ outcome: 'unknown' });
-    throw badGateway(`PayPal is unavailable (${outcome.message}). Your balance is intact; collecting again completes this payout and never pays twice.`);
+    throw badGateway(
+      `PayPal is unavailable (${outcome.message}). Your balance is intact; collecting again completes this payout and never pays twice.`,
+    );
   }
 
   /** Finishes payouts left pending by a crash or an outage, with their original sender_batch_id. */
@@ -106,7 +163,10 @@ export class PayoutsService {
         await this.pay(claimed);
         finished++;
       } catch (error) {
-        this.deps.log.warn({ payoutId: payout.id, err: (error as Error).message }, 'pending payout still not finished');
+        this.deps.log.warn(
+          { payoutId: payout.id, err: (error as Error).message },
+          'pending payout still not finished',
+        );
       }
     }
     return finished;

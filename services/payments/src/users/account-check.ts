@@ -3,7 +3,6 @@
 // is forwarded; no answer means no money moves (503), never a guess.
 import { AppError, unauthorized } from '@omc/service-kit';
 import { INTERNAL_ACCOUNT_PATH, InternalAccount } from '@omc/contracts';
-import type { FastifyRequest } from 'fastify';
 
 export interface AccountCheckOptions {
   authUrl: string;
@@ -11,15 +10,25 @@ export interface AccountCheckOptions {
 }
 
 const cannotAsk = () =>
-  new AppError('AUTH_UNAVAILABLE', 503, 'Cannot check your account right now, so nothing was moved. Try again shortly.');
+  new AppError(
+    'AUTH_UNAVAILABLE',
+    503,
+    'Cannot check your account right now, so nothing was moved. Try again shortly.',
+  );
+
+/** Who asks: the player's own Authorization header, forwarded, and the request id for the logs. */
+export interface Caller {
+  authorization?: string;
+  requestId: string;
+}
 
 export class AccountCheck {
   constructor(private readonly options: AccountCheckOptions) {}
 
   /** The caller's account as auth has it now; 401 when it no longer exists. */
-  async current(request: FastifyRequest): Promise<InternalAccount> {
-    const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': request.id };
-    if (request.headers.authorization) headers.authorization = request.headers.authorization;
+  async current(caller: Caller): Promise<InternalAccount> {
+    const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': caller.requestId };
+    if (caller.authorization) headers.authorization = caller.authorization;
     let response: Response;
     try {
       response = await fetch(`${this.options.authUrl}${INTERNAL_ACCOUNT_PATH}`, {
@@ -33,8 +42,15 @@ export class AccountCheck {
       await response.body?.cancel().catch(() => undefined);
       throw unauthorized('This account no longer exists');
     }
-    const parsed = response.ok ? InternalAccount.safeParse(await response.json().catch(() => undefined)) : undefined;
+    const parsed = response.ok
+      ? InternalAccount.safeParse(await response.json().catch(() => undefined))
+      : undefined;
     if (!parsed?.success) throw cannotAsk();
     return parsed.data;
   }
+}
+
+/** The caller of a request, as AccountCheck wants it. */
+export function callerOf(request: { id: string; headers: { authorization?: string } }): Caller {
+  return { authorization: request.headers.authorization, requestId: request.id };
 }
