@@ -8,6 +8,7 @@ export * from './redis.js';
 export * from './nats.js';
 export * from './outbox.js';
 export * from './auth.js';
+export * from './caller.js';
 export * from './metrics.js';
 export * from './deps.js';
 export * from './run.js';

@@ -1,9 +1,8 @@
 import { CheckoutRequest, CheckoutResponse, ClientTokenResponse } from '@omc/contracts';
-import { AppError, authenticate, authenticateIfPresent } from '@omc/service-kit';
+import { AppError, authenticate, authenticateIfPresent, callerOf } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { PaymentsContext } from '../app.js';
-import { callerOf } from '../users/account-check.js';
 
 export async function checkoutRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
   const { deps, checkout, accounts } = ctx;

@@ -1,9 +1,8 @@
 import { CollectResponse, MessageResponse, SetPaymentMethodRequest } from '@omc/contracts';
-import { authenticate } from '@omc/service-kit';
+import { authenticate, callerOf } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { PaymentsContext } from '../app.js';
-import { callerOf } from '../users/account-check.js';
 
 export async function payoutRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
   const { payouts, accounts } = ctx;

@@ -1,7 +1,7 @@
 // Money paths ask auth, the source of truth, who the caller is now: a token lives 15 minutes and an event
 // may be late, but an account deleted or demoted a moment ago must move no money. The player's own token
 // is forwarded; no answer means no money moves (503), never a guess.
-import { AppError, unauthorized } from '@omc/service-kit';
+import { AppError, forwardedHeaders, unauthorized, type Caller } from '@omc/service-kit';
 import { INTERNAL_ACCOUNT_PATH, InternalAccount } from '@omc/contracts';
 
 export interface AccountCheckOptions {
@@ -16,19 +16,12 @@ const cannotAsk = () =>
     'Cannot check your account right now, so nothing was moved. Try again shortly.',
   );
 
-/** Who asks: the player's own Authorization header, forwarded, and the request id for the logs. */
-export interface Caller {
-  authorization?: string;
-  requestId: string;
-}
-
 export class AccountCheck {
   constructor(private readonly options: AccountCheckOptions) {}
 
   /** The caller's account as auth has it now; 401 when it no longer exists. */
   async current(caller: Caller): Promise<InternalAccount> {
-    const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': caller.requestId };
-    if (caller.authorization) headers.authorization = caller.authorization;
+    const headers = forwardedHeaders(caller);
     let response: Response;
     try {
       response = await fetch(`${this.options.authUrl}${INTERNAL_ACCOUNT_PATH}`, {
@@ -48,9 +41,4 @@ export class AccountCheck {
     if (!parsed?.success) throw cannotAsk();
     return parsed.data;
   }
-}
-
-/** The caller of a request, as AccountCheck wants it. */
-export function callerOf(request: { id: string; headers: { authorization?: string } }): Caller {
-  return { authorization: request.headers.authorization, requestId: request.id };
 }
