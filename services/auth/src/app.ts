@@ -11,6 +11,7 @@ import {
   registerMetrics,
   registerTokens,
   startOutboxRelay,
+  type OutboxRelay,
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/admin.routes.js';
@@ -25,34 +26,40 @@ import { ensureBootstrapAdmin } from './users/bootstrap-admin.js';
 import { internalRoutes } from './users/internal.routes.js';
 import { userRoutes } from './users/user.routes.js';
 
-export async function buildApp(
-  deps: Deps,
-  options: { logger?: boolean; outboxIntervalMs?: number } = {},
-): Promise<FastifyInstance> {
+export interface AuthApp extends FastifyInstance {
+  auth: AuthContext;
+}
+
+export interface AuthAppOptions {
+  logger?: false;
+  outboxIntervalMs?: number;
+}
+
+/** What start() runs, kept with the app it belongs to. */
+interface Background {
+  options: AuthAppOptions;
+  relay?: OutboxRelay;
+}
+const backgrounds = new WeakMap<FastifyInstance, Background>();
+
+export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promise<AuthApp> {
   const { config } = deps;
   const app = createServer({
     name: 'auth',
     // Believe X-Forwarded-For from the nearest TRUST_PROXY_HOPS peers (the gateway), no further.
-    // service-kit's option type names only the other forms Fastify accepts.
-    trustProxy: ((_address: string, hop: number) => hop < config.TRUST_PROXY_HOPS) as unknown as boolean,
-    logLevel: config.LOG_LEVEL,
-    ...(options.logger === false ? { logger: false } : {}),
+    trustProxyHops: config.TRUST_PROXY_HOPS,
+    log: deps.log,
+    logger: options.logger,
   });
-  await migrateToLatest(deps.db, migrations);
-  await ensureStream(deps.nats.jsm, STREAMS.auth);
   await registerTokens(app, { publicKey: config.JWT_PUBLIC_KEY, privateKey: config.JWT_PRIVATE_KEY });
   await app.register(fastifyCookie);
   app.decorateRequest('account', null);
 
-  const relay = startOutboxRelay(deps.db, deps.nats, deps.log, {
-    ...(options.outboxIntervalMs ? { intervalMs: options.outboxIntervalMs } : {}),
-    onPublished: (subject) => deps.counters.eventsPublished.inc({ subject }),
-  });
-  app.addHook('onClose', async () => relay.stop());
-
+  const background: Background = { options };
+  backgrounds.set(app, background);
   const ctx: AuthContext = {
     deps,
-    relay,
+    relay: { nudge: () => background.relay?.nudge() },
     guard: new LoginGuard(deps.redis, {
       windowMs: config.LOGIN_WINDOW_MS,
       lockoutMs: config.LOGIN_LOCKOUT_MS,
@@ -63,19 +70,7 @@ export async function buildApp(
     }),
     signAccessToken: (user) => app.jwt.sign({ sub: user.id, username: user.username, role: user.role }),
   };
-  // Expired refresh tokens are of no use, not even for reuse detection: purge them now and then.
-  const purge = () =>
-    void purgeExpiredRefreshTokens(deps.db, deps.clock()).catch((err) =>
-      deps.log.warn({ err }, 'refresh token purge failed'),
-    );
-  purge();
-  const purgeTimer = setInterval(purge, 60 * 60_000).unref();
-  app.addHook('onClose', async () => clearInterval(purgeTimer));
-
-  const bootstrap = await ensureBootstrapAdmin(ctx);
-  if (bootstrap === 'taken') {
-    app.log.error('bootstrap admin not created: its username or email belongs to an account it did not create');
-  } else if (bootstrap !== 'not configured') app.log.info({ outcome: bootstrap }, 'bootstrap admin ensured');
+  app.decorate('auth', ctx);
 
   app.addHook('preValidation', refuseControlCharacters);
   // A 429 says when to come back.
@@ -90,11 +85,43 @@ export async function buildApp(
   });
   registerMetrics(app, deps.metrics);
   deps.metrics.gauge('auth_outbox_backlog', 'Events written but not yet published', [], async function () {
-    this.set(await relay.backlog().catch(() => 0));
+    this.set(background.relay ? await background.relay.backlog().catch(() => 0) : 0);
   });
-  await app.register(async (scope) => userRoutes(scope, ctx));
-  await app.register(async (scope) => sessionRoutes(scope, ctx));
-  await app.register(async (scope) => adminRoutes(scope, ctx));
-  await app.register(async (scope) => internalRoutes(scope, ctx));
-  return app;
+  await app.register(userRoutes, ctx);
+  await app.register(sessionRoutes, ctx);
+  await app.register(adminRoutes, ctx);
+  await app.register(internalRoutes, ctx);
+  return app as AuthApp;
+}
+
+/** Migrations, the stream, the outbox relay, the refresh token purge and the bootstrap admin. */
+export async function start(app: AuthApp): Promise<void> {
+  const ctx = app.auth;
+  const { deps } = ctx;
+  const background = backgrounds.get(app)!;
+  await migrateToLatest(deps.db, migrations);
+  await ensureStream(deps.nats.jsm, STREAMS.auth);
+
+  const relay = startOutboxRelay(deps.db, deps.nats, deps.log, {
+    ...(background.options.outboxIntervalMs ? { intervalMs: background.options.outboxIntervalMs } : {}),
+    onPublished: (subject) => deps.counters.eventsPublished.inc({ subject }),
+  });
+  background.relay = relay;
+  app.addHook('onClose', async () => relay.stop());
+
+  // Expired refresh tokens are of no use, not even for reuse detection: purge them now and then.
+  const purge = () =>
+    void purgeExpiredRefreshTokens(deps.db, deps.clock()).catch((err) =>
+      deps.log.warn({ err }, 'refresh token purge failed'),
+    );
+  purge();
+  const purgeTimer = setInterval(purge, 60 * 60_000).unref();
+  app.addHook('onClose', async () => clearInterval(purgeTimer));
+
+  const bootstrap = await ensureBootstrapAdmin(ctx);
+  if (bootstrap === 'taken') {
+    app.log.error(
+      'bootstrap admin not created: its username or email belongs to an account it did not create',
+    );
+  } else if (bootstrap !== 'not configured') app.log.info({ outcome: bootstrap }, 'bootstrap admin ensured');
 }

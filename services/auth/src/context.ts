@@ -1,12 +1,12 @@
 import type { Role } from '@omc/contracts';
-import type { OutboxRelay } from '@omc/service-kit';
 import type { Deps } from './deps.js';
 import type { LoginGuard } from './security/login-guard.js';
 
-/** What the routes and services of this app share: the dependencies plus the pieces built at start. */
+/** What the routes and services of this app share: the dependencies plus the pieces built with the app. */
 export interface AuthContext {
   deps: Deps;
-  relay: OutboxRelay;
+  /** Wakes the outbox relay after a commit that wrote events (start() runs it). */
+  relay: { nudge(): void };
   guard: LoginGuard;
   signAccessToken(user: { id: string; username: string; role: Role }): string;
 }

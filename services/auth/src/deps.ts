@@ -1,14 +1,15 @@
 import {
+  baseDeps,
+  closeInOrder,
   connectNats,
   createDb,
-  createMetrics,
   createRedis,
+  type BaseDeps,
   type Metrics,
   type Nats,
   type Redis,
 } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
-import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
 
@@ -25,18 +26,14 @@ export interface AuthCounters {
   eventsPublished: Counter<'subject'>;
 }
 
-export interface Deps {
+export interface Deps extends BaseDeps {
   config: Config;
   db: Kysely<Database>;
   redis: Redis;
   nats: Nats;
-  metrics: Metrics;
   counters: AuthCounters;
-  log: Logger;
-  clock: () => number;
   /** HTTP client for the game and payments calls (global fetch; a test may hand in another). */
   fetch: typeof fetch;
-  close(): Promise<void>;
 }
 
 export function authCounters(metrics: Metrics): AuthCounters {
@@ -51,25 +48,22 @@ export function authCounters(metrics: Metrics): AuthCounters {
 }
 
 export async function createDeps(config: Config): Promise<Deps> {
-  const log = pino({ level: config.LOG_LEVEL, base: { service: 'auth' } });
+  const base = baseDeps({ name: 'auth', logLevel: config.LOG_LEVEL });
   const db = createDb<Database>(config.DATABASE_URL, { name: 'auth', max: 20 });
   const redis = createRedis(config.REDIS_URL);
   const nats = await connectNats(config.NATS_URL, 'auth');
-  const metrics = createMetrics('auth');
   return {
+    ...base,
     config,
     db,
     redis,
     nats,
-    metrics,
-    counters: authCounters(metrics),
-    log,
-    clock: () => Date.now(),
+    counters: authCounters(base.metrics),
     fetch: globalThis.fetch,
-    async close() {
-      await nats.close();
-      redis.disconnect();
-      await db.destroy();
-    },
+    close: closeInOrder(
+      () => nats.close(),
+      () => redis.disconnect(),
+      () => db.destroy(),
+    ),
   };
 }

@@ -3,7 +3,7 @@
 import { AdminUsersResponse, ErrorBody, MessageResponse, type Role } from '@omc/contracts';
 import { createMetrics } from '@omc/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.js';
+import { buildApp, start } from '../src/app.js';
 import { authCounters } from '../src/deps.js';
 import { ADMIN, bearer, loginToken, newUser, register, startAuth, type AuthHarness } from './support.js';
 
@@ -178,11 +178,16 @@ describe('roles and admin routes', () => {
     /** A second start on the same database (a restart or a deploy), with its own metrics registry. */
     async function restart() {
       const metrics = createMetrics('auth', false);
-      const again = await buildApp({ ...h.deps, metrics, counters: authCounters(metrics) }, { logger: false });
+      const again = await buildApp(
+        { ...h.deps, metrics, counters: authCounters(metrics) },
+        { logger: false },
+      );
+      await start(again);
       await again.close();
     }
     const roleOf = async (email: string) =>
-      (await h.deps.db.selectFrom('users').select('role').where('email', '=', email).executeTakeFirst())?.role;
+      (await h.deps.db.selectFrom('users').select('role').where('email', '=', email).executeTakeFirst())
+        ?.role;
 
     it('does not promote back an admin another admin demoted', async () => {
       const other = await userWithRole('admin');
@@ -199,11 +204,19 @@ describe('roles and admin routes', () => {
       const renamed = { email: `moved-${Date.now()}@example.com`, username: `moved_${Date.now() % 1e6}` };
       await h.deps.db.updateTable('users').set(renamed).where('email', '=', ADMIN.email).execute();
       try {
-        const squatter = await register(h.app, { ...newUser('standard'), email: ADMIN.email, username: ADMIN.username });
+        const squatter = await register(h.app, {
+          ...newUser('standard'),
+          email: ADMIN.email,
+          username: ADMIN.username,
+        });
         await restart();
         expect(await roleOf(squatter.email)).toBe('standard');
         expect(await roleOf(renamed.email)).toBe('admin');
-        const users = await h.deps.db.selectFrom('users').select('email').where('role', '=', 'admin').execute();
+        const users = await h.deps.db
+          .selectFrom('users')
+          .select('email')
+          .where('role', '=', 'admin')
+          .execute();
         expect(users.map((u) => u.email)).not.toContain(ADMIN.email);
         await h.deps.db.deleteFrom('users').where('email', '=', ADMIN.email).execute();
       } finally {

@@ -12,7 +12,7 @@ import {
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { LightMyRequestResponse } from 'fastify';
 import { connect, type ConsumerMessages, type NatsConnection } from 'nats';
-import { buildApp } from '../src/app.js';
+import { buildApp, start } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type Deps } from '../src/deps.js';
 
@@ -107,6 +107,7 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
   const deps = await createDeps(config);
   const events = await collectEvents(config.NATS_URL);
   const app = await buildApp(deps, { logger: false, outboxIntervalMs: 50 });
+  await start(app);
   return {
     app,
     deps,

@@ -1,7 +1,7 @@
 // Calls to the game and payments services on the caller's behalf: the caller's own token and request
 // id, a short timeout, and the answer checked against the contract. A failure is a value, not a throw,
 // so the profile can still answer with what it has.
-import type { FastifyRequest } from 'fastify';
+import { forwardedHeaders, type Caller } from '@omc/service-kit';
 import type { z } from 'zod';
 import type { Deps } from '../deps.js';
 
@@ -11,13 +11,11 @@ export async function callUpstream<S extends z.ZodType>(
   deps: Deps,
   url: string,
   schema: S,
-  request: FastifyRequest,
+  caller: Caller,
 ): Promise<UpstreamResult<z.infer<S>>> {
-  const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': request.id };
-  if (request.headers.authorization) headers.authorization = request.headers.authorization;
   try {
     const response = await deps.fetch(url, {
-      headers,
+      headers: forwardedHeaders(caller),
       signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS),
     });
     if (!response.ok) {

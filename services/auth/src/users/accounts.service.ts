@@ -12,8 +12,7 @@ import {
   type ProfileResponse,
   type RegisterRequest,
 } from '@omc/contracts';
-import { AppError, badRequest, conflict, unauthorized } from '@omc/service-kit';
-import type { FastifyRequest } from 'fastify';
+import { AppError, badRequest, conflict, unauthorized, type Caller } from '@omc/service-kit';
 import { enqueue } from '../events.js';
 import type { AuthContext } from '../context.js';
 import { callUpstream } from '../profile/upstreams.js';
@@ -112,18 +111,14 @@ export async function login(ctx: AuthContext, input: LoginRequest, ip: string): 
   return { user, refreshToken, accessToken: ctx.signAccessToken(user) };
 }
 
-export async function profile(
-  ctx: AuthContext,
-  user: UserRow,
-  request: FastifyRequest,
-): Promise<ProfileResponse> {
+export async function profile(ctx: AuthContext, user: UserRow, caller: Caller): Promise<ProfileResponse> {
   const { GAME_URL, PAYMENTS_URL } = ctx.deps.config;
   const [game, payments] = await Promise.all([
-    callUpstream(ctx.deps, `${GAME_URL}/api/game/profile`, GameProfile, request),
-    callUpstream(ctx.deps, `${PAYMENTS_URL}/api/payments/profile`, PaymentsProfile, request),
+    callUpstream(ctx.deps, `${GAME_URL}/api/game/profile`, GameProfile, caller),
+    callUpstream(ctx.deps, `${PAYMENTS_URL}/api/payments/profile`, PaymentsProfile, caller),
   ]);
-  if (!game.ok) request.log.warn({ reason: game.reason }, 'game profile unavailable');
-  if (!payments.ok) request.log.warn({ reason: payments.reason }, 'payments profile unavailable');
+  if (!game.ok) caller.log.warn({ reason: game.reason }, 'game profile unavailable');
+  if (!payments.ok) caller.log.warn({ reason: payments.reason }, 'payments profile unavailable');
   return {
     username: user.username,
     email: user.email,
@@ -199,15 +194,15 @@ export async function changePassword(
  * Deletes the account and every personal datum auth holds (the row and its sessions). Refused while
  * payments reports uncollected winnings, and refused when payments cannot be asked: never delete blind.
  */
-export async function deleteAccount(ctx: AuthContext, user: UserRow, request: FastifyRequest): Promise<void> {
+export async function deleteAccount(ctx: AuthContext, user: UserRow, caller: Caller): Promise<void> {
   const payments = await callUpstream(
     ctx.deps,
     `${ctx.deps.config.PAYMENTS_URL}/api/payments/profile`,
     PaymentsProfile,
-    request,
+    caller,
   );
   if (!payments.ok) {
-    request.log.warn({ reason: payments.reason }, 'payments unavailable; account deletion refused');
+    caller.log.warn({ reason: payments.reason }, 'payments unavailable; account deletion refused');
     throw new AppError(
       'UNAVAILABLE',
       503,

@@ -7,14 +7,11 @@ import type { AuthContext } from '../context.js';
 import { accountOf, signedIn } from './current-user.js';
 
 export async function internalRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
+  scope.addHook('onRequest', signedIn(ctx));
   const app = scope.withTypeProvider<ZodTypeProvider>();
   // The account as the database has it now: a deleted account is a 401, a changed role the new one.
-  app.get(
-    INTERNAL_ACCOUNT_PATH,
-    { onRequest: signedIn(ctx), schema: { response: { 200: InternalAccount } } },
-    async (request) => {
-      const account = accountOf(request);
-      return { userId: account.id, role: account.role };
-    },
-  );
+  app.get(INTERNAL_ACCOUNT_PATH, { schema: { response: { 200: InternalAccount } } }, async (request) => {
+    const account = accountOf(request);
+    return { userId: account.id, role: account.role };
+  });
 }

@@ -11,6 +11,7 @@ import {
   RegisterRequest,
   RegisterResponse,
 } from '@omc/contracts';
+import { callerOf } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ignoreJsonBody } from '../body-less.js';
@@ -22,7 +23,6 @@ import { accountOf, signedIn } from './current-user.js';
 export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const { config } = ctx.deps;
-  const onRequest = signedIn(ctx);
 
   app.post(
     '/api/user/register',
@@ -48,18 +48,23 @@ export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Prom
     },
   );
 
-  app.get(
-    '/api/user/profile',
-    { onRequest, schema: { response: { 200: ProfileResponse } } },
-    async (request) => {
-      const user = accountOf(request);
-      return accounts.profile(ctx, user, request);
-    },
-  );
+  await scope.register(accountRoutes, ctx);
+}
+
+/** The signed-in caller's own account: every route here loads it first. */
+async function accountRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
+  scope.addHook('onRequest', signedIn(ctx));
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { config } = ctx.deps;
+
+  app.get('/api/user/profile', { schema: { response: { 200: ProfileResponse } } }, async (request) => {
+    const user = accountOf(request);
+    return accounts.profile(ctx, user, callerOf(request));
+  });
 
   app.put(
     '/api/user/change-language',
-    { onRequest, schema: { body: ChangeLanguageRequest, response: { 200: MessageResponse } } },
+    { schema: { body: ChangeLanguageRequest, response: { 200: MessageResponse } } },
     async (request) => {
       const user = accountOf(request);
       await accounts.changeLanguage(ctx, user, request.body.language);
@@ -69,7 +74,7 @@ export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Prom
 
   app.put(
     '/api/user/change-email',
-    { onRequest, schema: { body: ChangeEmailRequest, response: { 200: MessageResponse } } },
+    { schema: { body: ChangeEmailRequest, response: { 200: MessageResponse } } },
     async (request) => {
       const user = accountOf(request);
       await accounts.changeEmail(ctx, user, request.body.email);
@@ -79,7 +84,7 @@ export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Prom
 
   app.put(
     '/api/user/change-password',
-    { onRequest, schema: { body: ChangePasswordRequest, response: { 200: MessageResponse } } },
+    { schema: { body: ChangePasswordRequest, response: { 200: MessageResponse } } },
     async (request, reply) => {
       const user = accountOf(request);
       const refreshToken = await accounts.changePassword(
@@ -96,7 +101,7 @@ export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Prom
 
   app.put(
     '/api/user/change-username',
-    { onRequest, schema: { body: ChangeUsernameRequest, response: { 200: MessageResponse } } },
+    { schema: { body: ChangeUsernameRequest, response: { 200: MessageResponse } } },
     async (request) => {
       const user = accountOf(request);
       await accounts.changeUsername(ctx, user, request.body.username);
@@ -110,10 +115,10 @@ export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Prom
     const scoped = child.withTypeProvider<ZodTypeProvider>();
     scoped.delete(
       '/api/user/delete-account',
-      { onRequest, schema: { response: { 200: MessageResponse } } },
+      { schema: { response: { 200: MessageResponse } } },
       async (request, reply) => {
         const user = accountOf(request);
-        await accounts.deleteAccount(ctx, user, request);
+        await accounts.deleteAccount(ctx, user, callerOf(request));
         clearRefreshCookie(reply, config);
         return { message: 'Account deleted' };
       },
