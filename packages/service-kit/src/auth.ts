@@ -2,6 +2,7 @@
 // key. alg none, another algorithm, a wrong key, a tampered or expired token: 401.
 import { createHash, createPrivateKey, createPublicKey } from 'node:crypto';
 import fastifyJwt from '@fastify/jwt';
+import { createVerifier } from 'fast-jwt';
 import { AccessTokenClaims, type Role } from '@omc/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, forbidden, unauthorized } from './errors.js';
@@ -45,6 +46,37 @@ export function publicKeySelector(publicKeyPem: string): (kid: string | undefine
   if (keys.length === 0) throw new Error('JWT_PUBLIC_KEY holds no PEM public key');
   const byId = new Map(keys.map((key) => [keyId(key), key]));
   return (kid) => (kid === undefined ? keys[0] : byId.get(kid));
+}
+
+/**
+ * Verifies a token outside an HTTP request (a websocket handshake): the same algorithm, key choice by
+ * kid and cache as the routes. Resolves to the claims; rejects with a 401 AppError ('Token expired' or
+ * 'Invalid token').
+ */
+export function createTokenVerifier(publicKeyPem: string): (token: string) => Promise<AccessTokenClaims> {
+  const select = publicKeySelector(publicKeyPem);
+  const verifier = createVerifier({
+    key: async ({ header }: { header: { kid?: string } }) => {
+      const key = select(header.kid);
+      if (!key) throw unauthorized('Invalid token');
+      return key;
+    },
+    algorithms: [ACCESS_TOKEN_ALGORITHM],
+    cache: VERIFIED_TOKENS_CACHED,
+    cacheTTL: 5 * 60_000,
+  });
+  return async (token) => {
+    let payload: unknown;
+    try {
+      payload = await verifier(token);
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      throw unauthorized(code.includes('EXPIRED') ? 'Token expired' : 'Invalid token');
+    }
+    const claims = AccessTokenClaims.safeParse(payload);
+    if (!claims.success) throw unauthorized('Invalid token');
+    return claims.data;
+  };
 }
 
 /** The kid in the header of a bearer token, read before verifying it (it only chooses the key). */

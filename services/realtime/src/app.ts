@@ -3,29 +3,29 @@ import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
 import { attachLive, type Live } from './live/live-server.js';
 
-export interface RealtimeApp {
-  app: FastifyInstance;
-  live: Live;
+export interface RealtimeApp extends FastifyInstance {
+  realtime: {
+    deps: Deps;
+    /** The live server, once start() attached it. */
+    live: Live | null;
+  };
 }
 
-export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
-  return (await buildRealtime(deps, options)).app;
-}
-
-/** The app and its live server (tests reach into the latter). */
-export async function buildRealtime(deps: Deps, options: { logger?: boolean } = {}): Promise<RealtimeApp> {
-  const app = createServer({
-    name: 'realtime',
-    logLevel: deps.config.LOG_LEVEL,
-    ...(options.logger === false ? { logger: false } : {}),
-  });
+export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<RealtimeApp> {
+  const app = createServer({ name: 'realtime', log: deps.log, logger: options.logger });
   registerHealth(app, {
     redis: () => pingRedis(deps.redis),
     nats: () => pingNats(deps.nats),
   });
   registerMetrics(app, deps.metrics);
-  const live = await attachLive(app, deps);
+  app.decorate('realtime', { deps, live: null });
+  return app as RealtimeApp;
+}
+
+/** Attaches Socket.IO and starts the feeds, the user count and the ticks. */
+export async function start(app: RealtimeApp): Promise<void> {
+  const live = await attachLive(app, app.realtime.deps);
+  app.realtime.live = live;
   // Start-up waits (briefly) for the round won consumer, so no winner announced after /readyz is missed.
   await Promise.race([live.winnersReady, new Promise((r) => setTimeout(r, 5000).unref())]);
-  return { app, live };
 }

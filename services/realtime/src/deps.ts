@@ -1,15 +1,15 @@
 import {
+  baseDeps,
+  closeInOrder,
   connectNats,
-  createMetrics,
   createRedis,
-  type Metrics,
+  type BaseDeps,
   type Nats,
   type Redis,
 } from '@omc/service-kit';
-import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 
-export interface Deps {
+export interface Deps extends BaseDeps {
   config: Config;
   /** Commands (the connected-user count). */
   redis: Redis;
@@ -19,17 +19,9 @@ export interface Deps {
   /** Hears other instances' user count changes. */
   countSub: Redis;
   nats: Nats;
-  metrics: Metrics;
-  log: Logger;
-  clock: () => number;
-  close(): Promise<void>;
 }
 
 export async function createDeps(config: Config): Promise<Deps> {
-  const log = pino({
-    level: config.LOG_LEVEL,
-    base: { service: 'realtime', instance: config.INSTANCE_NAME },
-  });
   const redis = createRedis(config.REDIS_URL);
   // The adapter's clients never fail a command for being offline: they queue until Redis returns.
   const adapterPub = createRedis(config.REDIS_URL, { maxRetriesPerRequest: null });
@@ -41,21 +33,23 @@ export async function createDeps(config: Config): Promise<Deps> {
   const countSub = createRedis(config.REDIS_URL, subscriber);
   const nats = await connectNats(config.NATS_URL, `realtime-${config.INSTANCE_NAME}`);
   return {
+    ...baseDeps({
+      name: 'realtime',
+      logLevel: config.LOG_LEVEL,
+      logBase: { instance: config.INSTANCE_NAME },
+    }),
     config,
     redis,
     adapterPub,
     adapterSub,
     countSub,
     nats,
-    metrics: createMetrics('realtime'),
-    log,
-    clock: () => Date.now(),
-    async close() {
-      await nats.close();
-      redis.disconnect();
-      adapterPub.disconnect();
-      adapterSub.disconnect();
-      countSub.disconnect();
-    },
+    close: closeInOrder(
+      () => nats.close(),
+      () => redis.disconnect(),
+      () => adapterPub.disconnect(),
+      () => adapterSub.disconnect(),
+      () => countSub.disconnect(),
+    ),
   };
 }

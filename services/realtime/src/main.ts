@@ -1,6 +1,6 @@
 import { runService } from '@omc/service-kit';
-import { buildApp } from './app.js';
+import { buildApp, start } from './app.js';
 import { loadConfig } from './config.js';
 import { createDeps } from './deps.js';
 
-await runService({ name: 'realtime', loadConfig, createDeps, buildApp });
+await runService({ name: 'realtime', loadConfig, createDeps, buildApp, start });

@@ -12,7 +12,7 @@ import { connectNats, ensureStream, publishEvent, type Nats } from '@omc/service
 import { eventually } from '@omc/testkit';
 import type { FastifyInstance } from 'fastify';
 import { io as connectSocket, type Socket } from 'socket.io-client';
-import { buildRealtime } from '../src/app.js';
+import { buildApp, start } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type Deps } from '../src/deps.js';
 
@@ -74,7 +74,8 @@ export interface Instance {
 export async function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
   const config = loadConfig({ LOG_LEVEL: 'silent', INSTANCE_NAME: name, ...env });
   const deps = await createDeps(config);
-  const { app } = await buildRealtime(deps, { logger: false });
+  const app = await buildApp(deps, { logger: false });
+  await start(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -1,8 +1,7 @@
 // Who is on a socket: a token in the handshake (auth.token, or an Authorization: Bearer header) is
 // verified with auth's public key; a bad one is refused at connect; none makes a guest.
-import { AccessTokenClaims } from '@omc/contracts';
-import { ACCESS_TOKEN_ALGORITHM, publicKeySelector } from '@omc/service-kit';
-import { importSPKI, jwtVerify, type CryptoKey, type JWTHeaderParameters } from 'jose';
+import type { AccessTokenClaims } from '@omc/contracts';
+import { createTokenVerifier } from '@omc/service-kit';
 
 export type Viewer = { kind: 'guest' } | { kind: 'user'; claims: AccessTokenClaims };
 
@@ -30,28 +29,15 @@ export function handshakeToken(handshake: Handshake): string | undefined {
 export async function createViewerResolver(
   publicKeyPem: string,
 ): Promise<(handshake: Handshake) => Promise<Viewer>> {
-  // Several keys while one is being rotated: the token's kid picks its key.
-  const select = publicKeySelector(publicKeyPem);
-  const imported = new Map<string, Promise<CryptoKey>>();
-  const key = (header: JWTHeaderParameters): Promise<CryptoKey> => {
-    const pem = select(header.kid);
-    if (!pem) return Promise.reject(new HandshakeRefused('Invalid token'));
-    if (!imported.has(pem)) imported.set(pem, importSPKI(pem, ACCESS_TOKEN_ALGORITHM));
-    return imported.get(pem)!;
-  };
+  // service-kit's verifier, as every route uses it: several keys while one is rotated, the kid picks.
+  const verify = createTokenVerifier(publicKeyPem);
   return async (handshake) => {
     const token = handshakeToken(handshake);
     if (token === undefined) return { kind: 'guest' };
-    let payload: unknown;
     try {
-      ({ payload } = await jwtVerify(token, key, { algorithms: [ACCESS_TOKEN_ALGORITHM] }));
+      return { kind: 'user', claims: await verify(token) };
     } catch (error) {
-      throw new HandshakeRefused(
-        (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'Token expired' : 'Invalid token',
-      );
+      throw new HandshakeRefused((error as Error).message);
     }
-    const claims = AccessTokenClaims.safeParse(payload);
-    if (!claims.success) throw new HandshakeRefused('Invalid token');
-    return { kind: 'user', claims: claims.data };
   };
 }
