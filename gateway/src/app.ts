@@ -9,14 +9,14 @@ import { apiProxy } from './routing/api-proxy.js';
 import { attachSocketTunnel } from './routing/socket-tunnel.js';
 import { webApp } from './web/web-app.js';
 
-export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<FastifyInstance> {
   const { config, metrics } = deps;
   const app = createServer({
     name: 'gateway',
-    logLevel: config.LOG_LEVEL,
+    log: deps.log,
+    logger: options.logger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,
-    ...(options.logger === false ? { logger: false } : {}),
   });
 
   // Before routing: a path that could mean another path reaches nothing.

@@ -1,12 +1,10 @@
-import { createMetrics, createRedis, type Metrics, type Redis } from '@omc/service-kit';
+import { baseDeps, createRedis, type BaseDeps, type Redis } from '@omc/service-kit';
 import type { Config } from './config.js';
 
-export interface Deps {
+export interface Deps extends BaseDeps {
   config: Config;
   /** Rate limit counters; commands fail at once while Redis is away (the limit then lets traffic through). */
   redis: Redis;
-  metrics: Metrics;
-  close(): Promise<void>;
 }
 
 export async function createDeps(config: Config): Promise<Deps> {
@@ -20,9 +18,9 @@ export async function createDeps(config: Config): Promise<Deps> {
     });
   });
   return {
+    ...baseDeps({ name: 'gateway', logLevel: config.LOG_LEVEL }),
     config,
     redis,
-    metrics: createMetrics('gateway'),
     async close() {
       redis.disconnect();
     },
