@@ -7,6 +7,10 @@ export type Role = z.infer<typeof Role>;
 /** Roles that click without spending. */
 export const PRIVILEGED_ROLES: readonly Role[] = ['admin', 'superuser'];
 
+export function isPrivileged(role: Role | null | undefined): boolean {
+  return role != null && PRIVILEGED_ROLES.includes(role);
+}
+
 export const LANGUAGES = ['es', 'en', 'fr', 'de', 'it', 'pt'] as const;
 export const Language = z.enum(LANGUAGES);
 export type Language = z.infer<typeof Language>;

@@ -1,6 +1,6 @@
 // Reading the access token's claims in the browser: only to schedule refreshes and show who is signed
 // in. The server verifies the signature; the browser never needs to.
-import { AccessTokenClaims, PRIVILEGED_ROLES, type Role } from '@omc/contracts';
+import { AccessTokenClaims } from '@omc/contracts';
 
 /** Refresh this long before the token's expiry (SPEC section 9). */
 export const REFRESH_LEAD_MS = 5 * 60_000;
@@ -34,8 +34,4 @@ export function refreshDelay(token: string, nowMs: number): number {
   const claims = decodeToken(token);
   if (!claims) return 0;
   return Math.max(0, claims.exp * 1000 - REFRESH_LEAD_MS - nowMs);
-}
-
-export function isPrivileged(role: Role | null | undefined): boolean {
-  return role != null && PRIVILEGED_ROLES.includes(role);
 }

@@ -1,7 +1,6 @@
 // Who may click and who spends (SPEC section 4): admins, superusers and holders of the unlimited pass
 // click without spending; everyone else needs a free click left; nobody clicks without a token.
-import { UNLIMITED_CLICKS, type Role } from '@omc/contracts';
-import { isPrivileged } from '../../session/token';
+import { isPrivileged, UNLIMITED_CLICKS, type Role } from '@omc/contracts';
 
 export interface ClickerBalance {
   role: Role | null;

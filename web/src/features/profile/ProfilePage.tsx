@@ -1,3 +1,4 @@
+import { isPrivileged } from '@omc/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
@@ -38,7 +39,7 @@ export function ProfilePage() {
           <>
             <h1 className="panel__title">
               <span translate="no">{username}</span>
-              {role === 'admin' || role === 'superuser' ? (
+              {isPrivileged(role) ? (
                 <span className={`role-badge role-badge--${role}`}>{t(`roles.${role}`)}</span>
               ) : null}
             </h1>
