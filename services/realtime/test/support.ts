@@ -3,6 +3,7 @@
 import {
   makeEvent,
   SOCKET_CLIENT_OPTIONS,
+  SOCKET_EVENTS,
   STREAMS,
   SUBJECTS,
   type EventPayload,
@@ -132,9 +133,10 @@ export function record(
     lastState: () => recorder.states.at(-1),
     close: () => void socket.close(),
   };
-  socket.on('gameStateUpdate', (state) => recorder.states.push(state));
-  socket.on('winner', (winner) => recorder.winners.push(winner));
-  socket.on('userCountUpdate', (count) => recorder.counts.push(count));
+  // Every event is checked against its contract as it arrives: a payload that breaks it fails the run.
+  socket.on('gameStateUpdate', (state) => recorder.states.push(SOCKET_EVENTS.gameStateUpdate.parse(state)));
+  socket.on('winner', (winner) => recorder.winners.push(SOCKET_EVENTS.winner.parse(winner)));
+  socket.on('userCountUpdate', (count) => recorder.counts.push(SOCKET_EVENTS.userCountUpdate.parse(count)));
   socket.on('connect_error', (error) => recorder.errors.push(error.message));
   return recorder;
 }
