@@ -2,6 +2,7 @@ export * from './config.js';
 export * from './errors.js';
 export * from './logger.js';
 export * from './server.js';
+export * from './service-app.js';
 export * from './health.js';
 export * from './db.js';
 export * from './redis.js';

@@ -1,15 +1,9 @@
 import fastifyCookie from '@fastify/cookie';
 import { STREAMS } from '@omc/contracts';
 import {
-  createServer,
+  createServiceApp,
   ensureStream,
   migrateToLatest,
-  pingDb,
-  pingNats,
-  pingRedis,
-  registerHealth,
-  registerMetrics,
-  registerTokens,
   startOutboxRelay,
   type OutboxRelay,
 } from '@omc/service-kit';
@@ -44,14 +38,16 @@ const backgrounds = new WeakMap<FastifyInstance, Background>();
 
 export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promise<AuthApp> {
   const { config } = deps;
-  const app = createServer({
+  const app = await createServiceApp({
     name: 'auth',
     // Believe X-Forwarded-For from the nearest TRUST_PROXY_HOPS peers (the gateway), no further.
     trustProxyHops: config.TRUST_PROXY_HOPS,
     log: deps.log,
     logger: options.logger,
+    metrics: deps.metrics,
+    ready: { postgres: deps.db, redis: deps.redis, nats: deps.nats },
+    tokens: { publicKey: config.JWT_PUBLIC_KEY, privateKey: config.JWT_PRIVATE_KEY },
   });
-  await registerTokens(app, { publicKey: config.JWT_PUBLIC_KEY, privateKey: config.JWT_PRIVATE_KEY });
   await app.register(fastifyCookie);
   app.decorateRequest('account', null);
 
@@ -78,19 +74,11 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
     if (error instanceof RateLimited) reply.header('retry-after', String(error.retryAfterSeconds));
   });
 
-  registerHealth(app, {
-    postgres: () => pingDb(deps.db),
-    redis: () => pingRedis(deps.redis),
-    nats: () => pingNats(deps.nats),
-  });
-  registerMetrics(app, deps.metrics);
   deps.metrics.gauge('auth_outbox_backlog', 'Events written but not yet published', [], async function () {
     this.set(background.relay ? await background.relay.backlog().catch(() => 0) : 0);
   });
-  await app.register(userRoutes, ctx);
-  await app.register(sessionRoutes, ctx);
-  await app.register(adminRoutes, ctx);
-  await app.register(internalRoutes, ctx);
+  for (const routes of [userRoutes, sessionRoutes, adminRoutes, internalRoutes])
+    await app.register(routes, ctx);
   return app as AuthApp;
 }
 

@@ -1,14 +1,8 @@
 import { STREAMS } from '@omc/contracts';
 import {
-  createServer,
+  createServiceApp,
   ensureStream,
   migrateToLatest,
-  pingDb,
-  pingNats,
-  pingRedis,
-  registerHealth,
-  registerMetrics,
-  registerTokens,
   startOutboxRelay,
   type OutboxRelay,
 } from '@omc/service-kit';
@@ -52,19 +46,15 @@ const backgrounds = new WeakMap<FastifyInstance, Background>();
 
 export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<GameApp> {
   const { config } = deps;
-  const app = createServer({
+  const app = await createServiceApp({
     name: 'game',
     trustProxyHops: config.TRUST_PROXY_HOPS,
     log: deps.log,
     logger: options.logger,
+    metrics: deps.metrics,
+    ready: { postgres: deps.db, redis: deps.redis, nats: deps.nats },
+    tokens: { publicKey: config.JWT_PUBLIC_KEY },
   });
-  await registerTokens(app, { publicKey: config.JWT_PUBLIC_KEY });
-  registerHealth(app, {
-    postgres: () => pingDb(deps.db),
-    redis: () => pingRedis(deps.redis),
-    nats: () => pingNats(deps.nats),
-  });
-  registerMetrics(app, deps.metrics);
 
   const metrics = gameMetrics(deps.metrics);
   const background: Background = {};
@@ -87,9 +77,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     drainOutbox: (timeoutMs?: number) => background.outbox?.drain(timeoutMs) ?? notStarted(),
   });
   const ctx: GameContext = { deps, engine, metrics };
-  await app.register(clickRoutes, ctx);
-  await app.register(stateRoutes, ctx);
-  await app.register(winnersRoutes, ctx);
+  for (const routes of [clickRoutes, stateRoutes, winnersRoutes]) await app.register(routes, ctx);
   app.addHook('onClose', async () => {
     await (background.stop ?? (() => engine.close()))();
   });

@@ -1,14 +1,4 @@
-import {
-  createServer,
-  migrateToLatest,
-  pingDb,
-  pingNats,
-  registerHealth,
-  registerMetrics,
-  registerTokens,
-  startOutboxRelay,
-  type OutboxRelay,
-} from '@omc/service-kit';
+import { createServiceApp, migrateToLatest, startOutboxRelay, type OutboxRelay } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { checkoutRoutes } from './checkout/checkout.routes.js';
 import { CheckoutService } from './checkout/checkout.service.js';
@@ -48,13 +38,14 @@ export interface PaymentsApp extends FastifyInstance {
 const outboxes = new WeakMap<FastifyInstance, { relay?: OutboxRelay }>();
 
 export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<PaymentsApp> {
-  const app = createServer({ name: 'payments', log: deps.log, logger: options.logger });
-  await registerTokens(app, { publicKey: deps.config.JWT_PUBLIC_KEY });
-  registerHealth(app, {
-    postgres: () => pingDb(deps.db),
-    nats: () => pingNats(deps.nats),
+  const app = await createServiceApp({
+    name: 'payments',
+    log: deps.log,
+    logger: options.logger,
+    metrics: deps.metrics,
+    ready: { postgres: deps.db, nats: deps.nats },
+    tokens: { publicKey: deps.config.JWT_PUBLIC_KEY },
   });
-  registerMetrics(app, deps.metrics);
 
   const outbox: { relay?: OutboxRelay } = {};
   outboxes.set(app, outbox);
@@ -78,10 +69,8 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       await outbox.relay.drain(timeoutMs);
     },
   });
-  await app.register(checkoutRoutes, ctx);
-  await app.register(payoutRoutes, ctx);
-  await app.register(profileRoutes, ctx);
-  await app.register(webhookRoutes, ctx);
+  for (const routes of [checkoutRoutes, payoutRoutes, profileRoutes, webhookRoutes])
+    await app.register(routes, ctx);
   return app as PaymentsApp;
 }
 

@@ -1,4 +1,4 @@
-import { createServer, pingNats, pingRedis, registerHealth, registerMetrics } from '@omc/service-kit';
+import { createServiceApp } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
 import { attachLive, type Live } from './live/live-server.js';
@@ -12,12 +12,13 @@ export interface RealtimeApp extends FastifyInstance {
 }
 
 export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<RealtimeApp> {
-  const app = createServer({ name: 'realtime', log: deps.log, logger: options.logger });
-  registerHealth(app, {
-    redis: () => pingRedis(deps.redis),
-    nats: () => pingNats(deps.nats),
+  const app = await createServiceApp({
+    name: 'realtime',
+    log: deps.log,
+    logger: options.logger,
+    metrics: deps.metrics,
+    ready: { redis: deps.redis, nats: deps.nats },
   });
-  registerMetrics(app, deps.metrics);
   app.decorate('realtime', { deps, live: null });
   return app as RealtimeApp;
 }
