@@ -15,6 +15,21 @@ export function testInfra(): TestInfra {
   return inject('infra');
 }
 
+/**
+ * The environment a service under test needs to reach the test servers, signed-token key and all; a
+ * test adds or overrides its own settings after it.
+ */
+export function serviceEnv(options: { databaseUrl?: string; publicKey: string }): Record<string, string> {
+  const infra = testInfra();
+  return {
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    REDIS_URL: infra.redisUrl,
+    NATS_URL: infra.natsUrl,
+    JWT_PUBLIC_KEY: options.publicKey,
+    LOG_LEVEL: 'silent',
+  };
+}
+
 /** A fresh database cloned from the migrated template, for one test file. */
 export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const infra = testInfra();
@@ -74,7 +89,11 @@ export async function signAccessToken(
 }
 
 /** Polls until `check` returns a truthy value, or fails with `what`. For effects that arrive by event. */
-export async function eventually<T>(check: () => Promise<T> | T, what = 'condition', timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T> | T,
+  what = 'condition',
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {

@@ -6,7 +6,7 @@ import {
   generateTokenKeys,
   resetNats,
   resetRedis,
-  testInfra,
+  serviceEnv,
   type KeyPair,
 } from '@omc/testkit';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -86,12 +86,8 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
   const database = await freshDatabase();
   const game = await startStandIn('/api/game/profile', GAME_DEFAULT);
   const payments = await startStandIn('/api/payments/profile', PAYMENTS_DEFAULT);
-  const infra = testInfra();
   const config = loadConfig({
-    DATABASE_URL: database.url,
-    REDIS_URL: infra.redisUrl,
-    NATS_URL: infra.natsUrl,
-    JWT_PUBLIC_KEY: keys.publicKey,
+    ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey }),
     // As an operator writes it in a one-line variable.
     JWT_PRIVATE_KEY: keys.privateKey.replace(/\n/g, '\\n'),
     GAME_URL: game.url,
@@ -101,7 +97,6 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
     BOOTSTRAP_ADMIN_EMAIL: ADMIN.email,
     BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
     REGISTER_MAX_PER_IP: '0',
-    LOG_LEVEL: 'silent',
     ...env,
   });
   const deps = await createDeps(config);

@@ -5,7 +5,7 @@ import {
   freshDatabase,
   generateTokenKeys,
   resetNats,
-  testInfra,
+  serviceEnv,
   eventually,
   workspaceRoot,
 } from '@omc/testkit';
@@ -30,11 +30,8 @@ describe('game service health', () => {
     redis = await startRedis(redisDir);
     redisPort = Number(new URL(redis.url).port);
     const config = loadConfig({
-      DATABASE_URL: database.url,
+      ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey }),
       REDIS_URL: redis.url,
-      NATS_URL: testInfra().natsUrl,
-      JWT_PUBLIC_KEY: keys.publicKey,
-      LOG_LEVEL: 'silent',
     });
     deps = await createDeps(config);
     app = await buildApp(deps, { logger: false });

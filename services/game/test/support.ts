@@ -21,6 +21,7 @@ import {
   generateTokenKeys,
   resetNats,
   signAccessToken,
+  serviceEnv,
   testInfra,
   workspaceRoot,
 } from '@omc/testkit';
@@ -57,11 +58,9 @@ export async function startGame(options: { env?: Record<string, string>; instanc
   const config = await Promise.resolve()
     .then(() =>
       loadConfig({
-        DATABASE_URL: database.url,
+        ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey }),
+        // A Redis of this file's own, so a test may stop it.
         REDIS_URL: redis.url,
-        NATS_URL: testInfra().natsUrl,
-        JWT_PUBLIC_KEY: keys.publicKey,
-        LOG_LEVEL: 'silent',
         // Every test client clicks from this one host; the address budget has its own tests.
         CLICK_RATE_PER_IP: '0',
         ...options.env,

@@ -3,7 +3,14 @@
 import { startEmulator, type RunningEmulator } from '@omc/emulators';
 import { makeEvent, STREAMS, type EventEnvelope, type EventPayload, type Subject } from '@omc/contracts';
 import { ensureStream, publishEvent } from '@omc/service-kit';
-import { freshDatabase, generateTokenKeys, resetNats, signAccessToken, testInfra } from '@omc/testkit';
+import {
+  freshDatabase,
+  generateTokenKeys,
+  resetNats,
+  serviceEnv,
+  signAccessToken,
+  testInfra,
+} from '@omc/testkit';
 import Fastify from 'fastify';
 import { connect, type NatsConnection, type Subscription } from 'nats';
 import { randomUUID } from 'node:crypto';
@@ -45,13 +52,21 @@ export interface AuthStandIn {
 
 async function startAuthStandIn(): Promise<AuthStandIn> {
   const server = Fastify({ logger: false, forceCloseConnections: true });
-  const standIn: AuthStandIn = { url: '', deleted: new Set(), roles: new Map(), down: false, calls: 0, close: () => server.close() };
+  const standIn: AuthStandIn = {
+    url: '',
+    deleted: new Set(),
+    roles: new Map(),
+    down: false,
+    calls: 0,
+    close: () => server.close(),
+  };
   server.get('/internal/account', async (request, reply) => {
     standIn.calls += 1;
     if (standIn.down) return reply.status(503).send({ message: 'unavailable' });
     const payload = request.headers.authorization?.split(' ')[1]?.split('.')[1];
     const claims = payload ? JSON.parse(Buffer.from(payload, 'base64url').toString()) : undefined;
-    if (!claims || standIn.deleted.has(claims.sub)) return reply.status(401).send({ message: 'This account no longer exists' });
+    if (!claims || standIn.deleted.has(claims.sub))
+      return reply.status(401).send({ message: 'This account no longer exists' });
     return { userId: claims.sub, role: standIn.roles.get(claims.sub) ?? claims.role };
   });
   standIn.url = await server.listen({ port: 0, host: '127.0.0.1' });
@@ -66,11 +81,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
   const keys = generateTokenKeys();
   const infra = testInfra();
   const config = loadConfig({
-    DATABASE_URL: database.url,
-    REDIS_URL: infra.redisUrl,
-    NATS_URL: infra.natsUrl,
-    JWT_PUBLIC_KEY: keys.publicKey,
-    LOG_LEVEL: 'silent',
+    ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey }),
     BRAINTREE_EMULATOR_URL: emulator.url,
     BRAINTREE_TIMEOUT_MS: '800',
     PAYPAL_TIMEOUT_MS: '800',
@@ -85,7 +96,8 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
   const nc = await connect({ servers: infra.natsUrl });
   const published: EventEnvelope[] = [];
   const subscription: Subscription = nc.subscribe('payments.>', {
-    callback: (_error, msg) => published.push(JSON.parse(new TextDecoder().decode(msg.data)) as EventEnvelope),
+    callback: (_error, msg) =>
+      published.push(JSON.parse(new TextDecoder().decode(msg.data)) as EventEnvelope),
   });
   const js = nc.jetstream();
   const jsm = await nc.jetstreamManager();
@@ -101,7 +113,12 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
     published,
     keys,
     auth,
-    token: (user) => signAccessToken(keys.privateKey, { sub: user.sub, username: user.username ?? `user_${user.sub.slice(0, 6)}`, role: user.role ?? 'standard' }),
+    token: (user) =>
+      signAccessToken(keys.privateKey, {
+        sub: user.sub,
+        username: user.username ?? `user_${user.sub.slice(0, 6)}`,
+        role: user.role ?? 'standard',
+      }),
     async publish(subject, data, id = randomUUID()) {
       const event = makeEvent(subject, data, id);
       await publishEvent(js, event);
