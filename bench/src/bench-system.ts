@@ -155,9 +155,6 @@ export async function startBenchSystem(
   const system = await startSystem({
     root,
     dir,
-    persistent: false,
-    ports: 'free',
-    logs: 'files',
     env: benchEnvironment(settings),
     log,
   });

@@ -33,15 +33,16 @@ export interface SystemOptions {
   root: string;
   /** Folder for data, keys and logs. */
   dir: string;
-  persistent: boolean;
-  /** Default ports (npm start) or free ones (tests, benchmarks). */
-  ports: 'default' | 'free';
+  /** Keep data between runs (npm start); default false, for tests and benchmarks. */
+  persistent?: boolean;
+  /** Default ports (npm start) or free ones (tests, benchmarks: the default). */
+  ports?: 'default' | 'free';
   /** Environment given to every process (after the system's own wiring, so it can override). */
   env?: NodeJS.ProcessEnv;
   /** Extra environment per process, e.g. two realtime instances. */
   envFor?: Partial<Record<DeployableName, NodeJS.ProcessEnv>>;
-  /** Print each process's output with a prefix, or only write it to dir/logs. */
-  logs: 'inherit' | 'files';
+  /** Print each process's output with a prefix, or only write it to dir/logs (the default). */
+  logs?: 'inherit' | 'files';
   /** How many realtime instances (they share one audience through Redis). */
   realtimeInstances?: number;
   redisAppendOnly?: boolean;
@@ -125,7 +126,8 @@ async function killProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTER
   clearTimeout(timer);
 }
 
-export async function startSystem(options: SystemOptions): Promise<System> {
+export async function startSystem(given: SystemOptions): Promise<System> {
+  const options = { persistent: false, ports: 'free' as const, logs: 'files' as const, ...given };
   const log = options.log ?? ((line: string) => console.log(line));
   const present = DEPLOYABLES.filter((d) => existsSync(join(options.root, d.dir, 'package.json')));
   mkdirSync(join(options.dir, 'logs'), { recursive: true });

@@ -59,9 +59,6 @@ export default async function setup(project: TestProject) {
     system = await startSystem({
       root,
       dir,
-      persistent: false,
-      ports: 'free',
-      logs: 'files',
       env: E2E_ENV,
       log: () => undefined,
     });

@@ -13,9 +13,6 @@ beforeAll(async () => {
   system = await startSystem({
     root: ROOT,
     dir,
-    persistent: false,
-    ports: 'free',
-    logs: 'files',
     env: { RATE_LIMIT_PER_IP: '0' },
     log: () => undefined,
   });

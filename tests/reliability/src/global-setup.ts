@@ -50,9 +50,6 @@ export default async function setup(project: TestProject) {
   const system: System = await startSystem({
     root,
     dir,
-    persistent: false,
-    ports: 'free',
-    logs: 'files',
     redisAppendOnly: true,
     env: { ...SUITE_ENV, OMC_INFRA: 'native' },
     log: () => undefined,

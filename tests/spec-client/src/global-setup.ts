@@ -29,9 +29,6 @@ export default async function setup(project: TestProject) {
   const system = await startSystem({
     root,
     dir,
-    persistent: false,
-    ports: 'free',
-    logs: 'files',
     env: {
       ROUND_TARGET: '100',
       MILESTONES: '10:100,50:500',

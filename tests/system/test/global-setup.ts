@@ -23,9 +23,6 @@ export default async function setup(project: TestProject) {
   const system = await startSystem({
     root,
     dir,
-    persistent: false,
-    ports: 'free',
-    logs: 'files',
     env: { RATE_LIMIT_PER_IP: '0', LOG_LEVEL: 'info' },
     log: () => undefined,
   });
