@@ -2,7 +2,16 @@
 // and a token whose key is not listed (or that names no listed key) is refused.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createServer, keyId, parsePublicKeys, registerTokens, requireUser } from '../src/index.js';
+import {
+  authenticate,
+  createServer,
+  createTokenVerifier,
+  keyId,
+  parsePublicKeys,
+  registerTokens,
+  requireRole,
+  requireUser,
+} from '../src/index.js';
 
 function keyPair() {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
@@ -97,5 +106,52 @@ describe('verified tokens kept for the next request', () => {
     // The kept verification ends with the token's own expiry.
     await new Promise((r) => setTimeout(r, (exp + 1) * 1000 - Date.now()));
     expect(await status(token)).toBe(401);
+  });
+});
+
+describe('tokens verified outside a request (a websocket handshake)', () => {
+  it('accepts the keys listed, picks the key by kid during a rotation, and refuses the rest', async () => {
+    const oldKeys = keyPair();
+    const newKeys = keyPair();
+    const verify = createTokenVerifier(`${newKeys.publicKey}\n${oldKeys.publicKey}`);
+    const oldToken = await (await issuer(oldKeys))({ username: 'old' });
+    const newToken = await (await issuer(newKeys))({ username: 'new' });
+    expect((await verify(oldToken)).username).toBe('old');
+    expect((await verify(newToken)).username).toBe('new');
+    await expect(verify((await issuer(keyPair()))({}))).rejects.toMatchObject({
+      statusCode: 401,
+      message: 'Invalid token',
+    });
+    await expect(verify('not.a.token')).rejects.toMatchObject({ statusCode: 401 });
+    // Issued 16 minutes ago: its 15 minutes are over.
+    const expired = await (await issuer(oldKeys))({ iat: Math.floor(Date.now() / 1000) - 16 * 60 });
+    await expect(verify(expired)).rejects.toMatchObject({ statusCode: 401, message: 'Token expired' });
+  });
+});
+
+describe('who may call, declared once per route tree', () => {
+  it('refuses a guest with 401 and a standard user of an admin route with 403, before the handler runs', async () => {
+    const keys = keyPair();
+    const sign = await issuer(keys);
+    const app = createServer({ name: 'guarded', logger: false });
+    await registerTokens(app, { publicKey: keys.publicKey });
+    let reached = 0;
+    await app.register(async (admin) => {
+      admin.addHook('onRequest', authenticate);
+      admin.addHook('onRequest', requireRole('admin'));
+      admin.get('/admin', async (request) => {
+        reached += 1;
+        return { username: request.user.username };
+      });
+    });
+    await app.ready();
+    const call = async (token?: string) =>
+      app.inject({ url: '/admin', headers: token ? { authorization: `Bearer ${token}` } : {} });
+    expect((await call()).statusCode).toBe(401);
+    expect((await call(await sign({ role: 'standard' }))).statusCode).toBe(403);
+    const ok = await call(await sign({ role: 'admin', username: 'root' }));
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toEqual({ username: 'root' });
+    expect(reached).toBe(1);
   });
 });
