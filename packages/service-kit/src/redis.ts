@@ -19,4 +19,4 @@ export async function pingRedis(client: Redis): Promise<void> {
   await client.ping();
 }
 
-export type { Redis };
+export type { Redis, RedisOptions };

@@ -38,14 +38,11 @@ const backgrounds = new WeakMap<FastifyInstance, Background>();
 
 export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promise<AuthApp> {
   const { config } = deps;
-  const app = await createServiceApp({
+  const app = await createServiceApp(deps, {
     name: 'auth',
     // Believe X-Forwarded-For from the nearest TRUST_PROXY_HOPS peers (the gateway), no further.
     trustProxyHops: config.TRUST_PROXY_HOPS,
-    log: deps.log,
     logger: options.logger,
-    metrics: deps.metrics,
-    ready: { postgres: deps.db, redis: deps.redis, nats: deps.nats },
     tokens: { publicKey: config.JWT_PUBLIC_KEY, privateKey: config.JWT_PRIVATE_KEY },
   });
   await app.register(fastifyCookie);

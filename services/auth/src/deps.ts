@@ -1,15 +1,4 @@
-import {
-  baseDeps,
-  closeInOrder,
-  connectNats,
-  createDb,
-  createRedis,
-  type BaseDeps,
-  type Metrics,
-  type Nats,
-  type Redis,
-} from '@omc/service-kit';
-import type { Kysely } from 'kysely';
+import { baseDeps, connectStores, type BaseDeps, type Metrics, type Stores } from '@omc/service-kit';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
 
@@ -26,11 +15,8 @@ export interface AuthCounters {
   eventsPublished: Counter<'subject'>;
 }
 
-export interface Deps extends BaseDeps {
+export interface Deps extends BaseDeps, Stores<Database> {
   config: Config;
-  db: Kysely<Database>;
-  redis: Redis;
-  nats: Nats;
   counters: AuthCounters;
   /** HTTP client for the game and payments calls (global fetch; a test may hand in another). */
   fetch: typeof fetch;
@@ -49,21 +35,12 @@ export function authCounters(metrics: Metrics): AuthCounters {
 
 export async function createDeps(config: Config): Promise<Deps> {
   const base = baseDeps({ name: 'auth', logLevel: config.LOG_LEVEL });
-  const db = createDb<Database>(config.DATABASE_URL, { name: 'auth', max: 20 });
-  const redis = createRedis(config.REDIS_URL);
-  const nats = await connectNats(config.NATS_URL, 'auth');
+  const stores = await connectStores<Database>({ name: 'auth', config });
   return {
     ...base,
     config,
-    db,
-    redis,
-    nats,
+    ...stores,
     counters: authCounters(base.metrics),
     fetch: globalThis.fetch,
-    close: closeInOrder(
-      () => nats.close(),
-      () => redis.disconnect(),
-      () => db.destroy(),
-    ),
   };
 }

@@ -46,13 +46,10 @@ const backgrounds = new WeakMap<FastifyInstance, Background>();
 
 export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<GameApp> {
   const { config } = deps;
-  const app = await createServiceApp({
+  const app = await createServiceApp(deps, {
     name: 'game',
     trustProxyHops: config.TRUST_PROXY_HOPS,
-    log: deps.log,
     logger: options.logger,
-    metrics: deps.metrics,
-    ready: { postgres: deps.db, redis: deps.redis, nats: deps.nats },
     tokens: { publicKey: config.JWT_PUBLIC_KEY },
   });
 

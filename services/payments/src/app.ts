@@ -38,12 +38,9 @@ export interface PaymentsApp extends FastifyInstance {
 const outboxes = new WeakMap<FastifyInstance, { relay?: OutboxRelay }>();
 
 export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<PaymentsApp> {
-  const app = await createServiceApp({
+  const app = await createServiceApp(deps, {
     name: 'payments',
-    log: deps.log,
     logger: options.logger,
-    metrics: deps.metrics,
-    ready: { postgres: deps.db, nats: deps.nats },
     tokens: { publicKey: deps.config.JWT_PUBLIC_KEY },
   });
 

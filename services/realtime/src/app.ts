@@ -12,13 +12,7 @@ export interface RealtimeApp extends FastifyInstance {
 }
 
 export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<RealtimeApp> {
-  const app = await createServiceApp({
-    name: 'realtime',
-    log: deps.log,
-    logger: options.logger,
-    metrics: deps.metrics,
-    ready: { redis: deps.redis, nats: deps.nats },
-  });
+  const app = await createServiceApp(deps, { name: 'realtime', logger: options.logger });
   app.decorate('realtime', { deps, live: null });
   return app as RealtimeApp;
 }
