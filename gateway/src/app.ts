@@ -1,6 +1,6 @@
 import { errorBody } from '@omc/contracts';
 import rateLimit from '@fastify/rate-limit';
-import { createServer, pingRedis, registerHealth, registerMetrics } from '@omc/service-kit';
+import { createServer, observeRequests } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
 import { pathProblem } from './edge/path-guard.js';
@@ -32,8 +32,15 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     app,
     config.BRAINTREE_EMULATOR_URL ? [new URL(config.BRAINTREE_EMULATOR_URL).origin] : [],
   );
-  registerHealth(app, { redis: () => pingRedis(deps.redis) });
-  registerMetrics(app, metrics);
+  observeRequests(app, metrics);
+  // Liveness, readiness and metrics answer on the internal listener only (internal.ts); here they are
+  // a plain 404, not the web app's page.
+  for (const path of ['/healthz', '/readyz', '/metrics']) {
+    app.all(path, async (request, reply) => {
+      const message = `No route ${request.method} ${path}`;
+      return reply.code(404).send(errorBody(message, { code: 'NOT_FOUND', requestId: request.id }));
+    });
+  }
 
   await app.register(async (api) => {
     if (config.RATE_LIMIT_PER_IP > 0) {

@@ -43,6 +43,11 @@ export const configSchema = z
     GATEWAY_PORT: env.port(8080).optional(),
     /** Accepted too, for platforms that set PORT; GATEWAY_PORT wins. */
     PORT: env.port(8080).optional(),
+    /**
+     * Liveness (/healthz), readiness (/readyz) and metrics (/metrics) answer here only, for the kubelet
+     * and Prometheus: not on the public port, not in the Service, not behind the ingress.
+     */
+    GATEWAY_INTERNAL_PORT: env.port(9080),
     HOST: env.host(),
     LOG_LEVEL: env.logLevel(),
     SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
@@ -66,7 +71,16 @@ export const configSchema = z
     /** The Braintree emulator in development: the payment form in the browser talks to it. */
     BRAINTREE_EMULATOR_URL: httpUrl.optional(),
   })
-  .transform(({ GATEWAY_PORT, PORT, ...rest }) => ({ ...rest, GATEWAY_PORT: GATEWAY_PORT ?? PORT ?? 8080 }));
+  .transform(({ GATEWAY_PORT, PORT, ...rest }) => ({ ...rest, GATEWAY_PORT: GATEWAY_PORT ?? PORT ?? 8080 }))
+  .superRefine((config, ctx) => {
+    // 0 asks the system for a free port, so two zeros never collide.
+    if (config.GATEWAY_INTERNAL_PORT !== 0 && config.GATEWAY_INTERNAL_PORT === config.GATEWAY_PORT)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GATEWAY_INTERNAL_PORT'],
+        message: `must differ from the public port GATEWAY_PORT (${config.GATEWAY_PORT})`,
+      });
+  });
 
 export type Config = ReturnType<typeof loadConfig>;
 

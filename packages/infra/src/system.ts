@@ -16,6 +16,8 @@ export interface Deployable {
   /** Package folder, relative to the workspace root. */
   dir: string;
   defaultPort: number;
+  /** Where /healthz, /readyz and /metrics answer when not on `defaultPort` (the gateway's internal listener). */
+  internalPort?: number;
   /** Its own database, for the services that own tables. */
   database?: string;
 }
@@ -26,7 +28,7 @@ export const DEPLOYABLES: readonly Deployable[] = [
   { name: 'game', dir: 'services/game', defaultPort: 3002, database: 'omc_game' },
   { name: 'payments', dir: 'services/payments', defaultPort: 3003, database: 'omc_payments' },
   { name: 'realtime', dir: 'services/realtime', defaultPort: 3004 },
-  { name: 'gateway', dir: 'gateway', defaultPort: 8080 },
+  { name: 'gateway', dir: 'gateway', defaultPort: 8080, internalPort: 9080 },
 ];
 
 export interface SystemOptions {
@@ -53,6 +55,8 @@ export interface RunningProcess {
   deployable: Deployable;
   port: number;
   url: string;
+  /** Where its /healthz, /readyz and /metrics answer: `url` for a service, the gateway's internal listener. */
+  internalUrl: string;
   env: NodeJS.ProcessEnv;
   child: ChildProcess;
   pid: number;
@@ -62,6 +66,8 @@ export interface System {
   infra: Infra;
   gatewayUrl: string;
   urls: Partial<Record<DeployableName, string>>;
+  /** Where each part's /healthz, /readyz and /metrics answer (for the gateway, not its public port). */
+  internalUrls: Partial<Record<DeployableName, string>>;
   processes: RunningProcess[];
   keys: { publicKey: string; privateKey: string };
   admin: { username: string; email: string; password: string };
@@ -146,9 +152,11 @@ export async function startSystem(options: SystemOptions): Promise<System> {
   for (const d of present) {
     for (const [i, name] of instanceNames(d).entries()) {
       ports.set(name, options.ports === 'default' ? d.defaultPort + (i === 0 ? 0 : 100 + i) : await freePort());
+      if (d.internalPort) ports.set(`${name}:internal`, options.ports === 'default' ? d.internalPort : await freePort());
     }
   }
   const url = (name: string) => `http://127.0.0.1:${ports.get(name)}`;
+  const internalUrl = (name: string) => url(ports.has(`${name}:internal`) ? `${name}:internal` : name);
   const realtimeUrls = [...ports.keys()].filter((n) => n.startsWith('realtime')).map(url);
 
   const databases: Partial<Record<DeployableName, string>> = {};
@@ -181,8 +189,8 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     });
     pipeOutput(child, name, options.logs, logFile);
     child.once('exit', () => logFile.end());
-    const running: RunningProcess = { name, deployable, port: ports.get(name)!, url: url(name), env, child, pid: child.pid! };
-    await waitReady(running.url, child, name);
+    const running: RunningProcess = { name, deployable, port: ports.get(name)!, url: url(name), internalUrl: internalUrl(name), env, child, pid: child.pid! };
+    await waitReady(running.internalUrl, child, name);
     return running;
   };
 
@@ -208,7 +216,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
             DATABASE_URL: databases[d.name],
             ...options.envFor?.[d.name],
             PORT: String(ports.get(name)),
-            ...(d.name === 'gateway' ? { GATEWAY_PORT: String(ports.get(name)) } : {}),
+            ...(d.name === 'gateway' ? { GATEWAY_PORT: String(ports.get(name)), GATEWAY_INTERNAL_PORT: String(ports.get(`${name}:internal`)) } : {}),
             INSTANCE_NAME: name,
           };
           starting.push(spawnProcess(name, d, env));
@@ -234,6 +242,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     infra,
     gatewayUrl: ports.has('gateway') ? url('gateway') : '',
     urls: Object.fromEntries(present.map((d) => [d.name, url(d.name)])),
+    internalUrls: Object.fromEntries(present.map((d) => [d.name, internalUrl(d.name)])),
     processes,
     keys,
     admin,

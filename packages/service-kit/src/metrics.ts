@@ -25,6 +25,12 @@ export function createMetrics(service: string, defaults = true): Metrics {
 }
 
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+  observeRequests(app, metrics);
+  serveMetrics(app, metrics);
+}
+
+/** Times every request of `app` into http_request_duration_seconds (health and metrics requests aside). */
+export function observeRequests(app: FastifyInstance, metrics: Metrics): void {
   const duration = metrics.histogram('http_request_duration_seconds', 'HTTP request latency', ['method', 'route', 'status'], [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
   ]);
@@ -33,6 +39,10 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
     if (route === '/metrics' || route === '/healthz' || route === '/readyz') return;
     duration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
+}
+
+/** GET /metrics on `app`: the registry in Prometheus's text format (the gateway serves it on its internal listener). */
+export function serveMetrics(app: FastifyInstance, metrics: Metrics): void {
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     reply.header('content-type', metrics.registry.contentType);
     return metrics.registry.metrics();

@@ -42,7 +42,10 @@ describe('/metrics on the running system', () => {
   it.each(['auth', 'game', 'payments', 'realtime', 'gateway'])(
     '%s answers in Prometheus text format',
     async (name) => {
-      const { contentType, text } = await scrape(system.urls[name as keyof typeof system.urls]!);
+      // Where Prometheus scrapes: a service's own port, the gateway's internal listener.
+      const { contentType, text } = await scrape(
+        system.internalUrls[name as keyof typeof system.internalUrls]!,
+      );
       expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
       expect(text).toMatch(/^# HELP process_cpu_user_seconds_total /m);
       expect(text).toMatch(/^# TYPE http_request_duration_seconds histogram$/m);
@@ -52,6 +55,15 @@ describe('/metrics on the running system', () => {
         expect(line).toMatch(/^[a-zA-Z_:][\w:]*(\{.*\})? [-+\w.]+$/);
     },
   );
+
+  it("keeps the gateway's metrics, readiness and liveness off its public port", async () => {
+    expect(system.internalUrls.gateway).not.toBe(system.gatewayUrl);
+    for (const path of ['/metrics', '/readyz', '/healthz']) {
+      const response = await fetch(`${system.gatewayUrl}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(((await response.json()) as { code?: string }).code, path).toBe('NOT_FOUND');
+    }
+  });
 
   it('counts the clicks players make through the gateway', async () => {
     const suffix = `${process.pid}${Date.now() % 100000}`;

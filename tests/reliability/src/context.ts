@@ -4,7 +4,10 @@ import { emptyFigures, type Figures, type Recovery } from './figures.js';
 
 export interface SuiteContext {
   gatewayUrl: string;
-  /** Each process's own URL (services' internal ports, reachable from this machine only). */
+  /**
+   * Where each process answers /healthz, /readyz and /metrics: a service's own port, the gateway's internal
+   * listener (reachable from this machine only); `gatewayUrl` is the public port.
+   */
   urls: Record<string, string>;
   deployables: string[];
   /** Each service's own database, for read-only checks where only the database can tell. */
