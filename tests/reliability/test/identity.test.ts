@@ -1,8 +1,8 @@
 // Nobody acts as someone else: bad tokens on every protected route, stale roles, refresh-token theft and
 // guessing passwords from many addresses, all through the gateway.
-import { ROUTES } from '@omc/contracts';
+import { ROUTES, UNLIMITED_CLICKS } from '@omc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { click, gameProfile, untilGameKnows } from '../src/actions.js';
+import { click, gameProfile, profile, untilGameKnows } from '../src/actions.js';
 import { extraGateway, figures, invariant, reportFigures, suite, violations } from '../src/context.js';
 import { call, grantRole, login, loginAdmin, refreshCookie, registerPlayer, sleep, type Player } from '../src/http.js';
 import { VALID_BODIES } from '../src/samples.js';
@@ -86,6 +86,34 @@ describe('roles', () => {
     const spent = await click({ ...superuser, token: superToken });
     const after = await gameProfile({ ...superuser, token: superToken });
     if (spent.status === 200) invariant('a demoted superuser\'s click is paid from their balance', after !== undefined && before !== undefined && after.freeClicks === before.freeClicks - 1, { before, after });
+    expect(violations()).toEqual([]);
+  });
+});
+
+describe('read-your-writes for role changes', () => {
+  it("once updateRole has answered, the target's very next request sees the new role, in the game and in the profile", async () => {
+    const target = await registerPlayer('ryw');
+    await untilGameKnows(target);
+    const iterations = 20;
+    const stale: string[] = [];
+    for (let i = 0; i < iterations; i += 1) {
+      const raised = i % 2 === 0 ? 'superuser' : 'admin';
+      for (const role of [raised, 'standard'] as const) {
+        figures.attacks += 1;
+        const changed = await call('POST', '/api/admin/updateRole', { token: admin.token, body: { email: target.email, role } });
+        invariant(`updateRole to ${role} is 200`, changed.status === 200, `${changed.status} ${changed.text.slice(0, 200)}`);
+        // The very next request, with the token issued before the change: no wait, no new sign-in.
+        const clicked = await call('POST', '/api/game/click', { token: target.token });
+        const free = clicked.status === 200 && clicked.body.freeClicks === UNLIMITED_CLICKS;
+        if (role !== 'standard' && !free) stale.push(`#${i} promoted to ${role}, next click: ${clicked.status} ${clicked.text.slice(0, 120)}`);
+        if (role === 'standard' && free) stale.push(`#${i} demoted from ${raised}, next click still free`);
+        const mine = await profile(target);
+        if (mine?.hasInfiniteClicks !== (role !== 'standard')) stale.push(`#${i} ${role}: profile hasInfiniteClicks ${mine?.hasInfiniteClicks}`);
+      }
+    }
+    figures.roleChangesChecked += iterations * 2;
+    figures.staleRoleReads += stale.length;
+    invariant(`no request after updateRole saw the old role (${iterations * 2} changes)`, stale.length === 0, stale.slice(0, 6));
     expect(violations()).toEqual([]);
   });
 });
