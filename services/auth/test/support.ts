@@ -27,6 +27,8 @@ export interface StandIn {
   bodies: Map<string, unknown>;
   fallback: unknown;
   seen: { authorization?: string; requestId?: string }[];
+  /** Role changes told directly (PUT /internal/users/:userId/role), answered as `mode` says. */
+  roleCalls: { userId: string; body: { role: string; changedAt: string }; authorization?: string }[];
   close(): Promise<void>;
 }
 
@@ -48,8 +50,23 @@ export async function startStandIn(path: string, fallback: unknown): Promise<Sta
     bodies: new Map(),
     fallback,
     seen: [],
+    roleCalls: [],
     close: () => server.close(),
   };
+  server.put<{ Params: { userId: string }; Body: { role: string; changedAt: string } }>(
+    '/internal/users/:userId/role',
+    async (request, reply) => {
+      standIn.roleCalls.push({
+        userId: request.params.userId,
+        body: request.body,
+        authorization: request.headers.authorization,
+      });
+      if (standIn.mode === 'hang') return new Promise(() => undefined);
+      if (standIn.mode === 'error') return reply.status(503).send({ message: 'unavailable' });
+      if (standIn.mode === 'garbage') return reply.send({ unexpected: true });
+      return { role: request.body.role };
+    },
+  );
   server.get(path, async (request, reply) => {
     standIn.seen.push({
       authorization: request.headers.authorization,

@@ -21,6 +21,7 @@ import { startJournalFlusher } from './journal/journal-flusher.js';
 import { gameMetrics } from './metrics.js';
 import { startStatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
+import { roleRoutes } from './users/role.routes.js';
 import { winnersRoutes } from './winners/winners.routes.js';
 
 export interface GameApp extends FastifyInstance {
@@ -87,6 +88,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     await clickRoutes(scope, engine, { perUser: config.CLICK_RATE_PER_USER, perAddress: config.CLICK_RATE_PER_IP });
     await stateRoutes(scope, engine, config);
     await winnersRoutes(scope, db);
+    await roleRoutes(scope, db, engine);
   });
 
   app.addHook('onClose', async () => {

@@ -5,6 +5,7 @@ import type { AuthContext } from '../context.js';
 import { adminOnly } from '../users/current-user.js';
 import { listUsers } from '../users/users.repo.js';
 import { updateRole } from './admin.service.js';
+import { tellGameTheRole } from './game-role-sync.js';
 
 export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
   const app = scope.withTypeProvider<ZodTypeProvider>();
@@ -16,10 +17,29 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
 
   app.post(
     '/api/admin/updateRole',
-    { onRequest, schema: { body: UpdateRoleRequest, response: { 200: MessageResponse } } },
-    async (request) => {
-      const { changed } = await updateRole(ctx, request.body.email, request.body.role);
-      return { message: changed ? 'Role updated' : 'Role unchanged' };
+    {
+      onRequest,
+      schema: { body: UpdateRoleRequest, response: { 200: MessageResponse, 202: MessageResponse } },
+    },
+    async (request, reply) => {
+      const { role } = request.body;
+      const result = await updateRole(ctx, request.body.email, role);
+      if (!result.changed) return { message: 'Role unchanged' };
+      // Read-your-writes: the game has the new role before this answers, or the admin is told it has not.
+      const told = await tellGameTheRole(ctx.deps, request, {
+        userId: result.userId,
+        role,
+        changedAt: result.changedAt,
+      });
+      if (told.confirmed) return { message: 'Role updated' };
+      request.log.warn(
+        { reason: told.reason, userId: result.userId },
+        'the game did not confirm a role change',
+      );
+      return reply.code(202).send({
+        message:
+          "Role updated. The game did not confirm it in time: the player's clicks may follow the old role for a few seconds.",
+      });
     },
   );
 }

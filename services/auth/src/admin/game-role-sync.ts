@@ -1,0 +1,41 @@
+// Read-your-writes for role changes: before updateRole answers, the game is told the new role with the
+// change's time (the role event's occurredAt), so the target's very next click has it. The game applies
+// it only when newer than what it holds: the event that follows is a no-op, an older one never wins.
+// If the game does not confirm in time the change still stands and the event brings it there.
+import { InternalRoleApplied, internalUserRolePath, type Role } from '@omc/contracts';
+import type { FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.js';
+
+export type GameSyncResult = { confirmed: true } | { confirmed: false; reason: string };
+
+export async function tellGameTheRole(
+  deps: Deps,
+  request: FastifyRequest,
+  change: { userId: string; role: Role; changedAt: string },
+): Promise<GameSyncResult> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json',
+    'x-request-id': request.id,
+  };
+  // The admin's own token: the game checks it like any other internal caller's.
+  if (request.headers.authorization) headers.authorization = request.headers.authorization;
+  try {
+    const response = await deps.fetch(`${deps.config.GAME_URL}${internalUserRolePath(change.userId)}`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ role: change.role, changedAt: change.changedAt }),
+      signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS),
+    });
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      return { confirmed: false, reason: `status ${response.status}` };
+    }
+    const parsed = InternalRoleApplied.safeParse(await response.json());
+    if (!parsed.success) return { confirmed: false, reason: 'answer does not match the contract' };
+    return { confirmed: true };
+  } catch (error) {
+    const name = (error as Error).name;
+    return { confirmed: false, reason: name === 'TimeoutError' ? 'timed out' : (error as Error).message };
+  }
+}
