@@ -58,7 +58,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
 
   await app.register(async (scope) => checkoutRoutes(scope, deps, checkout, accounts));
   await app.register(async (scope) => payoutRoutes(scope, deps, payouts, accounts));
-  await app.register(async (scope) => profileRoutes(scope, deps, users));
+  await app.register(async (scope) => profileRoutes(scope, deps, users, accounts));
   await app.register(async (scope) => webhookRoutes(scope, deps));
 
   return Object.assign(app, { payments: { checkout, payouts, outbox } }) as PaymentsApp;

@@ -109,6 +109,7 @@ describe('read-your-writes for role changes', () => {
         if (role === 'standard' && free) stale.push(`#${i} demoted from ${raised}, next click still free`);
         const mine = await profile(target);
         if (mine?.hasInfiniteClicks !== (role !== 'standard')) stale.push(`#${i} ${role}: profile hasInfiniteClicks ${mine?.hasInfiniteClicks}`);
+        if ((mine?.adminBalance !== null) !== (role === 'admin')) stale.push(`#${i} ${role}: profile adminBalance ${mine?.adminBalance}`);
       }
     }
     figures.roleChangesChecked += iterations * 2;
