@@ -69,6 +69,27 @@ describe('role changes told by auth directly', () => {
     expect(await clickIsFree(user)).toBe(false);
   });
 
+  it('waits briefly for a user whose sign-up event has not arrived yet, then applies the role', async () => {
+    const id = randomUUID();
+    const username = `late_${id.slice(0, 8)}`;
+    const pending = tell(id, 'superuser', new Date().toISOString());
+    await new Promise((r) => setTimeout(r, 100));
+    await h.publish(
+      makeEvent(SUBJECTS.userRegistered, {
+        userId: id,
+        username,
+        email: `${username}@example.com`,
+        role: 'standard',
+        preferredLanguage: 'es',
+      }),
+    );
+    const answer = await pending;
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(answer.json()).toEqual({ role: 'superuser' });
+    const token = await h.token({ id, username, role: 'standard' });
+    expect(await clickIsFree({ id, username, role: 'standard', token })).toBe(true);
+  });
+
   it('only an admin token may call it, and bad input is a 4xx naming the problem', async () => {
     const user = await h.registerUser();
     const now = new Date().toISOString();
