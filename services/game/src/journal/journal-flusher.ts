@@ -4,7 +4,7 @@
 // after their Postgres transaction committed (by the next step, in the same call that takes the next
 // entries), so an instance crash loses nothing.
 import { randomUUID } from 'node:crypto';
-import type { Redis } from '@omc/service-kit';
+import { startPollLoop, type Redis } from '@omc/service-kit';
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
@@ -45,8 +45,6 @@ export function startJournalFlusher(
   const token = randomUUID();
   /** What this flusher wrote to Postgres and the next step removes from Redis. */
   let written: { epoch: string; upto: number } | undefined;
-  let stopped = false;
-  let wake: (() => void) | undefined;
 
   const step = (maxEntries: number) =>
     scripts.journalStep(KEYS.journal, [
@@ -84,29 +82,14 @@ export function startJournalFlusher(
     return entries.length;
   };
 
-  const loop = async () => {
-    while (!stopped) {
-      let moved = 0;
-      try {
-        moved = await flushOnce();
-      } catch (error) {
-        log.warn({ err: error }, 'journal flush failed; will retry');
-      }
-      if (moved === MAX_ENTRIES) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.intervalMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
-    }
-  };
-  const running = loop();
+  const loop = startPollLoop(async () => (await flushOnce()) === MAX_ENTRIES, {
+    intervalMs: options.intervalMs,
+    log,
+    failureMessage: 'journal flush failed; will retry',
+  });
 
   return {
-    nudge: () => wake?.(),
+    nudge: () => loop.nudge(),
     async drain(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       const pending = async () => {
@@ -115,14 +98,12 @@ export function startJournalFlusher(
       };
       while (await pending()) {
         if (Date.now() > deadline) throw new Error('journal did not drain in time');
-        wake?.();
+        loop.nudge();
         await sleep(10);
       }
     },
     async stop() {
-      stopped = true;
-      wake?.();
-      await running;
+      await loop.stop();
       // Remove what was written and release the lock, so another instance flushes at once.
       await step(0).catch(() => undefined);
     },
