@@ -5,7 +5,7 @@ import { UNLIMITED_CLICKS } from '@omc/contracts';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { KEYS } from './keys.js';
-import type { ClickStatus } from './redis/click-batch.js';
+import type { ClickBatchReply, ClickStatus } from './redis/click-batch.js';
 import type { GameRedis } from './redis-commands.js';
 import type { RoundState } from './round-state.js';
 import type { ClickOutcome, EngineHooks } from './types.js';
@@ -126,7 +126,7 @@ export class ClickBatcher {
   private async runBatch(batch: PendingClick[]): Promise<void> {
     let pending = batch;
     for (let attempt = 0; attempt < ATTEMPTS && pending.length > 0; attempt++) {
-      let reply;
+      let reply: ClickBatchReply;
       try {
         this.hooks.onBatch?.(pending.length);
         const addresses = this.addressBuckets(pending);
