@@ -110,8 +110,8 @@ export interface OutboxRelay {
 
 /** Rows one pass claims. */
 const BATCH = 100;
-/** How long a claim keeps other relays off a row: well beyond a publish's timeout (5 s). */
-const CLAIM_MS = 30_000;
+/** How long a claim keeps other relays off a row: twice a publish's timeout (5 s); a crashed relay's rows wait this long. */
+const CLAIM_MS = 10_000;
 
 interface ClaimedRow {
   id: string;
