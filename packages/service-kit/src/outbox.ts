@@ -110,7 +110,10 @@ export interface OutboxRelay {
 
 /** Rows one pass claims. */
 const BATCH = 100;
-/** How long a claim keeps other relays off a row: twice a publish's timeout (5 s); a crashed relay's rows wait this long. */
+/**
+ * How long a claim keeps other relays off a row: twice a publish's timeout (5 s). The rows a crashed relay
+ * had claimed go out again after that.
+ */
 const CLAIM_MS = 10_000;
 
 interface ClaimedRow {
