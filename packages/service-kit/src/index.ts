@@ -6,6 +6,7 @@ export * from './db.js';
 export * from './redis.js';
 export * from './nats.js';
 export * from './outbox.js';
+export * from './poll-loop.js';
 export * from './auth.js';
 export * from './metrics.js';
 export * from './run.js';
