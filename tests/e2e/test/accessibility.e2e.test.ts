@@ -155,7 +155,7 @@ const SCREENS: Screen[] = [
     open: async (page, t, who) => {
       await profileReady(page, t, who);
       await page.getByTestId('admin-balance').filter({ hasText: /[1-9]/ }).waitFor();
-      // The payment method first while the admin has no PayPal email, the confirmation afterwards.
+      // The payment method dialog while the admin has no PayPal email on file, else the confirmation.
       await button(page, t('profile.adminCollect')).click();
       await page.getByRole('dialog').waitFor();
     },
@@ -202,9 +202,14 @@ async function newViewer(viewer: Viewer): Promise<{ context: BrowserContext; pag
   return { context, page };
 }
 
+/** Findings on the passing messages (welcome message, purchase and winner notices), seen once in Spanish. */
+const noticeFindings: Finding[] = [];
+
 /** A player who bought a pack (so the admin's pot has money) and won a round (so winnings are pending). */
 async function playerWithWinnings(page: Page, username: string): Promise<void> {
   await registerThroughUi(page, username);
+  await page.getByText('Tu cuenta está lista. ¡A clicar!').waitFor();
+  noticeFindings.push(...(await audit(page, 'game with the welcome message', 'es')));
   await button(page, 'Comprar clics').click();
   const dialog = page.getByRole('dialog', { name: 'Comprar clics' });
   await dialog.getByRole('note').waitFor();
@@ -212,6 +217,8 @@ async function playerWithWinnings(page: Page, username: string): Promise<void> {
   await dialog.getByLabel('Tarjeta de prueba (aprobada)').check();
   await dialog.getByRole('button', { name: /^Pagar/ }).click();
   await dialog.waitFor({ state: 'detached' });
+  await page.getByTestId('notice-success').waitFor();
+  noticeFindings.push(...(await audit(page, 'game with the purchase notice', 'es')));
   await until(
     () => page.getByTestId('free-clicks').textContent(),
     (text) => Number((text ?? '').replace(/\D/g, '')) >= 100,
@@ -219,6 +226,8 @@ async function playerWithWinnings(page: Page, username: string): Promise<void> {
   // Play the round to its end: the counter is back at zero afterwards, as the other suites expect.
   const missing = inject('roundTarget') - (await serverCount(page));
   for (let i = 0; i < missing; i++) await clickButton(page).click({ force: true, noWaitAfter: true });
+  await page.getByTestId('notice-winner').filter({ hasText: username }).waitFor({ timeout: 30_000 });
+  noticeFindings.push(...(await audit(page, 'game with the winner notice', 'es')));
   await page.getByText(/en ganancias esperándote/).waitFor({ timeout: 30_000 });
   // A PayPal email on file, so both the payout confirmation and the payment method can be opened.
   await button(page, 'Configurar').click();
@@ -249,7 +258,19 @@ afterAll(async () => {
   await browser?.close();
 });
 
+/** Fails with one readable line per serious or critical finding; prints the others. */
+function expectNoBlocking(findings: Finding[], label: string): void {
+  const blocking = findings.filter((f) => BLOCKING.includes(f.impact));
+  const other = findings.filter((f) => !BLOCKING.includes(f.impact));
+  if (other.length > 0) console.warn(`axe, ${label}, not blocking:\n${describeFindings(other)}`);
+  expect(blocking.length, `axe found serious or critical violations:\n${describeFindings(blocking)}`).toBe(0);
+}
+
 describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
+  it('the welcome message and the purchase and winner notices have no serious or critical violation', () => {
+    expectNoBlocking(noticeFindings, 'notices');
+  });
+
   it.each(LANGUAGES)(
     'every screen and dialog in %s has no serious or critical violation',
     async (language) => {
@@ -278,13 +299,7 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
           at.set(screen.viewer, screen.path);
         }
       }
-      const blocking = findings.filter((f) => BLOCKING.includes(f.impact));
-      const other = findings.filter((f) => !BLOCKING.includes(f.impact));
-      if (other.length > 0) console.warn(`axe, ${language}, not blocking:\n${describeFindings(other)}`);
-      expect(
-        blocking.length,
-        `axe found serious or critical violations:\n${describeFindings(blocking)}`,
-      ).toBe(0);
+      expectNoBlocking(findings, language);
     },
     180_000,
   );
