@@ -8,7 +8,7 @@ const signIn = (role = 'standard') =>
   storeSession(makeToken({ username: 'ana', role, exp: Math.floor(Date.now() / 1000) + 900 }), { role });
 const counter = () => screen.getByTestId('global-clicks');
 const freeClicks = () => screen.getByTestId('free-clicks');
-const clickButton = () => screen.getByRole('button', { name: 'Clic: suma uno al contador' });
+const clickButton = () => screen.getByRole('button', { name: '+1: suma un clic al contador' });
 
 describe('game screen', () => {
   it('moves the counter and the balance at once, and keeps the server figures on success', async () => {
@@ -128,7 +128,14 @@ describe('game screen', () => {
     act(() => socket.emit('winner', { username: 'carl', pot: 20 }));
     expect(screen.getByTestId('notice-winner')).toHaveTextContent('carl');
     // Each update replaces the whole state, pot included.
-    act(() => socket.emit('gameStateUpdate', { globalClicks: 78, pot: 21.5, lastWinner: 'bea', lastClickUser: 'dan' }));
+    act(() =>
+      socket.emit('gameStateUpdate', {
+        globalClicks: 78,
+        pot: 21.5,
+        lastWinner: 'bea',
+        lastClickUser: 'dan',
+      }),
+    );
     await waitFor(() => expect(counter()).toHaveTextContent('78'));
     expect(screen.getByTestId('pot')).toHaveTextContent('21,50 €');
     const before = api.callsTo('GET', '/api/game/state').length;
