@@ -11,6 +11,7 @@ export {
   ensureChromium,
   ensureDebianCommands,
   ensureDockerCompose,
+  ensurePromtool,
   ensureTmux,
   freePort,
   killByPid,
