@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSystem, type System } from '@omc/infra';
+import { monitoredMetricNames } from '../src/monitoring.js';
 import { ROOT } from '../src/repo.js';
 
 let system: System;
@@ -52,6 +53,20 @@ describe('/metrics on the running system', () => {
         expect(line).toMatch(/^[a-zA-Z_:][\w:]*(\{.*\})? [-+\w.]+$/);
     },
   );
+
+  it('exports every metric the alerts and the dashboard read', async () => {
+    const exported = new Set(['up']); // made by Prometheus for every target
+    for (const name of ['auth', 'game', 'payments', 'realtime', 'gateway']) {
+      const { text } = await scrape(system.urls[name as keyof typeof system.urls]!);
+      for (const [, metric, type] of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
+        exported.add(metric!);
+        if (type === 'histogram')
+          for (const suffix of ['_bucket', '_sum', '_count']) exported.add(metric + suffix);
+      }
+    }
+    const missing = monitoredMetricNames().filter((name) => !exported.has(name));
+    expect(missing, 'read by k8s/monitoring but exported by no service').toEqual([]);
+  });
 
   it('counts the clicks players make through the gateway', async () => {
     const suffix = `${process.pid}${Date.now() % 100000}`;
