@@ -10,10 +10,12 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
+  type MsgHdrs,
   type NatsConnection,
 } from 'nats';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics.js';
+import { consumeTraced } from './tracing.js';
 
 export interface Nats {
   nc: NatsConnection;
@@ -71,8 +73,8 @@ export async function ensureStream(jsm: JetStreamManager, stream: { name: string
   }
 }
 
-export async function publishEvent<S extends Subject>(js: JetStreamClient, event: EventEnvelope<S>): Promise<void> {
-  await js.publish(event.subject, JSON.stringify(event), { msgID: event.id, timeout: 5000 });
+export async function publishEvent<S extends Subject>(js: JetStreamClient, event: EventEnvelope<S>, headers?: MsgHdrs): Promise<void> {
+  await js.publish(event.subject, JSON.stringify(event), { msgID: event.id, timeout: 5000, ...(headers ? { headers } : {}) });
 }
 
 export interface ConsumerOptions {
@@ -151,7 +153,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
             continue;
           }
           try {
-            await options.handle(event, msg);
+            await consumeTraced(subject, msg.headers, () => options.handle(event, msg));
             msg.ack();
             options.onResult?.(subject, 'ok');
           } catch (error) {

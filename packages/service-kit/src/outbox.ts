@@ -5,6 +5,10 @@ import type { EventEnvelope, Subject } from '@omc/contracts';
 import { sql, type ColumnType, type Generated, type Kysely, type Migration, type Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { publishEvent, type Nats } from './nats.js';
+import { publishTraced, traceCarrier } from './tracing.js';
+
+/** Where an outbox row keeps the trace context of the change it announces (not part of the event). */
+const TRACE_KEY = '$trace';
 
 export interface OutboxTable {
   outbox: {
@@ -49,7 +53,9 @@ export const kitMigrations: Record<string, Migration> = {
 type Db = Kysely<OutboxTable> | Transaction<OutboxTable>;
 
 export async function enqueueEvent<S extends Subject>(trx: Db, event: EventEnvelope<S>): Promise<void> {
-  await trx.insertInto('outbox').values({ id: event.id, subject: event.subject, payload: JSON.stringify(event) }).execute();
+  const trace = traceCarrier();
+  const payload = JSON.stringify(trace ? { ...event, [TRACE_KEY]: trace } : event);
+  await trx.insertInto('outbox').values({ id: event.id, subject: event.subject, payload }).execute();
 }
 
 /**
@@ -101,7 +107,8 @@ export function startOutboxRelay(db: Kysely<any>, nats: Nats, log: Logger, optio
       const published: string[] = [];
       for (const row of rows) {
         try {
-          await publishEvent(nats.js, row.payload as EventEnvelope);
+          const { [TRACE_KEY]: trace, ...event } = row.payload as EventEnvelope & { [TRACE_KEY]?: Record<string, string> };
+          await publishTraced(row.subject, trace, (headers) => publishEvent(nats.js, event as EventEnvelope, headers));
           published.push(row.id);
           options.onPublished?.(row.subject);
         } catch (error) {
