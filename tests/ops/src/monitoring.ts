@@ -109,9 +109,10 @@ export const DASHBOARD_ROWS: { title: string; panels: Panel[] }[] = [
         title: 'Server errors by service',
         type: 'timeseries',
         unit: 'percentunit',
+        // `or ... * 0`: a service without a single 5xx draws at 0 rather than vanishing.
         targets: [
           [
-            'sum by (service) (rate(http_request_duration_seconds_count{status=~"5.."}[5m])) / sum by (service) (rate(http_request_duration_seconds_count[5m]))',
+            '(sum by (service) (rate(http_request_duration_seconds_count{status=~"5.."}[5m])) or sum by (service) (rate(http_request_duration_seconds_count[5m])) * 0) / sum by (service) (rate(http_request_duration_seconds_count[5m]))',
             '{{service}}',
           ],
         ],
