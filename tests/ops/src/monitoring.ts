@@ -336,7 +336,10 @@ const HEADER =
 /** The generated files and what they must hold. */
 export function generatedFiles(): { file: string; text: string }[] {
   return [
-    { file: PROMETHEUS_RULE_FILE, text: HEADER + stringify(prometheusRule(), { lineWidth: 0 }) },
+    {
+      file: PROMETHEUS_RULE_FILE,
+      text: `# The groups of alerts.rules.yml (edit that file). ${HEADER.slice(2)}${stringify(prometheusRule(), { lineWidth: 0 })}`,
+    },
     { file: DASHBOARD_FILE, text: dashboardJson() },
     { file: DASHBOARD_CONFIGMAP_FILE, text: HEADER + stringify(dashboardConfigMap(), { lineWidth: 0 }) },
   ];
