@@ -16,6 +16,8 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     logLevel: config.LOG_LEVEL,
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,
+    // The public edge: a trace starts here, whatever trace context a client sends.
+    traceIncoming: false,
     ...(options.logger === false ? { logger: false } : {}),
   });
 

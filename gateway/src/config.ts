@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { env, parseConfig } from '@omc/service-kit';
+import { env, parseConfig, tracingEnvSchema } from '@omc/service-kit';
 import { z } from 'zod';
 
 const httpUrl = env.url(['http', 'https']);
@@ -70,6 +70,7 @@ export const configSchema = z
     UPSTREAM_TIMEOUT_MS: env.int(15_000, 100, 120_000),
     /** The Braintree emulator in development: the payment form in the browser talks to it. */
     BRAINTREE_EMULATOR_URL: httpUrl.optional(),
+    ...tracingEnvSchema.shape,
   })
   .transform(({ GATEWAY_PORT, PORT, ...rest }) => ({ ...rest, GATEWAY_PORT: GATEWAY_PORT ?? PORT ?? 8080 }))
   .superRefine((config, ctx) => {

@@ -10,3 +10,4 @@ export * from './poll-loop.js';
 export * from './auth.js';
 export * from './metrics.js';
 export * from './run.js';
+export * from './tracing.js';

@@ -1,6 +1,7 @@
 // Prometheus metrics on /metrics: request rates and latencies for every service, plus whatever each
 // service registers on the returned registry. One registry per app, so tests can build several.
 import type { FastifyInstance } from 'fastify';
+import { readinessOf } from './health.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
@@ -43,6 +44,17 @@ export function observeRequests(app: FastifyInstance, metrics: Metrics): void {
 
 /** GET /metrics on `app`: the registry in Prometheus's text format (the gateway serves it on its internal listener). */
 export function serveMetrics(app: FastifyInstance, metrics: Metrics): void {
+  // Readiness as Prometheus sees it: evaluated at each scrape as well as at each probe, and every change
+  // counted, so a flapping dependency shows even when the scrapes land between the flaps.
+  const readiness = readinessOf(app);
+  if (readiness) {
+    const changes = metrics.counter('service_readiness_changes_total', 'Times /readyz changed between ready and not ready');
+    changes.inc(0);
+    readiness.onChange = () => changes.inc();
+    metrics.gauge('service_ready', '1 while /readyz answers ready (every dependency up), else 0', [], async function collect() {
+      this.set((await readiness.evaluate()).ready ? 1 : 0);
+    });
+  }
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     reply.header('content-type', metrics.registry.contentType);
     return metrics.registry.metrics();

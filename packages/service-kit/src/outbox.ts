@@ -17,6 +17,10 @@ import { sql, type ColumnType, type Generated, type Kysely, type Migration, type
 import type { Logger } from 'pino';
 import { publishEvent, type Nats } from './nats.js';
 import { startPollLoop } from './poll-loop.js';
+import { publishTraced, traceCarrier } from './tracing.js';
+
+/** Where an outbox row keeps the trace context of the change it announces (not part of the event). */
+const TRACE_KEY = '$trace';
 
 export interface OutboxTable {
   outbox: {
@@ -70,10 +74,9 @@ export const kitMigrations: Record<string, Migration> = {
 type Db = Kysely<OutboxTable> | Transaction<OutboxTable>;
 
 export async function enqueueEvent<S extends Subject>(trx: Db, event: EventEnvelope<S>): Promise<void> {
-  await trx
-    .insertInto('outbox')
-    .values({ id: event.id, subject: event.subject, payload: JSON.stringify(event) })
-    .execute();
+  const trace = traceCarrier();
+  const payload = JSON.stringify(trace ? { ...event, [TRACE_KEY]: trace } : event);
+  await trx.insertInto('outbox').values({ id: event.id, subject: event.subject, payload }).execute();
 }
 
 /**
@@ -154,7 +157,10 @@ export function startOutboxRelay(
     if (rows.length === 0) return false;
     // Step 2: all at once; nats.js writes them to the connection in this order.
     const results = await Promise.allSettled(
-      rows.map((row) => publishEvent(nats.js, row.payload as EventEnvelope)),
+      rows.map((row) => {
+        const { [TRACE_KEY]: trace, ...event } = row.payload as EventEnvelope & { [TRACE_KEY]?: Record<string, string> };
+        return publishTraced(row.subject, trace, (headers) => publishEvent(nats.js, event as EventEnvelope, headers));
+      }),
     );
     const published: string[] = [];
     const failed: string[] = [];

@@ -3,6 +3,7 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.js';
+import { startTracing, type TracingSettings } from './tracing.js';
 
 export interface RunOptions<C, D extends { close(): Promise<void> }> {
   name: string;
@@ -25,6 +26,8 @@ export async function runService<C, D extends { close(): Promise<void> }>(option
     }
     throw error;
   }
+  // Before anything logs or serves: loggers and servers made from here on carry the trace context.
+  const stopTracing = startTracing(options.name, config as Partial<TracingSettings>);
   const deps = await options.createDeps(config);
   const app = await options.buildApp(deps);
   closeWithGrace({ delay: options.graceMs?.(config) ?? 10_000 }, async ({ signal, err }) => {
@@ -32,6 +35,7 @@ export async function runService<C, D extends { close(): Promise<void> }>(option
     else app.log.info({ signal }, 'shutting down');
     await app.close();
     await deps.close();
+    await stopTracing();
   });
   await app.listen({ port: options.port(config), host: options.host(config) });
 }

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerErrorHandling } from './errors.js';
+import { registerTracing, traceLogFields, tracingEnabled } from './tracing.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Past this size, a refused body is not read to its end: the connection is closed instead. */
@@ -18,12 +19,15 @@ export interface ServerOptions {
   /** Pino destination or a disabled logger in tests. */
   logger?: FastifyServerOptions['logger'];
   trustProxy?: boolean | string | string[];
+  /** Continue the caller's trace (`traceparent`); false at the public edge, where a trace starts. */
+  traceIncoming?: boolean;
 }
 
 export function loggerOptions(name: string, level = 'info') {
   return {
     level,
     base: { service: name },
+    ...(tracingEnabled() ? { mixin: traceLogFields } : {}),
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
       censor: '[redacted]',
@@ -49,6 +53,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
+  registerTracing(app, options.traceIncoming ?? true);
   // A declared body over the route's limit is refused before a byte of it is read. Fastify refuses it
   // too, but by closing the connection while the client is still sending, and a client whose send is
   // cut by the reset often never reads the 413. Node reads and drops the rest of a body of reasonable

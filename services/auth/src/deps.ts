@@ -6,6 +6,7 @@ import {
   type Metrics,
   type Nats,
   type Redis,
+  traceLogFields,
 } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import pino, { type Logger } from 'pino';
@@ -51,7 +52,7 @@ export function authCounters(metrics: Metrics): AuthCounters {
 }
 
 export async function createDeps(config: Config): Promise<Deps> {
-  const log = pino({ level: config.LOG_LEVEL, base: { service: 'auth' } });
+  const log = pino({ level: config.LOG_LEVEL, base: { service: 'auth' }, mixin: traceLogFields });
   const db = createDb<Database>(config.DATABASE_URL, { name: 'auth', max: 20 });
   const redis = createRedis(config.REDIS_URL);
   const nats = await connectNats(config.NATS_URL, 'auth');

@@ -3,6 +3,7 @@ import {
   createServer,
   ensureStream,
   migrateToLatest,
+  observeConsumerLag,
   pingDb,
   pingNats,
   pingRedis,
@@ -58,6 +59,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
   const metrics = gameMetrics(deps.metrics);
   const outbox = startOutboxRelay(db, nats, log, { intervalMs: 100 });
   metrics.observeOutboxBacklog(() => outbox.backlog());
+  observeConsumerLag(deps.metrics, nats);
   let stateChanged: (state?: HotState) => void = () => undefined;
   const engine = new GameEngine(db, redis, config, log, deps.clock, {
     onBatch: (size) => metrics.batchSize.observe(size),
@@ -75,6 +77,7 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     onPublished: () => metrics.statePublished.inc(),
   });
   stateChanged = (state) => publisher.changed(state);
+  metrics.observeRound(() => engine.readState(), config.ROUND_TARGET);
   const consumers = startGameConsumers({
     db,
     nats,

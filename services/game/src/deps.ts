@@ -6,6 +6,7 @@ import {
   type Metrics,
   type Nats,
   type Redis,
+  traceLogFields,
 } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import pino, { type Logger } from 'pino';
@@ -24,7 +25,7 @@ export interface Deps {
 }
 
 export async function createDeps(config: Config): Promise<Deps> {
-  const log = pino({ level: config.LOG_LEVEL, base: { service: 'game' } });
+  const log = pino({ level: config.LOG_LEVEL, base: { service: 'game' }, mixin: traceLogFields });
   const db = createDb<Database>(config.DATABASE_URL, { name: 'game', max: 20 });
   // A click batch must run at most once: a command in flight when the connection drops is failed, never
   // sent again after the reconnect (it may have run already).

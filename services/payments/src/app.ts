@@ -1,11 +1,11 @@
-import { createServer, migrateToLatest, pingDb, pingNats, pingRedis, registerHealth, registerMetrics, registerTokens, startOutboxRelay, type Consumer, type OutboxRelay } from '@omc/service-kit';
+import { createServer, migrateToLatest, observeConsumerLag, pingDb, pingNats, pingRedis, registerHealth, registerMetrics, registerTokens, startOutboxRelay, type Consumer, type OutboxRelay } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { CheckoutService } from './checkout/checkout.service.js';
 import { checkoutRoutes } from './checkout/checkout.routes.js';
 import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
 import { startConsumers } from './events/consumers.js';
-import { paymentsMetrics } from './metrics.js';
+import { observeMoney, paymentsMetrics } from './metrics.js';
 import { payoutRoutes } from './payouts/payouts.routes.js';
 import { PayoutsService } from './payouts/payouts.service.js';
 import { profileRoutes } from './profile/profile.routes.js';
@@ -35,6 +35,8 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
   const checkout = new CheckoutService(deps, metrics, () => outbox.nudge());
   const payouts = new PayoutsService(deps, users, metrics, () => outbox.nudge());
   const consumers: Consumer[] = await startConsumers(deps, metrics);
+  observeConsumerLag(deps.metrics, deps.nats);
+  observeMoney(deps.metrics, deps.db, deps.log);
 
   // Purchases and payouts a crash left unfinished are settled with the providers in the background.
   let reconciling = false;

@@ -1,4 +1,4 @@
-import { connectNats, createDb, createMetrics, createRedis, type Metrics, type Nats, type Redis } from '@omc/service-kit';
+import { connectNats, createDb, createMetrics, createRedis, traceLogFields, type Metrics, type Nats, type Redis } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
@@ -20,7 +20,7 @@ export interface Deps {
 }
 
 export async function createDeps(config: Config, overrides: Partial<Pick<Deps, 'payments' | 'payouts'>> = {}): Promise<Deps> {
-  const log = pino({ level: config.LOG_LEVEL, base: { service: 'payments' } });
+  const log = pino({ level: config.LOG_LEVEL, base: { service: 'payments' }, mixin: traceLogFields });
   const db = createDb<Database>(config.DATABASE_URL, { name: 'payments', max: 20 });
   const redis = createRedis(config.REDIS_URL);
   const nats = await connectNats(config.NATS_URL, 'payments');

@@ -5,6 +5,7 @@ import {
   type Metrics,
   type Nats,
   type Redis,
+  traceLogFields,
 } from '@omc/service-kit';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
@@ -29,6 +30,7 @@ export async function createDeps(config: Config): Promise<Deps> {
   const log = pino({
     level: config.LOG_LEVEL,
     base: { service: 'realtime', instance: config.INSTANCE_NAME },
+    mixin: traceLogFields,
   });
   const redis = createRedis(config.REDIS_URL);
   // The adapter's clients never fail a command for being offline: they queue until Redis returns.

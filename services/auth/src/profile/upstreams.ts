@@ -2,6 +2,7 @@
 // id, a short timeout, and the answer checked against the contract. A failure is a value, not a throw,
 // so the profile can still answer with what it has.
 import type { FastifyRequest } from 'fastify';
+import { withTraceHeaders } from '@omc/service-kit';
 import type { z } from 'zod';
 import type { Deps } from '../deps.js';
 
@@ -17,7 +18,7 @@ export async function callUpstream<S extends z.ZodType>(
   if (request.headers.authorization) headers.authorization = request.headers.authorization;
   try {
     const response = await deps.fetch(url, {
-      headers,
+      headers: withTraceHeaders(headers, request),
       signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS),
     });
     if (!response.ok) {

@@ -1,7 +1,7 @@
 // Money paths ask auth, the source of truth, who the caller is now: a token lives 15 minutes and an event
 // may be late, but an account deleted or demoted a moment ago must move no money. The player's own token
 // is forwarded; no answer means no money moves (503), never a guess.
-import { AppError, unauthorized } from '@omc/service-kit';
+import { AppError, unauthorized, withTraceHeaders } from '@omc/service-kit';
 import { INTERNAL_ACCOUNT_PATH, InternalAccount } from '@omc/contracts';
 import type { FastifyRequest } from 'fastify';
 
@@ -23,7 +23,7 @@ export class AccountCheck {
     let response: Response;
     try {
       response = await fetch(`${this.options.authUrl}${INTERNAL_ACCOUNT_PATH}`, {
-        headers,
+        headers: withTraceHeaders(headers, request),
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch {
