@@ -9,3 +9,4 @@ export * from './outbox.js';
 export * from './auth.js';
 export * from './metrics.js';
 export * from './run.js';
+export * from './admission.js';
