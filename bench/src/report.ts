@@ -354,6 +354,20 @@ export function markdown(results: Results): string {
           `${fmt(p.acceptedAnswerP99Ms, ' ms')} | ${fmt(p.refusalP99Ms, ' ms')} | ${p.counterDrift} | ${p.duplicateOrdinals} | ${fmt(p.sendLagP99Ms, ' ms')} | ${p.held ? 'yes' : 'no'} |`,
       );
     lines.push('');
+    lines.push(
+      'CPU per accepted click (µs) and cores used in each step (the whole step, clicks and the 1,000 sockets):',
+    );
+    lines.push('');
+    lines.push(
+      '| Offered/s | Gateway µs/click | Game µs/click | Redis µs/click | Realtime µs/message | Cores: gateway / game / realtime / Redis / NATS |',
+    );
+    lines.push('|---|---|---|---|---|---|');
+    for (const p of [...ol.sweep, ...ol.overload.map((o) => o.point)])
+      lines.push(
+        `| ${p.rate} | ${fmt(p.cpuMicrosPerClick?.gateway)} | ${fmt(p.cpuMicrosPerClick?.game)} | ${fmt(p.cpuMicrosPerClick?.redis)} | ${fmt(p.realtimeCpuMicrosPerMessage)} | ` +
+          `${['gateway', 'game', 'realtime', 'redis', 'nats'].map((n) => fmt(p.cores?.[n])).join(' / ')} |`,
+      );
+    lines.push('');
     lines.push(`Sustained rate (the knee): ${ol.sustainedRate ?? 'none held'} clicks/s.`);
     lines.push('');
   }

@@ -6,6 +6,7 @@
 // and how fast, and whether the counter moved by exactly the accepted clicks (nothing lost or doubled).
 import type { BenchSystem } from '../bench-system.js';
 import type { OpenLoopResult } from '../open-loop.js';
+import { cpuSeconds } from '../proc.js';
 import type { BenchSettings } from '../settings.js';
 import { Histogram, sampleEvenly } from '../stats.js';
 import { startWorker } from '../workers.js';
@@ -32,6 +33,11 @@ export interface OpenLoopPoint {
   counterDrift: number;
   duplicateOrdinals: number;
   sendLagP99Ms: number;
+  /** CPU per accepted click (µs) of each click-path process, and realtime's per delivered message. */
+  cpuMicrosPerClick: Record<string, number | null>;
+  realtimeCpuMicrosPerMessage: number | null;
+  /** Cores each process used during the step. */
+  cores: Record<string, number>;
   held: boolean;
 }
 
@@ -79,6 +85,25 @@ export async function measureOpenLoop(
     rate = Math.max(1, Math.round(rate));
     const before = await globalClicks(bs.gatewayUrl);
     await fleet.mark(o.timed);
+    const pids: Record<string, number | undefined> = {
+      gateway: bs.process('gateway').pid,
+      game: bs.process('game').pid,
+      realtime: bs.process('realtime').pid,
+      redis: bs.system.infra.pids.redis,
+      nats: bs.system.infra.pids.nats,
+    };
+    const cpuNow = () =>
+      Object.fromEntries(
+        Object.entries(pids).map(([name, pid]) => {
+          try {
+            return [name, pid ? cpuSeconds(pid) : Number.NaN];
+          } catch {
+            return [name, Number.NaN];
+          }
+        }),
+      ) as Record<string, number>;
+    const cpuBefore = cpuNow();
+    const wallBefore = Date.now();
     const result = await clicker.call<OpenLoopResult>(
       'run',
       {
@@ -91,6 +116,8 @@ export async function measureOpenLoop(
       },
       (o.stepDurationS * 4 + o.clickTimeoutMs / 1000 + 60) * 1000,
     );
+    const cpuAfter = cpuNow();
+    const wallSeconds = (Date.now() - wallBefore) / 1000;
     // Every answered click's state reaches the screens within a tick or two; wait past the 2 s window.
     await sleep(OPEN_LOOP_SEEN_WITHIN_MS + 500);
     const after = await globalClicks(bs.gatewayUrl);
@@ -128,6 +155,22 @@ export async function measureOpenLoop(
       counterDrift: after - before - result.accepted,
       duplicateOrdinals: result.duplicateOrdinals,
       sendLagP99Ms: result.sendLagP99Ms,
+      cpuMicrosPerClick: Object.fromEntries(
+        ['gateway', 'game', 'redis'].map((name) => [
+          name,
+          result.accepted > 0 && Number.isFinite(cpuAfter[name]! - cpuBefore[name]!)
+            ? ((cpuAfter[name]! - cpuBefore[name]!) * 1e6) / result.accepted
+            : null,
+        ]),
+      ),
+      realtimeCpuMicrosPerMessage:
+        total.messages > 0 ? ((cpuAfter.realtime! - cpuBefore.realtime!) * 1e6) / total.messages : null,
+      cores: Object.fromEntries(
+        Object.keys(pids).map((name) => [
+          name,
+          Math.round(((cpuAfter[name]! - cpuBefore[name]!) / wallSeconds) * 100) / 100,
+        ]),
+      ),
       held:
         p99 !== null &&
         p99 <= OPEN_LOOP_P99_BOUND_MS &&
@@ -138,7 +181,10 @@ export async function measureOpenLoop(
       `[bench]   open loop ${rate}/s: accepted ${Math.round(point.acceptedPerSecond)}/s, refused ${Math.round(point.refusedPerSecond)}/s` +
         `${point.failed ? `, ${point.failed} unanswered` : ''}; click to screen p50 ${point.clickToScreenP50Ms} ms, p99 ${p99} ms; ` +
         `${(seenWithin2s * 100).toFixed(1)} % seen within 2 s; answers p99 ${point.acceptedAnswerP99Ms} ms, refusals p99 ${point.refusalP99Ms ?? 'n/a'} ms; ` +
-        `counter drift ${point.counterDrift}, duplicate ordinals ${point.duplicateOrdinals}; generator lag p99 ${point.sendLagP99Ms} ms -> ${point.held ? 'held' : 'did not hold'}`,
+        `counter drift ${point.counterDrift}, duplicate ordinals ${point.duplicateOrdinals}; generator lag p99 ${point.sendLagP99Ms} ms; ` +
+        `cores ${Object.entries(point.cores)
+          .map(([n, c]) => `${n} ${c}`)
+          .join(', ')} -> ${point.held ? 'held' : 'did not hold'}`,
     );
     await sleep(o.restS * 1000);
     return point;
