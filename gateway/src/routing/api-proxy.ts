@@ -85,14 +85,15 @@ export async function apiProxy(app: FastifyInstance, config: Config, metrics: Me
         bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
       },
       replyOptions: {
-        rewriteRequestHeaders: (request, headers) => ({
-          ...headers,
-          'x-request-id': request.id,
+        // `headers` is already the proxy's own copy of the caller's: set on it, no second copy.
+        rewriteRequestHeaders: (request, headers) => {
+          headers['x-request-id'] = request.id;
           // Replaces whatever the caller claimed: upstreams trust this hop only.
-          'x-forwarded-for': request.ip,
-          'x-forwarded-proto': request.protocol,
-          'x-forwarded-host': request.host,
-        }),
+          headers['x-forwarded-for'] = request.ip;
+          headers['x-forwarded-proto'] = request.protocol;
+          headers['x-forwarded-host'] = request.host;
+          return headers;
+        },
         // No replays: a request that reached an upstream is never sent twice by the gateway.
         retryDelay: () => null,
         onError: (reply, { error }) => {
