@@ -201,6 +201,12 @@ export function buildResults(input: {
         target: '0 / 0 / 0',
         met: point.counterDrift === 0 && point.duplicateOrdinals === 0 && point.failed === 0,
       });
+      checks.push({
+        figure: `Open loop at ${factor}× the knee: refusals with Retry-After and an error message`,
+        value: `${point.refusalsWithRetryAfter} and ${point.refusalsWithMessage} of ${point.refused}`,
+        target: 'all',
+        met: point.refusalsWithRetryAfter === point.refused && point.refusalsWithMessage === point.refused,
+      });
     }
   }
   if (roundEnd) {

@@ -8,7 +8,7 @@ import type { BenchSystem } from '../bench-system.js';
 import type { OpenLoopResult } from '../open-loop.js';
 import { cpuSeconds } from '../proc.js';
 import type { BenchSettings } from '../settings.js';
-import { Histogram, sampleEvenly } from '../stats.js';
+import { Histogram, round, sampleEvenly } from '../stats.js';
 import { startWorker } from '../workers.js';
 import { connectFleet } from './sockets.js';
 
@@ -17,6 +17,7 @@ export interface OpenLoopPoint {
   offered: number;
   acceptedPerSecond: number;
   refusedPerSecond: number;
+  refused: number;
   failed: number;
   otherStatus: Record<string, number>;
   /** Scheduled time to the answer. */
@@ -29,7 +30,10 @@ export interface OpenLoopPoint {
   clickToScreenP99Ms: number | null;
   /** Share of offered clicks seen on the timed screens within 2 s of their scheduled time. */
   seenWithin2s: number;
-  /** The counter's move during the step minus the accepted clicks (0: nothing lost or double-counted). */
+  /**
+   * The counter's move during the step minus the accepted clicks: 0 when nothing was lost or counted
+   * twice; a click that got no answer (`failed`) may or may not have counted, so 0..failed is sound.
+   */
   counterDrift: number;
   duplicateOrdinals: number;
   sendLagP99Ms: number;
@@ -70,6 +74,21 @@ async function globalClicks(gatewayUrl: string): Promise<number> {
   }
 }
 
+/**
+ * The counter once it stops moving (two readings a second apart agree, within 30 s): a click the
+ * generator gave up on may still be counted after the step, and must not be charged to the next one.
+ */
+async function settledClicks(gatewayUrl: string): Promise<number> {
+  let last = await globalClicks(gatewayUrl);
+  for (let i = 0; i < 30; i++) {
+    await sleep(1000);
+    const now = await globalClicks(gatewayUrl);
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
+}
+
 export async function measureOpenLoop(
   bs: BenchSystem,
   settings: BenchSettings,
@@ -83,7 +102,7 @@ export async function measureOpenLoop(
 
   const step = async (rate: number): Promise<OpenLoopPoint> => {
     rate = Math.max(1, Math.round(rate));
-    const before = await globalClicks(bs.gatewayUrl);
+    const before = await settledClicks(bs.gatewayUrl);
     await fleet.mark(o.timed);
     const pids: Record<string, number | undefined> = {
       gateway: bs.process('gateway').pid,
@@ -120,7 +139,7 @@ export async function measureOpenLoop(
     const wallSeconds = (Date.now() - wallBefore) / 1000;
     // Every answered click's state reaches the screens within a tick or two; wait past the 2 s window.
     await sleep(OPEN_LOOP_SEEN_WITHIN_MS + 500);
-    const after = await globalClicks(bs.gatewayUrl);
+    const after = await settledClicks(bs.gatewayUrl);
     const order = result.acks.ordinals
       .map((_, i) => i)
       .sort((a, b) => result.acks.ordinals[a]! - result.acks.ordinals[b]!);
@@ -143,6 +162,7 @@ export async function measureOpenLoop(
       offered: result.offered,
       acceptedPerSecond: result.accepted / result.durationS,
       refusedPerSecond: result.refused / result.durationS,
+      refused: result.refused,
       failed: result.failed,
       otherStatus: result.otherStatus,
       acceptedAnswerP99Ms: accepted.percentile(99) ?? null,
@@ -179,8 +199,8 @@ export async function measureOpenLoop(
     };
     log(
       `[bench]   open loop ${rate}/s: accepted ${Math.round(point.acceptedPerSecond)}/s, refused ${Math.round(point.refusedPerSecond)}/s` +
-        `${point.failed ? `, ${point.failed} unanswered` : ''}; click to screen p50 ${point.clickToScreenP50Ms} ms, p99 ${p99} ms; ` +
-        `${(seenWithin2s * 100).toFixed(1)} % seen within 2 s; answers p99 ${point.acceptedAnswerP99Ms} ms, refusals p99 ${point.refusalP99Ms ?? 'n/a'} ms; ` +
+        `${point.failed ? `, ${point.failed} unanswered` : ''}; click to screen p50 ${round(point.clickToScreenP50Ms)} ms, p99 ${round(p99)} ms; ` +
+        `${(seenWithin2s * 100).toFixed(1)} % seen within 2 s; answers p99 ${round(point.acceptedAnswerP99Ms)} ms, refusals p99 ${round(point.refusalP99Ms) ?? 'n/a'} ms; ` +
         `counter drift ${point.counterDrift}, duplicate ordinals ${point.duplicateOrdinals}; generator lag p99 ${point.sendLagP99Ms} ms; ` +
         `cores ${Object.entries(point.cores)
           .map(([n, c]) => `${n} ${c}`)
