@@ -190,35 +190,36 @@ export function buildResults(input: {
       (v) => v >= TARGETS.openLoopSustainedRate,
     );
     const knee = openLoop.sustainedRate ?? 0;
+    const of = openLoop.sustainedRate === null ? 'the lowest rate tried (no knee)' : 'the knee';
     for (const { factor, point } of openLoop.overload) {
       check(
-        `Open loop at ${factor}× the knee (${point.rate}/s offered): goodput / knee`,
+        `Open loop at ${factor}× ${of} (${point.rate}/s offered): goodput / knee`,
         knee > 0 ? point.acceptedPerSecond / knee : null,
         `>= ${TARGETS.overloadGoodputShare}`,
         (v) => v >= TARGETS.overloadGoodputShare,
       );
       check(
-        `Open loop at ${factor}× the knee: p99 click to screen of accepted clicks`,
+        `Open loop at ${factor}× ${of}: p99 click to screen of accepted clicks`,
         point.clickToScreenP99Ms,
         `<= ${TARGETS.openLoopP99Ms} ms`,
         (v) => v <= TARGETS.openLoopP99Ms,
         ' ms',
       );
       check(
-        `Open loop at ${factor}× the knee: refusal answered, p99 (${Math.round(point.refusedPerSecond)} refused/s)`,
+        `Open loop at ${factor}× ${of}: refusal answered, p99 (${Math.round(point.refusedPerSecond)} refused/s)`,
         point.refusedPerSecond > 0 ? point.refusalP99Ms : null,
         `<= ${TARGETS.refusalP99Ms} ms`,
         (v) => v <= TARGETS.refusalP99Ms,
         ' ms',
       );
       checks.push({
-        figure: `Open loop at ${factor}× the knee: counter moved minus accepted clicks / duplicate ordinals / unanswered`,
+        figure: `Open loop at ${factor}× ${of}: counter moved minus accepted clicks / duplicate ordinals / unanswered`,
         value: `${point.counterDrift} / ${point.duplicateOrdinals} / ${point.failed}`,
         target: '0 / 0 / 0',
         met: point.counterDrift === 0 && point.duplicateOrdinals === 0 && point.failed === 0,
       });
       checks.push({
-        figure: `Open loop at ${factor}× the knee: refusals with Retry-After and an error message`,
+        figure: `Open loop at ${factor}× ${of}: refusals with Retry-After and an error message`,
         value: `${point.refusalsWithRetryAfter} and ${point.refusalsWithMessage} of ${point.refused}`,
         target: 'all',
         met: point.refusalsWithRetryAfter === point.refused && point.refusalsWithMessage === point.refused,
@@ -363,7 +364,7 @@ export function markdown(results: Results): string {
   const ol = results.details.openLoop;
   if (ol) {
     lines.push(
-      `Open loop (clicks on a fixed schedule, latency from each click's scheduled time; ${ol.listeners} sockets listening, ${ol.timed} timed; sweep, then ${ol.overload.map((o) => `${o.factor}×`).join(' and ')} the knee):`,
+      `Open loop (clicks on a fixed schedule, latency from each click's scheduled time; ${ol.listeners} sockets listening, ${ol.timed} timed; sweep, then ${ol.overload.map((o) => `${o.factor}×`).join(' and ')} ${ol.sustainedRate === null ? `the lowest rate tried (${ol.overloadBase}/s; no rate held)` : 'the knee'}):`,
     );
     lines.push('');
     lines.push(

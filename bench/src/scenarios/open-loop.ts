@@ -51,6 +51,8 @@ export interface OpenLoopScenario {
   sweep: OpenLoopPoint[];
   /** The highest rate that held (p99 ≤ bound and ≥ 99 % seen within 2 s); null if none did. */
   sustainedRate: number | null;
+  /** The rate the overload points multiply: the knee, or the lowest rate tried when none held. */
+  overloadBase: number;
   overload: { factor: number; point: OpenLoopPoint }[];
 }
 
@@ -239,11 +241,19 @@ export async function measureOpenLoop(
       }
       good = low > 0 ? low : null;
     }
+    // Overload is measured from the knee; when no rate held (a machine busy with other work), from the
+    // lowest rate tried, so the refusals are still seen (and the knee is reported as none).
+    const base = good ?? Math.min(...sweep.map((p) => p.rate));
     const overload: { factor: number; point: OpenLoopPoint }[] = [];
-    if (good !== null) {
-      for (const factor of o.overloadFactors) overload.push({ factor, point: await step(good * factor) });
-    }
-    return { listeners: fleet.connected, timed: o.timed, sweep, sustainedRate: good, overload };
+    for (const factor of o.overloadFactors) overload.push({ factor, point: await step(base * factor) });
+    return {
+      listeners: fleet.connected,
+      timed: o.timed,
+      sweep,
+      sustainedRate: good,
+      overloadBase: base,
+      overload,
+    };
   } finally {
     await clicker.stop();
     await fleet.close();
