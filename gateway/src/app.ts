@@ -3,6 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import { createServer, observeRequests } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
+import { clickAdmission } from './edge/click-admission.js';
 import { pathProblem } from './edge/path-guard.js';
 import { securityHeaders } from './edge/security-headers.js';
 import { apiProxy } from './routing/api-proxy.js';
@@ -20,6 +21,9 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
     traceIncoming: false,
     ...(options.logger === false ? { logger: false } : {}),
   });
+
+  // First of all: a click over the click path's budget is refused before any other work is done for it.
+  clickAdmission(app, { targetMs: config.CLICK_TARGET_MS, maxInFlight: config.CLICK_MAX_IN_FLIGHT }, metrics);
 
   // Before routing: a path that could mean another path reaches nothing.
   app.addHook('onRequest', async (request, reply) => {

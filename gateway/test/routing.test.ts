@@ -152,6 +152,19 @@ describe('gateway routing and edge', () => {
     expect(response.headers['x-content-type-options']).toBe('nosniff');
   });
 
+  it("answers the API with a short policy for data, not the page's 2 KB payment policy", async () => {
+    const response = await rawRequest(gateway.url, '/api/game/state');
+    expect(response.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['x-frame-options']).toBe('DENY');
+    expect(response.headers['cross-origin-resource-policy']).toBe('same-origin');
+    const headerBytes = Object.entries(response.headers).reduce(
+      (sum, [name, value]) => sum + name.length + String(value).length + 4,
+      0,
+    );
+    expect(headerBytes).toBeLessThan(700);
+  });
+
   it('passes a well-formed request id on and returns it; makes one otherwise', async () => {
     const given = await rawRequest(gateway.url, '/api/game/state', {
       headers: { 'x-request-id': 'req-abc-123' },

@@ -85,19 +85,17 @@ export async function apiProxy(app: FastifyInstance, config: Config, metrics: Me
         bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
       },
       replyOptions: {
+        // `headers` is already the proxy's own copy of the caller's: set on it, no second copy.
         rewriteRequestHeaders: (request, headers) => {
-          const forwarded: Record<string, unknown> = {
-            ...headers,
-            'x-request-id': request.id,
-            // Replaces whatever the caller claimed: upstreams trust this hop only.
-            'x-forwarded-for': request.ip,
-            'x-forwarded-proto': request.protocol,
-            'x-forwarded-host': request.host,
-          };
+          headers['x-request-id'] = request.id;
+          // Replaces whatever the caller claimed: upstreams trust this hop only.
+          headers['x-forwarded-for'] = request.ip;
+          headers['x-forwarded-proto'] = request.protocol;
+          headers['x-forwarded-host'] = request.host;
           // A client's own trace context goes no further than the gateway (ours replaces it when on).
-          delete forwarded.traceparent;
-          delete forwarded.tracestate;
-          return withTraceHeaders(forwarded, request) as typeof headers;
+          delete headers.traceparent;
+          delete headers.tracestate;
+          return withTraceHeaders(headers, request);
         },
         // No replays: a request that reached an upstream is never sent twice by the gateway.
         retryDelay: () => null,

@@ -11,3 +11,4 @@ export * from './auth.js';
 export * from './metrics.js';
 export * from './run.js';
 export * from './tracing.js';
+export * from './admission.js';

@@ -88,7 +88,11 @@ export async function buildApp(deps: Deps, options: { logger?: boolean } = {}): 
   });
 
   await app.register(async (scope) => {
-    await clickRoutes(scope, engine, { perUser: config.CLICK_RATE_PER_USER, perAddress: config.CLICK_RATE_PER_IP });
+    await clickRoutes(scope, engine, {
+      perUser: config.CLICK_RATE_PER_USER,
+      perAddress: config.CLICK_RATE_PER_IP,
+      queue: { max: config.CLICK_QUEUE_MAX, targetMs: config.CLICK_QUEUE_TARGET_MS },
+    });
     await stateRoutes(scope, engine, config);
     await winnersRoutes(scope, db);
     await roleRoutes(scope, db, engine);

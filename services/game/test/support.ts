@@ -64,6 +64,8 @@ export async function startGame(options: { env?: Record<string, string>; instanc
         LOG_LEVEL: 'silent',
         // Every test client clicks from this one host; the address budget has its own tests.
         CLICK_RATE_PER_IP: '0',
+        // Concurrency tests send thousands of clicks at once; the click queue's bound has its own tests.
+        CLICK_QUEUE_MAX: '0',
         ...options.env,
       }),
     )

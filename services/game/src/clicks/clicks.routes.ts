@@ -3,10 +3,13 @@ import { AppError, conflict, forbidden, requireUser, tooManyRequests } from '@om
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ClickOutcome, GameEngine } from '../engine/game-engine.js';
+import { clickGate, type ClickQueueOptions } from './admission.js';
 
 interface ClickRates {
   perUser: number;
   perAddress: number;
+  /** The bound on queued clicks (clicks/admission.ts); absent means unbounded. */
+  queue?: ClickQueueOptions;
 }
 
 function refusal(outcome: Exclude<ClickOutcome, { accepted: true }>, rates: ClickRates): AppError {
@@ -29,11 +32,14 @@ export async function clickRoutes(
   engine: GameEngine,
   rates: ClickRates,
 ): Promise<void> {
+  const gate = clickGate(rates.queue ?? { max: 0, targetMs: 0 });
+  app.addHook('onClose', async () => gate.close());
   app
     .withTypeProvider<ZodTypeProvider>()
-    .post('/api/game/click', { schema: { response: { 200: ClickResponse } } }, async (request) => {
+    .post('/api/game/click', { schema: { response: { 200: ClickResponse } } }, async (request, reply) => {
       const claims = await requireUser(request);
-      const outcome = await engine.click(claims.sub, request.ip);
+      const outcome = await gate.run(reply, () => engine.click(claims.sub, request.ip));
+      if (outcome === undefined) return reply;
       if (!outcome.accepted) throw refusal(outcome, rates);
       return {
         globalClicks: outcome.globalClicks,

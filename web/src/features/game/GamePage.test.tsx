@@ -50,6 +50,37 @@ describe('game screen', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent('Demasiado rápido');
   });
 
+  it('shows a calm busy state instead of an error when the game is flooded, and sends the click again', async () => {
+    signIn();
+    let attempts = 0;
+    const api = fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ freeClicks: 3 })),
+      'POST /api/game/click': () => {
+        attempts += 1;
+        if (attempts === 1)
+          return new Response(
+            JSON.stringify({ message: 'The game is very busy right now', code: 'OVERLOADED' }),
+            { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' } },
+          );
+        return json(200, { globalClicks: 42, freeClicks: 2 });
+      },
+    });
+    const user = userEvent.setup();
+    renderApp('/game');
+    await waitFor(() => expect(freeClicks()).toHaveTextContent('3'));
+    await user.click(clickButton());
+    await waitFor(() => expect(screen.getByTestId('click-busy')).toHaveTextContent(/muy concurrido/));
+    // Not an error: no alert, the click still shows on the counter, and the button waits.
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(counter()).toHaveTextContent('42');
+    expect(clickButton()).toBeDisabled();
+    await waitFor(() => expect(api.callsTo('POST', '/api/game/click')).toHaveLength(2), { timeout: 5000 });
+    await waitFor(() => expect(screen.getByTestId('click-busy')).toHaveTextContent(''));
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(counter()).toHaveTextContent('42');
+    expect(clickButton()).toBeEnabled();
+  });
+
   it('rolls back with the translated error when the server says nothing', async () => {
     signIn();
     fakeApi({

@@ -56,8 +56,18 @@ export function GamePage() {
         </section>
 
         <ProgressRing value={globalClicks} target={target}>
-          <ClickButton disabled={!canClick(token, balance)} onClick={() => click.mutate()} />
+          <ClickButton
+            disabled={!canClick(token, balance) || click.busy === 'retrying'}
+            onClick={() => click.mutate()}
+          />
         </ProgressRing>
+        <p className="click-busy" role="status" data-testid="click-busy">
+          {click.busy === 'retrying'
+            ? t('game.busy.retrying')
+            : click.busy === 'gaveUp'
+              ? t('game.busy.gaveUp')
+              : null}
+        </p>
         {!token ? <p className="hint">{t('game.guestHint')}</p> : null}
 
         {rules.data ? <MilestoneBar rules={rules.data} globalClicks={globalClicks} /> : null}
