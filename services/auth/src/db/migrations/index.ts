@@ -3,9 +3,11 @@ import { kitMigrations } from '@omc/service-kit';
 import type { Migration } from 'kysely';
 import { usersMigration } from './0001_users.js';
 import { bootstrapMigration } from './0002_bootstrap.js';
+import { accountsMigration } from './0003_accounts.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
   '0001_users': usersMigration,
   '0002_bootstrap': bootstrapMigration,
+  '0003_accounts': accountsMigration,
 };
