@@ -22,7 +22,11 @@ const stop = async (why: string) => {
   console.log(`\n[start] ${why}: stopping`);
   const overdue = setTimeout(() => {
     console.error(`[start] not stopped within ${STOP_BOUND_MS / 1000} s: killing what is left`);
-    const pids = [...running.processes.map((p) => p.pid), ...Object.values(running.infra.pids)];
+    const pids = [
+      ...running.processes.map((p) => p.pid),
+      ...(running.mail ? [running.mail.pid] : []),
+      ...Object.values(running.infra.pids),
+    ];
     for (const pid of pids) {
       try {
         if (pid) process.kill(pid, 'SIGKILL');
@@ -72,6 +76,11 @@ console.log(`
 One Million Clicks is running: ${system.gatewayUrl.replace('127.0.0.1', 'localhost') || '(no gateway yet)'}
   admin: ${system.admin.username} / ${system.admin.email} (password from BOOTSTRAP_ADMIN_PASSWORD, default "${process.env.BOOTSTRAP_ADMIN_PASSWORD ? '***' : system.admin.password}")
   payments go to the local emulators: no money moves.
+${
+  system.mail
+    ? `  mail is caught, never delivered: SMTP_PORT ${system.mail.smtpPort}, inbox and API on MAIL_UI_PORT ${system.mail.uiPort}: ${system.mail.uiUrl.replace('127.0.0.1', 'localhost')}`
+    : `  mail goes to SMTP_URL (${process.env.SMTP_URL ? 'set' : 'unset'})`
+}
 Press Ctrl-C to stop everything.
 `);
 

@@ -151,3 +151,4 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
 }
 
 export { startSystem, DEPLOYABLES, type System, type SystemOptions, type Deployable, type DeployableName, type RunningProcess } from './system.js';
+export { type MailCatcher } from './mail-catcher.js';
