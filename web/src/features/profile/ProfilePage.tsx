@@ -7,6 +7,7 @@ import { useProfile } from '../game/useProfile';
 import { AdminPotPanel } from './AdminPotPanel';
 import { ChangeEmailDialog, ChangePasswordDialog, ChangeUsernameDialog } from './ChangeDialogs';
 import { DeleteAccountDialog } from './DeleteAccountDialog';
+import { SessionsPanel } from './SessionsPanel';
 
 type ProfileDialog = 'none' | 'email' | 'password' | 'username' | 'delete';
 
@@ -72,6 +73,7 @@ export function ProfilePage() {
             {profile.data ? <AdminPotPanel profile={profile.data} /> : null}
           </>
         ) : null}
+        <SessionsPanel />
       </main>
       <ChangeEmailDialog open={dialog === 'email'} onClose={close} />
       <ChangePasswordDialog open={dialog === 'password'} onClose={close} />
