@@ -180,18 +180,20 @@ export async function startSystem(options: SystemOptions): Promise<System> {
   };
 
   let mail: MailCatcher | undefined;
-  if (options.mailCatcher !== false && !baseEnv.SMTP_URL) {
-    mail = await startMailCatcher({
+  const launchMail = (preferredPorts: { smtp: number; ui: number }) =>
+    startMailCatcher({
       dir: options.dir,
       env: baseEnv,
-      // SMTP_PORT and MAIL_UI_PORT when given; else maildev's own (1025, 1080) for npm start when free,
-      // and free ones for tests and benchmarks.
-      preferredPorts: {
-        smtp: Number(baseEnv.SMTP_PORT ?? (options.ports === 'default' ? 1025 : 0)),
-        ui: Number(baseEnv.MAIL_UI_PORT ?? (options.ports === 'default' ? 1080 : 0)),
-      },
+      preferredPorts,
       logFile: createWriteStream(join(options.dir, 'logs', 'maildev.log'), { flags: 'a' }),
       ...(options.logs === 'inherit' ? { onOutput: (line: string) => process.stdout.write(`[maildev] ${line}\n`) } : {}),
+    });
+  if (options.mailCatcher !== false && !baseEnv.SMTP_URL) {
+    // SMTP_PORT and MAIL_UI_PORT when given; else maildev's own (1025, 1080) for npm start when free,
+    // and free ones for tests and benchmarks.
+    mail = await launchMail({
+      smtp: Number(baseEnv.SMTP_PORT ?? (options.ports === 'default' ? 1025 : 0)),
+      ui: Number(baseEnv.MAIL_UI_PORT ?? (options.ports === 'default' ? 1080 : 0)),
     }).catch(async (error) => {
       await infra.stop();
       throw error;
@@ -270,9 +272,16 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     admin,
     ...(mail ? { mail } : {}),
     async stopProcess(name, signal = 'SIGTERM') {
+      // The mail catcher is a part too: a mail server that goes down and comes back.
+      if (name === 'maildev' && mail) return killProcess(mail.child, signal);
       await killProcess(find(name).child, signal);
     },
     async restartProcess(name) {
+      if (name === 'maildev' && mail) {
+        const fresh = await launchMail({ smtp: mail.smtpPort, ui: mail.uiPort });
+        Object.assign(mail, fresh);
+        return;
+      }
       const old = find(name);
       const fresh = await spawnProcess(name, old.deployable, old.env);
       processes[processes.indexOf(old)] = fresh;
