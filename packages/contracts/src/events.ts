@@ -14,6 +14,10 @@ export const SUBJECTS = {
   passwordResetRequested: 'auth.user.password_reset_requested.v1',
   /** The password was reset from a mailed link: the owner is told. */
   passwordReset: 'auth.user.password_reset.v1',
+  /** An address to confirm (at registration, after an email change, on resend): carries the link's token. */
+  verificationRequested: 'auth.user.verification_requested.v1',
+  /** The account's email was confirmed from the mailed link. */
+  emailVerified: 'auth.user.email_verified.v1',
   purchaseCompleted: 'payments.purchase.completed.v1',
   payoutCompleted: 'payments.payout.completed.v1',
   roundWon: 'game.round.won.v1',
@@ -54,6 +58,15 @@ export const PasswordResetRequestedV1 = z.object({
   expiresAt: z.iso.datetime({ offset: true }),
 });
 export const PasswordResetV1 = z.object({ userId: UserId, email: z.string(), language: Language });
+/** The token is signed and bound to the account and the address, and expires at `expiresAt`. */
+export const VerificationRequestedV1 = z.object({
+  userId: UserId,
+  email: z.string(),
+  language: Language,
+  token: z.string().min(1),
+  expiresAt: z.iso.datetime({ offset: true }),
+});
+export const EmailVerifiedV1 = z.object({ userId: UserId, email: z.string() });
 
 export const PurchaseCompletedV1 = z.object({
   purchaseId: z.uuid(),
@@ -103,6 +116,8 @@ export const EVENT_PAYLOADS = {
   [SUBJECTS.userDeleted]: UserDeletedV1,
   [SUBJECTS.passwordResetRequested]: PasswordResetRequestedV1,
   [SUBJECTS.passwordReset]: PasswordResetV1,
+  [SUBJECTS.verificationRequested]: VerificationRequestedV1,
+  [SUBJECTS.emailVerified]: EmailVerifiedV1,
   [SUBJECTS.purchaseCompleted]: PurchaseCompletedV1,
   [SUBJECTS.payoutCompleted]: PayoutCompletedV1,
   [SUBJECTS.roundWon]: RoundWonV1,

@@ -32,6 +32,8 @@ export const ROUTES: readonly RouteContract[] = [
   { method: 'DELETE', path: '/api/user/delete-account', service: 'auth', auth: 'user', response: MessageResponse },
   { method: 'POST', path: '/api/user/forgot-password', service: 'auth', auth: 'none', body: auth.ForgotPasswordRequest, response: MessageResponse },
   { method: 'POST', path: '/api/user/reset-password', service: 'auth', auth: 'none', body: auth.ResetPasswordRequest, response: MessageResponse },
+  { method: 'POST', path: '/api/user/verify-email', service: 'auth', auth: 'none', body: auth.VerifyEmailRequest, response: MessageResponse },
+  { method: 'POST', path: '/api/user/resend-verification', service: 'auth', auth: 'user', response: MessageResponse },
   { method: 'GET', path: '/api/user/sessions', service: 'auth', auth: 'user', response: auth.SessionsResponse },
   { method: 'DELETE', path: '/api/user/sessions', service: 'auth', auth: 'user', response: MessageResponse },
   { method: 'DELETE', path: '/api/user/sessions/:id', service: 'auth', auth: 'user', response: MessageResponse },

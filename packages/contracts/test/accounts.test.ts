@@ -9,6 +9,7 @@ import {
   SessionIdParams,
   SessionsResponse,
   SUBJECTS,
+  VerifyEmailRequest,
 } from '../src/index.js';
 
 describe('account contracts', () => {
@@ -20,6 +21,8 @@ describe('account contracts', () => {
       'GET /api/user/sessions',
       'DELETE /api/user/sessions',
       'DELETE /api/user/sessions/:id',
+      'POST /api/user/verify-email',
+      'POST /api/user/resend-verification',
     ])
       expect(listed).toContain(route);
   });
@@ -63,6 +66,17 @@ describe('account contracts', () => {
     expect(parseEvent(SUBJECTS.passwordResetRequested, JSON.stringify(requested)).data.language).toBe('fr');
     const done = makeEvent(SUBJECTS.passwordReset, { userId, email: 'a@example.com', language: 'es' });
     expect(parseEvent(SUBJECTS.passwordReset, JSON.stringify(done)).data.userId).toBe(userId);
+    const verification = makeEvent(SUBJECTS.verificationRequested, {
+      userId,
+      email: 'a@example.com',
+      language: 'pt',
+      token: 'signed.token',
+      expiresAt: new Date().toISOString(),
+    });
+    expect(parseEvent(SUBJECTS.verificationRequested, JSON.stringify(verification)).data.token).toBe(
+      'signed.token',
+    );
+    expect(VerifyEmailRequest.safeParse({ token: '' }).success).toBe(false);
     expect(() =>
       makeEvent(SUBJECTS.passwordResetRequested, { userId, email: 'a@example.com', language: 'es' } as never),
     ).toThrow();

@@ -20,6 +20,7 @@ import { startMail } from './mail/index.js';
 import { passwordResetRoutes } from './password-reset/password-reset.routes.js';
 import { purgeOldResetTokens } from './password-reset/reset-tokens.repo.js';
 import { activeSessionRoutes } from './sessions/active-sessions.routes.js';
+import { verificationRoutes } from './verification/verification.routes.js';
 import type { Deps } from './deps.js';
 import { refuseControlCharacters } from './security/control-characters.js';
 import { LoginGuard, RateLimited } from './security/login-guard.js';
@@ -106,5 +107,6 @@ export async function buildApp(
   await app.register(async (scope) => internalRoutes(scope, ctx));
   await app.register(async (scope) => passwordResetRoutes(scope, ctx));
   await app.register(async (scope) => activeSessionRoutes(scope, ctx));
+  await app.register(async (scope) => verificationRoutes(scope, ctx));
   return app;
 }

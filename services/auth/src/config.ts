@@ -56,6 +56,10 @@ export const configSchema = baseEnvSchema
     RESET_WINDOW_MS: env.int(60 * 60_000, 100, 24 * 3600_000),
     RESET_MAX_PER_ADDRESS: env.int(3, 0),
     RESET_MAX_PER_IP: env.int(20, 0),
+    /** Hours an email-verification link stays valid. */
+    VERIFICATION_TTL_HOURS: env.int(48, 1, 30 * 24),
+    /** Verification mails one account may ask for again per RESET_WINDOW_MS; past it, 429. */
+    RESEND_MAX_PER_ACCOUNT: env.int(3, 0),
   })
   .superRefine((c, ctx) => {
     const admin = [c.BOOTSTRAP_ADMIN_USERNAME, c.BOOTSTRAP_ADMIN_EMAIL, c.BOOTSTRAP_ADMIN_PASSWORD];

@@ -58,6 +58,17 @@ describe('contract: the auth routes of the catalogue', () => {
         },
       },
       '/api/user/sessions': { headers },
+      '/api/user/resend-verification': { headers },
+      '/api/user/verify-email': {
+        payload: {
+          token:
+            path === '/api/user/verify-email'
+              ? new URL(
+                  (await h.mail.waitFor(user.email, (m) => Boolean(m.link?.includes('/verify-email')))).link!,
+                ).searchParams.get('token')!
+              : 'unused',
+        },
+      },
       '/api/user/sessions/:id': {
         headers,
         url: `/api/user/sessions/${(await h.deps.db.selectFrom('sessions').select('family_id').where('user_id', '=', user.id).executeTakeFirstOrThrow()).family_id}`,

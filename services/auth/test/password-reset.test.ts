@@ -2,6 +2,7 @@
 // sessions it ends, the notice, the limits, and that no answer tells whether an address has an account.
 import { ErrorBody, FORGOT_PASSWORD_MESSAGE, makeEvent, MessageResponse, SUBJECTS } from '@omc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SunkMail } from '@omc/testkit';
 import { bearer, freshIp, login, newUser, register, startAuth, type AuthHarness } from './support.js';
 
 describe('password reset', () => {
@@ -27,6 +28,9 @@ describe('password reset', () => {
   const reset = (token: string, newPassword: string) =>
     h.app.inject({ method: 'POST', url: '/api/user/reset-password', payload: { token, newPassword } });
   const tokenOf = (link: string | undefined) => new URL(link!).searchParams.get('token')!;
+  /** Reset mails only (registration also mails a verification link). */
+  const isReset = (m: SunkMail) => Boolean(m.link?.includes('/reset-password'));
+  const resets = (email: string) => h.mail.to(email).filter(isReset);
 
   it('answers 202 with the same body for an account and for an unknown address, and mails only the account', async () => {
     const user = await register(h.app);
@@ -36,7 +40,7 @@ describe('password reset', () => {
     expect(unknown.statusCode).toBe(202);
     expect(known.body).toBe(unknown.body);
     expect(MessageResponse.parse(known.json()).message).toBe(FORGOT_PASSWORD_MESSAGE);
-    const mail = await h.mail.waitFor(user.email);
+    const mail = await h.mail.waitFor(user.email, isReset);
     // Spanish by default, plain text and HTML, a link into the web app.
     expect(mail.subject).toBe('Restablece tu contraseña');
     expect(mail.text).toContain('30 minutos');
@@ -56,7 +60,7 @@ describe('password reset', () => {
       headers: bearer(user.token),
     });
     await forgot(user.email.toUpperCase());
-    const mail = await h.mail.waitFor(user.email);
+    const mail = await h.mail.waitFor(user.email, isReset);
     expect(mail.subject).toBe('Reset your password');
     expect(mail.text).toContain('expires in 30 minutes');
   });
@@ -66,7 +70,7 @@ describe('password reset', () => {
     const other = await login(h.app, user.username, user.password);
     expect(other.statusCode).toBe(200);
     await forgot(user.email);
-    const token = tokenOf((await h.mail.waitFor(user.email)).link);
+    const token = tokenOf((await h.mail.waitFor(user.email, isReset)).link);
 
     const done = await reset(token, 'a-brand-new-password');
     expect(done.statusCode).toBe(200);
@@ -95,7 +99,7 @@ describe('password reset', () => {
   it('stores only a hash of the token, and a newer reset spends the older links', async () => {
     const user = await register(h.app);
     await forgot(user.email);
-    const first = tokenOf((await h.mail.waitFor(user.email)).link);
+    const first = tokenOf((await h.mail.waitFor(user.email, isReset)).link);
     const rows = await h.deps.db
       .selectFrom('password_reset_tokens')
       .select('token_hash')
@@ -104,8 +108,8 @@ describe('password reset', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]!.token_hash).not.toContain(first);
     await forgot(user.email);
-    await h.mail.waitFor(user.email, (m) => m.link !== undefined && tokenOf(m.link) !== first);
-    const second = tokenOf(h.mail.to(user.email).at(-1)!.link);
+    await h.mail.waitFor(user.email, (m) => isReset(m) && tokenOf(m.link) !== first);
+    const second = tokenOf(resets(user.email).at(-1)!.link);
     expect((await reset(second, 'second-link-password')).statusCode).toBe(200);
     const stale = await reset(first, 'first-link-password');
     expect(stale.statusCode).toBe(400);
@@ -115,7 +119,7 @@ describe('password reset', () => {
   it('refuses an expired link and changes nothing', async () => {
     const user = await register(h.app);
     await forgot(user.email);
-    const token = tokenOf((await h.mail.waitFor(user.email)).link);
+    const token = tokenOf((await h.mail.waitFor(user.email, isReset)).link);
     const realClock = h.deps.clock;
     h.deps.clock = () => realClock() + 31 * 60_000;
     try {
@@ -144,7 +148,7 @@ describe('password reset', () => {
   it('lets one of two racing uses of a link win', async () => {
     const user = await register(h.app);
     await forgot(user.email);
-    const token = tokenOf((await h.mail.waitFor(user.email)).link);
+    const token = tokenOf((await h.mail.waitFor(user.email, isReset)).link);
     const [a, b] = await Promise.all([reset(token, 'racing-password-a'), reset(token, 'racing-password-b')]);
     expect([a.statusCode, b.statusCode].sort()).toEqual([200, 400]);
   });
@@ -158,9 +162,9 @@ describe('password reset', () => {
     const refused = answers.find((a) => a.statusCode === 429)!;
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     ErrorBody.parse(refused.json());
-    await h.mail.waitFor(user.email, () => h.mail.to(user.email).length >= 3);
+    await h.mail.waitFor(user.email, () => resets(user.email).length >= 3);
     await new Promise((r) => setTimeout(r, 600));
-    expect(h.mail.to(user.email)).toHaveLength(3);
+    expect(resets(user.email)).toHaveLength(3);
 
     // An address without an account is limited exactly the same way.
     const ghost = `ghost_${Date.now()}@example.com`;
@@ -201,6 +205,7 @@ describe('password reset', () => {
           .selectFrom('mail_queue')
           .select(['attempts', 'sent_at'])
           .where('recipient', '=', user.email)
+          .where('kind', '=', 'passwordReset')
           .executeTakeFirst();
         if (row && row.attempts >= 2) {
           expect(row.sent_at).toBeNull();
@@ -209,12 +214,12 @@ describe('password reset', () => {
         if (Date.now() > deadline) throw new Error('the sender did not retry');
         await new Promise((r) => setTimeout(r, 50));
       }
-      expect(h.mail.to(user.email)).toHaveLength(0);
+      expect(resets(user.email)).toHaveLength(0);
     } finally {
       h.mail.up();
     }
-    await h.mail.waitFor(user.email);
+    await h.mail.waitFor(user.email, isReset);
     await new Promise((r) => setTimeout(r, 300));
-    expect(h.mail.to(user.email)).toHaveLength(1);
+    expect(resets(user.email)).toHaveLength(1);
   });
 });

@@ -9,6 +9,7 @@ export interface UsersTable {
   password_hash: string;
   role: ColumnType<Role, Role | undefined, Role>;
   preferred_language: ColumnType<Language, Language | undefined, Language>;
+  email_verified_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

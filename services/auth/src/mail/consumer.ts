@@ -7,7 +7,11 @@ import type { Deps } from '../deps.js';
 import { queueMail } from './queue.js';
 import { renderMail, type MailKind, type MailParams } from './templates.js';
 
-export const MAIL_SUBJECTS: Subject[] = [SUBJECTS.passwordResetRequested, SUBJECTS.passwordReset];
+export const MAIL_SUBJECTS: Subject[] = [
+  SUBJECTS.passwordResetRequested,
+  SUBJECTS.passwordReset,
+  SUBJECTS.verificationRequested,
+];
 
 interface MailOrder {
   kind: MailKind;
@@ -43,6 +47,20 @@ export function mailsFor(deps: Deps, event: EventEnvelope): MailOrder[] {
     case SUBJECTS.passwordReset: {
       const data = (event as EventEnvelope<typeof SUBJECTS.passwordReset>).data;
       return [{ kind: 'passwordChanged', to: data.email, language: data.language }];
+    }
+    case SUBJECTS.verificationRequested: {
+      const data = (event as EventEnvelope<typeof SUBJECTS.verificationRequested>).data;
+      return [
+        {
+          kind: 'verifyEmail',
+          to: data.email,
+          language: data.language,
+          params: {
+            link: webLink(deps, '/verify-email', data.token),
+            hours: deps.config.VERIFICATION_TTL_HOURS,
+          },
+        },
+      ];
     }
     default:
       return [];

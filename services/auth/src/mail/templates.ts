@@ -2,7 +2,7 @@
 // one link. Rendered as plain text and as HTML (every interpolated value escaped) from the same words.
 import type { Language } from '@omc/contracts';
 
-export type MailKind = 'passwordReset' | 'passwordChanged';
+export type MailKind = 'passwordReset' | 'passwordChanged' | 'verifyEmail';
 
 interface Words {
   subject: string;
@@ -14,6 +14,7 @@ interface Words {
 export interface MailParams {
   link?: string;
   minutes?: number;
+  hours?: number;
 }
 
 interface Common {
@@ -66,6 +67,56 @@ const SECURITY: Record<Language, string> = {
 };
 
 const KINDS: Record<MailKind, Record<Language, Words>> = {
+  verifyEmail: {
+    es: {
+      subject: 'Confirma tu correo',
+      paragraphs: (p) => [
+        'Confirma que esta dirección es tuya para proteger tu cuenta de One Million Clicks y poder cobrar tus premios.',
+        `El enlace caduca en ${p.hours} horas.`,
+      ],
+      action: 'Confirmar mi correo',
+    },
+    en: {
+      subject: 'Confirm your email',
+      paragraphs: (p) => [
+        'Confirm that this address is yours, to protect your One Million Clicks account and to collect your winnings.',
+        `The link expires in ${p.hours} hours.`,
+      ],
+      action: 'Confirm my email',
+    },
+    fr: {
+      subject: 'Confirmez votre adresse e-mail',
+      paragraphs: (p) => [
+        'Confirmez que cette adresse est la vôtre pour protéger votre compte One Million Clicks et encaisser vos gains.',
+        `Le lien expire dans ${p.hours} heures.`,
+      ],
+      action: 'Confirmer mon adresse',
+    },
+    de: {
+      subject: 'Bestätigen Sie Ihre E-Mail-Adresse',
+      paragraphs: (p) => [
+        'Bestätigen Sie, dass diese Adresse Ihnen gehört, um Ihr One-Million-Clicks-Konto zu schützen und Gewinne auszuzahlen.',
+        `Der Link läuft in ${p.hours} Stunden ab.`,
+      ],
+      action: 'E-Mail-Adresse bestätigen',
+    },
+    it: {
+      subject: 'Conferma la tua email',
+      paragraphs: (p) => [
+        'Conferma che questo indirizzo è tuo per proteggere il tuo account One Million Clicks e incassare le vincite.',
+        `Il link scade tra ${p.hours} ore.`,
+      ],
+      action: 'Conferma la mia email',
+    },
+    pt: {
+      subject: 'Confirma o teu email',
+      paragraphs: (p) => [
+        'Confirma que este endereço é teu para proteger a tua conta One Million Clicks e receber os teus prémios.',
+        `A ligação expira em ${p.hours} horas.`,
+      ],
+      action: 'Confirmar o meu email',
+    },
+  },
   passwordReset: {
     es: {
       subject: 'Restablece tu contraseña',
@@ -158,6 +209,7 @@ const KINDS: Record<MailKind, Record<Language, Words>> = {
 
 /** Kinds whose reader did not necessarily ask for them: they say what to do if it was not them. */
 const NOTICE: Record<MailKind, 'ignore' | 'security'> = {
+  verifyEmail: 'ignore',
   passwordReset: 'ignore',
   passwordChanged: 'security',
 };

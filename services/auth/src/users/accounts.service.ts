@@ -18,6 +18,7 @@ import { enqueue } from '../events.js';
 import type { AuthContext } from '../context.js';
 import { callUpstream } from '../profile/upstreams.js';
 import { hashPassword, verifyPassword } from '../security/passwords.js';
+import { verificationRequest } from '../verification/verification.service.js';
 import { RateLimited } from '../security/login-guard.js';
 import { issueRefreshToken, revokeAllForUser, type ClientInfo } from '../sessions/refresh-tokens.js';
 import {
@@ -83,6 +84,7 @@ export async function register(
           preferredLanguage: user.preferred_language,
         }),
       );
+      await enqueue(trx, verificationRequest(ctx, user));
       const session = await issueRefreshToken(trx, user.id, now, refreshSettings(ctx), undefined, {
         ip,
         userAgent,
@@ -158,6 +160,7 @@ export async function profile(
     purchasedClicks: game.ok ? game.data.purchasedClicks : null,
     hasInfiniteClicks: game.ok ? game.data.hasInfiniteClicks : null,
     potEarned: payments.ok ? payments.data.potEarned : null,
+    emailVerified: user.email_verified_at !== null,
     paypalEmail: payments.ok ? payments.data.paypalEmail : null,
     adminBalance: payments.ok ? payments.data.adminBalance : null,
   };
@@ -171,8 +174,12 @@ export async function changeEmail(ctx: AuthContext, user: UserRow, email: string
   if (email === user.email) return;
   try {
     await ctx.deps.db.transaction().execute(async (trx) => {
-      await updateUser(trx, user.id, { email });
+      // A new address is unverified until its owner confirms it from the link mailed to it (the same
+      // address written in other case stays as it was).
+      const sameAddress = email.toLowerCase() === user.email.toLowerCase();
+      await updateUser(trx, user.id, sameAddress ? { email } : { email, email_verified_at: null });
       await enqueue(trx, makeEvent(SUBJECTS.userEmailChanged, { userId: user.id, email }));
+      if (!sameAddress) await enqueue(trx, verificationRequest(ctx, { ...user, email }));
     });
   } catch (error) {
     uniqueConflict(error);
