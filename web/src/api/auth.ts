@@ -37,6 +37,10 @@ export const authApi = {
     request('/api/user/forgot-password', MessageResponse, { method: 'POST', body: { email } }),
   resetPassword: (body: { token: string; newPassword: string }) =>
     request('/api/user/reset-password', MessageResponse, { method: 'POST', body }),
+  verifyEmail: (token: string, session: string | null) =>
+    request('/api/user/verify-email', MessageResponse, { method: 'POST', token: session, body: { token } }),
+  resendVerification: (token: string) =>
+    request('/api/user/resend-verification', MessageResponse, { method: 'POST', token }),
   sessions: (token: string) => request('/api/user/sessions', SessionsResponse, { token }),
   endSession: (token: string, id: string) =>
     request(`/api/user/sessions/${encodeURIComponent(id)}`, MessageResponse, { method: 'DELETE', token }),

@@ -8,6 +8,7 @@ import { AdminPotPanel } from './AdminPotPanel';
 import { ChangeEmailDialog, ChangePasswordDialog, ChangeUsernameDialog } from './ChangeDialogs';
 import { DeleteAccountDialog } from './DeleteAccountDialog';
 import { SessionsPanel } from './SessionsPanel';
+import { VerifyEmailBanner } from '../auth/VerifyEmailBanner';
 
 type ProfileDialog = 'none' | 'email' | 'password' | 'username' | 'delete';
 
@@ -32,6 +33,7 @@ export function ProfilePage() {
           </button>
         }
       />
+      <VerifyEmailBanner />
       <main className="panel">
         {!loaded ? (
           <h1 className="panel__title">{t('profile.loading')}</h1>
@@ -48,6 +50,14 @@ export function ProfilePage() {
               <dd data-testid="profile-role">{role ? t(`roles.${role}`) : '–'}</dd>
               <dt>{t('profile.email')}</dt>
               <dd translate={email ? 'no' : undefined}>{email ?? t('profile.noEmail')}</dd>
+              {profile.data?.emailVerified !== undefined ? (
+                <>
+                  <dt>{t('profile.emailStatus')}</dt>
+                  <dd data-testid="email-verified">
+                    {profile.data.emailVerified ? t('profile.emailVerified') : t('profile.emailNotVerified')}
+                  </dd>
+                </>
+              ) : null}
             </dl>
           </>
         )}
