@@ -21,8 +21,9 @@ describe('email verification', () => {
         json(400, { message: 'already used', error: 'already used', msg: 'already used', field: 'token' }),
     });
     renderApp('/verify-email?token=used');
-    expect(await screen.findByRole('alert')).toHaveTextContent(
-      'Este enlace no es válido, ya se usó o ha caducado.',
+    expect(await screen.findByText(/Este enlace no es válido, ya se usó o ha caducado/)).toHaveAttribute(
+      'role',
+      'alert',
     );
   });
 
