@@ -19,7 +19,13 @@ export type LoginRequest = z.infer<typeof LoginRequest>;
 export const LoginResponse = z.object({ token: z.string(), preferredLanguage: Language, message: z.string() });
 export type LoginResponse = z.infer<typeof LoginResponse>;
 
-export const RegisterRequest = z.object({ username: UsernameField, email: EmailField, password: PasswordField });
+export const RegisterRequest = z.object({
+  username: UsernameField,
+  email: EmailField,
+  password: PasswordField,
+  /** The language the player signed up in (the interface's); Spanish when absent. Mails use it. */
+  preferredLanguage: Language.optional(),
+});
 export type RegisterRequest = z.infer<typeof RegisterRequest>;
 
 export const RegisterResponse = z.object({ token: z.string(), message: z.string() });

@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import { ErrorBody, MessageResponse, ProfileResponse, SUBJECTS } from '@omc/contracts';
 import type { SunkMail } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, freshIp, register, startAuth, type AuthHarness } from './support.js';
+import { bearer, freshIp, newUser, register, startAuth, type AuthHarness } from './support.js';
 
 describe('email verification', () => {
   let h: AuthHarness;
@@ -54,6 +54,34 @@ describe('email verification', () => {
     const again = await verify(tokenOf(mail));
     expect(again.statusCode).toBe(400);
     expect(ErrorBody.parse(again.json()).message).toMatch(/already used/);
+  });
+
+  it('writes the mail in the language the player signed up in, and refuses an unknown language', async () => {
+    const user = newUser();
+    const answer = await h.app.inject({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: { ...user, preferredLanguage: 'en' },
+      headers: { 'x-forwarded-for': freshIp() },
+    });
+    expect(answer.statusCode).toBe(201);
+    expect(Object.keys(answer.json()).sort()).toEqual(['message', 'token']);
+    expect((await h.mail.waitFor(user.email, isVerify)).subject).toBe('Confirm your email');
+    const login = await h.app.inject({
+      method: 'POST',
+      url: '/api/user/login',
+      payload: { emailOrUsername: user.username, password: user.password },
+      headers: { 'x-forwarded-for': freshIp() },
+    });
+    expect(login.json().preferredLanguage).toBe('en');
+    const bad = await h.app.inject({
+      method: 'POST',
+      url: '/api/user/register',
+      payload: { ...newUser(), preferredLanguage: 'xx' },
+      headers: { 'x-forwarded-for': freshIp() },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(ErrorBody.parse(bad.json()).field).toBe('preferredLanguage');
   });
 
   it('refuses forged, altered, expired and foreign links, changing nothing', async () => {

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchBrowser, newPlayer, screenshot } from './browser';
-import { registerThroughUi, uniqueName, until } from './players';
+import { uniqueName, until } from './players';
 
 const gatewayUrl = inject('gatewayUrl');
 const mailUrl = inject('mailUrl');
@@ -51,7 +51,8 @@ async function mailTo(address: string, subject: RegExp): Promise<CaughtMail> {
   ) as Promise<CaughtMail>;
 }
 
-const linkIn = (mail: CaughtMail) => /https?:\/\/\S+\/reset-password\?token=[\w-]+/.exec(mail.text)?.[0];
+const linkIn = (mail: CaughtMail, page: string) =>
+  new RegExp(`https?://\\S+/${page}\\?token=[\\w.-]+`).exec(mail.text)?.[0];
 
 /** Another device signed in to the same account (its refresh cookie in its own browser context). */
 async function otherDevice(username: string, password: string): Promise<BrowserContext> {
@@ -76,18 +77,39 @@ async function signIn(page: Page, language: Language, username: string, password
 }
 
 describe.each(['es', 'en'] as const)('account recovery and sessions (%s)', (language) => {
-  it('forgot password → reset from the mail → sign in → end another session', async () => {
+  it('register → verify from the mail → forgot password → reset from the mail → sign in → end another session', async () => {
     expect(mailUrl).toBeTruthy();
     const username = uniqueName(`acct_${language}`);
     const email = `${username}@example.com`;
 
-    // Registered on one browser, in the player's language (kept by the server for the mails).
+    // Registered on one browser, in the player's language (the server keeps it for the mails).
     const first = await newPlayer(browser, gatewayUrl);
-    await registerThroughUi(first.page, username);
     if (language === 'en') {
+      await first.page.goto('/');
       await first.page.getByLabel('Idioma').first().selectOption('en');
-      await first.page.getByRole('link', { name: t('en', 'game.greeting', { username }) }).waitFor();
+      await first.page.getByRole('heading', { name: 'One Million Clicks' }).waitFor();
     }
+    await first.page.goto('/');
+    await first.page.getByRole('button', { name: t(language, 'welcome.register') }).click();
+    const register = first.page.getByRole('dialog', { name: t(language, 'register.title') });
+    await register.getByLabel(t(language, 'register.username')).fill(username);
+    await register.getByLabel(t(language, 'register.email')).fill(email);
+    await register.getByLabel(t(language, 'register.password'), { exact: true }).fill('secret123');
+    await register.getByLabel(t(language, 'register.confirmPassword')).fill('secret123');
+    await register.getByRole('button', { name: t(language, 'register.submit') }).click();
+    await first.page.waitForURL('**/game');
+    // Until verified, the game says so.
+    const banner = first.page.getByRole('complementary').filter({ hasText: email });
+    await banner.waitFor();
+
+    const verification = await mailTo(email, language === 'es' ? /Confirma tu correo/ : /Confirm your email/);
+    const verifyLink = linkIn(verification, 'verify-email');
+    expect(verifyLink, verification.text).toBeTruthy();
+    await first.page.goto(verifyLink!);
+    await first.page.getByText(t(language, 'verifyEmail.success')).waitFor();
+    await first.page.goto('/profile');
+    await first.page.getByTestId('email-verified').getByText(t(language, 'profile.emailVerified')).waitFor();
+    expect(await first.page.getByRole('complementary').filter({ hasText: email }).count()).toBe(0);
     const stale = await otherDevice(username, 'secret123');
     await first.context.close();
 
@@ -103,7 +125,7 @@ describe.each(['es', 'en'] as const)('account recovery and sessions (%s)', (lang
     await forgot.getByText(t(language, 'forgotPassword.sent')).waitFor();
 
     const mail = await mailTo(email, language === 'es' ? /Restablece tu contraseña/ : /Reset your password/);
-    const link = linkIn(mail);
+    const link = linkIn(mail, 'reset-password');
     expect(link, mail.text).toBeTruthy();
 
     await page.goto(link!);

@@ -17,7 +17,7 @@ import { queryKeys } from './keys';
 export const authApi = {
   login: (body: { emailOrUsername: string; password: string }) =>
     request('/api/user/login', LoginResponse, { method: 'POST', body, credentials: true }),
-  register: (body: { username: string; email: string; password: string }) =>
+  register: (body: { username: string; email: string; password: string; preferredLanguage?: Language }) =>
     request('/api/user/register', RegisterResponse, { method: 'POST', body, credentials: true }),
   /** Sends only the refresh cookie, never the access token. */
   refresh: () => request('/api/user/refresh', RefreshResponse, { method: 'POST', credentials: true }),

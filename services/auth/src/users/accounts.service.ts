@@ -72,7 +72,7 @@ export async function register(
         email: input.email,
         passwordHash,
         role: 'standard',
-        preferredLanguage: DEFAULT_LANGUAGE,
+        preferredLanguage: input.preferredLanguage ?? DEFAULT_LANGUAGE,
       });
       await enqueue(
         trx,
