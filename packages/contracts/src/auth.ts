@@ -84,7 +84,12 @@ export type AccessTokenClaims = z.infer<typeof AccessTokenClaims>;
  * not yet delivered; 401 when the account no longer exists.
  */
 export const INTERNAL_ACCOUNT_PATH = '/internal/account';
-export const InternalAccount = z.object({ userId: z.uuid(), role: Role });
+export const InternalAccount = z.object({
+  userId: z.uuid(),
+  role: Role,
+  /** Whether the account's current email was confirmed from a mailed link (absent from older auth). */
+  emailVerified: z.boolean().optional(),
+});
 export type InternalAccount = z.infer<typeof InternalAccount>;
 
 /** A token from a link in a mail: opaque to the client, bounded so no one posts megabytes. */
