@@ -27,6 +27,7 @@ const stop = async (why: string) => {
     console.error(`[start] not stopped within ${STOP_BOUND_MS / 1000} s: killing what is left`);
     const pids = [
       ...running.processes.map((p) => p.pid),
+      ...(running.mail ? [running.mail.pid] : []),
       ...Object.values(running.infra.pids),
       ...(state.prometheus ? [state.prometheus.pid] : []),
     ];
@@ -100,6 +101,11 @@ One Million Clicks is running: ${system.gatewayUrl.replace('127.0.0.1', 'localho
       ? `\n  Prometheus (alerting rules of k8s/monitoring loaded): ${state.prometheus.url.replace('127.0.0.1', 'localhost')}`
       : ''
   }
+${
+  system.mail
+    ? `  mail is caught, never delivered: SMTP_PORT ${system.mail.smtpPort}, inbox and API on MAIL_UI_PORT ${system.mail.uiPort}: ${system.mail.uiUrl.replace('127.0.0.1', 'localhost')}`
+    : `  mail goes to SMTP_URL (${process.env.SMTP_URL ? 'set' : 'unset'})`
+}
 Press Ctrl-C to stop everything.
 `);
 

@@ -153,3 +153,4 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
 
 export { startSystem, DEPLOYABLES, type System, type SystemOptions, type Deployable, type DeployableName, type RunningProcess } from './system.js';
 export { startPrometheus, prometheusConfig, type PrometheusHandle, type PrometheusOptions, type PrometheusTarget } from './prometheus.js';
+export { type MailCatcher } from './mail-catcher.js';

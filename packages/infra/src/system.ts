@@ -7,6 +7,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync, 
 import { join } from 'node:path';
 import { ensureDatabase } from './databases.js';
 import { startInfra, type Infra } from './index.js';
+import { startMailCatcher, type MailCatcher } from './mail-catcher.js';
 import { freePort } from './native.js';
 
 export type DeployableName = 'emulators' | 'auth' | 'game' | 'payments' | 'realtime' | 'gateway';
@@ -48,6 +49,11 @@ export interface SystemOptions {
   realtimeInstances?: number;
   redisAppendOnly?: boolean;
   log?: (line: string) => void;
+  /**
+   * Start the development mail catcher (maildev) and send auth's mail to it; on unless SMTP_URL is
+   * given in `env`, which then names the mail server to use.
+   */
+  mailCatcher?: boolean;
 }
 
 export interface RunningProcess {
@@ -71,6 +77,8 @@ export interface System {
   processes: RunningProcess[];
   keys: { publicKey: string; privateKey: string };
   admin: { username: string; email: string; password: string };
+  /** The development mail catcher, when started. */
+  mail?: MailCatcher;
   /** Stops one process by its PID (SIGTERM, or SIGKILL to simulate a crash). */
   stopProcess(name: string, signal?: NodeJS.Signals): Promise<void>;
   /** Starts a stopped process again with the same port and environment. */
@@ -179,6 +187,30 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     HOST: '127.0.0.1',
   };
 
+  let mail: MailCatcher | undefined;
+  const launchMail = (preferredPorts: { smtp: number; ui: number }) =>
+    startMailCatcher({
+      dir: options.dir,
+      env: baseEnv,
+      preferredPorts,
+      logFile: createWriteStream(join(options.dir, 'logs', 'maildev.log'), { flags: 'a' }),
+      ...(options.logs === 'inherit' ? { onOutput: (line: string) => process.stdout.write(`[maildev] ${line}\n`) } : {}),
+    });
+  if (options.mailCatcher !== false && !baseEnv.SMTP_URL) {
+    // SMTP_PORT and MAIL_UI_PORT when given; else maildev's own (1025, 1080) for npm start when free,
+    // and free ones for tests and benchmarks.
+    mail = await launchMail({
+      smtp: Number(baseEnv.SMTP_PORT ?? (options.ports === 'default' ? 1025 : 0)),
+      ui: Number(baseEnv.MAIL_UI_PORT ?? (options.ports === 'default' ? 1080 : 0)),
+    }).catch(async (error) => {
+      await infra.stop();
+      throw error;
+    });
+    wiring.SMTP_URL = mail.smtpUrl;
+  }
+  // Links in account mail point at the web app as this system serves it.
+  if (ports.has('gateway')) wiring.PUBLIC_WEB_URL = url('gateway');
+
   const processes: RunningProcess[] = [];
   const spawnProcess = async (name: string, deployable: Deployable, env: NodeJS.ProcessEnv): Promise<RunningProcess> => {
     const logFile = createWriteStream(join(options.dir, 'logs', `${name}.log`), { flags: 'a' });
@@ -196,6 +228,7 @@ export async function startSystem(options: SystemOptions): Promise<System> {
 
   const stopAll = async () => {
     for (const p of [...processes].reverse()) await killProcess(p.child);
+    if (mail) await killProcess(mail.child);
     await infra.stop();
   };
 
@@ -246,10 +279,18 @@ export async function startSystem(options: SystemOptions): Promise<System> {
     processes,
     keys,
     admin,
+    ...(mail ? { mail } : {}),
     async stopProcess(name, signal = 'SIGTERM') {
+      // The mail catcher is a part too: a mail server that goes down and comes back.
+      if (name === 'maildev' && mail) return killProcess(mail.child, signal);
       await killProcess(find(name).child, signal);
     },
     async restartProcess(name) {
+      if (name === 'maildev' && mail) {
+        const fresh = await launchMail({ smtp: mail.smtpPort, ui: mail.uiPort });
+        Object.assign(mail, fresh);
+        return;
+      }
       const old = find(name);
       const fresh = await spawnProcess(name, old.deployable, old.env);
       processes[processes.indexOf(old)] = fresh;

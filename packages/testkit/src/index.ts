@@ -88,3 +88,4 @@ export async function eventually<T>(check: () => Promise<T> | T, what = 'conditi
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
 }
+export * from './mail-sink.js';

@@ -16,6 +16,11 @@ import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/admin.routes.js';
 import type { AuthContext } from './context.js';
 import { migrations } from './db/migrations/index.js';
+import { startMail } from './mail/index.js';
+import { passwordResetRoutes } from './password-reset/password-reset.routes.js';
+import { purgeOldResetTokens } from './password-reset/reset-tokens.repo.js';
+import { activeSessionRoutes } from './sessions/active-sessions.routes.js';
+import { verificationRoutes } from './verification/verification.routes.js';
 import type { Deps } from './deps.js';
 import { refuseControlCharacters } from './security/control-characters.js';
 import { LoginGuard, RateLimited } from './security/login-guard.js';
@@ -27,7 +32,7 @@ import { userRoutes } from './users/user.routes.js';
 
 export async function buildApp(
   deps: Deps,
-  options: { logger?: boolean; outboxIntervalMs?: number } = {},
+  options: { logger?: boolean; outboxIntervalMs?: number; mailIntervalMs?: number } = {},
 ): Promise<FastifyInstance> {
   const { config } = deps;
   const app = createServer({
@@ -49,6 +54,8 @@ export async function buildApp(
     onPublished: (subject) => deps.counters.eventsPublished.inc({ subject }),
   });
   app.addHook('onClose', async () => relay.stop());
+  const mail = startMail(deps, options.mailIntervalMs ? { intervalMs: options.mailIntervalMs } : {});
+  app.addHook('onClose', async () => mail.stop());
 
   const ctx: AuthContext = {
     deps,
@@ -61,13 +68,15 @@ export async function buildApp(
       maxPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
       maxRegistrationsPerIp: config.REGISTER_MAX_PER_IP,
     }),
-    signAccessToken: (user) => app.jwt.sign({ sub: user.id, username: user.username, role: user.role }),
+    signAccessToken: (user, sessionId) =>
+      app.jwt.sign({ sub: user.id, username: user.username, role: user.role, ...(sessionId ? { sid: sessionId } : {}) }),
   };
   // Expired refresh tokens are of no use, not even for reuse detection: purge them now and then.
   const purge = () =>
-    void purgeExpiredRefreshTokens(deps.db, deps.clock()).catch((err) =>
-      deps.log.warn({ err }, 'refresh token purge failed'),
-    );
+    void Promise.all([
+      purgeExpiredRefreshTokens(deps.db, deps.clock()),
+      purgeOldResetTokens(deps.db, deps.clock()),
+    ]).catch((err) => deps.log.warn({ err }, 'refresh token purge failed'));
   purge();
   const purgeTimer = setInterval(purge, 60 * 60_000).unref();
   app.addHook('onClose', async () => clearInterval(purgeTimer));
@@ -96,5 +105,8 @@ export async function buildApp(
   await app.register(async (scope) => sessionRoutes(scope, ctx));
   await app.register(async (scope) => adminRoutes(scope, ctx));
   await app.register(async (scope) => internalRoutes(scope, ctx));
+  await app.register(async (scope) => passwordResetRoutes(scope, ctx));
+  await app.register(async (scope) => activeSessionRoutes(scope, ctx));
+  await app.register(async (scope) => verificationRoutes(scope, ctx));
   return app;
 }

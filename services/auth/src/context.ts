@@ -8,5 +8,6 @@ export interface AuthContext {
   deps: Deps;
   relay: OutboxRelay;
   guard: LoginGuard;
-  signAccessToken(user: { id: string; username: string; role: Role }): string;
+  /** `sessionId`: the refresh family the token belongs to (its `sid` claim). */
+  signAccessToken(user: { id: string; username: string; role: Role }, sessionId?: string): string;
 }

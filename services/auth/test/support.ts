@@ -6,7 +6,9 @@ import {
   generateTokenKeys,
   resetNats,
   resetRedis,
+  startMailSink,
   testInfra,
+  type MailSink,
   type KeyPair,
 } from '@omc/testkit';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -89,6 +91,8 @@ export interface AuthHarness {
   game: StandIn;
   payments: StandIn;
   events: EventCollector;
+  /** The SMTP server auth sends its mail to. */
+  mail: MailSink;
   close(): Promise<void>;
 }
 
@@ -103,6 +107,7 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
   const database = await freshDatabase();
   const game = await startStandIn('/api/game/profile', GAME_DEFAULT);
   const payments = await startStandIn('/api/payments/profile', PAYMENTS_DEFAULT);
+  const mail = await startMailSink();
   const infra = testInfra();
   const config = loadConfig({
     DATABASE_URL: database.url,
@@ -118,12 +123,16 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
     BOOTSTRAP_ADMIN_EMAIL: ADMIN.email,
     BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
     REGISTER_MAX_PER_IP: '0',
+    SMTP_URL: mail.url,
+    MAIL_RETRY_BASE_MS: '50',
+    MAIL_RETRY_MAX_MS: '400',
+    SMTP_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'silent',
     ...env,
   });
   const deps = await createDeps(config);
   const events = await collectEvents(config.NATS_URL);
-  const app = await buildApp(deps, { logger: false, outboxIntervalMs: 50 });
+  const app = await buildApp(deps, { logger: false, outboxIntervalMs: 50, mailIntervalMs: 50 });
   return {
     app,
     deps,
@@ -131,8 +140,10 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
     game,
     payments,
     events,
+    mail,
     async close() {
       await app.close();
+      await mail.close();
       await deps.close();
       await events.close();
       await game.close();

@@ -17,6 +17,8 @@ export interface SuiteContext {
   keys: { publicKey: string; privateKey: string };
   admin: { username: string; email: string; password: string };
   controlUrl: string;
+  /** The mail catcher's inbox API (maildev: GET /email), where auth's mail arrives. */
+  mailUrl: string;
   logsDir: string;
   env: Record<string, string>;
 }
@@ -42,7 +44,7 @@ async function control(path: string, body: unknown): Promise<unknown> {
   return answer;
 }
 
-export type FaultTarget = 'postgres' | 'redis' | 'nats' | 'emulators' | 'auth' | 'game' | 'payments' | 'realtime' | 'gateway';
+export type FaultTarget = 'postgres' | 'redis' | 'nats' | 'emulators' | 'auth' | 'game' | 'payments' | 'realtime' | 'gateway' | 'maildev';
 
 /** Stops one part: a native server by PID, or a process (SIGKILL by default, a crash). */
 export async function stopPart(target: FaultTarget, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL', wipe = false): Promise<void> {

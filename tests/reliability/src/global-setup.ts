@@ -29,6 +29,9 @@ export const SUITE_ENV = {
   // A purchase whose provider call was cut off is held (409) for twice this plus 2 s; shorter for the suite.
   BRAINTREE_TIMEOUT_MS: '3000',
   PAYPAL_TIMEOUT_MS: '3000',
+  // A mail the mail server could not take is tried again after 200 ms, doubling up to 2 s.
+  MAIL_RETRY_BASE_MS: '200',
+  MAIL_RETRY_MAX_MS: '2000',
   BOOTSTRAP_ADMIN_USERNAME: 'reliability_admin',
   BOOTSTRAP_ADMIN_EMAIL: 'reliability-admin@example.com',
   BOOTSTRAP_ADMIN_PASSWORD: 'reliability-admin-password',
@@ -155,6 +158,7 @@ export default async function setup(project: TestProject) {
     keys: system.keys,
     admin: system.admin,
     controlUrl: `http://127.0.0.1:${controlPort}`,
+    mailUrl: system.mail?.uiUrl ?? '',
     logsDir: join(dir, 'logs'),
     env: SUITE_ENV,
   };

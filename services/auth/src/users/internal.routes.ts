@@ -14,7 +14,7 @@ export async function internalRoutes(scope: FastifyInstance, ctx: AuthContext): 
     { onRequest: signedIn(ctx), schema: { response: { 200: InternalAccount } } },
     async (request) => {
       const account = accountOf(request);
-      return { userId: account.id, role: account.role };
+      return { userId: account.id, role: account.role, emailVerified: account.email_verified_at !== null };
     },
   );
 }
