@@ -4,14 +4,17 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSystem, type System } from '@omc/infra';
+import { startPrometheus, startSystem, type PrometheusHandle, type System } from '@omc/infra';
 
 const root = process.cwd();
 /** Past this, whatever has not stopped is killed (SIGKILL) by its PID. */
 const STOP_BOUND_MS = 20_000;
 
 // Filled once start-up is over; the stop below may be asked for before.
-const state: { system?: System; stopping: boolean } = { stopping: false };
+const state: { system?: System; prometheus?: PrometheusHandle; stopping: boolean } = { stopping: false };
+// `npm start -- --prometheus` (or PROMETHEUS=1): Debian's Prometheus beside the system, rules loaded.
+const withPrometheus =
+  process.argv.includes('--prometheus') || ['1', 'true', 'yes'].includes(process.env.PROMETHEUS ?? '');
 
 // Registered before anything starts: a stop asked for during start-up happens as soon as it is over.
 const stop = async (why: string) => {
@@ -22,7 +25,12 @@ const stop = async (why: string) => {
   console.log(`\n[start] ${why}: stopping`);
   const overdue = setTimeout(() => {
     console.error(`[start] not stopped within ${STOP_BOUND_MS / 1000} s: killing what is left`);
-    const pids = [...running.processes.map((p) => p.pid), ...Object.values(running.infra.pids)];
+    const pids = [
+      ...running.processes.map((p) => p.pid),
+      ...(running.mail ? [running.mail.pid] : []),
+      ...Object.values(running.infra.pids),
+      ...(state.prometheus ? [state.prometheus.pid] : []),
+    ];
     for (const pid of pids) {
       try {
         if (pid) process.kill(pid, 'SIGKILL');
@@ -32,6 +40,7 @@ const stop = async (why: string) => {
     }
     process.exit(1);
   }, STOP_BOUND_MS);
+  await state.prometheus?.stop();
   await running.stop();
   clearTimeout(overdue);
   console.log('[start] stopped');
@@ -63,6 +72,22 @@ const system = await startSystem({
   redisAppendOnly: true,
 });
 state.system = system;
+if (withPrometheus && !state.stopping) {
+  try {
+    state.prometheus = await startPrometheus({
+      root,
+      dir: join(dataDir, 'prometheus'),
+      port: ports === 'free' ? 'free' : 9090,
+      targets: system.processes
+        .filter((p) => p.name !== 'emulators')
+        .map((p) => ({ service: p.deployable.name, url: p.url })),
+    });
+  } catch (error) {
+    console.error(
+      `[start] Prometheus did not start: ${(error as Error).message}; the system runs without it`,
+    );
+  }
+}
 if (state.stopping) {
   state.stopping = false;
   await stop('asked during start-up');
@@ -71,7 +96,16 @@ if (state.stopping) {
 console.log(`
 One Million Clicks is running: ${system.gatewayUrl.replace('127.0.0.1', 'localhost') || '(no gateway yet)'}
   admin: ${system.admin.username} / ${system.admin.email} (password from BOOTSTRAP_ADMIN_PASSWORD, default "${process.env.BOOTSTRAP_ADMIN_PASSWORD ? '***' : system.admin.password}")
-  payments go to the local emulators: no money moves.
+  payments go to the local emulators: no money moves.${
+    state.prometheus
+      ? `\n  Prometheus (alerting rules of k8s/monitoring loaded): ${state.prometheus.url.replace('127.0.0.1', 'localhost')}`
+      : ''
+  }
+${
+  system.mail
+    ? `  mail is caught, never delivered: SMTP_PORT ${system.mail.smtpPort}, inbox and API on MAIL_UI_PORT ${system.mail.uiPort}: ${system.mail.uiUrl.replace('127.0.0.1', 'localhost')}`
+    : `  mail goes to SMTP_URL (${process.env.SMTP_URL ? 'set' : 'unset'})`
+}
 Press Ctrl-C to stop everything.
 `);
 

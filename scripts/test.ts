@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureChromium, ensureDockerCompose, ensureInfraInstalled, ensureTmux } from '@omc/infra';
+import { ensureChromium, ensureDockerCompose, ensureInfraInstalled, ensurePromtool, ensureTmux } from '@omc/infra';
 
 const root = process.cwd();
 const resultsDir = join(root, '.data', 'test-results');
@@ -65,12 +65,13 @@ function runPackage(pkg: Pkg): Promise<Outcome> {
 }
 
 // Two apt-get runs cannot overlap, and the suites run side by side: what they would install on a fresh
-// machine (the servers, Chromium, docker-compose, tmux) is installed here first, once.
+// machine (the servers, Chromium, docker-compose, tmux, promtool) is installed here first, once.
 if (process.getuid?.() === 0) {
   ensureInfraInstalled();
   ensureChromium();
   ensureDockerCompose();
   ensureTmux();
+  ensurePromtool();
 }
 
 const only = process.argv.slice(2);

@@ -194,6 +194,8 @@ export async function startBenchSystem(
     const baselinePort = await freePort();
     const baselineLog = createWriteStream(join(dir, 'logs', 'gateway-baseline.log'), { flags: 'a' });
     const baselineUrl = `http://127.0.0.1:${baselinePort}`;
+    // Its /readyz answers on its own internal listener, never on the public port.
+    const baselineInternalPort = await freePort();
     let baseline: ChildProcess | undefined;
     const startBaseline = async () => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -203,6 +205,7 @@ export async function startBenchSystem(
           GAME_URL: upstreamUrl,
           PORT: String(baselinePort),
           GATEWAY_PORT: String(baselinePort),
+          GATEWAY_INTERNAL_PORT: String(baselineInternalPort),
           INSTANCE_NAME: 'gateway-baseline',
         },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -211,7 +214,7 @@ export async function startBenchSystem(
       child.stderr?.pipe(baselineLog, { end: false });
       extra.push(child);
       baseline = child;
-      await waitReady(baselineUrl, child, 'baseline gateway');
+      await waitReady(`http://127.0.0.1:${baselineInternalPort}`, child, 'baseline gateway');
     };
     await startBaseline();
     log(`[bench] baseline: gateway ${baselineUrl} -> trivial upstream ${upstreamUrl}`);

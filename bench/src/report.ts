@@ -1,6 +1,7 @@
 // The run's figures as bench/results/latest.json (stable keys, for comparing runs over time) and as a
 // Markdown table with each figure beside its target.
 import type { FanoutPoint } from './scenarios/fanout.js';
+import type { OpenLoopScenario } from './scenarios/open-loop.js';
 import type { RoundEndResult } from './scenarios/round-end.js';
 import type { ThroughputResult } from './scenarios/throughput.js';
 import type { BenchSettings } from './settings.js';
@@ -59,9 +60,24 @@ export interface Results {
     throughput?: ThroughputResult;
     fanout: FanoutPoint[];
     roundEnd?: RoundEndResult;
+    openLoop?: OpenLoopScenario;
     errors: string[];
     durationS: number;
   };
+  openLoop: {
+    sustainedRate: number | null;
+    overload: {
+      factor: number;
+      offered: number;
+      goodput: number;
+      refusedPerSecond: number;
+      acceptedClickToScreenP99Ms: number | null;
+      refusalP99Ms: number | null;
+      counterDrift: number;
+      duplicateOrdinals: number;
+      unanswered: number;
+    }[];
+  } | null;
 }
 
 export const TARGETS = {
@@ -69,8 +85,15 @@ export const TARGETS = {
   redisCommandsPerClick: 0.2,
   clickToScreenSlackMs: 25,
   clickToScreenAt: 2000,
-  cpuMicrosPerMessage: 15,
+  cpuMicrosPerMessage: 10,
+  /** At the largest client count: p99 click to screen within tick + this, with at least that many clicks/s. */
+  largestSlackMs: 50,
+  largestClicksPerSecond: 1000,
   bytesPerSocketPerSecond: 1024,
+  openLoopSustainedRate: 5000,
+  openLoopP99Ms: 150,
+  overloadGoodputShare: 0.9,
+  refusalP99Ms: 50,
 };
 
 const fmt = (v: number | null | undefined, unit = '') =>
@@ -83,10 +106,11 @@ export function buildResults(input: {
   throughput?: ThroughputResult;
   fanout: FanoutPoint[];
   roundEnd?: RoundEndResult;
+  openLoop?: OpenLoopScenario;
   errors: string[];
   durationS: number;
 }): Results {
-  const { throughput, fanout, roundEnd, settings } = input;
+  const { throughput, fanout, roundEnd, settings, openLoop } = input;
   const tickMs = 1000 / settings.broadcastHz;
   const byCount = <T>(pick: (p: FanoutPoint) => T) =>
     Object.fromEntries(fanout.map((p) => [String(p.requested), pick(p)]));
@@ -127,6 +151,19 @@ export function buildResults(input: {
     (v) => v <= tickMs + TARGETS.clickToScreenSlackMs,
     ' ms',
   );
+  const largest = fanout.find((p) => p.requested >= 5000);
+  if (largest) {
+    checks.push({
+      figure: `Click to screen p99 at ${largest.connected} clients, with the clicks/s it took`,
+      value: `${fmt(largest.clickToScreen.p99Ms, ' ms')} at ${fmt(largest.clicksPerSecond)} clicks/s`,
+      target: `<= ${tickMs + TARGETS.largestSlackMs} ms (tick + ${TARGETS.largestSlackMs}) at >= ${TARGETS.largestClicksPerSecond} clicks/s`,
+      met:
+        largest.clickToScreen.p99Ms === null
+          ? null
+          : largest.clickToScreen.p99Ms <= tickMs + TARGETS.largestSlackMs &&
+            largest.clicksPerSecond >= TARGETS.largestClicksPerSecond,
+    });
+  }
   for (const p of fanout) {
     check(
       `Realtime CPU per delivered message at ${p.connected} clients`,
@@ -144,6 +181,50 @@ export function buildResults(input: {
       (v) => v <= TARGETS.bytesPerSocketPerSecond,
       ' B/s',
     );
+  }
+  if (openLoop) {
+    check(
+      `Open loop: sustained clicks/s with p99 click to screen <= ${TARGETS.openLoopP99Ms} ms, ${openLoop.listeners} listening sockets`,
+      openLoop.sustainedRate,
+      `>= ${TARGETS.openLoopSustainedRate}`,
+      (v) => v >= TARGETS.openLoopSustainedRate,
+    );
+    const knee = openLoop.sustainedRate ?? 0;
+    const of = openLoop.sustainedRate === null ? 'the lowest rate tried (no knee)' : 'the knee';
+    for (const { factor, point } of openLoop.overload) {
+      check(
+        `Open loop at ${factor}× ${of} (${point.rate}/s offered): goodput / knee`,
+        knee > 0 ? point.acceptedPerSecond / knee : null,
+        `>= ${TARGETS.overloadGoodputShare}`,
+        (v) => v >= TARGETS.overloadGoodputShare,
+      );
+      check(
+        `Open loop at ${factor}× ${of}: p99 click to screen of accepted clicks`,
+        point.clickToScreenP99Ms,
+        `<= ${TARGETS.openLoopP99Ms} ms`,
+        (v) => v <= TARGETS.openLoopP99Ms,
+        ' ms',
+      );
+      check(
+        `Open loop at ${factor}× ${of}: refusal answered, p99 (${Math.round(point.refusedPerSecond)} refused/s)`,
+        point.refusedPerSecond > 0 ? point.refusalP99Ms : null,
+        `<= ${TARGETS.refusalP99Ms} ms`,
+        (v) => v <= TARGETS.refusalP99Ms,
+        ' ms',
+      );
+      checks.push({
+        figure: `Open loop at ${factor}× ${of}: counter moved minus accepted clicks / duplicate ordinals / unanswered`,
+        value: `${point.counterDrift} / ${point.duplicateOrdinals} / ${point.failed}`,
+        target: '0 / 0 / 0',
+        met: point.counterDrift === 0 && point.duplicateOrdinals === 0 && point.failed === 0,
+      });
+      checks.push({
+        figure: `Open loop at ${factor}× ${of}: refusals with Retry-After and an error message`,
+        value: `${point.refusalsWithRetryAfter} and ${point.refusalsWithMessage} of ${point.refused}`,
+        target: 'all',
+        met: point.refusalsWithRetryAfter === point.refused && point.refusalsWithMessage === point.refused,
+      });
+    }
   }
   if (roundEnd) {
     checks.push({
@@ -190,8 +271,32 @@ export function buildResults(input: {
     unreached: fanout
       .filter((p) => p.connected < p.requested)
       .map((p) => ({ requested: p.requested, connected: p.connected })),
+    openLoop: openLoop
+      ? {
+          sustainedRate: openLoop.sustainedRate,
+          overload: openLoop.overload.map(({ factor, point }) => ({
+            factor,
+            offered: point.rate,
+            goodput: Math.round(point.acceptedPerSecond),
+            refusedPerSecond: Math.round(point.refusedPerSecond),
+            acceptedClickToScreenP99Ms: round(point.clickToScreenP99Ms),
+            refusalP99Ms: round(point.refusalP99Ms),
+            counterDrift: point.counterDrift,
+            duplicateOrdinals: point.duplicateOrdinals,
+            unanswered: point.failed,
+          })),
+        }
+      : null,
     checks,
-    details: { settings, throughput, fanout, roundEnd, errors: input.errors, durationS: input.durationS },
+    details: {
+      settings,
+      throughput,
+      fanout,
+      roundEnd,
+      openLoop,
+      errors: input.errors,
+      durationS: input.durationS,
+    },
   };
 }
 
@@ -255,6 +360,39 @@ export function markdown(results: Results): string {
       }
       lines.push('');
     }
+  }
+  const ol = results.details.openLoop;
+  if (ol) {
+    lines.push(
+      `Open loop (clicks on a fixed schedule, latency from each click's scheduled time; ${ol.listeners} sockets listening, ${ol.timed} timed; sweep, then ${ol.overload.map((o) => `${o.factor}×`).join(' and ')} ${ol.sustainedRate === null ? `the lowest rate tried (${ol.overloadBase}/s; no rate held)` : 'the knee'}):`,
+    );
+    lines.push('');
+    lines.push(
+      '| Offered/s | Accepted/s | Refused/s | Unanswered | Click to screen p50 / p99 | Seen within 2 s | Answer p99 (accepted) | Refusal p99 | Counter drift | Duplicates | Generator lag p99 | Held |',
+    );
+    lines.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
+    for (const p of [...ol.sweep, ...ol.overload.map((o) => o.point)])
+      lines.push(
+        `| ${p.rate} | ${fmt(p.acceptedPerSecond)} | ${fmt(p.refusedPerSecond)} | ${p.failed} | ${fmt(p.clickToScreenP50Ms)} / ${fmt(p.clickToScreenP99Ms, ' ms')} | ${fmt(p.seenWithin2s * 100, ' %')} | ` +
+          `${fmt(p.acceptedAnswerP99Ms, ' ms')} | ${fmt(p.refusalP99Ms, ' ms')} | ${p.counterDrift} | ${p.duplicateOrdinals} | ${fmt(p.sendLagP99Ms, ' ms')} | ${p.held ? 'yes' : 'no'} |`,
+      );
+    lines.push('');
+    lines.push(
+      'CPU per accepted click (µs) and cores used in each step (the whole step, clicks and the 1,000 sockets):',
+    );
+    lines.push('');
+    lines.push(
+      '| Offered/s | Gateway µs/click | Game µs/click | Redis µs/click | Realtime µs/message | Cores: gateway / game / realtime / Redis / NATS |',
+    );
+    lines.push('|---|---|---|---|---|---|');
+    for (const p of [...ol.sweep, ...ol.overload.map((o) => o.point)])
+      lines.push(
+        `| ${p.rate} | ${fmt(p.cpuMicrosPerClick?.gateway)} | ${fmt(p.cpuMicrosPerClick?.game)} | ${fmt(p.cpuMicrosPerClick?.redis)} | ${fmt(p.realtimeCpuMicrosPerMessage)} | ` +
+          `${['gateway', 'game', 'realtime', 'redis', 'nats'].map((n) => fmt(p.cores?.[n])).join(' / ')} |`,
+      );
+    lines.push('');
+    lines.push(`Sustained rate (the knee): ${ol.sustainedRate ?? 'none held'} clicks/s.`);
+    lines.push('');
   }
   if (t) {
     lines.push('Click throughput by concurrency:');

@@ -11,6 +11,7 @@ import { costCurveSvg, writePng } from './chart.js';
 import { loadAverage } from './proc.js';
 import { buildResults, markdown, TARGETS, type Machine } from './report.js';
 import { measureFanout, type FanoutPoint } from './scenarios/fanout.js';
+import { measureOpenLoop, type OpenLoopScenario } from './scenarios/open-loop.js';
 import { measureRoundEnd, type RoundEndResult } from './scenarios/round-end.js';
 import { measureThroughput, type ThroughputResult } from './scenarios/throughput.js';
 import { loadSettings } from './settings.js';
@@ -91,6 +92,8 @@ async function main(): Promise<void> {
   let throughput: ThroughputResult | undefined;
   const fanout: FanoutPoint[] = [];
   let roundEnd: RoundEndResult | undefined;
+  let openLoop: OpenLoopScenario | undefined;
+  const runs = (name: (typeof settings.scenarios)[number]) => settings.scenarios.includes(name);
   let machine: Machine | undefined;
   try {
     bs = await startBenchSystem(root, settings, log);
@@ -111,16 +114,27 @@ async function main(): Promise<void> {
     };
     const loader = startWorker('http-load');
 
-    try {
-      throughput = await measureThroughput(bs, settings, loader, log);
-    } catch (error) {
-      errors.push(`click throughput: ${(error as Error).message}`);
-      log(`[bench] click throughput failed: ${(error as Error).stack}`);
+    if (runs('throughput')) {
+      try {
+        throughput = await measureThroughput(bs, settings, loader, log);
+      } catch (error) {
+        errors.push(`click throughput: ${(error as Error).message}`);
+        log(`[bench] click throughput failed: ${(error as Error).stack}`);
+      }
+    }
+    if (runs('open-loop')) {
+      try {
+        openLoop = await measureOpenLoop(bs, settings, log);
+      } catch (error) {
+        errors.push(`open loop: ${(error as Error).message}`);
+        log(`[bench] open loop failed: ${(error as Error).stack}`);
+        await stopAllWorkers().catch(() => undefined);
+      }
     }
     // Clicks at half the maximum rate while clients watch (a fixed modest rate if throughput failed).
     const halfRate = Math.max(50, (throughput?.chosen.okPerSecond ?? 400) / 2);
 
-    for (const count of settings.socketCounts) {
+    for (const count of runs('fanout') ? settings.socketCounts : []) {
       try {
         fanout.push(await measureFanout(bs, settings, loader, halfRate, count, log));
       } catch (error) {
@@ -129,11 +143,13 @@ async function main(): Promise<void> {
         await stopAllWorkers().catch(() => undefined);
       }
     }
-    try {
-      roundEnd = await measureRoundEnd(bs, settings, loader, halfRate, log);
-    } catch (error) {
-      errors.push(`round end: ${(error as Error).message}`);
-      log(`[bench] round end failed: ${(error as Error).stack}`);
+    if (runs('round-end')) {
+      try {
+        roundEnd = await measureRoundEnd(bs, settings, loader, halfRate, log);
+      } catch (error) {
+        errors.push(`round end: ${(error as Error).message}`);
+        log(`[bench] round end failed: ${(error as Error).stack}`);
+      }
     }
     await loader.stop();
   } catch (error) {
@@ -170,11 +186,14 @@ async function main(): Promise<void> {
     throughput,
     fanout,
     roundEnd,
+    openLoop,
     errors,
     durationS: (Date.now() - started) / 1000,
   });
   // Only the full run is the record; a quick run writes beside it, ignored by git.
-  const outDir = settings.profile === 'full' ? resultsDir : join(resultsDir, 'quick');
+  const partial = settings.scenarios.length < 4;
+  const outDir =
+    settings.profile === 'full' && !partial ? resultsDir : join(resultsDir, partial ? 'partial' : 'quick');
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'latest.json'), JSON.stringify(results, null, 2) + '\n');
   const table = markdown(results);
@@ -234,7 +253,7 @@ async function main(): Promise<void> {
   log(
     `[bench] wrote ${outDir}/latest.json, latest.md and cost-curve.png in ${Math.round((Date.now() - started) / 1000)} s`,
   );
-  process.exit(errors.length > 0 && !throughput && fanout.length === 0 ? 1 : 0);
+  process.exit(errors.length > 0 && !throughput && !openLoop && fanout.length === 0 ? 1 : 0);
 }
 
 await main();

@@ -27,7 +27,28 @@ export interface BenchSettings {
   socketVia: 'gateway' | 'realtime';
   /** The socket clients: Socket.IO's protocol on bare websockets, or the full socket.io-client. */
   socketClient: 'protocol' | 'socket.io';
+  /** Which scenarios run (BENCH_SCENARIOS), in the order of the run. */
+  scenarios: Scenario[];
+  openLoop: {
+    listeners: number;
+    /** Listening sockets that time every update (the rest only listen). */
+    timed: number;
+    startRate: number;
+    /** The sweep stops doubling here even if the system still holds. */
+    maxRate: number;
+    stepDurationS: number;
+    /** Pause between steps so one step's backlog does not start the next. */
+    restS: number;
+    bisections: number;
+    overloadFactors: number[];
+    /** Pooled keep-alive connections of the click generator. */
+    connections: number;
+    clickTimeoutMs: number;
+  };
 }
+
+export const SCENARIOS = ['throughput', 'open-loop', 'fanout', 'round-end'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
 
 const full: BenchSettings = {
   profile: 'full',
@@ -49,6 +70,19 @@ const full: BenchSettings = {
   broadcastHz: 10,
   socketVia: 'gateway',
   socketClient: 'protocol',
+  scenarios: [...SCENARIOS],
+  openLoop: {
+    listeners: 1000,
+    timed: 50,
+    startRate: 500,
+    maxRate: 64_000,
+    stepDurationS: 5,
+    restS: 1,
+    bisections: 3,
+    overloadFactors: [2, 3],
+    connections: 1000,
+    clickTimeoutMs: 10_000,
+  },
 };
 
 const quick: BenchSettings = {
@@ -66,11 +100,22 @@ const quick: BenchSettings = {
   clickConnectionsAtHalfRate: 8,
   roundEndSockets: 200,
   roundEndClicks: 500,
+  openLoop: {
+    ...full.openLoop,
+    listeners: 200,
+    timed: 20,
+    startRate: 250,
+    maxRate: 4000,
+    stepDurationS: 2,
+    bisections: 1,
+    connections: 256,
+    clickTimeoutMs: 5000,
+  },
 };
 
 /**
- * `--quick` (or BENCH_PROFILE=quick) for the short run; BENCH_SOCKETS=500,1000, BENCH_SOCKET_VIA and
- * BENCH_SOCKET_CLIENT override.
+ * `--quick` (or BENCH_PROFILE=quick) for the short run; BENCH_SOCKETS=500,1000, BENCH_SOCKET_VIA,
+ * BENCH_SOCKET_CLIENT and BENCH_SCENARIOS=open-loop,fanout (a subset, e.g. to repeat one) override.
  */
 export function loadSettings(
   argv: string[] = process.argv.slice(2),
@@ -93,6 +138,15 @@ export function loadSettings(
     if (env.BENCH_SOCKET_CLIENT !== 'protocol' && env.BENCH_SOCKET_CLIENT !== 'socket.io')
       throw new Error('BENCH_SOCKET_CLIENT must be protocol or socket.io');
     settings.socketClient = env.BENCH_SOCKET_CLIENT;
+  }
+  if (env.BENCH_SCENARIOS) {
+    const names = env.BENCH_SCENARIOS.split(',').map((s) => s.trim());
+    const unknown = names.filter((n) => !(SCENARIOS as readonly string[]).includes(n));
+    if (unknown.length > 0)
+      throw new Error(
+        `BENCH_SCENARIOS must list some of ${SCENARIOS.join(', ')}; unknown: ${unknown.join(', ')}`,
+      );
+    settings.scenarios = names as Scenario[];
   }
   return settings;
 }

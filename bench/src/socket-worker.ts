@@ -24,6 +24,8 @@ interface Client {
   messages: number;
   winners: number;
   firstWinnerAt?: number;
+  /** Records its updates' arrival times while recording (the timed clients; the others only listen). */
+  timed: boolean;
 }
 
 const clients: Client[] = [];
@@ -33,11 +35,11 @@ let bytesAtMark = 0;
 let messagesAtMark = 0;
 
 function newClient(parts: Pick<Client, 'isConnected' | 'netSocket' | 'close'>): Client {
-  return { ...parts, counters: [], times: [], messages: 0, winners: 0 };
+  return { ...parts, counters: [], times: [], messages: 0, winners: 0, timed: true };
 }
 
 function onState(client: Client, globalClicks: number): void {
-  if (!recording) return;
+  if (!recording || !client.timed) return;
   client.counters.push(globalClicks);
   client.times.push(nowMs());
 }
@@ -157,11 +159,14 @@ async function connect(args: { url: string; count: number; tokens: string[]; con
   return { connected, failed: args.count - connected, errors, total: clients.length };
 }
 
-function mark() {
-  for (const client of clients) {
+/** Starts recording; with `timed`, only that many clients record arrival times (the rest listen). */
+function mark(args?: { timed?: number }) {
+  const timed = args?.timed ?? clients.length;
+  clients.forEach((client, i) => {
     client.counters = [];
     client.times = [];
-  }
+    client.timed = i < timed;
+  });
   recording = true;
   markAt = nowMs();
   bytesAtMark = wireBytes().bytes;
@@ -185,6 +190,7 @@ function measure(args: { acks?: { ordinals: number[]; times: number[] } }) {
     const h = new Histogram();
     const acks = { ordinals: args.acks.ordinals, times: args.acks.times, length: args.acks.ordinals.length };
     for (const client of clients) {
+      if (!client.timed) continue;
       const result = clickToScreen(
         { counters: client.counters, times: client.times, length: client.counters.length },
         acks,

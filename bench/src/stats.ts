@@ -85,6 +85,14 @@ export class Histogram {
     return this.maxMs;
   }
 
+  /** Samples of at most `ms` (to the bin's precision). */
+  countAtMost(ms: number): number {
+    const last = Math.min(this.counts.length, Math.floor(ms / this.binMs));
+    let seen = 0;
+    for (let i = 0; i < last; i++) seen += this.counts[i]!;
+    return seen;
+  }
+
   toJSON(): HistogramData {
     return {
       binMs: this.binMs,

@@ -1,8 +1,9 @@
 import { errorBody } from '@omc/contracts';
 import rateLimit from '@fastify/rate-limit';
-import { createServer, pingRedis, registerHealth, registerMetrics } from '@omc/service-kit';
+import { createServer, observeRequests } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
+import { clickAdmission } from './edge/click-admission.js';
 import { pathProblem } from './edge/path-guard.js';
 import { securityHeaders } from './edge/security-headers.js';
 import { apiProxy } from './routing/api-proxy.js';
@@ -17,7 +18,12 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     logger: options.logger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: config.TRUST_PROXY,
+    // The public edge: a trace starts here, whatever trace context a client sends.
+    traceIncoming: false,
   });
+
+  // First of all: a click over the click path's budget is refused before any other work is done for it.
+  clickAdmission(app, { targetMs: config.CLICK_TARGET_MS, maxInFlight: config.CLICK_MAX_IN_FLIGHT }, metrics);
 
   // Before routing: a path that could mean another path reaches nothing.
   app.addHook('onRequest', async (request, reply) => {
@@ -32,8 +38,15 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     app,
     config.BRAINTREE_EMULATOR_URL ? [new URL(config.BRAINTREE_EMULATOR_URL).origin] : [],
   );
-  registerHealth(app, { redis: () => pingRedis(deps.redis) });
-  registerMetrics(app, metrics);
+  observeRequests(app, metrics);
+  // Liveness, readiness and metrics answer on the internal listener only (internal.ts); here they are
+  // a plain 404, not the web app's page.
+  for (const path of ['/healthz', '/readyz', '/metrics']) {
+    app.all(path, async (request, reply) => {
+      const message = `No route ${request.method} ${path}`;
+      return reply.code(404).send(errorBody(message, { code: 'NOT_FOUND', requestId: request.id }));
+    });
+  }
 
   await app.register(async (api) => {
     if (config.RATE_LIMIT_PER_IP > 0) {

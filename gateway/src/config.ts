@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { env, parseConfig } from '@omc/service-kit';
+import { env, parseConfig, tracingEnvSchema } from '@omc/service-kit';
 import { z } from 'zod';
 
 const httpUrl = env.url(['http', 'https']);
@@ -43,6 +43,11 @@ export const configSchema = z
     GATEWAY_PORT: env.port(8080).optional(),
     /** Accepted too, for platforms that set PORT; GATEWAY_PORT wins. */
     PORT: env.port(8080).optional(),
+    /**
+     * Liveness (/healthz), readiness (/readyz) and metrics (/metrics) answer here only, for the kubelet
+     * and Prometheus: not on the public port, not in the Service, not behind the ingress.
+     */
+    GATEWAY_INTERNAL_PORT: env.port(9080),
     HOST: env.host(),
     LOG_LEVEL: env.logLevel(),
     SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
@@ -63,10 +68,24 @@ export const configSchema = z
     BODY_LIMIT_BYTES: env.int(64 * 1024, 1024, 10 * 1024 * 1024),
     /** How long an upstream may take to answer before the caller gets a 504. */
     UPSTREAM_TIMEOUT_MS: env.int(15_000, 100, 120_000),
+    /** Clicks the gateway lets in flight to the game at most; over the adaptive limit a click gets a 503 at once. 0 turns shedding off. */
+    CLICK_MAX_IN_FLIGHT: env.int(512, 0, 100_000),
+    /** The click round trip (and event-loop lateness) the adaptive click limit holds to, in ms. */
+    CLICK_TARGET_MS: env.int(25, 1, 10_000),
     /** The Braintree emulator in development: the payment form in the browser talks to it. */
     BRAINTREE_EMULATOR_URL: httpUrl.optional(),
+    ...tracingEnvSchema.shape,
   })
-  .transform(({ GATEWAY_PORT, PORT, ...rest }) => ({ ...rest, GATEWAY_PORT: GATEWAY_PORT ?? PORT ?? 8080 }));
+  .transform(({ GATEWAY_PORT, PORT, ...rest }) => ({ ...rest, GATEWAY_PORT: GATEWAY_PORT ?? PORT ?? 8080 }))
+  .superRefine((config, ctx) => {
+    // 0 asks the system for a free port, so two zeros never collide.
+    if (config.GATEWAY_INTERNAL_PORT !== 0 && config.GATEWAY_INTERNAL_PORT === config.GATEWAY_PORT)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GATEWAY_INTERNAL_PORT'],
+        message: `must differ from the public port GATEWAY_PORT (${config.GATEWAY_PORT})`,
+      });
+  });
 
 export type Config = ReturnType<typeof loadConfig>;
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ROUTE_PREFIXES, ROUTES } from '@omc/contracts';
 import { resetRedis, testInfra } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
 import {
   makeWebDist,
   rawRequest,
@@ -151,6 +152,19 @@ describe('gateway routing and edge', () => {
     expect(response.headers['x-content-type-options']).toBe('nosniff');
   });
 
+  it("answers the API with a short policy for data, not the page's 2 KB payment policy", async () => {
+    const response = await rawRequest(gateway.url, '/api/game/state');
+    expect(response.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['x-frame-options']).toBe('DENY');
+    expect(response.headers['cross-origin-resource-policy']).toBe('same-origin');
+    const headerBytes = Object.entries(response.headers).reduce(
+      (sum, [name, value]) => sum + name.length + String(value).length + 4,
+      0,
+    );
+    expect(headerBytes).toBeLessThan(700);
+  });
+
   it('passes a well-formed request id on and returns it; makes one otherwise', async () => {
     const given = await rawRequest(gateway.url, '/api/game/state', {
       headers: { 'x-request-id': 'req-abc-123' },
@@ -270,9 +284,10 @@ describe('gateway routing and edge', () => {
       expect(response.json().message, path).toEqual(expect.any(String));
     }
     expect(standIns().map((s) => s.hits.length)).toEqual(before);
-    // An upstream's own routes sit outside the public prefixes: the gateway answers for itself.
+    // An upstream's own routes sit outside the public prefixes, and the gateway's own are not public.
     const readyz = await rawRequest(gateway.url, '/readyz');
-    expect(readyz.json()).toEqual({ status: 'ready', checks: { redis: 'ok' } });
+    expect(readyz.status).toBe(404);
+    expect(readyz.json().code).toBe('NOT_FOUND');
     expect(standIns().map((s) => s.hits.length)).toEqual(before);
     expect((await rawRequest(gateway.url, '/api/game/readyz')).json().url).toBe('/api/game/readyz');
   });
@@ -314,11 +329,46 @@ describe('gateway routing and edge', () => {
     expect(response.json().message).toContain('websocket');
   });
 
-  it('reports its own health and metrics', async () => {
-    expect((await rawRequest(gateway.url, '/healthz')).status).toBe(200);
-    const metrics = await rawRequest(gateway.url, '/metrics');
+  it('reports its own health, readiness and metrics on its internal listener, and nothing else there', async () => {
+    expect((await rawRequest(gateway.internalUrl, '/healthz')).json()).toEqual({ status: 'ok' });
+    const readyz = await rawRequest(gateway.internalUrl, '/readyz');
+    expect(readyz.status).toBe(200);
+    expect(readyz.json()).toEqual({ status: 'ready', checks: { redis: 'ok', public: 'ok' } });
+    await rawRequest(gateway.url, '/api/game/state');
+    const metrics = await rawRequest(gateway.internalUrl, '/metrics');
     expect(metrics.body).toContain('gateway_upstream_failures_total');
-    expect(metrics.body).toContain('http_request_duration_seconds');
+    // Requests on the public port are timed; the internal listener's own are not.
+    expect(metrics.body).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/game\/\*"/);
+    const before = standIns().map((s) => s.hits.length);
+    for (const path of ['/api/game/state', '/', '/index.html']) {
+      const response = await rawRequest(gateway.internalUrl, path);
+      expect(response.status, path).toBe(404);
+    }
+    expect(standIns().map((s) => s.hits.length)).toEqual(before);
+  });
+
+  it('refuses an internal port equal to the public one', () => {
+    expect(() => loadConfig({ GATEWAY_PORT: '8080', GATEWAY_INTERNAL_PORT: '8080' })).toThrow(
+      /GATEWAY_INTERNAL_PORT: must differ from the public port GATEWAY_PORT \(8080\)/,
+    );
+    expect(loadConfig({}).GATEWAY_INTERNAL_PORT).toBe(9080);
+    expect(loadConfig({ GATEWAY_PORT: '0', GATEWAY_INTERNAL_PORT: '0' }).GATEWAY_INTERNAL_PORT).toBe(0);
+  });
+
+  it('answers its liveness, readiness and metrics paths on the public port with a JSON 404', async () => {
+    for (const path of ['/metrics', '/readyz', '/healthz', '/metrics?format=text', '/readyz?verbose=1']) {
+      for (const method of ['GET', 'HEAD', 'POST']) {
+        const response = await rawRequest(gateway.url, path, { method });
+        expect(response.status, `${method} ${path}`).toBe(404);
+        expect(response.headers['content-type'], `${method} ${path}`).toContain('application/json');
+        if (method === 'HEAD') continue;
+        expect(response.json(), `${method} ${path}`).toMatchObject({
+          code: 'NOT_FOUND',
+          message: expect.any(String),
+        });
+        expect(response.body).not.toContain('# HELP');
+      }
+    }
   });
 });
 
@@ -356,6 +406,6 @@ describe('gateway rate limit', () => {
       error: expect.any(String),
     });
     // The web app and the gateway's health are not counted against the budget.
-    expect((await rawRequest(gateways[1]!.url, '/healthz')).status).toBe(200);
+    expect((await rawRequest(gateways[1]!.internalUrl, '/healthz')).status).toBe(200);
   });
 });

@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type Deps } from '../src/deps.js';
+import { listenInternal } from '../src/internal.js';
 
 export interface Hit {
   method: string;
@@ -57,19 +58,25 @@ export interface Gateway {
   app: FastifyInstance;
   deps: Deps;
   url: string;
+  /** The internal listener: /healthz, /readyz, /metrics. */
+  internalUrl: string;
   close(): Promise<void>;
 }
 
 export async function startGateway(env: Record<string, string>): Promise<Gateway> {
   const deps = await createDeps(loadConfig({ LOG_LEVEL: 'silent', ...env }));
   const app = await buildApp(deps, { logger: false });
+  const internal = await listenInternal(deps, app, { port: 0, host: '127.0.0.1', logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const portOf = (server: FastifyInstance) => {
+    const address = server.server.address();
+    return typeof address === 'object' && address ? address.port : 0;
+  };
   return {
     app,
     deps,
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${portOf(app)}`,
+    internalUrl: `http://127.0.0.1:${portOf(internal)}`,
     async close() {
       await app.close();
       await deps.close();

@@ -30,7 +30,8 @@ export interface Fleet {
   connected: number;
   failed: number;
   errors: Record<string, number>;
-  mark(): Promise<void>;
+  /** Starts recording; with `timed`, only that many sockets (spread over the workers) record arrival times. */
+  mark(timed?: number): Promise<void>;
   measure(acks?: {
     ordinals: number[];
     times: number[];
@@ -51,8 +52,9 @@ export async function connectFleet(bs: BenchSystem, settings: BenchSettings, cou
     connected: 0,
     failed: 0,
     errors: {},
-    async mark() {
-      await Promise.all(workers.map((w) => w.call('mark')));
+    async mark(timed?: number) {
+      const each = timed === undefined ? undefined : Math.ceil(timed / workers.length);
+      await Promise.all(workers.map((w) => w.call('mark', each === undefined ? undefined : { timed: each })));
     },
     async measure(acks) {
       const parts = await Promise.all(

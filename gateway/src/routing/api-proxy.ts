@@ -5,7 +5,7 @@ import proxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import { errorBody, ROUTE_PREFIXES, type Service } from '@omc/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import type { Metrics } from '@omc/service-kit';
+import { withTraceHeaders, type Metrics } from '@omc/service-kit';
 
 type ProxyError = Error & { statusCode?: number; code?: string; cause?: { code?: string } };
 
@@ -85,14 +85,18 @@ export async function apiProxy(app: FastifyInstance, config: Config, metrics: Me
         bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
       },
       replyOptions: {
-        rewriteRequestHeaders: (request, headers) => ({
-          ...headers,
-          'x-request-id': request.id,
+        // `headers` is already the proxy's own copy of the caller's: set on it, no second copy.
+        rewriteRequestHeaders: (request, headers) => {
+          headers['x-request-id'] = request.id;
           // Replaces whatever the caller claimed: upstreams trust this hop only.
-          'x-forwarded-for': request.ip,
-          'x-forwarded-proto': request.protocol,
-          'x-forwarded-host': request.host,
-        }),
+          headers['x-forwarded-for'] = request.ip;
+          headers['x-forwarded-proto'] = request.protocol;
+          headers['x-forwarded-host'] = request.host;
+          // A client's own trace context goes no further than the gateway (ours replaces it when on).
+          delete headers.traceparent;
+          delete headers.tracestate;
+          return withTraceHeaders(headers, request);
+        },
         // No replays: a request that reached an upstream is never sent twice by the gateway.
         retryDelay: () => null,
         onError: (reply, { error }) => {

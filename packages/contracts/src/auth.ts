@@ -19,7 +19,13 @@ export type LoginRequest = z.infer<typeof LoginRequest>;
 export const LoginResponse = z.object({ token: z.string(), preferredLanguage: Language, message: z.string() });
 export type LoginResponse = z.infer<typeof LoginResponse>;
 
-export const RegisterRequest = z.object({ username: UsernameField, email: EmailField, password: PasswordField });
+export const RegisterRequest = z.object({
+  username: UsernameField,
+  email: EmailField,
+  password: PasswordField,
+  /** The language the player signed up in (the interface's); Spanish when absent. Mails use it. */
+  preferredLanguage: Language.optional(),
+});
 export type RegisterRequest = z.infer<typeof RegisterRequest>;
 
 export const RegisterResponse = z.object({ token: z.string(), message: z.string() });
@@ -48,6 +54,8 @@ export const ProfileResponse = z.object({
   purchasedClicks: z.number().int().nonnegative().nullable().optional(),
   hasInfiniteClicks: z.boolean().nullable(),
   potEarned: z.number().nonnegative().nullable(),
+  /** Whether the account's email was confirmed from a link mailed to it (absent from older servers). */
+  emailVerified: z.boolean().optional(),
 });
 export type ProfileResponse = z.infer<typeof ProfileResponse>;
 
@@ -65,6 +73,8 @@ export const AccessTokenClaims = z.object({
   role: Role,
   exp: z.number().int(),
   iat: z.number().int().optional(),
+  /** The session (refresh family) the token was issued for: `GET /api/user/sessions` marks it current. */
+  sid: z.uuid().optional(),
 });
 export type AccessTokenClaims = z.infer<typeof AccessTokenClaims>;
 
@@ -74,5 +84,51 @@ export type AccessTokenClaims = z.infer<typeof AccessTokenClaims>;
  * not yet delivered; 401 when the account no longer exists.
  */
 export const INTERNAL_ACCOUNT_PATH = '/internal/account';
-export const InternalAccount = z.object({ userId: z.uuid(), role: Role });
+export const InternalAccount = z.object({
+  userId: z.uuid(),
+  role: Role,
+  /** Whether the account's current email was confirmed from a mailed link (absent from older auth). */
+  emailVerified: z.boolean().optional(),
+});
 export type InternalAccount = z.infer<typeof InternalAccount>;
+
+/** A token from a link in a mail: opaque to the client, bounded so no one posts megabytes. */
+const MailedToken = z
+  .string({ error: 'token is required' })
+  .trim()
+  .min(1, { error: 'token is required' })
+  .max(512, { error: 'token must be at most 512 characters' });
+
+/** `POST /api/user/forgot-password`: always 202 with the same body, whether or not the address has an account. */
+export const ForgotPasswordRequest = z.object({ email: EmailField });
+export type ForgotPasswordRequest = z.infer<typeof ForgotPasswordRequest>;
+export const FORGOT_PASSWORD_MESSAGE =
+  'If an account uses this address, a link to choose a new password is on its way. It is valid for 30 minutes.';
+
+/** `POST /api/user/reset-password`: the token from the mailed link and the new password; every session ends. */
+export const ResetPasswordRequest = z.object({ token: MailedToken, newPassword: PasswordField });
+export type ResetPasswordRequest = z.infer<typeof ResetPasswordRequest>;
+
+/** `POST /api/user/verify-email`: the token from the mailed link. */
+export const VerifyEmailRequest = z.object({ token: MailedToken });
+export type VerifyEmailRequest = z.infer<typeof VerifyEmailRequest>;
+
+/** One signed-in browser or device: a refresh family. */
+export const SessionInfo = z.object({
+  id: z.uuid(),
+  /** "Firefox on Linux", from the user agent it signed in with. */
+  device: z.string(),
+  /** The client address it was last used from. */
+  ip: z.string().nullable(),
+  createdAt: z.iso.datetime({ offset: true }),
+  lastUsedAt: z.iso.datetime({ offset: true }),
+  /** The session the request's access token belongs to. */
+  current: z.boolean(),
+});
+export type SessionInfo = z.infer<typeof SessionInfo>;
+
+/** `GET /api/user/sessions`: the account's active sessions, most recently used first. */
+export const SessionsResponse = z.object({ sessions: z.array(SessionInfo) });
+export type SessionsResponse = z.infer<typeof SessionsResponse>;
+
+export const SessionIdParams = z.object({ id: z.uuid({ error: 'id must be a session id' }) });

@@ -10,6 +10,14 @@ export const SUBJECTS = {
   userEmailChanged: 'auth.user.email_changed.v1',
   userRoleChanged: 'auth.user.role_changed.v1',
   userDeleted: 'auth.user.deleted.v1',
+  /** A password reset was asked for an existing account: carries the link's token for the mail. */
+  passwordResetRequested: 'auth.user.password_reset_requested.v1',
+  /** The password was reset from a mailed link: the owner is told. */
+  passwordReset: 'auth.user.password_reset.v1',
+  /** An address to confirm (at registration, after an email change, on resend): carries the link's token. */
+  verificationRequested: 'auth.user.verification_requested.v1',
+  /** The account's email was confirmed from the mailed link. */
+  emailVerified: 'auth.user.email_verified.v1',
   purchaseCompleted: 'payments.purchase.completed.v1',
   payoutCompleted: 'payments.payout.completed.v1',
   roundWon: 'game.round.won.v1',
@@ -38,6 +46,27 @@ export const UserRenamedV1 = z.object({ userId: UserId, username: z.string() });
 export const UserEmailChangedV1 = z.object({ userId: UserId, email: z.string() });
 export const UserRoleChangedV1 = z.object({ userId: UserId, role: Role, previousRole: Role });
 export const UserDeletedV1 = z.object({ userId: UserId });
+/**
+ * The raw token travels only to the mail sender (auth itself); it is single-use and expires at
+ * `expiresAt`, so the copy the stream keeps is worthless after that.
+ */
+export const PasswordResetRequestedV1 = z.object({
+  userId: UserId,
+  email: z.string(),
+  language: Language,
+  token: z.string().min(1),
+  expiresAt: z.iso.datetime({ offset: true }),
+});
+export const PasswordResetV1 = z.object({ userId: UserId, email: z.string(), language: Language });
+/** The token is signed and bound to the account and the address, and expires at `expiresAt`. */
+export const VerificationRequestedV1 = z.object({
+  userId: UserId,
+  email: z.string(),
+  language: Language,
+  token: z.string().min(1),
+  expiresAt: z.iso.datetime({ offset: true }),
+});
+export const EmailVerifiedV1 = z.object({ userId: UserId, email: z.string() });
 
 export const PurchaseCompletedV1 = z.object({
   purchaseId: z.uuid(),
@@ -85,6 +114,10 @@ export const EVENT_PAYLOADS = {
   [SUBJECTS.userEmailChanged]: UserEmailChangedV1,
   [SUBJECTS.userRoleChanged]: UserRoleChangedV1,
   [SUBJECTS.userDeleted]: UserDeletedV1,
+  [SUBJECTS.passwordResetRequested]: PasswordResetRequestedV1,
+  [SUBJECTS.passwordReset]: PasswordResetV1,
+  [SUBJECTS.verificationRequested]: VerificationRequestedV1,
+  [SUBJECTS.emailVerified]: EmailVerifiedV1,
   [SUBJECTS.purchaseCompleted]: PurchaseCompletedV1,
   [SUBJECTS.payoutCompleted]: PayoutCompletedV1,
   [SUBJECTS.roundWon]: RoundWonV1,

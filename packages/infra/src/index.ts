@@ -4,6 +4,7 @@ export {
   ensureChromium,
   ensureDebianCommands,
   ensureDockerCompose,
+  ensurePromtool,
   ensureTmux,
   freePort,
   killByPid,
@@ -24,3 +25,11 @@ export {
   type DeployableName,
   type RunningProcess,
 } from './system.js';
+export {
+  startPrometheus,
+  prometheusConfig,
+  type PrometheusHandle,
+  type PrometheusOptions,
+  type PrometheusTarget,
+} from './prometheus.js';
+export { type MailCatcher } from './mail-catcher.js';

@@ -99,6 +99,18 @@ export function ensureTmux(log: (line: string) => void = console.log): void {
   ensureDebianCommands([{ command: 'tmux', pkg: 'tmux' }], 'The stop tests need tmux (a real terminal).', log);
 }
 
+/** promtool (Debian's prometheus package), which checks and unit-tests the alerting rules; installed when missing. */
+export function ensurePromtool(log: (line: string) => void = console.log): void {
+  ensureDebianCommands(
+    [
+      { command: 'promtool', pkg: 'prometheus' },
+      { command: 'prometheus', pkg: 'prometheus' },
+    ],
+    "The alerting rules are checked with Debian's promtool (package prometheus).",
+    log,
+  );
+}
+
 /** Debian's Chromium, which the browser tests drive; installed when missing. Returns its path. */
 export function ensureChromium(log: (line: string) => void = console.log): string {
   ensureDebianCommands([{ command: 'chromium', pkg: 'chromium' }], "The browser tests need Debian's Chromium.", log);

@@ -7,6 +7,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync, 
 import { join } from 'node:path';
 import { ensureDatabase } from './databases.js';
 import { startInfra, type Infra } from './infra.js';
+import { startMailCatcher, type MailCatcher } from './mail-catcher.js';
 import { freePort } from './native.js';
 
 export type DeployableName = 'emulators' | 'auth' | 'game' | 'payments' | 'realtime' | 'gateway';
@@ -16,6 +17,8 @@ export interface Deployable {
   /** Package folder, relative to the workspace root. */
   dir: string;
   defaultPort: number;
+  /** Where /healthz, /readyz and /metrics answer when not on `defaultPort` (the gateway's internal listener). */
+  internalPort?: number;
   /** Its own database, for the services that own tables. */
   database?: string;
 }
@@ -26,7 +29,7 @@ export const DEPLOYABLES: readonly Deployable[] = [
   { name: 'game', dir: 'services/game', defaultPort: 3002, database: 'omc_game' },
   { name: 'payments', dir: 'services/payments', defaultPort: 3003, database: 'omc_payments' },
   { name: 'realtime', dir: 'services/realtime', defaultPort: 3004 },
-  { name: 'gateway', dir: 'gateway', defaultPort: 8080 },
+  { name: 'gateway', dir: 'gateway', defaultPort: 8080, internalPort: 9080 },
 ];
 
 export interface SystemOptions {
@@ -47,6 +50,11 @@ export interface SystemOptions {
   realtimeInstances?: number;
   redisAppendOnly?: boolean;
   log?: (line: string) => void;
+  /**
+   * Start the development mail catcher (maildev) and send auth's mail to it; on unless SMTP_URL is
+   * given in `env`, which then names the mail server to use.
+   */
+  mailCatcher?: boolean;
 }
 
 export interface RunningProcess {
@@ -54,6 +62,8 @@ export interface RunningProcess {
   deployable: Deployable;
   port: number;
   url: string;
+  /** Where its /healthz, /readyz and /metrics answer: `url` for a service, the gateway's internal listener. */
+  internalUrl: string;
   env: NodeJS.ProcessEnv;
   child: ChildProcess;
   pid: number;
@@ -63,9 +73,13 @@ export interface System {
   infra: Infra;
   gatewayUrl: string;
   urls: Partial<Record<DeployableName, string>>;
+  /** Where each part's /healthz, /readyz and /metrics answer (for the gateway, not its public port). */
+  internalUrls: Partial<Record<DeployableName, string>>;
   processes: RunningProcess[];
   keys: { publicKey: string; privateKey: string };
   admin: { username: string; email: string; password: string };
+  /** The development mail catcher, when started. */
+  mail?: MailCatcher;
   /** Stops one process by its PID (SIGTERM, or SIGKILL to simulate a crash). */
   stopProcess(name: string, signal?: NodeJS.Signals): Promise<void>;
   /** Starts a stopped process again with the same port and environment. */
@@ -148,9 +162,11 @@ export async function startSystem(given: SystemOptions): Promise<System> {
   for (const d of present) {
     for (const [i, name] of instanceNames(d).entries()) {
       ports.set(name, options.ports === 'default' ? d.defaultPort + (i === 0 ? 0 : 100 + i) : await freePort());
+      if (d.internalPort) ports.set(`${name}:internal`, options.ports === 'default' ? d.internalPort : await freePort());
     }
   }
   const url = (name: string) => `http://127.0.0.1:${ports.get(name)}`;
+  const internalUrl = (name: string) => url(ports.has(`${name}:internal`) ? `${name}:internal` : name);
   const realtimeUrls = [...ports.keys()].filter((n) => n.startsWith('realtime')).map(url);
 
   const databases: Partial<Record<DeployableName, string>> = {};
@@ -173,6 +189,30 @@ export async function startSystem(given: SystemOptions): Promise<System> {
     HOST: '127.0.0.1',
   };
 
+  let mail: MailCatcher | undefined;
+  const launchMail = (preferredPorts: { smtp: number; ui: number }) =>
+    startMailCatcher({
+      dir: options.dir,
+      env: baseEnv,
+      preferredPorts,
+      logFile: createWriteStream(join(options.dir, 'logs', 'maildev.log'), { flags: 'a' }),
+      ...(options.logs === 'inherit' ? { onOutput: (line: string) => process.stdout.write(`[maildev] ${line}\n`) } : {}),
+    });
+  if (options.mailCatcher !== false && !baseEnv.SMTP_URL) {
+    // SMTP_PORT and MAIL_UI_PORT when given; else maildev's own (1025, 1080) for npm start when free,
+    // and free ones for tests and benchmarks.
+    mail = await launchMail({
+      smtp: Number(baseEnv.SMTP_PORT ?? (options.ports === 'default' ? 1025 : 0)),
+      ui: Number(baseEnv.MAIL_UI_PORT ?? (options.ports === 'default' ? 1080 : 0)),
+    }).catch(async (error) => {
+      await infra.stop();
+      throw error;
+    });
+    wiring.SMTP_URL = mail.smtpUrl;
+  }
+  // Links in account mail point at the web app as this system serves it.
+  if (ports.has('gateway')) wiring.PUBLIC_WEB_URL = url('gateway');
+
   const processes: RunningProcess[] = [];
   const spawnProcess = async (name: string, deployable: Deployable, env: NodeJS.ProcessEnv): Promise<RunningProcess> => {
     const logFile = createWriteStream(join(options.dir, 'logs', `${name}.log`), { flags: 'a' });
@@ -183,13 +223,14 @@ export async function startSystem(given: SystemOptions): Promise<System> {
     });
     pipeOutput(child, name, options.logs, logFile);
     child.once('exit', () => logFile.end());
-    const running: RunningProcess = { name, deployable, port: ports.get(name)!, url: url(name), env, child, pid: child.pid! };
-    await waitReady(running.url, child, name);
+    const running: RunningProcess = { name, deployable, port: ports.get(name)!, url: url(name), internalUrl: internalUrl(name), env, child, pid: child.pid! };
+    await waitReady(running.internalUrl, child, name);
     return running;
   };
 
   const stopAll = async () => {
     for (const p of [...processes].reverse()) await killProcess(p.child);
+    if (mail) await killProcess(mail.child);
     await infra.stop();
   };
 
@@ -210,7 +251,7 @@ export async function startSystem(given: SystemOptions): Promise<System> {
             DATABASE_URL: databases[d.name],
             ...options.envFor?.[d.name],
             PORT: String(ports.get(name)),
-            ...(d.name === 'gateway' ? { GATEWAY_PORT: String(ports.get(name)) } : {}),
+            ...(d.name === 'gateway' ? { GATEWAY_PORT: String(ports.get(name)), GATEWAY_INTERNAL_PORT: String(ports.get(`${name}:internal`)) } : {}),
             INSTANCE_NAME: name,
           };
           starting.push(spawnProcess(name, d, env));
@@ -236,13 +277,22 @@ export async function startSystem(given: SystemOptions): Promise<System> {
     infra,
     gatewayUrl: ports.has('gateway') ? url('gateway') : '',
     urls: Object.fromEntries(present.map((d) => [d.name, url(d.name)])),
+    internalUrls: Object.fromEntries(present.map((d) => [d.name, internalUrl(d.name)])),
     processes,
     keys,
     admin,
+    ...(mail ? { mail } : {}),
     async stopProcess(name, signal = 'SIGTERM') {
+      // The mail catcher is a part too: a mail server that goes down and comes back.
+      if (name === 'maildev' && mail) return killProcess(mail.child, signal);
       await killProcess(find(name).child, signal);
     },
     async restartProcess(name) {
+      if (name === 'maildev' && mail) {
+        const fresh = await launchMail({ smtp: mail.smtpPort, ui: mail.uiPort });
+        Object.assign(mail, fresh);
+        return;
+      }
       const old = find(name);
       const fresh = await spawnProcess(name, old.deployable, old.env);
       processes[processes.indexOf(old)] = fresh;

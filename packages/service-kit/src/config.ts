@@ -1,6 +1,7 @@
 // Configuration is read from the environment once, validated with zod, and frozen. A bad value stops
 // the service at start with every problem listed by variable name.
 import { z } from 'zod';
+import { tracingEnvSchema } from './tracing.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -51,4 +52,5 @@ export const baseEnvSchema = z.object({
   NATS_URL: z.string().min(1, 'must be a NATS URL, or several separated by commas'),
   JWT_PUBLIC_KEY: env.pem('PUBLIC'),
   SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
+  ...tracingEnvSchema.shape,
 });

@@ -22,8 +22,16 @@ export function createDb<DB>(url: string, options: { max?: number; name?: string
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
 
-export async function migrateToLatest(db: Kysely<any>, migrations: Record<string, Migration>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+export async function migrateToLatest(
+  db: Kysely<any>,
+  migrations: Record<string, Migration>,
+): Promise<string[]> {
+  // Unordered: a service-kit migration (0000_kit_*) may come after a service's own ones already ran.
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

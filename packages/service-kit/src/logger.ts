@@ -1,11 +1,13 @@
 // One logger per process: the service's own code and Fastify's request logs write through the same pino
 // instance, with the same redaction and the same request and reply serializers Fastify would use.
 import pino, { type Logger } from 'pino';
+import { traceLogFields } from './tracing.js';
 
 export function loggerOptions(name: string, level = 'info', base: Record<string, unknown> = {}) {
   return {
     level,
     base: { service: name, ...base },
+    mixin: traceLogFields,
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
       censor: '[redacted]',

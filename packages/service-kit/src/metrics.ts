@@ -1,6 +1,7 @@
 // Prometheus metrics on /metrics: request rates and latencies for every service, plus whatever each
 // service registers on the returned registry. One registry per app, so tests can build several.
 import type { FastifyInstance } from 'fastify';
+import { readinessOf } from './health.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface Metrics {
@@ -25,6 +26,12 @@ export function createMetrics(service: string, defaults = true): Metrics {
 }
 
 export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+  observeRequests(app, metrics);
+  serveMetrics(app, metrics);
+}
+
+/** Times every request of `app` into http_request_duration_seconds (health and metrics requests aside). */
+export function observeRequests(app: FastifyInstance, metrics: Metrics): void {
   const duration = metrics.histogram('http_request_duration_seconds', 'HTTP request latency', ['method', 'route', 'status'], [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
   ]);
@@ -33,6 +40,21 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
     if (route === '/metrics' || route === '/healthz' || route === '/readyz') return;
     duration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
+}
+
+/** GET /metrics on `app`: the registry in Prometheus's text format (the gateway serves it on its internal listener). */
+export function serveMetrics(app: FastifyInstance, metrics: Metrics): void {
+  // Readiness as Prometheus sees it: evaluated at each scrape as well as at each probe, and every change
+  // counted, so a flapping dependency shows even when the scrapes land between the flaps.
+  const readiness = readinessOf(app);
+  if (readiness) {
+    const changes = metrics.counter('service_readiness_changes_total', 'Times /readyz changed between ready and not ready');
+    changes.inc(0);
+    readiness.onChange = () => changes.inc();
+    metrics.gauge('service_ready', '1 while /readyz answers ready (every dependency up), else 0', [], async function collect() {
+      this.set((await readiness.evaluate()).ready ? 1 : 0);
+    });
+  }
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     reply.header('content-type', metrics.registry.contentType);
     return metrics.registry.metrics();

@@ -10,9 +10,12 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
+  type MsgHdrs,
   type NatsConnection,
 } from 'nats';
 import type { Logger } from 'pino';
+import type { Metrics } from './metrics.js';
+import { consumeTraced } from './tracing.js';
 
 export interface Nats {
   nc: NatsConnection;
@@ -70,8 +73,8 @@ export async function ensureStream(jsm: JetStreamManager, stream: { name: string
   }
 }
 
-export async function publishEvent<S extends Subject>(js: JetStreamClient, event: EventEnvelope<S>): Promise<void> {
-  await js.publish(event.subject, JSON.stringify(event), { msgID: event.id, timeout: 5000 });
+export async function publishEvent<S extends Subject>(js: JetStreamClient, event: EventEnvelope<S>, headers?: MsgHdrs): Promise<void> {
+  await js.publish(event.subject, JSON.stringify(event), { msgID: event.id, timeout: 5000, ...(headers ? { headers } : {}) });
 }
 
 export interface ConsumerOptions {
@@ -97,6 +100,10 @@ export interface Consumer {
  */
 export function startConsumer(options: ConsumerOptions): Consumer {
   const { nats, stream, durable, subjects, log } = options;
+  const mine = { stream, durable };
+  let known = durablesByConnection.get(nats);
+  if (!known) durablesByConnection.set(nats, (known = new Set()));
+  known.add(mine);
   let stopped = false;
   let current: { stop(): void } | undefined;
 
@@ -146,7 +153,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
             continue;
           }
           try {
-            await options.handle(event, msg);
+            await consumeTraced(subject, msg.headers, () => options.handle(event, msg));
             msg.ack();
             options.onResult?.(subject, 'ok');
           } catch (error) {
@@ -165,9 +172,34 @@ export function startConsumer(options: ConsumerOptions): Consumer {
   const done = loop();
   return {
     async stop() {
+      known.delete(mine);
       stopped = true;
       current?.stop();
       await Promise.race([done, new Promise((r) => setTimeout(r, 2000))]);
     },
   };
+}
+
+const durablesByConnection = new WeakMap<Nats, Set<{ stream: string; durable: string }>>();
+
+/**
+ * Consumer lag on /metrics: for every durable consumer started on this connection, the messages the
+ * stream holds that it has not been given yet and those given but not acknowledged, asked of JetStream at
+ * each scrape (one request per consumer). -1 while JetStream does not answer.
+ */
+export function observeConsumerLag(metrics: Metrics, nats: Nats): void {
+  const ask = async (each: (durable: { stream: string; durable: string }, info: { pending: number; ackPending: number } | undefined) => void) => {
+    for (const durable of durablesByConnection.get(nats) ?? []) {
+      const info = await nats.jsm.consumers.info(durable.stream, durable.durable).catch(() => undefined);
+      each(durable, info && { pending: info.num_pending, ackPending: info.num_ack_pending });
+    }
+  };
+  metrics.gauge('nats_consumer_pending_messages', 'Messages in the stream not yet delivered to this durable consumer', ['stream', 'consumer'], async function collect() {
+    this.reset();
+    await ask((d, info) => this.set({ stream: d.stream, consumer: d.durable }, info?.pending ?? -1));
+  });
+  metrics.gauge('nats_consumer_ack_pending_messages', 'Messages delivered to this durable consumer and not yet acknowledged', ['stream', 'consumer'], async function collect() {
+    this.reset();
+    await ask((d, info) => this.set({ stream: d.stream, consumer: d.durable }, info?.ackPending ?? -1));
+  });
 }

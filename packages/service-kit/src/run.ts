@@ -3,6 +3,7 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.js';
+import { startTracing, type TracingSettings } from './tracing.js';
 
 /** The settings every service's config has under these names. */
 interface RunConfig {
@@ -42,6 +43,8 @@ export async function runService<
     }
     throw error;
   }
+  // Before anything logs or serves: loggers and servers made from here on carry the trace context.
+  const stopTracing = startTracing(options.name, config as Partial<TracingSettings>);
   const deps = await options.createDeps(config);
   const app = await options.buildApp(deps);
   closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
@@ -49,6 +52,7 @@ export async function runService<
     else app.log.info({ signal }, 'shutting down');
     await app.close();
     await deps.close();
+    await stopTracing();
   });
   await options.start?.(app);
   await app.listen({ port: options.port?.(config) ?? config.PORT ?? 0, host: config.HOST });

@@ -11,6 +11,11 @@ import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/admin.routes.js';
 import type { AuthContext } from './context.js';
 import { migrations } from './db/migrations/index.js';
+import { startMail } from './mail/index.js';
+import { passwordResetRoutes } from './password-reset/password-reset.routes.js';
+import { purgeOldResetTokens } from './password-reset/reset-tokens.repo.js';
+import { activeSessionRoutes } from './sessions/active-sessions.routes.js';
+import { verificationRoutes } from './verification/verification.routes.js';
 import type { Deps } from './deps.js';
 import { refuseControlCharacters } from './security/control-characters.js';
 import { LoginGuard, RateLimited } from './security/login-guard.js';
@@ -27,6 +32,7 @@ export interface AuthApp extends FastifyInstance {
 export interface AuthAppOptions {
   logger?: false;
   outboxIntervalMs?: number;
+  mailIntervalMs?: number;
 }
 
 /** What start() runs, kept with the app it belongs to. */
@@ -61,7 +67,13 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
       maxPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
       maxRegistrationsPerIp: config.REGISTER_MAX_PER_IP,
     }),
-    signAccessToken: (user) => app.jwt.sign({ sub: user.id, username: user.username, role: user.role }),
+    signAccessToken: (user, sessionId) =>
+      app.jwt.sign({
+        sub: user.id,
+        username: user.username,
+        role: user.role,
+        ...(sessionId ? { sid: sessionId } : {}),
+      }),
   };
   app.decorate('auth', ctx);
 
@@ -74,7 +86,15 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
   deps.metrics.gauge('auth_outbox_backlog', 'Events written but not yet published', [], async function () {
     this.set(background.relay ? await background.relay.backlog().catch(() => 0) : 0);
   });
-  for (const routes of [userRoutes, sessionRoutes, adminRoutes, internalRoutes])
+  for (const routes of [
+    userRoutes,
+    sessionRoutes,
+    adminRoutes,
+    internalRoutes,
+    passwordResetRoutes,
+    activeSessionRoutes,
+    verificationRoutes,
+  ])
     await app.register(routes, ctx);
   return app as AuthApp;
 }
@@ -93,12 +113,18 @@ export async function start(app: AuthApp): Promise<void> {
   });
   background.relay = relay;
   app.addHook('onClose', async () => relay.stop());
+  const mail = startMail(
+    deps,
+    background.options.mailIntervalMs ? { intervalMs: background.options.mailIntervalMs } : {},
+  );
+  app.addHook('onClose', async () => mail.stop());
 
   // Expired refresh tokens are of no use, not even for reuse detection: purge them now and then.
   const purge = () =>
-    void purgeExpiredRefreshTokens(deps.db, deps.clock()).catch((err) =>
-      deps.log.warn({ err }, 'refresh token purge failed'),
-    );
+    void Promise.all([
+      purgeExpiredRefreshTokens(deps.db, deps.clock()),
+      purgeOldResetTokens(deps.db, deps.clock()),
+    ]).catch((err) => deps.log.warn({ err }, 'refresh token purge failed'));
   purge();
   const purgeTimer = setInterval(purge, 60 * 60_000).unref();
   app.addHook('onClose', async () => clearInterval(purgeTimer));

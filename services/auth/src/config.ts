@@ -39,6 +39,27 @@ export const configSchema = baseEnvSchema
     LOGIN_MAX_FAILURES_PER_ACCOUNT: env.int(50, 0),
     /** Registrations per IP and window (0: no limit, e.g. for load tests from one host). */
     REGISTER_MAX_PER_IP: env.int(100, 0),
+    /** Where account mail is sent (the development catcher by default; smtps:// for TLS, user:pass@ for auth). */
+    SMTP_URL: env.url(['smtp', 'smtps']).default('smtp://127.0.0.1:1025'),
+    /** The From of account mail. */
+    MAIL_FROM: z.string().trim().min(3).default('One Million Clicks <no-reply@localhost>'),
+    /** The web app's public address: links in mails point at it. */
+    PUBLIC_WEB_URL: env.url(['http', 'https']).default('http://localhost:8080'),
+    /** A mail the server refused or could not take is tried again after this, doubling up to MAIL_RETRY_MAX_MS. */
+    MAIL_RETRY_BASE_MS: env.int(2_000, 10, 3600_000),
+    MAIL_RETRY_MAX_MS: env.int(10 * 60_000, 10, 24 * 3600_000),
+    /** How long one SMTP conversation may take before it counts as failed (and is retried). */
+    SMTP_TIMEOUT_MS: env.int(15_000, 100, 120_000),
+    /** Minutes a password-reset link stays valid. */
+    PASSWORD_RESET_TTL_MINUTES: env.int(30, 1, 24 * 60),
+    /** Password-reset requests per address and per IP in RESET_WINDOW_MS; past them, 429. */
+    RESET_WINDOW_MS: env.int(60 * 60_000, 100, 24 * 3600_000),
+    RESET_MAX_PER_ADDRESS: env.int(3, 0),
+    RESET_MAX_PER_IP: env.int(20, 0),
+    /** Hours an email-verification link stays valid. */
+    VERIFICATION_TTL_HOURS: env.int(48, 1, 30 * 24),
+    /** Verification mails one account may ask for again per RESET_WINDOW_MS; past it, 429. */
+    RESEND_MAX_PER_ACCOUNT: env.int(3, 0),
   })
   .superRefine((c, ctx) => {
     const admin = [c.BOOTSTRAP_ADMIN_USERNAME, c.BOOTSTRAP_ADMIN_EMAIL, c.BOOTSTRAP_ADMIN_PASSWORD];

@@ -8,5 +8,6 @@ export interface AuthContext {
   /** Wakes the outbox relay after a commit that wrote events (start() runs it). */
   relay: { nudge(): void };
   guard: LoginGuard;
-  signAccessToken(user: { id: string; username: string; role: Role }): string;
+  /** `sessionId`: the refresh family the token belongs to (its `sid` claim). */
+  signAccessToken(user: { id: string; username: string; role: Role }, sessionId?: string): string;
 }

@@ -180,6 +180,7 @@ describe('accounts', () => {
         potEarned: 12.5,
         paypalEmail: 'pay@example.com',
         adminBalance: null,
+        emailVerified: false,
       });
       for (const upstream of [h.game, h.payments]) {
         expect(upstream.seen).toContainEqual({

@@ -1,6 +1,7 @@
 // Roles: the authorization matrix of SPEC section 6 as auth enforces it, the admin routes, and the rule
 // that the last admin stays.
-import { AdminUsersResponse, ErrorBody, MessageResponse, type Role } from '@omc/contracts';
+import { AdminUsersResponse, ErrorBody, MessageResponse, SUBJECTS, type Role } from '@omc/contracts';
+import { eventually } from '@omc/testkit';
 import { createMetrics } from '@omc/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, start } from '../src/app.js';
@@ -118,6 +119,54 @@ describe('roles and admin routes', () => {
       expect((await listUsers(user.token)).statusCode).toBe(200);
       await updateRole(adminToken, user.email, 'standard');
       expect((await listUsers(user.token)).statusCode).toBe(403);
+    });
+
+    it("tells the game before answering, with the role event's time as the change's version", async () => {
+      const user = await register(h.app);
+      const before = h.game.roleCalls.length;
+      const response = await updateRole(adminToken, user.email, 'superuser');
+      expect(response.statusCode).toBe(200);
+      expect(h.game.roleCalls.slice(before)).toEqual([
+        {
+          userId: user.id,
+          body: { role: 'superuser', changedAt: expect.any(String) },
+          authorization: `Bearer ${adminToken}`,
+        },
+      ]);
+      const { changedAt } = h.game.roleCalls.at(-1)!.body;
+      await eventually(() =>
+        h.events
+          .of(SUBJECTS.userRoleChanged)
+          .some(
+            (e) => e.data.userId === user.id && e.occurredAt === changedAt && e.data.role === 'superuser',
+          ),
+      );
+      // Nothing changed, nothing told.
+      await updateRole(adminToken, user.email, 'superuser');
+      expect(h.game.roleCalls.length).toBe(before + 1);
+    });
+
+    it('answers 202 when the game does not confirm in time: the role is changed and its event still goes out', async () => {
+      for (const mode of ['error', 'hang', 'garbage'] as const) {
+        const user = await register(h.app);
+        h.game.mode = mode;
+        try {
+          const response = await updateRole(adminToken, user.email, 'superuser');
+          expect(response.statusCode, mode).toBe(202);
+          expect(MessageResponse.parse(response.json()).message, mode).toMatch(
+            /^Role updated\. The game did not confirm/,
+          );
+        } finally {
+          h.game.mode = 'ok';
+        }
+        const { users } = AdminUsersResponse.parse((await listUsers(adminToken)).json());
+        expect(users, mode).toContainEqual({ username: user.username, email: user.email, role: 'superuser' });
+        await eventually(() =>
+          h.events
+            .of(SUBJECTS.userRoleChanged)
+            .some((e) => e.data.userId === user.id && e.data.role === 'superuser'),
+        );
+      }
     });
 
     it('answers 404 for an unknown email and 400 for a bad role or email', async () => {

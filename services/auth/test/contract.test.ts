@@ -12,6 +12,7 @@ import {
   startAuth,
   type AuthHarness,
 } from './support.js';
+import { createResetToken } from '../src/password-reset/reset-tokens.repo.js';
 
 const authRoutes = ROUTES.filter((r) => r.service === 'auth');
 
@@ -34,7 +35,7 @@ describe('contract: the auth routes of the catalogue', () => {
     const fresh = newUser();
     const calls: Record<
       string,
-      { payload?: object; headers?: Record<string, string>; cookies?: Record<string, string> }
+      { url?: string; payload?: object; headers?: Record<string, string>; cookies?: Record<string, string> }
     > = {
       '/api/user/login': { payload: { emailOrUsername: user.username, password: user.password } },
       '/api/user/register': { payload: fresh },
@@ -49,6 +50,29 @@ describe('contract: the auth routes of the catalogue', () => {
       },
       '/api/user/change-username': { headers, payload: { username: `${user.username}_c` } },
       '/api/user/delete-account': { headers },
+      '/api/user/forgot-password': { headers, payload: { email: user.email } },
+      '/api/user/reset-password': {
+        payload: {
+          token: await createResetToken(h.deps.db, user.id, Date.now() + 60_000),
+          newPassword: 'reset-pass-1',
+        },
+      },
+      '/api/user/sessions': { headers },
+      '/api/user/resend-verification': { headers },
+      '/api/user/verify-email': {
+        payload: {
+          token:
+            path === '/api/user/verify-email'
+              ? new URL(
+                  (await h.mail.waitFor(user.email, (m) => Boolean(m.link?.includes('/verify-email')))).link!,
+                ).searchParams.get('token')!
+              : 'unused',
+        },
+      },
+      '/api/user/sessions/:id': {
+        headers,
+        url: `/api/user/sessions/${(await h.deps.db.selectFrom('sessions').select('family_id').where('user_id', '=', user.id).executeTakeFirstOrThrow()).family_id}`,
+      },
       '/api/admin/users': { headers: bearer(adminToken) },
       '/api/admin/updateRole': {
         headers: bearer(adminToken),
@@ -65,6 +89,7 @@ describe('contract: the auth routes of the catalogue', () => {
     async (method, path, route) => {
       const call = await validCall(path);
       const response = await h.app.inject({ method, url: path, ...call });
+      if (path === '/api/user/forgot-password') expect(response.statusCode).toBe(202);
       expect(response.statusCode, response.body).toBeLessThan(300);
       expect(() => route.response.parse(response.json())).not.toThrow();
     },

@@ -13,7 +13,11 @@ describe('the account for the other services', () => {
 
   it('answers the role as it is now, not as the token says', async () => {
     const user = await register(h.app);
-    expect((await account(user.token)).json()).toEqual({ userId: user.id, role: 'standard' });
+    expect((await account(user.token)).json()).toEqual({
+      userId: user.id,
+      role: 'standard',
+      emailVerified: false,
+    });
     const admin = await loginToken(h.app, ADMIN.username, ADMIN.password);
     const promote = await h.app.inject({
       method: 'POST',
@@ -23,12 +27,34 @@ describe('the account for the other services', () => {
     });
     expect(promote.statusCode).toBe(200);
     // The same old token: the answer is the new role.
-    expect((await account(user.token)).json()).toEqual({ userId: user.id, role: 'admin' });
+    expect((await account(user.token)).json()).toEqual({
+      userId: user.id,
+      role: 'admin',
+      emailVerified: false,
+    });
+  });
+
+  it('says whether the email is verified, as it is now', async () => {
+    const user = await register(h.app);
+    expect((await account(user.token)).json().emailVerified).toBe(false);
+    const mail = await h.mail.waitFor(user.email, (m) => Boolean(m.link?.includes('/verify-email')));
+    const token = new URL(mail.link!).searchParams.get('token')!;
+    const verified = await h.app.inject({
+      method: 'POST',
+      url: '/api/user/verify-email',
+      payload: { token },
+    });
+    expect(verified.statusCode).toBe(200);
+    expect((await account(user.token)).json().emailVerified).toBe(true);
   });
 
   it('is a 401 for an account deleted while its token still lives, and for no token', async () => {
     const user = await register(h.app);
-    const deleted = await h.app.inject({ method: 'DELETE', url: '/api/user/delete-account', headers: bearer(user.token) });
+    const deleted = await h.app.inject({
+      method: 'DELETE',
+      url: '/api/user/delete-account',
+      headers: bearer(user.token),
+    });
     expect(deleted.statusCode).toBe(200);
     expect((await account(user.token)).statusCode).toBe(401);
     expect((await h.app.inject({ url: '/internal/account' })).statusCode).toBe(401);

@@ -7,6 +7,8 @@ import {
   resetNats,
   resetRedis,
   serviceEnv,
+  startMailSink,
+  type MailSink,
   type KeyPair,
 } from '@omc/testkit';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -27,6 +29,8 @@ export interface StandIn {
   bodies: Map<string, unknown>;
   fallback: unknown;
   seen: { authorization?: string; requestId?: string }[];
+  /** Role changes told directly (PUT /internal/users/:userId/role), answered as `mode` says. */
+  roleCalls: { userId: string; body: { role: string; changedAt: string }; authorization?: string }[];
   close(): Promise<void>;
 }
 
@@ -48,8 +52,23 @@ export async function startStandIn(path: string, fallback: unknown): Promise<Sta
     bodies: new Map(),
     fallback,
     seen: [],
+    roleCalls: [],
     close: () => server.close(),
   };
+  server.put<{ Params: { userId: string }; Body: { role: string; changedAt: string } }>(
+    '/internal/users/:userId/role',
+    async (request, reply) => {
+      standIn.roleCalls.push({
+        userId: request.params.userId,
+        body: request.body,
+        authorization: request.headers.authorization,
+      });
+      if (standIn.mode === 'hang') return new Promise(() => undefined);
+      if (standIn.mode === 'error') return reply.status(503).send({ message: 'unavailable' });
+      if (standIn.mode === 'garbage') return reply.send({ unexpected: true });
+      return { role: request.body.role };
+    },
+  );
   server.get(path, async (request, reply) => {
     standIn.seen.push({
       authorization: request.headers.authorization,
@@ -72,6 +91,8 @@ export interface AuthHarness {
   game: StandIn;
   payments: StandIn;
   events: EventCollector;
+  /** The SMTP server auth sends its mail to. */
+  mail: MailSink;
   close(): Promise<void>;
 }
 
@@ -86,6 +107,7 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
   const database = await freshDatabase();
   const game = await startStandIn('/api/game/profile', GAME_DEFAULT);
   const payments = await startStandIn('/api/payments/profile', PAYMENTS_DEFAULT);
+  const mail = await startMailSink();
   const config = loadConfig({
     ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey }),
     // As an operator writes it in a one-line variable.
@@ -97,11 +119,15 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
     BOOTSTRAP_ADMIN_EMAIL: ADMIN.email,
     BOOTSTRAP_ADMIN_PASSWORD: ADMIN.password,
     REGISTER_MAX_PER_IP: '0',
+    SMTP_URL: mail.url,
+    MAIL_RETRY_BASE_MS: '50',
+    MAIL_RETRY_MAX_MS: '400',
+    SMTP_TIMEOUT_MS: '2000',
     ...env,
   });
   const deps = await createDeps(config);
   const events = await collectEvents(config.NATS_URL);
-  const app = await buildApp(deps, { logger: false, outboxIntervalMs: 50 });
+  const app = await buildApp(deps, { logger: false, outboxIntervalMs: 50, mailIntervalMs: 50 });
   await start(app);
   return {
     app,
@@ -110,8 +136,10 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
     game,
     payments,
     events,
+    mail,
     async close() {
       await app.close();
+      await mail.close();
       await deps.close();
       await events.close();
       await game.close();

@@ -3,6 +3,7 @@ import {
   createServiceApp,
   ensureStream,
   migrateToLatest,
+  observeConsumerLag,
   startOutboxRelay,
   type OutboxRelay,
 } from '@omc/service-kit';
@@ -16,6 +17,7 @@ import { startJournalFlusher, type JournalFlusher } from './journal/journal-flus
 import { gameMetrics, type GameMetrics } from './metrics.js';
 import { startStatePublisher, type StatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
+import { roleRoutes } from './users/role.routes.js';
 import { winnersRoutes } from './winners/winners.routes.js';
 
 /** What the routes of this app share: the dependencies, the engine and the service's metrics. */
@@ -74,7 +76,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     drainOutbox: (timeoutMs?: number) => background.outbox?.drain(timeoutMs) ?? notStarted(),
   });
   const ctx: GameContext = { deps, engine, metrics };
-  for (const routes of [clickRoutes, stateRoutes, winnersRoutes]) await app.register(routes, ctx);
+  for (const routes of [clickRoutes, stateRoutes, winnersRoutes, roleRoutes]) await app.register(routes, ctx);
   app.addHook('onClose', async () => {
     await (background.stop ?? (() => engine.close()))();
   });
@@ -92,6 +94,7 @@ export async function start(app: GameApp): Promise<void> {
   for (const stream of [STREAMS.game, STREAMS.auth, STREAMS.payments]) await ensureStream(nats.jsm, stream);
   const outbox = startOutboxRelay(db, nats, log, { intervalMs: 100 });
   metrics.observeOutboxBacklog(() => outbox.backlog());
+  observeConsumerLag(deps.metrics, nats);
   const flusher = startJournalFlusher(db, redis, log, {
     intervalMs: config.JOURNAL_FLUSH_MS,
     onWinsWritten: () => outbox.nudge(),
@@ -101,6 +104,7 @@ export async function start(app: GameApp): Promise<void> {
     onPublished: () => metrics.statePublished.inc(),
   });
   Object.assign(background, { outbox, flusher, publisher });
+  metrics.observeRound(() => engine.readState(), config.ROUND_TARGET);
   const consumers = startGameConsumers({
     db,
     nats,

@@ -52,6 +52,13 @@ export const configSchema = baseEnvSchema
      * clicks within a window share the next Redis call (0: only while a call is in flight).
      */
     CLICK_BATCH_WINDOW_MS: env.int(5, 0, 50),
+    /**
+     * Clicks queued for their batch (or in one) at most per instance; under an adaptive limit below it a
+     * click is refused at once with 503 and Retry-After (clicks/admission.ts). 0 leaves the queue unbounded.
+     */
+    CLICK_QUEUE_MAX: env.int(2000, 0, 1_000_000),
+    /** The time from a click's arrival to its outcome that the adaptive queue limit holds to, in ms. */
+    CLICK_QUEUE_TARGET_MS: env.int(50, 1, 10_000),
     /** How often the write-behind journal is flushed from Redis to Postgres. */
     JOURNAL_FLUSH_MS: env.int(100, 5, 600_000),
     /**

@@ -1,8 +1,32 @@
 import type { Metrics } from '@omc/service-kit';
 
+export interface RoundView {
+  round: number;
+  globalClicks: number;
+  potCents: number;
+}
+
 export function gameMetrics(metrics: Metrics) {
   let backlog: () => Promise<number> = async () => 0;
+  let roundState: () => Promise<RoundView | undefined> = async () => undefined;
+  let target = 0;
+  // The round as Redis holds it, read at each scrape (one small read): its number, clicks, target, pot.
+  const round = metrics.gauge('game_round', 'The round being played', [], async function collect() {
+    const state = await roundState().catch(() => undefined);
+    this.set(state?.round ?? -1);
+    clicks.set(state?.globalClicks ?? -1);
+    pot.set(state?.potCents ?? -1);
+    roundTarget.set(target);
+  });
+  const clicks = metrics.gauge('game_round_clicks', 'Clicks made in the round being played');
+  const roundTarget = metrics.gauge('game_round_target', 'Clicks that end a round (ROUND_TARGET)');
+  const pot = metrics.gauge('game_pot_cents', 'The pot of the round being played, in cents');
   return {
+    round,
+    observeRound(source: () => Promise<RoundView | undefined>, roundTargetClicks: number) {
+      roundState = source;
+      target = roundTargetClicks;
+    },
     clicks: metrics.counter(
       'game_clicks_total',
       'Clicks by outcome (accepted, no_clicks, rate_limited, unknown_user, deleted_user)',

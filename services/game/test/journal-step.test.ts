@@ -13,9 +13,18 @@ describe('journal step', () => {
   let scripts: GameRedis;
   const now = 1_000_000;
 
-  /** A step as the flusher sends it. */
-  const step = (token: string, at: number, max: number, written?: { epoch: string; upto: number }) =>
-    scripts.journalStep(HASH, [token, at, LOCK_MS, max, written?.epoch ?? '', written?.upto ?? 0]);
+  /** A step as the flusher sends it: the entries it took, or 'locked' when another flusher holds the lock. */
+  const step = async (token: string, at: number, max: number, written?: { epoch: string; upto: number }) => {
+    const reply = await scripts.journalStep(HASH, [
+      token,
+      at,
+      LOCK_MS,
+      max,
+      written?.epoch ?? '',
+      written?.upto ?? 0,
+    ]);
+    return reply.lockedByAnother ? 'locked' : reply.entries;
+  };
 
   const journal = async (count: number, epoch = 'e1') => {
     const fields: (string | number)[] = ['epoch', epoch, 'seq', count, 'fseq', 0];
@@ -49,11 +58,11 @@ describe('journal step', () => {
   it('keeps a second flusher out while the first holds the lock, and lets it take over once the lock expired', async () => {
     await journal(2);
     expect(await step('a', now, 10)).toHaveLength(2);
-    expect(await step('b', now + 100, 10)).toEqual([-1]);
+    expect(await step('b', now + 100, 10)).toEqual('locked');
     // "a" crashed before writing: after the lock expires "b" takes the same entries.
     expect(await step('b', now + LOCK_MS + 1, 10)).toEqual(['e1:1:{}', 'e1:2:{}']);
     // "a" comes back late and would remove what it wrote: the lock is b's now, nothing is removed.
-    expect(await step('a', now + LOCK_MS + 2, 10, { epoch: 'e1', upto: 2 })).toEqual([-1]);
+    expect(await step('a', now + LOCK_MS + 2, 10, { epoch: 'e1', upto: 2 })).toEqual('locked');
     expect(await redis.hget(HASH, 'fseq')).toBe('0');
     expect(await step('b', now + LOCK_MS + 3, 10, { epoch: 'e1', upto: 2 })).toEqual([]);
     expect(await redis.hget(HASH, 'fseq')).toBe('2');

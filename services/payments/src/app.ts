@@ -1,11 +1,17 @@
-import { createServiceApp, migrateToLatest, startOutboxRelay, type OutboxRelay } from '@omc/service-kit';
+import {
+  createServiceApp,
+  migrateToLatest,
+  observeConsumerLag,
+  startOutboxRelay,
+  type OutboxRelay,
+} from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { checkoutRoutes } from './checkout/checkout.routes.js';
 import { CheckoutService } from './checkout/checkout.service.js';
 import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
 import { startConsumers } from './events/consumers.js';
-import { paymentsMetrics, type PaymentsMetrics } from './metrics.js';
+import { observeMoney, paymentsMetrics, type PaymentsMetrics } from './metrics.js';
 import { payoutRoutes } from './payouts/payouts.routes.js';
 import { PayoutsService } from './payouts/payouts.service.js';
 import { profileRoutes } from './profile/profile.routes.js';
@@ -49,14 +55,18 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   const nudge = () => outbox.relay?.nudge();
   const metrics = paymentsMetrics(deps.metrics, async () => (outbox.relay ? outbox.relay.backlog() : 0));
   const users = new UsersService(deps.db);
+  const accounts = new AccountCheck({
+    authUrl: deps.config.AUTH_URL,
+    timeoutMs: deps.config.AUTH_TIMEOUT_MS,
+  });
   const ctx: PaymentsContext = {
     deps,
     metrics,
     users,
-    accounts: new AccountCheck({ authUrl: deps.config.AUTH_URL, timeoutMs: deps.config.AUTH_TIMEOUT_MS }),
+    accounts,
     checkout: new CheckoutService(deps, metrics, nudge),
     payouts: new PayoutsService(deps, users, metrics, nudge),
-    profile: new ProfileService(deps, users),
+    profile: new ProfileService(deps, users, accounts),
     webhooks: new WebhooksService(deps),
   };
   app.decorate('payments', {
@@ -78,6 +88,8 @@ export async function start(app: PaymentsApp): Promise<void> {
   const relay = startOutboxRelay(deps.db, deps.nats, deps.log);
   outboxes.get(app)!.relay = relay;
   const consumers = await startConsumers(deps, metrics);
+  observeConsumerLag(deps.metrics, deps.nats);
+  observeMoney(deps.metrics, deps.db, deps.log);
 
   // Purchases and payouts a crash left unfinished are settled with the providers in the background.
   let reconciling = false;

@@ -270,6 +270,30 @@ describe('winnings and payouts', () => {
       expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(w.potCents);
     });
 
+    it("shows the admin balance by auth's role at once, and by its own record while auth is away", async () => {
+      const userId = newUserId();
+      const token = await h.token({ sub: userId, role: 'standard' });
+      await h.publish(SUBJECTS.userRegistered, { userId, username: 'riser', email: 'riser@example.com', role: 'standard', preferredLanguage: 'es' });
+      await eventually(async () => (await h.app.inject({ url: '/api/payments/profile', headers: { authorization: `Bearer ${token}` } })).statusCode === 200, 'a profile');
+      // Promoted a moment ago: the event has not arrived, the token still says standard.
+      h.auth.roles.set(userId, 'admin');
+      expect((await profile(token)).adminBalance).not.toBeNull();
+      h.auth.roles.set(userId, 'standard');
+      expect((await profile(token)).adminBalance).toBeNull();
+      // Auth away: the profile still answers, by the role payments has on record.
+      h.auth.down = true;
+      try {
+        const answer = await h.app.inject({ url: '/api/payments/profile', headers: { authorization: `Bearer ${token}` } });
+        expect(answer.statusCode).toBe(200);
+        expect(answer.json().adminBalance).toBeNull();
+      } finally {
+        h.auth.down = false;
+      }
+      h.auth.deleted.add(userId);
+      const gone = await h.app.inject({ url: '/api/payments/profile', headers: { authorization: `Bearer ${token}` } });
+      expect(gone.statusCode).toBe(401);
+    });
+
     it('refuses the house pot to an admin demoted a moment ago, before the event arrives', async () => {
       await fillPot(['1.99']);
       const adminId = newUserId();
@@ -314,6 +338,12 @@ describe('winnings and payouts', () => {
     await eventually(async () => (await h.deps.db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst())?.username === 'order_done', `the events up to ${marker.id} applied`);
     const row = await h.deps.db.selectFrom('users').select('role').where('id', '=', userId).executeTakeFirstOrThrow();
     expect(row.role).toBe('standard');
-    expect((await profile(token)).adminBalance).toBeNull();
+    // The profile asks auth first; with auth away it shows the role on record.
+    h.auth.down = true;
+    try {
+      expect((await profile(token)).adminBalance).toBeNull();
+    } finally {
+      h.auth.down = false;
+    }
   });
 });

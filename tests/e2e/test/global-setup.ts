@@ -47,6 +47,8 @@ declare module 'vitest' {
     gatewayUrl: string;
     admin: { username: string; email: string; password: string };
     roundTarget: number;
+    /** The development mail catcher's web inbox and API (maildev). */
+    mailUrl: string;
   }
 }
 
@@ -69,6 +71,7 @@ export default async function setup(project: TestProject) {
   project.provide('gatewayUrl', system.gatewayUrl);
   project.provide('admin', system.admin);
   project.provide('roundTarget', Number(E2E_ENV.ROUND_TARGET));
+  project.provide('mailUrl', system.mail?.uiUrl ?? '');
   return async () => {
     await system?.stop();
     rmSync(dir, { recursive: true, force: true });

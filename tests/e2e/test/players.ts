@@ -68,7 +68,7 @@ export async function until<T>(
 }
 
 export function clickButton(page: Page) {
-  return page.getByRole('button', { name: 'Clic: suma uno al contador' });
+  return page.getByRole('button', { name: '+1: suma un clic al contador' });
 }
 
 /** The round's counter straight from the API, to know how far the target is. */

@@ -17,6 +17,8 @@ import type { IIngress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import type { IRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import type { IRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
+import type { IPrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
+import type { IServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 
 export interface KindTypes {
   'v1/ConfigMap': IConfigMap;
@@ -34,4 +36,6 @@ export interface KindTypes {
   'networking.k8s.io/v1/NetworkPolicy': INetworkPolicy;
   'rbac.authorization.k8s.io/v1/Role': IRole;
   'rbac.authorization.k8s.io/v1/RoleBinding': IRoleBinding;
+  'monitoring.coreos.com/v1/PrometheusRule': IPrometheusRule;
+  'monitoring.coreos.com/v1/ServiceMonitor': IServiceMonitor;
 }

@@ -14,7 +14,10 @@ const KINDS_FILE = fileURLToPath(new URL('./k8s-kinds.ts', import.meta.url));
 export function schemaErrors(object: K8sObject): string[] {
   let module: Record<string, unknown>;
   try {
-    module = require(`kubernetes-models/${object.apiVersion}`);
+    // The Prometheus Operator's kinds come from the same project's package for its CRDs.
+    module = object.apiVersion.startsWith('monitoring.coreos.com/')
+      ? require(`@kubernetes-models/prometheus-operator/${object.apiVersion}`)
+      : require(`kubernetes-models/${object.apiVersion}`);
   } catch {
     return [`no Kubernetes schema for apiVersion ${object.apiVersion}`];
   }

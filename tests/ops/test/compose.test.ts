@@ -167,8 +167,13 @@ describe('docker-compose.yml', () => {
       }
     }
     // Readiness, not liveness: a service is healthy for its dependents once /readyz answers 200.
+    // The gateway's readiness answers on its internal port, which is never published.
     for (const d of DEPLOYABLES)
-      expect(JSON.stringify(service(d.name).healthcheck!.test)).toContain(`:${d.defaultPort}/readyz`);
+      expect(JSON.stringify(service(d.name).healthcheck!.test)).toContain(
+        `:${d.internalPort ?? d.defaultPort}/readyz`,
+      );
+    expect(env(service('gateway')).GATEWAY_INTERNAL_PORT).toBe('9080');
+    expect(JSON.stringify(service('gateway').ports)).not.toContain('9080');
     const needs = (name: string) => Object.keys(dependsOn(service(name)));
     expect(needs('gateway')).toEqual(expect.arrayContaining(['auth', 'game', 'payments', 'realtime']));
     expect(needs('payments')).toEqual(

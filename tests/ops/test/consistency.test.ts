@@ -63,8 +63,17 @@ describe.each(DEPLOYABLES.map((d) => [d.name, d] as const))('%s', (name, d) => {
     const compose = readCompose().services[name]!;
     expect(String(compose.environment!.PORT)).toBe(String(d.defaultPort));
     const container = k8sContainer(name);
-    expect(container.ports.map((p) => p.containerPort)).toEqual([d.defaultPort]);
+    expect(container.ports.map((p) => p.containerPort)).toEqual(
+      d.internalPort ? [d.defaultPort, d.internalPort] : [d.defaultPort],
+    );
     expect(container.env!.find((e) => e.name === 'PORT')!.value).toBe(String(d.defaultPort));
+    // The gateway's internal listener (health, readiness, metrics) too.
+    if (d.internalPort) {
+      expect(String(compose.environment!.GATEWAY_INTERNAL_PORT)).toBe(String(d.internalPort));
+      expect(container.env!.find((e) => e.name === 'GATEWAY_INTERNAL_PORT')!.value).toBe(
+        String(d.internalPort),
+      );
+    }
   });
 
   it('gets the same configuration names from compose and Kubernetes', () => {

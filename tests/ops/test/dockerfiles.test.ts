@@ -116,6 +116,11 @@ describe('the gateway target', () => {
     );
     expect(envOf(gateway).WEB_DIST).toBe('/app/web');
     expect(envOf(gateway).GATEWAY_PORT).toBe('${PORT}');
+    // Its health check asks the internal listener: the public port answers /healthz with a 404.
+    expect(envOf(gateway).GATEWAY_INTERNAL_PORT).toBe('${INTERNAL_PORT}');
+    const health = last(gateway, 'HEALTHCHECK')!;
+    const probe = execForm(health.args.replace(/^(--\S+\s+)*CMD\s+/, ''))!.join(' ');
+    expect(probe).toContain("process.env.GATEWAY_INTERNAL_PORT + '/healthz'");
   });
 });
 

@@ -54,8 +54,11 @@ async function start(
   cwd: string,
   command: string[],
   tmp: string,
+  internal = false,
 ): Promise<{ outcome: 'refused-config' | 'healthy' | 'failed'; output: string }> {
   const port = await freePort();
+  // The gateway answers /healthz on its internal listener only.
+  const internalPort = await freePort();
   const env = {
     PATH: process.env.PATH,
     HOME: tmp,
@@ -64,6 +67,7 @@ async function start(
     HOST: '127.0.0.1',
     PORT: String(port),
     GATEWAY_PORT: String(port),
+    GATEWAY_INTERNAL_PORT: String(internalPort),
   };
   const [cmd, ...args] = canDropPrivileges
     ? ['setpriv', '--reuid=1000', '--regid=1000', '--clear-groups', ...command]
@@ -86,7 +90,7 @@ async function start(
           output,
         };
       try {
-        const response = await fetch(`http://127.0.0.1:${port}/healthz`, {
+        const response = await fetch(`http://127.0.0.1:${internal ? internalPort : port}/healthz`, {
           signal: AbortSignal.timeout(500),
         });
         if (response.ok) return { outcome: 'healthy', output };
@@ -124,7 +128,7 @@ describe.each(DEPLOYABLES.map((d) => [d.name, d] as const))('%s image tree', (_n
     const command = execForm(last(runtime, 'CMD')!.args)!;
     // No database, Redis or NATS here: a service must get as far as refusing its configuration (so every
     // module resolved and compiled), or, if it needs none, answer /healthz.
-    const result = await start(app, command, tmp);
+    const result = await start(app, command, tmp, d.internalPort !== undefined);
     expect(result.outcome, result.output.slice(-2000)).not.toBe('failed');
     if (!canDropPrivileges)
       console.log(`[ops] ${d.name}: not root, so the tree was started as the current user`);

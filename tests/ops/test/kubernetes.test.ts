@@ -65,6 +65,9 @@ const podOf = (o: K8sObject) => (o.spec as { template: { spec: PodSpec } }).temp
 const templateLabels = (o: K8sObject) =>
   (o.spec as { template?: { metadata: { labels: Record<string, string> } } } | undefined)?.template?.metadata
     .labels as Record<string, string>;
+const templateAnnotations = (o: K8sObject) =>
+  ((o.spec as { template?: { metadata: { annotations?: Record<string, string> } } } | undefined)?.template
+    ?.metadata.annotations ?? {}) as Record<string, string>;
 
 /** Every YAML document under k8s/ that is a Kubernetes object, with its file. */
 function writtenObjects(): { file: string; object: K8sObject }[] {
@@ -178,7 +181,20 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
       const deployment = find(objects(), 'Deployment', d.name);
       const pod = podOf(deployment);
       const [container] = pod.containers;
-      expect(container!.ports).toEqual([{ name: 'http', containerPort: d.defaultPort, protocol: 'TCP' }]);
+      // The gateway's liveness, readiness and metrics have their own port, which the Service leaves out.
+      expect(container!.ports).toEqual([
+        { name: 'http', containerPort: d.defaultPort, protocol: 'TCP' },
+        ...(d.internalPort ? [{ name: 'internal', containerPort: d.internalPort, protocol: 'TCP' }] : []),
+      ]);
+      if (d.internalPort)
+        expect(container!.env!.find((e) => e.name === 'GATEWAY_INTERNAL_PORT')?.value).toBe(
+          String(d.internalPort),
+        );
+      // Prometheus scrapes the system's own parts (not the emulators) where /metrics answers.
+      if (d.name !== 'emulators')
+        expect(templateAnnotations(deployment)['prometheus.io/port']).toBe(
+          String(d.internalPort ?? d.defaultPort),
+        );
       expect(container!.env!.find((e) => e.name === 'PORT')?.value).toBe(String(d.defaultPort));
       expect(container!.image).toBe(
         overlay === 'dev' ? `omc/${d.name}:dev` : `registry.example.com/omc/${d.name}:0.0.0`,
@@ -200,13 +216,14 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
     },
   );
 
-  it.each(deployablesIn(overlay).map((d) => [d.name] as const))(
+  it.each(deployablesIn(overlay).map((d) => [d.name, d] as const))(
     'probes %s: liveness and start-up on /healthz, readiness on /readyz',
-    (name) => {
+    (name, d) => {
       const [container] = podOf(find(objects(), 'Deployment', name)).containers;
-      expect(container!.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
-      expect(container!.startupProbe?.httpGet).toEqual({ path: '/healthz', port: 'http' });
-      expect(container!.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'http' });
+      const port = d.internalPort ? 'internal' : 'http';
+      expect(container!.livenessProbe?.httpGet).toEqual({ path: '/healthz', port });
+      expect(container!.startupProbe?.httpGet).toEqual({ path: '/healthz', port });
+      expect(container!.readinessProbe?.httpGet).toEqual({ path: '/readyz', port });
     },
   );
 
@@ -362,9 +379,26 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
         allowed(policies, nsLabels, ingressController, pod(name), port),
         `ingress-nginx -> ${name}`,
       ).toBe(['gateway', 'realtime'].includes(name));
-      expect(allowed(policies, nsLabels, monitoring, pod(name), port), `monitoring -> ${name}`).toBe(
+      const scraped = DEPLOYABLES.find((d) => d.name === name)!.internalPort ?? port;
+      expect(allowed(policies, nsLabels, monitoring, pod(name), scraped), `monitoring -> ${name}`).toBe(
         name !== 'emulators',
       );
+      if (scraped !== port) {
+        // The gateway's internal port is Prometheus's alone, and its public port is not Prometheus's.
+        expect(
+          allowed(policies, nsLabels, monitoring, pod(name), port),
+          `monitoring -> ${name}:${port}`,
+        ).toBe(false);
+        expect(
+          allowed(policies, nsLabels, ingressController, pod(name), scraped),
+          `ingress -> ${name}:${scraped}`,
+        ).toBe(false);
+        for (const other of names.filter((n) => n !== name))
+          expect(
+            allowed(policies, nsLabels, pod(other), pod(name), scraped),
+            `${other} -> ${name}:${scraped}`,
+          ).toBe(false);
+      }
       expect(allowed(policies, nsLabels, elsewhere, pod(name), port), `default -> ${name}`).toBe(false);
     }
   });

@@ -4,7 +4,10 @@ import { emptyFigures, type Figures, type Recovery } from './figures.js';
 
 export interface SuiteContext {
   gatewayUrl: string;
-  /** Each process's own URL (services' internal ports, reachable from this machine only). */
+  /**
+   * Where each process answers /healthz, /readyz and /metrics: a service's own port, the gateway's internal
+   * listener (reachable from this machine only); `gatewayUrl` is the public port.
+   */
   urls: Record<string, string>;
   deployables: string[];
   /** Each service's own database, for read-only checks where only the database can tell. */
@@ -14,6 +17,8 @@ export interface SuiteContext {
   keys: { publicKey: string; privateKey: string };
   admin: { username: string; email: string; password: string };
   controlUrl: string;
+  /** The mail catcher's inbox API (maildev: GET /email), where auth's mail arrives. */
+  mailUrl: string;
   logsDir: string;
   env: Record<string, string>;
 }
@@ -39,7 +44,7 @@ async function control(path: string, body: unknown): Promise<unknown> {
   return answer;
 }
 
-export type FaultTarget = 'postgres' | 'redis' | 'nats' | 'emulators' | 'auth' | 'game' | 'payments' | 'realtime' | 'gateway';
+export type FaultTarget = 'postgres' | 'redis' | 'nats' | 'emulators' | 'auth' | 'game' | 'payments' | 'realtime' | 'gateway' | 'maildev';
 
 /** Stops one part: a native server by PID, or a process (SIGKILL by default, a crash). */
 export async function stopPart(target: FaultTarget, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL', wipe = false): Promise<void> {

@@ -42,6 +42,9 @@ export interface Figures {
   eventLoopBaselineMs: number;
   /** Each injection point of a payout or a checkout, and whether it settled exactly once. */
   faultMatrix: string[];
+  /** Role changes followed at once by a click and a profile read with the old token, and how many saw the old role. */
+  roleChangesChecked: number;
+  staleRoleReads: number;
 }
 
 export function emptyFigures(): Figures {
@@ -70,11 +73,13 @@ export function emptyFigures(): Figures {
     eventLoopWorstMs: {},
     eventLoopBaselineMs: 0,
     faultMatrix: [],
+    roleChangesChecked: 0,
+    staleRoleReads: 0,
   };
 }
 
 export function mergeFigures(into: Figures, part: Partial<Figures>): void {
-  for (const key of ['unansweredInLoad', 'requests', 'clicksAccepted', 'purchases', 'collects', 'roundsWon', 'socketsOpened', 'attacks', 'invariantsChecked', 'loadSeconds'] as const) {
+  for (const key of ['unansweredInLoad', 'requests', 'clicksAccepted', 'purchases', 'collects', 'roundsWon', 'socketsOpened', 'attacks', 'invariantsChecked', 'loadSeconds', 'roleChangesChecked', 'staleRoleReads'] as const) {
     into[key] += Number(part[key] ?? 0);
   }
   for (const [status, n] of Object.entries(part.requestsByStatus ?? {})) into.requestsByStatus[status] = (into.requestsByStatus[status] ?? 0) + n;
@@ -111,6 +116,7 @@ export function formatFigures(f: Figures): string {
     `attack requests            ${f.attacks}; wrong passwords taken before lock-out ${f.bruteForceGuessesBeforeLock}`,
     `guesses per lock window    ${f.concurrentGuessesPerLockWindow} of 200 wrong passwords sent 100 at a time (allowance 5)`,
     `event loop per request     worst hostile request ${Object.entries(f.eventLoopWorstMs).map(([p, ms]) => `${p} ${ms.toFixed(1)} ms`).join(', ') || 'n/a'}; a plain request ${f.eventLoopBaselineMs.toFixed(1)} ms (budget 20 ms over it)`,
+    `role read-your-writes      ${f.roleChangesChecked} role changes, each followed at once by a click and a profile read: ${f.staleRoleReads} saw the old role`,
     `money fault matrix         ${f.faultMatrix.join('; ') || 'n/a'}`,
     `sockets one address holds  ${f.socketsOneAddressHolds || 'n/a'} (the next is refused; other suite files' sockets from this host included)`,
     `mixed load                 ${f.loadSeconds} s; requests unanswered or 5xx in it ${f.unansweredInLoad}`,

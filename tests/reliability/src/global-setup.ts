@@ -29,6 +29,9 @@ export const SUITE_ENV = {
   // A purchase whose provider call was cut off is held (409) for twice this plus 2 s; shorter for the suite.
   BRAINTREE_TIMEOUT_MS: '3000',
   PAYPAL_TIMEOUT_MS: '3000',
+  // A mail the mail server could not take is tried again after 200 ms, doubling up to 2 s.
+  MAIL_RETRY_BASE_MS: '200',
+  MAIL_RETRY_MAX_MS: '2000',
   BOOTSTRAP_ADMIN_USERNAME: 'reliability_admin',
   BOOTSTRAP_ADMIN_EMAIL: 'reliability-admin@example.com',
   BOOTSTRAP_ADMIN_PASSWORD: 'reliability-admin-password',
@@ -66,9 +69,10 @@ export default async function setup(project: TestProject) {
     const gateway = system.processes.find((p) => p.name === 'gateway');
     if (!gateway) throw new Error('the system has no gateway');
     const port = await freePort();
+    const internalPort = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: join(root, gateway.deployable.dir),
-      env: { ...gateway.env, ...overrides, PORT: String(port), GATEWAY_PORT: String(port), INSTANCE_NAME: `gateway-extra-${extraGateways.length + 1}` },
+      env: { ...gateway.env, ...overrides, PORT: String(port), GATEWAY_PORT: String(port), GATEWAY_INTERNAL_PORT: String(internalPort), INSTANCE_NAME: `gateway-extra-${extraGateways.length + 1}` },
       stdio: 'ignore',
     });
     extraGateways.push(child);
@@ -76,7 +80,7 @@ export default async function setup(project: TestProject) {
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`the extra gateway exited with ${child.exitCode}`);
-      const ok = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${internalPort}/readyz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
       if (ok) return url;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -143,7 +147,7 @@ export default async function setup(project: TestProject) {
 
   const context: SuiteContext = {
     gatewayUrl: system.gatewayUrl,
-    urls: Object.fromEntries(system.processes.map((p) => [p.name, p.url])),
+    urls: Object.fromEntries(system.processes.map((p) => [p.name, p.internalUrl])),
     deployables: system.processes.map((p) => p.name),
     databaseUrls,
     redisUrl: system.infra.redisUrl,
@@ -151,6 +155,7 @@ export default async function setup(project: TestProject) {
     keys: system.keys,
     admin: system.admin,
     controlUrl: `http://127.0.0.1:${controlPort}`,
+    mailUrl: system.mail?.uiUrl ?? '',
     logsDir: join(dir, 'logs'),
     env: SUITE_ENV,
   };

@@ -102,7 +102,8 @@ export async function loginAdmin(): Promise<Player> {
 /** Gives a user a role through the admin's public route; the player signs in again to carry it. */
 export async function grantRole(adminToken: string, player: Player, role: 'standard' | 'superuser' | 'admin'): Promise<Player> {
   const answer = await call('POST', '/api/admin/updateRole', { token: adminToken, body: { email: player.email, role } });
-  if (answer.status !== 200) throw new Error(`updateRole ${player.username}: ${answer.status} ${answer.text}`);
+  // 202: the role is changed, the game had not confirmed it yet (its event brings it there).
+  if (answer.status !== 200 && answer.status !== 202) throw new Error(`updateRole ${player.username}: ${answer.status} ${answer.text}`);
   return { ...player, ...(await login(player.username, player.password)) };
 }
 

@@ -86,10 +86,30 @@ describe('paths that try to reach a service\'s own routes', () => {
   });
 });
 
+describe("the gateway's own health, readiness and metrics", () => {
+  it('answer on its internal listener only: the public port gives the JSON 404, however asked', async () => {
+    for (const path of ['/metrics', '/readyz', '/healthz', '/metrics?x=1', '/readyz#', '/healthz?']) {
+      for (const method of ['GET', 'HEAD', 'POST']) {
+        const answer = await rawRequest(method, path);
+        invariant(`${method} ${path} on the public port is the JSON 404`, answer.status === 404 && answer.contentType.includes('application/json') && (method === 'HEAD' || JSON.parse(answer.text).code === 'NOT_FOUND'), `${answer.status} ${answer.contentType} ${answer.text.slice(0, 120)}`);
+        invariant(`${method} ${path} on the public port does not leak`, leaked(answer) === undefined, answer.text.slice(0, 120));
+      }
+    }
+    // The internal listener is where the kubelet and Prometheus find them.
+    const internal = suite().urls.gateway!;
+    invariant('the internal listener is not the public port', internal !== suite().gatewayUrl, internal);
+    const ready = await fetch(`${internal}/readyz`);
+    invariant('the internal listener answers /readyz', ready.status === 200, ready.status);
+    const metrics = await fetch(`${internal}/metrics`).then((r) => r.text());
+    invariant('the internal listener answers /metrics', /^# HELP /m.test(metrics), metrics.slice(0, 120));
+    expect(violations()).toEqual([]);
+  });
+});
+
 describe('headers and request targets that try to redirect the gateway', () => {
   it('an absolute-form target or a Host header naming a service does not reach it', async () => {
-    for (const [name, url] of Object.entries(suite().urls)) {
-      if (name === 'gateway') continue;
+    // Every process's own port, the gateway's internal listener among them.
+    for (const url of Object.values(suite().urls)) {
       const inside = new URL(url);
       for (const path of ['/metrics', '/readyz']) {
         const absolute = await rawRequest('GET', `${url}${path}`);

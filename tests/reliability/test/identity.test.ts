@@ -1,9 +1,9 @@
 // Nobody acts as someone else: bad tokens on every protected route, stale roles, refresh-token theft and
 // guessing passwords from many addresses, all through the gateway.
-import { ROUTES } from '@omc/contracts';
+import { ROUTES, UNLIMITED_CLICKS } from '@omc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { click, gameProfile, untilGameKnows } from '../src/actions.js';
-import { extraGateway, figures, invariant, reportFigures, suite, violations } from '../src/context.js';
+import { click, gameProfile, profile, untilGameKnows } from '../src/actions.js';
+import { extraGateway, figures, invariant, reportFigures, restartPart, stopPart, suite, violations } from '../src/context.js';
 import { call, grantRole, login, loginAdmin, refreshCookie, registerPlayer, sleep, type Player } from '../src/http.js';
 import { VALID_BODIES } from '../src/samples.js';
 import { confusedToken, forgedToken, realToken, tamperedToken, tokenClaims, unsignedToken } from '../src/tokens.js';
@@ -86,6 +86,76 @@ describe('roles', () => {
     const spent = await click({ ...superuser, token: superToken });
     const after = await gameProfile({ ...superuser, token: superToken });
     if (spent.status === 200) invariant('a demoted superuser\'s click is paid from their balance', after !== undefined && before !== undefined && after.freeClicks === before.freeClicks - 1, { before, after });
+    expect(violations()).toEqual([]);
+  });
+});
+
+describe('read-your-writes for role changes', () => {
+  it("once updateRole has answered, the target's very next request sees the new role, in the game and in the profile", async () => {
+    const target = await registerPlayer('ryw');
+    await untilGameKnows(target);
+    const iterations = 20;
+    const stale: string[] = [];
+    for (let i = 0; i < iterations; i += 1) {
+      const raised = i % 2 === 0 ? 'superuser' : 'admin';
+      for (const role of [raised, 'standard'] as const) {
+        figures.attacks += 1;
+        const changed = await call('POST', '/api/admin/updateRole', { token: admin.token, body: { email: target.email, role } });
+        invariant(`updateRole to ${role} is 200`, changed.status === 200, `${changed.status} ${changed.text.slice(0, 200)}`);
+        // The very next request, with the token issued before the change: no wait, no new sign-in.
+        const clicked = await call('POST', '/api/game/click', { token: target.token });
+        const free = clicked.status === 200 && clicked.body.freeClicks === UNLIMITED_CLICKS;
+        if (role !== 'standard' && !free) stale.push(`#${i} promoted to ${role}, next click: ${clicked.status} ${clicked.text.slice(0, 120)}`);
+        if (role === 'standard' && free) stale.push(`#${i} demoted from ${raised}, next click still free`);
+        const mine = await profile(target);
+        if (mine?.hasInfiniteClicks !== (role !== 'standard')) stale.push(`#${i} ${role}: profile hasInfiniteClicks ${mine?.hasInfiniteClicks}`);
+        if ((mine?.adminBalance !== null) !== (role === 'admin')) stale.push(`#${i} ${role}: profile adminBalance ${mine?.adminBalance}`);
+      }
+    }
+    figures.roleChangesChecked += iterations * 2;
+    figures.staleRoleReads += stale.length;
+    invariant(`no request after updateRole saw the old role (${iterations * 2} changes)`, stale.length === 0, stale.slice(0, 6));
+    expect(violations()).toEqual([]);
+  });
+});
+
+describe('accounts that changed behind a live token', () => {
+  it("a deleted account's still-valid token moves no money, at once", async () => {
+    const gone = await registerPlayer('gone');
+    await untilGameKnows(gone);
+    const deleted = await call('DELETE', '/api/user/delete-account', { token: gone.token });
+    invariant('delete-account answers 200', deleted.status === 200, `${deleted.status} ${deleted.text.slice(0, 200)}`);
+    for (const [method, path, body] of [
+      ['POST', '/api/winners/setPaymentMethod', { paypalEmail: 'thief@example.com' }],
+      ['POST', '/api/winners/collect', undefined],
+      ['POST', '/api/payments/checkout', { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: `gone-${Date.now()}` }],
+    ] as const) {
+      figures.attacks += 1;
+      const answer = await call(method, path, { token: gone.token, ...(body === undefined ? {} : { body }) });
+      invariant(`the deleted account's token on ${path} is 401`, answer.status === 401, `${answer.status} ${answer.text.slice(0, 200)}`);
+    }
+    expect(violations()).toEqual([]);
+  });
+
+  it('a restart of auth never promotes anyone: a demoted bootstrap admin stays demoted', async () => {
+    const deputy = await grantRole(admin.token, await registerPlayer('deputy'), 'admin');
+    const bootstrap = suite().admin;
+    const demoted = await call('POST', '/api/admin/updateRole', { token: deputy.token, body: { email: bootstrap.email, role: 'standard' } });
+    invariant('the deputy demotes the bootstrap admin', demoted.status === 200, `${demoted.status} ${demoted.text.slice(0, 200)}`);
+    try {
+      await stopPart('auth', 'SIGTERM');
+      await restartPart('auth');
+      figures.attacks += 1;
+      const again = await loginAdmin();
+      invariant('after a restart the demoted bootstrap admin is still standard', tokenClaims(again.token).role === 'standard', tokenClaims(again.token));
+      const users = await call('GET', '/api/admin/users', { token: again.token });
+      invariant('and cannot open admin routes', users.status === 403, users.status);
+    } finally {
+      // Leave the suite's admin as it was for the other files.
+      await call('POST', '/api/admin/updateRole', { token: deputy.token, body: { email: bootstrap.email, role: 'admin' } });
+      admin = await loginAdmin();
+      await call('POST', '/api/admin/updateRole', { token: admin.token, body: { email: deputy.email, role: 'standard' } });
+    }
     expect(violations()).toEqual([]);
   });
 });

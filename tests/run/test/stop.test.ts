@@ -120,7 +120,7 @@ async function npmStartInTerminal(): Promise<{
   }
   // The test means something only if the services are among them.
   expect(started.map((p) => p.comm).filter((n) => n === 'node').length).toBeGreaterThanOrEqual(7);
-  expect((await fetch(`${gatewayUrl}/healthz`)).status).toBe(200);
+  expect((await fetch(`${gatewayUrl}/api/game/rules`)).status).toBe(200);
   return { marker, gatewayUrl, npm, started };
 }
 
@@ -136,7 +136,7 @@ async function expectAllGone(marker: string, gatewayUrl: string, how: string): P
     `[stop] ${how}: ${left.length === 0 ? `every process gone in ${((Date.now() - since) / 1000).toFixed(1)} s` : `${left.length} left after ${STOP_BOUND_MS / 1000} s`}`,
   );
   expect(left.map((p) => `${p.comm} (${p.pid})`)).toEqual([]);
-  const answer = await fetch(`${gatewayUrl}/healthz`, { signal: AbortSignal.timeout(2000) }).then(
+  const answer = await fetch(`${gatewayUrl}/api/game/rules`, { signal: AbortSignal.timeout(2000) }).then(
     (r) => r.status,
     () => 'no answer',
   );

@@ -5,6 +5,7 @@ import {
   ProfileResponse,
   RefreshResponse,
   RegisterResponse,
+  SessionsResponse,
   type Language,
   type Role,
 } from '@omc/contracts';
@@ -16,7 +17,7 @@ import { queryKeys } from './keys';
 export const authApi = {
   login: (body: { emailOrUsername: string; password: string }) =>
     request('/api/user/login', LoginResponse, { method: 'POST', body, credentials: true }),
-  register: (body: { username: string; email: string; password: string }) =>
+  register: (body: { username: string; email: string; password: string; preferredLanguage?: Language }) =>
     request('/api/user/register', RegisterResponse, { method: 'POST', body, credentials: true }),
   /** Sends only the refresh cookie, never the access token. */
   refresh: () => request('/api/user/refresh', RefreshResponse, { method: 'POST', credentials: true }),
@@ -32,6 +33,19 @@ export const authApi = {
     request('/api/user/change-username', MessageResponse, { method: 'PUT', token, body: { username } }),
   deleteAccount: (token: string) =>
     request('/api/user/delete-account', MessageResponse, { method: 'DELETE', token }),
+  forgotPassword: (email: string) =>
+    request('/api/user/forgot-password', MessageResponse, { method: 'POST', body: { email } }),
+  resetPassword: (body: { token: string; newPassword: string }) =>
+    request('/api/user/reset-password', MessageResponse, { method: 'POST', body }),
+  verifyEmail: (token: string, session: string | null) =>
+    request('/api/user/verify-email', MessageResponse, { method: 'POST', token: session, body: { token } }),
+  resendVerification: (token: string) =>
+    request('/api/user/resend-verification', MessageResponse, { method: 'POST', token }),
+  sessions: (token: string) => request('/api/user/sessions', SessionsResponse, { token }),
+  endSession: (token: string, id: string) =>
+    request(`/api/user/sessions/${encodeURIComponent(id)}`, MessageResponse, { method: 'DELETE', token }),
+  endOtherSessions: (token: string) =>
+    request('/api/user/sessions', MessageResponse, { method: 'DELETE', token }),
   adminUsers: (token: string) => request('/api/admin/users', AdminUsersResponse, { token }),
   updateRole: (token: string, body: { email: string; role: Role }) =>
     request('/api/admin/updateRole', MessageResponse, { method: 'POST', token, body }),
@@ -47,6 +61,13 @@ export const profileQuery = (token: string | null) =>
     },
     enabled: Boolean(token),
     staleTime: 10_000,
+  });
+
+export const sessionsQuery = (token: string | null) =>
+  queryOptions({
+    queryKey: ['sessions', token] as const,
+    queryFn: () => authApi.sessions(token!),
+    enabled: Boolean(token),
   });
 
 export const adminUsersQuery = (token: string | null) =>

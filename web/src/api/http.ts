@@ -12,6 +12,8 @@ export class ApiError extends Error {
     readonly field?: string,
     /** Whether the answer was JSON at all (SPEC section 8 tells a non-JSON answer apart). */
     readonly json = false,
+    /** Seconds the server asked to wait before trying again (Retry-After), if it said. */
+    readonly retryAfterS?: number,
   ) {
     super(serverMessage ?? `request failed with status ${status}`);
     this.name = 'ApiError';
@@ -73,7 +75,14 @@ export async function request<S extends z.ZodType>(
   const body = await readJson(response);
   if (!response.ok) {
     const { message, field } = serverMessageOf(body);
-    throw new ApiError(response.status, message, field, body !== undefined);
+    const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
+    throw new ApiError(
+      response.status,
+      message,
+      field,
+      body !== undefined,
+      Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+    );
   }
   const parsed = schema.safeParse(body);
   if (!parsed.success) {

@@ -1,5 +1,7 @@
 import { Navigate, Route, Routes } from 'react-router-dom';
 import { RoleManagerPage } from '../features/admin/RoleManagerPage';
+import { ResetPasswordPage } from '../features/auth/ResetPasswordPage';
+import { VerifyEmailPage } from '../features/auth/VerifyEmailPage';
 import { GamePage } from '../features/game/GamePage';
 import { ProfilePage } from '../features/profile/ProfilePage';
 import { WelcomePage } from '../features/welcome/WelcomePage';
@@ -26,6 +28,8 @@ export function AppRoutes() {
         }
       />
       <Route path="/winners" element={<WinnersPage />} />
+      <Route path="/reset-password" element={<ResetPasswordPage />} />
+      <Route path="/verify-email" element={<VerifyEmailPage />} />
       <Route
         path="/profile"
         element={

@@ -36,6 +36,13 @@ describe('translations', () => {
     }
   });
 
+  // WCAG 2.5.3 (label in name): a speech-input user says what they see, so the click button's
+  // accessible name must contain its visible "+1" in every language.
+  it.each(LANGUAGES)("%s: the click button's accessible name contains its visible text", (language) => {
+    const keys = flatten(translations[language]);
+    expect(keys['game.clickButtonLabel']).toContain(keys['game.clickButton']);
+  });
+
   it('knows every key the code asks for', () => {
     const used = new Set<string>();
     for (const file of sourceFiles(src)) {

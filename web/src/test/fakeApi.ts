@@ -4,6 +4,14 @@ import { ROUTES } from '@omc/contracts';
 import { vi } from 'vitest';
 
 const PUBLIC_ROUTES = new Set(ROUTES.map((r) => `${r.method} ${r.path}`));
+/** Routes with a parameter (`/api/user/sessions/:id`) as patterns: a call names its template. */
+const TEMPLATES = ROUTES.filter((r) => r.path.includes('/:')).map((r) => ({
+  key: `${r.method} ${r.path}`,
+  method: r.method,
+  pattern: new RegExp(`^${r.path.replace(/:[a-zA-Z]+/g, '[^/]+')}$`),
+}));
+const templateOf = (method: string, path: string): string =>
+  TEMPLATES.find((t) => t.method === method && t.pattern.test(path))?.key ?? `${method} ${path}`;
 
 export interface Call {
   method: string;
@@ -59,6 +67,7 @@ export function fakeApi(routes: Record<string, Handler> = {}) {
     'GET /api/user/profile': () => json(200, profile()),
     'GET /api/winners': () => json(200, { winners: [], nextCursor: null }),
     'POST /api/user/refresh/logout': () => json(200, { message: 'bye' }),
+    'GET /api/user/sessions': () => json(200, { sessions: [] }),
   };
   const table = { ...defaults, ...routes };
   const fetchMock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
@@ -75,8 +84,10 @@ export function fakeApi(routes: Record<string, Handler> = {}) {
     };
     calls.push(call);
     // The app may only call routes the contracts publish: a renamed server route fails here first.
-    if (!PUBLIC_ROUTES.has(`${method} ${url.pathname}`)) throw new Error(`${method} ${url.pathname} is not a route in @omc/contracts ROUTES`);
-    const handler = table[`${method} ${url.pathname}`];
+    const key = templateOf(method, url.pathname);
+    if (!PUBLIC_ROUTES.has(key))
+      throw new Error(`${method} ${url.pathname} is not a route in @omc/contracts ROUTES`);
+    const handler = table[key];
     if (!handler) throw new Error(`unexpected call ${method} ${url.pathname}`);
     return handler(call);
   });

@@ -1,11 +1,12 @@
 import { AdminUsersResponse, MessageResponse, UpdateRoleRequest } from '@omc/contracts';
-import { requireRole } from '@omc/service-kit';
+import { callerOf, requireRole } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuthContext } from '../context.js';
 import { recordedRole, signedIn } from '../users/current-user.js';
 import { listUsers } from '../users/users.repo.js';
 import { updateRole } from './admin.service.js';
+import { tellGameTheRole } from './game-role-sync.js';
 
 export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
   scope.addHook('onRequest', signedIn(ctx));
@@ -19,10 +20,26 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
 
   app.post(
     '/api/admin/updateRole',
-    { schema: { body: UpdateRoleRequest, response: { 200: MessageResponse } } },
-    async (request) => {
-      const { changed } = await updateRole(ctx, request.body.email, request.body.role);
-      return { message: changed ? 'Role updated' : 'Role unchanged' };
+    { schema: { body: UpdateRoleRequest, response: { 200: MessageResponse, 202: MessageResponse } } },
+    async (request, reply) => {
+      const { role } = request.body;
+      const result = await updateRole(ctx, request.body.email, role);
+      if (!result.changed) return { message: 'Role unchanged' };
+      // Read-your-writes: the game has the new role before this answers, or the admin is told it has not.
+      const told = await tellGameTheRole(ctx.deps, callerOf(request), {
+        userId: result.userId,
+        role,
+        changedAt: result.changedAt,
+      });
+      if (told.confirmed) return { message: 'Role updated' };
+      request.log.warn(
+        { reason: told.reason, userId: result.userId },
+        'the game did not confirm a role change',
+      );
+      return reply.code(202).send({
+        message:
+          "Role updated. The game did not confirm it in time: the player's clicks may follow the old role for a few seconds.",
+      });
     },
   );
 }

@@ -5,20 +5,23 @@ import type { AuthContext } from '../context.js';
 import { lockAdmins, lockUserByEmail, updateUser } from '../users/users.repo.js';
 
 /** Sets a user's role. Demoting the last admin is refused, also when two admins demote each other at once. */
-export async function updateRole(ctx: AuthContext, email: string, role: Role): Promise<{ changed: boolean }> {
+export async function updateRole(
+  ctx: AuthContext,
+  email: string,
+  role: Role,
+): Promise<{ changed: false } | { changed: true; userId: string; changedAt: string }> {
   const result = await ctx.deps.db.transaction().execute(async (trx) => {
     const admins = await lockAdmins(trx);
     const target = await lockUserByEmail(trx, email);
     if (!target) throw notFound('No user has this email');
-    if (target.role === role) return { changed: false };
+    if (target.role === role) return { changed: false as const };
     if (target.role === 'admin' && admins.length <= 1)
       throw conflict('Cannot remove the last admin. Make another user admin first.');
     await updateUser(trx, target.id, { role });
-    await enqueue(
-      trx,
-      makeEvent(SUBJECTS.userRoleChanged, { userId: target.id, role, previousRole: target.role }),
-    );
-    return { changed: true };
+    const event = makeEvent(SUBJECTS.userRoleChanged, { userId: target.id, role, previousRole: target.role });
+    await enqueue(trx, event);
+    // The change's version for every consumer, also for the game's direct call.
+    return { changed: true as const, userId: target.id, changedAt: event.occurredAt };
   });
   if (result.changed) ctx.relay.nudge();
   return result;

@@ -9,6 +9,7 @@ export interface UsersTable {
   password_hash: string;
   role: ColumnType<Role, Role | undefined, Role>;
   preferred_language: ColumnType<Language, Language | undefined, Language>;
+  email_verified_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -30,7 +31,43 @@ export interface BootstrapAdminTable {
   created_at: Generated<Date>;
 }
 
+export interface PasswordResetTokensTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: Generated<Date>;
+  expires_at: Date;
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface SessionsTable {
+  family_id: string;
+  user_id: string;
+  user_agent: string | null;
+  ip: string | null;
+  created_at: Generated<Date>;
+  last_used_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export interface MailQueueTable {
+  id: string;
+  event_id: string;
+  kind: string;
+  recipient: string;
+  subject: string;
+  text: string;
+  html: string;
+  created_at: Generated<Date>;
+  next_attempt_at: ColumnType<Date, Date | undefined, Date>;
+  attempts: Generated<number>;
+  last_error: string | null;
+  sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface Database extends OutboxTable {
+  password_reset_tokens: PasswordResetTokensTable;
+  sessions: SessionsTable;
+  mail_queue: MailQueueTable;
   bootstrap_admin: BootstrapAdminTable;
   users: UsersTable;
   refresh_tokens: RefreshTokensTable;

@@ -18,31 +18,56 @@ export interface RefreshSettings {
   reuseGraceMs: number;
 }
 
+/** Where and how a session signed in: listed to its owner by `GET /api/user/sessions`. */
+export interface ClientInfo {
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+/**
+ * Issues a refresh token. Without a family, starts a new session (a new family, recorded with the
+ * client's address and user agent); with one, continues that session.
+ */
 export async function issueRefreshToken(
   db: Db,
   userId: string,
   now: number,
   settings: RefreshSettings,
-  familyId: string = randomUUID(),
-): Promise<string> {
+  familyId?: string,
+  client: ClientInfo = {},
+): Promise<{ token: string; familyId: string }> {
+  const family = familyId ?? randomUUID();
+  if (!familyId) {
+    await db
+      .insertInto('sessions')
+      .values({
+        family_id: family,
+        user_id: userId,
+        user_agent: client.userAgent?.slice(0, 500) ?? null,
+        ip: client.ip ?? null,
+        created_at: new Date(now),
+        last_used_at: new Date(now),
+      })
+      .execute();
+  }
   const token = randomBytes(32).toString('base64url');
   await db
     .insertInto('refresh_tokens')
     .values({
       id: randomUUID(),
       user_id: userId,
-      family_id: familyId,
+      family_id: family,
       token_hash: hashRefreshToken(token),
       expires_at: new Date(now + settings.ttlSeconds * 1000),
     })
     .execute();
-  return token;
+  return { token, familyId: family };
 }
 
 export type RotationResult =
-  | { kind: 'rotated'; userId: string; token: string }
+  | { kind: 'rotated'; userId: string; familyId: string; token: string }
   /** A rotated token presented again within the grace: a new access token, no new refresh token. */
-  | { kind: 'grace'; userId: string }
+  | { kind: 'grace'; userId: string; familyId: string }
   | { kind: 'reused' }
   | { kind: 'invalid' };
 
@@ -51,6 +76,7 @@ export async function rotateRefreshToken(
   token: string,
   now: number,
   settings: RefreshSettings,
+  client: ClientInfo = {},
 ): Promise<RotationResult> {
   return db.transaction().execute(async (trx) => {
     const row = await trx
@@ -62,7 +88,7 @@ export async function rotateRefreshToken(
     if (!row || row.revoked_at || row.expires_at.getTime() <= now) return { kind: 'invalid' } as const;
     if (row.rotated_at) {
       if (now - row.rotated_at.getTime() <= settings.reuseGraceMs)
-        return { kind: 'grace', userId: row.user_id } as const;
+        return { kind: 'grace', userId: row.user_id, familyId: row.family_id } as const;
       await revokeFamily(trx, row.family_id, now);
       return { kind: 'reused' } as const;
     }
@@ -72,7 +98,12 @@ export async function rotateRefreshToken(
       .where('id', '=', row.id)
       .execute();
     const next = await issueRefreshToken(trx, row.user_id, now, settings, row.family_id);
-    return { kind: 'rotated', userId: row.user_id, token: next } as const;
+    await trx
+      .updateTable('sessions')
+      .set({ last_used_at: new Date(now), ...(client.ip ? { ip: client.ip } : {}) })
+      .where('family_id', '=', row.family_id)
+      .execute();
+    return { kind: 'rotated', userId: row.user_id, familyId: row.family_id, token: next.token } as const;
   });
 }
 
@@ -104,10 +135,22 @@ export async function revokeAllForUser(db: Db, userId: string, now: number): Pro
     .execute();
 }
 
-/** Deletes tokens that expired more than a day ago. */
+/** Deletes tokens that expired more than a day ago, and the sessions left with none. */
 export async function purgeExpiredRefreshTokens(db: Db, now: number): Promise<void> {
   await db
     .deleteFrom('refresh_tokens')
     .where('expires_at', '<', new Date(now - 24 * 3600_000))
+    .execute();
+  await db
+    .deleteFrom('sessions')
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('refresh_tokens')
+            .select('id')
+            .whereRef('refresh_tokens.family_id', '=', 'sessions.family_id'),
+        ),
+      ),
+    )
     .execute();
 }

@@ -25,10 +25,16 @@ export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): P
         counters.refreshes.inc({ outcome: 'missing' });
         throw unauthorized('No session to refresh; please log in');
       }
-      const result = await rotateRefreshToken(ctx.deps.db, presented, ctx.deps.clock(), {
-        ttlSeconds: config.REFRESH_TTL_SECONDS,
-        reuseGraceMs: config.REFRESH_REUSE_GRACE_MS,
-      });
+      const result = await rotateRefreshToken(
+        ctx.deps.db,
+        presented,
+        ctx.deps.clock(),
+        {
+          ttlSeconds: config.REFRESH_TTL_SECONDS,
+          reuseGraceMs: config.REFRESH_REUSE_GRACE_MS,
+        },
+        { ip: request.ip },
+      );
       if (result.kind === 'invalid' || result.kind === 'reused') {
         counters.refreshes.inc({ outcome: result.kind });
         if (result.kind === 'reused')
@@ -47,7 +53,7 @@ export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): P
       }
       if (result.kind === 'rotated') setRefreshCookie(reply, config, result.token);
       counters.refreshes.inc({ outcome: result.kind });
-      return { token: ctx.signAccessToken(user) };
+      return { token: ctx.signAccessToken(user, result.familyId) };
     },
   );
 

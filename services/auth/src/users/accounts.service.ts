@@ -17,8 +17,9 @@ import { enqueue } from '../events.js';
 import type { AuthContext } from '../context.js';
 import { callUpstream } from '../profile/upstreams.js';
 import { hashPassword, verifyPassword } from '../security/passwords.js';
+import { verificationRequest } from '../verification/verification.service.js';
 import { RateLimited } from '../security/login-guard.js';
-import { issueRefreshToken, revokeAllForUser } from '../sessions/refresh-tokens.js';
+import { issueRefreshToken, revokeAllForUser, type ClientInfo } from '../sessions/refresh-tokens.js';
 import {
   deleteUser,
   findUserByLogin,
@@ -53,19 +54,24 @@ function refreshSettings(ctx: AuthContext) {
   };
 }
 
-export async function register(ctx: AuthContext, input: RegisterRequest, ip: string): Promise<SignedIn> {
+export async function register(
+  ctx: AuthContext,
+  input: RegisterRequest,
+  ip: string,
+  userAgent?: string,
+): Promise<SignedIn> {
   await ctx.guard.countRegistration(ip);
   const passwordHash = await hashPassword(input.password);
   const now = ctx.deps.clock();
   try {
-    const { user, refreshToken } = await ctx.deps.db.transaction().execute(async (trx) => {
+    const { user, session } = await ctx.deps.db.transaction().execute(async (trx) => {
       const user = await insertUser(trx, {
         id: randomUUID(),
         username: input.username,
         email: input.email,
         passwordHash,
         role: 'standard',
-        preferredLanguage: DEFAULT_LANGUAGE,
+        preferredLanguage: input.preferredLanguage ?? DEFAULT_LANGUAGE,
       });
       await enqueue(
         trx,
@@ -77,18 +83,31 @@ export async function register(ctx: AuthContext, input: RegisterRequest, ip: str
           preferredLanguage: user.preferred_language,
         }),
       );
-      const refreshToken = await issueRefreshToken(trx, user.id, now, refreshSettings(ctx));
-      return { user, refreshToken };
+      await enqueue(trx, verificationRequest(ctx, user));
+      const session = await issueRefreshToken(trx, user.id, now, refreshSettings(ctx), undefined, {
+        ip,
+        userAgent,
+      });
+      return { user, session };
     });
     ctx.relay.nudge();
     ctx.deps.counters.registrations.inc();
-    return { user, refreshToken, accessToken: ctx.signAccessToken(user) };
+    return {
+      user,
+      refreshToken: session.token,
+      accessToken: ctx.signAccessToken(user, session.familyId),
+    };
   } catch (error) {
     uniqueConflict(error);
   }
 }
 
-export async function login(ctx: AuthContext, input: LoginRequest, ip: string): Promise<SignedIn> {
+export async function login(
+  ctx: AuthContext,
+  input: LoginRequest,
+  ip: string,
+  userAgent?: string,
+): Promise<SignedIn> {
   const { logins } = ctx.deps.counters;
   const user = await findUserByLogin(ctx.deps.db, input.emailOrUsername);
   // Unknown names are limited under their own key, exactly like real accounts, so limits reveal nothing.
@@ -106,9 +125,17 @@ export async function login(ctx: AuthContext, input: LoginRequest, ip: string): 
     throw unauthorized(INVALID_CREDENTIALS);
   }
   await ctx.guard.succeed(ip, account);
-  const refreshToken = await issueRefreshToken(ctx.deps.db, user.id, ctx.deps.clock(), refreshSettings(ctx));
+  const client: ClientInfo = { ip, userAgent };
+  const session = await issueRefreshToken(
+    ctx.deps.db,
+    user.id,
+    ctx.deps.clock(),
+    refreshSettings(ctx),
+    undefined,
+    client,
+  );
   logins.inc({ outcome: 'success' });
-  return { user, refreshToken, accessToken: ctx.signAccessToken(user) };
+  return { user, refreshToken: session.token, accessToken: ctx.signAccessToken(user, session.familyId) };
 }
 
 export async function profile(ctx: AuthContext, user: UserRow, caller: Caller): Promise<ProfileResponse> {
@@ -128,6 +155,7 @@ export async function profile(ctx: AuthContext, user: UserRow, caller: Caller): 
     purchasedClicks: game.ok ? game.data.purchasedClicks : null,
     hasInfiniteClicks: game.ok ? game.data.hasInfiniteClicks : null,
     potEarned: payments.ok ? payments.data.potEarned : null,
+    emailVerified: user.email_verified_at !== null,
     paypalEmail: payments.ok ? payments.data.paypalEmail : null,
     adminBalance: payments.ok ? payments.data.adminBalance : null,
   };
@@ -141,8 +169,12 @@ export async function changeEmail(ctx: AuthContext, user: UserRow, email: string
   if (email === user.email) return;
   try {
     await ctx.deps.db.transaction().execute(async (trx) => {
-      await updateUser(trx, user.id, { email });
+      // A new address is unverified until its owner confirms it from the link mailed to it (the same
+      // address written in other case stays as it was).
+      const sameAddress = email.toLowerCase() === user.email.toLowerCase();
+      await updateUser(trx, user.id, sameAddress ? { email } : { email, email_verified_at: null });
       await enqueue(trx, makeEvent(SUBJECTS.userEmailChanged, { userId: user.id, email }));
+      if (!sameAddress) await enqueue(trx, verificationRequest(ctx, { ...user, email }));
     });
   } catch (error) {
     uniqueConflict(error);
@@ -186,7 +218,8 @@ export async function changePassword(
   return ctx.deps.db.transaction().execute(async (trx) => {
     await updateUser(trx, user.id, { password_hash: passwordHash });
     await revokeAllForUser(trx, user.id, now);
-    return issueRefreshToken(trx, user.id, now, refreshSettings(ctx));
+    const session = await issueRefreshToken(trx, user.id, now, refreshSettings(ctx), undefined, { ip });
+    return session.token;
   });
 }
 

@@ -12,6 +12,6 @@ export async function internalRoutes(scope: FastifyInstance, ctx: AuthContext): 
   // The account as the database has it now: a deleted account is a 401, a changed role the new one.
   app.get(INTERNAL_ACCOUNT_PATH, { schema: { response: { 200: InternalAccount } } }, async (request) => {
     const account = accountOf(request);
-    return { userId: account.id, role: account.role };
+    return { userId: account.id, role: account.role, emailVerified: account.email_verified_at !== null };
   });
 }

@@ -28,7 +28,7 @@ export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Prom
     '/api/user/register',
     { schema: { body: RegisterRequest, response: { 201: RegisterResponse } } },
     async (request, reply) => {
-      const signedIn = await accounts.register(ctx, request.body, request.ip);
+      const signedIn = await accounts.register(ctx, request.body, request.ip, request.headers['user-agent']);
       setRefreshCookie(reply, config, signedIn.refreshToken);
       return reply.status(201).send({ token: signedIn.accessToken, message: 'Registration successful' });
     },
@@ -38,7 +38,7 @@ export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Prom
     '/api/user/login',
     { schema: { body: LoginRequest, response: { 200: LoginResponse } } },
     async (request, reply) => {
-      const signedIn = await accounts.login(ctx, request.body, request.ip);
+      const signedIn = await accounts.login(ctx, request.body, request.ip, request.headers['user-agent']);
       setRefreshCookie(reply, config, signedIn.refreshToken);
       return {
         token: signedIn.accessToken,

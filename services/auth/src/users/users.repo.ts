@@ -83,6 +83,7 @@ export async function updateUser(
     password_hash: string;
     role: Role;
     preferred_language: Language;
+    email_verified_at: Date | null;
   }>,
 ): Promise<void> {
   try {

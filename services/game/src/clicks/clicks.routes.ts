@@ -4,10 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { GameContext } from '../app.js';
 import type { ClickOutcome } from '../engine/game-engine.js';
+import { clickGate, type ClickQueueOptions } from './admission.js';
 
 interface ClickRates {
   perUser: number;
   perAddress: number;
+  /** The bound on queued clicks (clicks/admission.ts); absent means unbounded. */
+  queue?: ClickQueueOptions;
 }
 
 function refusal(outcome: Exclude<ClickOutcome, { accepted: true }>, rates: ClickRates): AppError {
@@ -29,12 +32,16 @@ export async function clickRoutes(app: FastifyInstance, { deps, engine }: GameCo
   const rates: ClickRates = {
     perUser: deps.config.CLICK_RATE_PER_USER,
     perAddress: deps.config.CLICK_RATE_PER_IP,
+    queue: { max: deps.config.CLICK_QUEUE_MAX, targetMs: deps.config.CLICK_QUEUE_TARGET_MS },
   };
+  const gate = clickGate(rates.queue ?? { max: 0, targetMs: 0 });
+  app.addHook('onClose', async () => gate.close());
   app.addHook('onRequest', authenticate);
   app
     .withTypeProvider<ZodTypeProvider>()
-    .post('/api/game/click', { schema: { response: { 200: ClickResponse } } }, async (request) => {
-      const outcome = await engine.click(request.user.sub, request.ip);
+    .post('/api/game/click', { schema: { response: { 200: ClickResponse } } }, async (request, reply) => {
+      const outcome = await gate.run(reply, () => engine.click(request.user.sub, request.ip));
+      if (outcome === undefined) return reply;
       if (!outcome.accepted) throw refusal(outcome, rates);
       return {
         globalClicks: outcome.globalClicks,

@@ -1,44 +1,110 @@
-// The scripts as ioredis commands (EVALSHA, falling back to EVAL once after a Redis restart).
-import type { Redis } from 'ioredis';
+// The game's Lua scripts as ioredis commands (EVALSHA, falling back to EVAL once after a Redis restart),
+// typed for a connection and for a pipeline alike, each call's reply decoded by its script's decoder.
+import type { ChainableCommander, Redis, Result } from 'ioredis';
+import { CLICK_BATCH, decodeClickBatchReply, type ClickBatchReply } from './redis/click-batch.js';
+import { decodeJournalStepReply, JOURNAL_STEP, type JournalStepReply } from './redis/journal-step.js';
+import { APPLY_PURCHASE, decodeApplyPurchaseReply, type ApplyPurchaseReply } from './redis/purchase.js';
+import { decodeRestoreStateReply, RESTORE_STATE } from './redis/restore-state.js';
 import {
-  APPLY_PURCHASE,
-  CLICK_BATCH,
+  decodeChangedReply,
+  decodeEvictIdleUsersReply,
+  EVICT_IDLE_USERS,
   LOAD_USER,
-  RESTORE_STATE,
-  JOURNAL_STEP,
   UPDATE_USER_META,
-} from './scripts.js';
+  type EvictIdleUsersReply,
+} from './redis/users.js';
 
-type Args = (string | number)[];
+type Arg = string | number;
+
+// ioredis' documented way to type commands made with defineCommand (a connection and a pipeline alike).
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    gameClickBatch(numKeys: number, ...keysAndArgs: Arg[]): Result<(number | string)[], Context>;
+    gameApplyPurchase(numKeys: number, ...keysAndArgs: Arg[]): Result<number[], Context>;
+    gameLoadUser(numKeys: number, ...keysAndArgs: Arg[]): Result<number, Context>;
+    gameUpdateUserMeta(numKeys: number, ...keysAndArgs: Arg[]): Result<number, Context>;
+    gameRestoreState(numKeys: number, ...keysAndArgs: Arg[]): Result<number, Context>;
+    gameJournalStep(numKeys: number, ...keysAndArgs: Arg[]): Result<(string | number)[], Context>;
+    gameEvictIdleUsers(numKeys: number, ...keysAndArgs: Arg[]): Result<(string | number)[], Context>;
+  }
+}
+
+const SCRIPTS = {
+  gameClickBatch: CLICK_BATCH,
+  gameApplyPurchase: APPLY_PURCHASE,
+  gameLoadUser: LOAD_USER,
+  gameUpdateUserMeta: UPDATE_USER_META,
+  gameRestoreState: RESTORE_STATE,
+  gameJournalStep: JOURNAL_STEP,
+  gameEvictIdleUsers: EVICT_IDLE_USERS,
+} as const;
+
+/** A user's figures from Postgres, as LOAD_USER takes them. */
+export interface UserLoad {
+  id: string;
+  version: number;
+  role: string;
+  name: string | null;
+  deleted: boolean;
+  granted: number;
+  purchasedRound: number;
+  purchased: number;
+  passRound: number;
+}
 
 export interface GameRedis {
-  clickBatch(keys: string[], args: Args): Promise<(number | string)[]>;
-  applyPurchase(keys: string[], args: Args): Promise<number[]>;
-  loadUser(key: string, args: Args): Promise<number>;
-  updateUserMeta(keys: string[], args: Args): Promise<number>;
-  restoreState(key: string, args: Args): Promise<number>;
-  journalStep(key: string, args: Args): Promise<(string | number)[]>;
+  /** KEYS: game hash, then address buckets. ARGV: see CLICK_BATCH. */
+  clickBatch(keys: string[], args: Arg[], clickCount: number): Promise<ClickBatchReply>;
+  /** KEYS: game hash, purchases. */
+  applyPurchase(keys: string[], args: Arg[]): Promise<ApplyPurchaseReply>;
+  /** Loads users in one round trip (a pipeline); true for each record that changed. */
+  loadUsers(hash: string, users: UserLoad[], now: number): Promise<boolean[]>;
+  updateUserMeta(hash: string, args: Arg[]): Promise<boolean>;
+  restoreState(hash: string, args: Arg[]): Promise<boolean>;
+  journalStep(hash: string, args: Arg[]): Promise<JournalStepReply>;
+  evictIdleUsers(hash: string, cursor: string, count: number, cutoff: number): Promise<EvictIdleUsersReply>;
+}
+
+function loadUserArgs(user: UserLoad, now: number): Arg[] {
+  return [
+    user.id,
+    user.version,
+    user.role,
+    user.name ?? '',
+    user.deleted ? 1 : 0,
+    user.granted,
+    user.purchasedRound,
+    user.purchased,
+    user.passRound,
+    now,
+  ];
 }
 
 export function gameRedis(redis: Redis): GameRedis {
-  const scripts = {
-    gameClickBatch: CLICK_BATCH,
-    gameApplyPurchase: APPLY_PURCHASE,
-    gameLoadUser: LOAD_USER,
-    gameUpdateUserMeta: UPDATE_USER_META,
-    gameRestoreState: RESTORE_STATE,
-    gameJournalStep: JOURNAL_STEP,
-  };
-  for (const [name, lua] of Object.entries(scripts)) {
+  for (const [name, lua] of Object.entries(SCRIPTS)) {
     if (!(name in redis)) redis.defineCommand(name, { lua });
   }
-  const r = redis as any;
   return {
-    clickBatch: (keys, args) => r.gameClickBatch(keys.length, ...keys, ...args),
-    applyPurchase: (keys, args) => r.gameApplyPurchase(keys.length, ...keys, ...args),
-    loadUser: (key, args) => r.gameLoadUser(1, key, ...args),
-    updateUserMeta: (keys, args) => r.gameUpdateUserMeta(keys.length, ...keys, ...args),
-    restoreState: (key, args) => r.gameRestoreState(1, key, ...args),
-    journalStep: (key, args) => r.gameJournalStep(1, key, ...args),
+    clickBatch: async (keys, args, clickCount) =>
+      decodeClickBatchReply(await redis.gameClickBatch(keys.length, ...keys, ...args), clickCount),
+    applyPurchase: async (keys, args) =>
+      decodeApplyPurchaseReply(await redis.gameApplyPurchase(keys.length, ...keys, ...args)),
+    async loadUsers(hash, users, now) {
+      if (users.length === 0) return [];
+      const pipeline: ChainableCommander = redis.pipeline();
+      for (const user of users) pipeline.gameLoadUser(1, hash, ...loadUserArgs(user, now));
+      const results = (await pipeline.exec()) ?? [];
+      return results.map(([error, reply]) => {
+        if (error) throw error;
+        return decodeChangedReply(reply as number);
+      });
+    },
+    updateUserMeta: async (hash, args) =>
+      decodeChangedReply(await redis.gameUpdateUserMeta(1, hash, ...args)),
+    restoreState: async (hash, args) =>
+      decodeRestoreStateReply(await redis.gameRestoreState(1, hash, ...args)),
+    journalStep: async (hash, args) => decodeJournalStepReply(await redis.gameJournalStep(1, hash, ...args)),
+    evictIdleUsers: async (hash, cursor, count, cutoff) =>
+      decodeEvictIdleUsersReply(await redis.gameEvictIdleUsers(1, hash, cursor, count, cutoff)),
   };
 }

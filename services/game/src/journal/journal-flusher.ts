@@ -4,8 +4,9 @@
 // after their Postgres transaction committed (by the next step, in the same call that takes the next
 // entries), so an instance crash loses nothing.
 import { randomUUID } from 'node:crypto';
-import type { Redis } from '@omc/service-kit';
-import { sql, type Kysely } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startPollLoop, type Redis } from '@omc/service-kit';
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
 import {
@@ -13,6 +14,8 @@ import {
   addPurchasedSpent,
   advanceRounds,
   journalCursors,
+  lockJournal,
+  lockStateWritesShared,
   recordPurchase,
   recordWin,
   saveJournalCursor,
@@ -20,7 +23,6 @@ import {
 import { entriesOf, parseJournalEntry, type JournalEntry } from '../engine/journal-types.js';
 import { KEYS } from '../engine/keys.js';
 import { gameRedis } from '../engine/redis-commands.js';
-import { sleep } from '../engine/game-engine.js';
 
 const MAX_ENTRIES = 500;
 /** How long the flusher's lock outlives its last step (another instance takes over after that). */
@@ -45,11 +47,9 @@ export function startJournalFlusher(
   const token = randomUUID();
   /** What this flusher wrote to Postgres and the next step removes from Redis. */
   let written: { epoch: string; upto: number } | undefined;
-  let stopped = false;
-  let wake: (() => void) | undefined;
 
   const step = (maxEntries: number) =>
-    scripts.journalStep(KEYS.journal, [
+    scripts.journalStep(KEYS.game, [
       token,
       Date.now(),
       LOCK_MS,
@@ -63,13 +63,15 @@ export function startJournalFlusher(
     const taken = await step(MAX_ENTRIES);
     // The step removed what the previous one wrote (or found Redis rebuilt, or lost the lock).
     written = undefined;
-    if (taken.length === 0) return 0;
-    if (taken[0] === -1) return -1;
-    const entries = (taken as string[]).map(parseJournalEntry);
+    if (taken.lockedByAnother) return -1;
+    if (taken.entries.length === 0) return 0;
+    const entries = taken.entries.map(parseJournalEntry);
     const wins = await db.transaction().execute(async (trx) => {
       // The Redis lock can expire under a very slow Postgres; this lock keeps two flushes from both
       // reading the cursor before either commits.
-      await sql`select pg_advisory_xact_lock(hashtext('omc-game-journal'))`.execute(trx);
+      await lockJournal(trx);
+      // A rebuild of the round state waits for this write (round-state.ts).
+      await lockStateWritesShared(trx);
       const cursors = await journalCursors(trx, [...new Set(entries.map((e) => e.epoch))]);
       const fresh = entries.filter((e) => e.seq > (cursors.get(e.epoch) ?? 0));
       const count = await applyEntries(trx, fresh);
@@ -84,45 +86,28 @@ export function startJournalFlusher(
     return entries.length;
   };
 
-  const loop = async () => {
-    while (!stopped) {
-      let moved = 0;
-      try {
-        moved = await flushOnce();
-      } catch (error) {
-        log.warn({ err: error }, 'journal flush failed; will retry');
-      }
-      if (moved === MAX_ENTRIES) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.intervalMs);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
-    }
-  };
-  const running = loop();
+  const loop = startPollLoop(async () => (await flushOnce()) === MAX_ENTRIES, {
+    intervalMs: options.intervalMs,
+    log,
+    failureMessage: 'journal flush failed; will retry',
+  });
 
   return {
-    nudge: () => wake?.(),
+    nudge: () => loop.nudge(),
     async drain(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       const pending = async () => {
-        const [seq, fseq] = await redis.hmget(KEYS.journal, 'seq', 'fseq');
+        const [seq, fseq] = await redis.hmget(KEYS.game, 'seq', 'fseq');
         return Number(seq ?? 0) > Number(fseq ?? 0);
       };
       while (await pending()) {
         if (Date.now() > deadline) throw new Error('journal did not drain in time');
-        wake?.();
+        loop.nudge();
         await sleep(10);
       }
     },
     async stop() {
-      stopped = true;
-      wake?.();
-      await running;
+      await loop.stop();
       // Remove what was written and release the lock, so another instance flushes at once.
       await step(0).catch(() => undefined);
     },

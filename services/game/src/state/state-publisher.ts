@@ -6,7 +6,7 @@
 // The game also answers game.state.current.v1 requests (realtime asks at start-up); one instance of the
 // queue group does.
 import { makeEvent, SUBJECTS, type EventEnvelope } from '@omc/contracts';
-import type { Nats } from '@omc/service-kit';
+import { publishTraced, traceCarrier, type Nats } from '@omc/service-kit';
 import type { Subscription } from 'nats';
 import type { Logger } from 'pino';
 import type { GameEngine, HotState } from '../engine/game-engine.js';
@@ -43,8 +43,15 @@ export function startStatePublisher(
   let reading = false;
   let stopped = false;
 
+  /** The trace of the latest change (a purchase credited, say), which the next publication continues. */
+  let pendingTrace: Record<string, string> | undefined;
+
   const send = (state: HotState) => {
-    nats.nc.publish(SUBJECTS.gameState, encoder.encode(JSON.stringify(stateEvent(state, clock()))));
+    const data = encoder.encode(JSON.stringify(stateEvent(state, clock())));
+    const trace = pendingTrace;
+    pendingTrace = undefined;
+    if (trace) void publishTraced(SUBJECTS.gameState, trace, (headers) => nats.nc.publish(SUBJECTS.gameState, data, { headers }));
+    else nats.nc.publish(SUBJECTS.gameState, data);
     options.onPublished?.();
   };
 
@@ -94,6 +101,7 @@ export function startStatePublisher(
 
   return {
     changed(state) {
+      pendingTrace = traceCarrier() ?? pendingTrace;
       if (pending !== 'read') pending = state ?? 'read';
       schedule();
     },

@@ -92,3 +92,16 @@ export async function abandonedPayouts(db: Db, limit = 20): Promise<Payout[]> {
     .limit(limit)
     .execute();
 }
+
+/** Payouts not finished (pending: being paid, or left unknown by PayPal), and the age of the oldest. */
+export async function unfinishedPayouts(db: Db): Promise<{ count: number; oldestAgeSeconds: number }> {
+  const row = await db
+    .selectFrom('payouts')
+    .select([
+      sql<string>`count(*)`.as('count'),
+      sql<string>`coalesce(extract(epoch from now() - min(created_at)), 0)`.as('oldest'),
+    ])
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), oldestAgeSeconds: Number(row.oldest) };
+}

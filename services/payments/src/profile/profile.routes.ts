@@ -1,5 +1,5 @@
 import { PaymentsProfile } from '@omc/contracts';
-import { authenticate } from '@omc/service-kit';
+import { authenticate, callerOf } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { PaymentsContext } from '../app.js';
@@ -9,6 +9,6 @@ export async function profileRoutes(app: FastifyInstance, { profile }: PaymentsC
   app
     .withTypeProvider<ZodTypeProvider>()
     .get('/api/payments/profile', { schema: { response: { 200: PaymentsProfile } } }, async (request) =>
-      profile.profile(request.user),
+      profile.profile(request.user, callerOf(request)),
     );
 }

@@ -107,6 +107,11 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
   metrics.gauge('realtime_sockets_connected', 'Sockets connected to this instance', [], function collect() {
     this.set(sockets());
   });
+  const disconnects = metrics.counter(
+    'realtime_disconnects_total',
+    "Sockets that left this instance, by Socket.IO's reason (client namespace disconnect, transport close, ping timeout, server shutting down...)",
+    ['reason'],
+  );
   const usersGauge = metrics.gauge(
     'realtime_users_connected',
     'People connected across all instances (users, plus addresses without a token), as this instance last counted',
@@ -174,7 +179,8 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     if (state) socket.emit('gameStateUpdate', stateView(state));
     socket.emit('userCountUpdate', userCount.total);
     userCount.markChanged();
-    socket.on('disconnect', () => {
+    socket.on('disconnect', (reason) => {
+      disconnects.inc({ reason });
       people.remove(person);
       userCount.markChanged();
     });

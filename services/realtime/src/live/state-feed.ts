@@ -1,7 +1,7 @@
 // The game's state as it changes: core NATS game.state.v1 (a lost one is superseded by the next), plus
 // a request for the current state at start-up and after every reconnect, so nothing waits for a click.
 import { parseEvent, SUBJECTS } from '@omc/contracts';
-import type { Nats } from '@omc/service-kit';
+import { consumeTraced, type Nats } from '@omc/service-kit';
 import type { Subscription } from 'nats';
 import type { Logger } from 'pino';
 import type { GameStateEvent } from './game-state.js';
@@ -41,7 +41,10 @@ export function startStateFeed(options: StateFeedOptions): StateFeed {
   // The client re-subscribes by itself after a reconnect.
   const subscription: Subscription = nats.nc.subscribe(SUBJECTS.gameState, {
     callback: (error, msg) => {
-      if (!error) accept(msg.data, msg.subject);
+      if (error) return;
+      // A state that continues a trace (a purchase credited) is handed to the broadcast inside its span.
+      if (msg.headers) void consumeTraced(msg.subject, msg.headers, () => accept(msg.data, msg.subject), 'broadcast game.state.v1');
+      else accept(msg.data, msg.subject);
     },
   });
 

@@ -10,6 +10,7 @@ import { FormMessage } from '../../components/FormMessage';
 import { PasswordInput } from '../../components/PasswordInput';
 import { TextField } from '../../components/TextField';
 import { useSession } from '../../session/SessionProvider';
+import { ForgotPasswordDialog } from './ForgotPasswordDialog';
 
 export const LOGIN_FOCUS_DELAY_MS = 50;
 
@@ -32,10 +33,12 @@ export function LoginDialog({ open, onClose }: { open: boolean; onClose: () => v
   const [form, setForm] = useState({ emailOrUsername: '', password: '' });
   const [error, setError] = useState<string | null>(null);
   const firstField = useRef<HTMLInputElement>(null);
+  const [forgot, setForgot] = useState(false);
 
   const close = () => {
     setForm({ emailOrUsername: '', password: '' });
     setError(null);
+    setForgot(false);
     onClose();
   };
 
@@ -60,6 +63,8 @@ export function LoginDialog({ open, onClose }: { open: boolean; onClose: () => v
     login.mutate({ emailOrUsername: form.emailOrUsername.trim(), password: form.password });
   };
 
+  if (open && forgot) return <ForgotPasswordDialog open onClose={close} onBack={() => setForgot(false)} />;
+
   return (
     <Dialog
       open={open}
@@ -83,6 +88,9 @@ export function LoginDialog({ open, onClose }: { open: boolean; onClose: () => v
           value={form.password}
           onChange={(e) => setForm({ ...form, password: e.target.value })}
         />
+        <button type="button" className="btn btn--link" onClick={() => setForgot(true)}>
+          {t('login.forgotPassword')}
+        </button>
         <FormMessage error={error} />
         <div className="form__actions">
           <button type="button" className="btn btn--ghost" onClick={close}>

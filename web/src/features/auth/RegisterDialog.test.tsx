@@ -73,7 +73,7 @@ describe('registration', () => {
     );
     await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/game'));
     expect(api.callsTo('POST', '/api/user/register')[0]).toMatchObject({
-      body: { username: 'ana', email: 'ana@example.com', password: 'secret1' },
+      body: { username: 'ana', email: 'ana@example.com', password: 'secret1', preferredLanguage: 'es' },
       credentials: 'include',
     });
     expect(window.localStorage.getItem('token')).toBe(token);

@@ -1,4 +1,4 @@
-import { validateRegisterForm } from '@omc/contracts';
+import { LANGUAGES, validateRegisterForm } from '@omc/contracts';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -14,7 +14,7 @@ import { useSession } from '../../session/SessionProvider';
 const EMPTY = { username: '', email: '', password: '', confirmPassword: '' };
 
 export function RegisterDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const navigate = useNavigate();
   const { signIn } = useSession();
   const [form, setForm] = useState(EMPTY);
@@ -42,7 +42,13 @@ export function RegisterDialog({ open, onClose }: { open: boolean; onClose: () =
     const invalid = validateRegisterForm(form);
     if (invalid) return setError(t(invalid));
     setError(null);
-    register.mutate({ username: form.username.trim(), email: form.email.trim(), password: form.password });
+    register.mutate({
+      username: form.username.trim(),
+      email: form.email.trim(),
+      password: form.password,
+      // Mails (the verification link first) are written in the language the player signs up in.
+      preferredLanguage: LANGUAGES.find((l) => l === i18n.language),
+    });
   };
 
   const field = (name: keyof typeof EMPTY) => ({

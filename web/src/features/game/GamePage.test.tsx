@@ -8,7 +8,7 @@ const signIn = (role = 'standard') =>
   storeSession(makeToken({ username: 'ana', role, exp: Math.floor(Date.now() / 1000) + 900 }), { role });
 const counter = () => screen.getByTestId('global-clicks');
 const freeClicks = () => screen.getByTestId('free-clicks');
-const clickButton = () => screen.getByRole('button', { name: 'Clic: suma uno al contador' });
+const clickButton = () => screen.getByRole('button', { name: '+1: suma un clic al contador' });
 
 describe('game screen', () => {
   it('moves the counter and the balance at once, and keeps the server figures on success', async () => {
@@ -48,6 +48,37 @@ describe('game screen', () => {
     await waitFor(() => expect(counter()).toHaveTextContent('41'));
     expect(freeClicks()).toHaveTextContent('3');
     expect(await screen.findByRole('alert')).toHaveTextContent('Demasiado rápido');
+  });
+
+  it('shows a calm busy state instead of an error when the game is flooded, and sends the click again', async () => {
+    signIn();
+    let attempts = 0;
+    const api = fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ freeClicks: 3 })),
+      'POST /api/game/click': () => {
+        attempts += 1;
+        if (attempts === 1)
+          return new Response(
+            JSON.stringify({ message: 'The game is very busy right now', code: 'OVERLOADED' }),
+            { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' } },
+          );
+        return json(200, { globalClicks: 42, freeClicks: 2 });
+      },
+    });
+    const user = userEvent.setup();
+    renderApp('/game');
+    await waitFor(() => expect(freeClicks()).toHaveTextContent('3'));
+    await user.click(clickButton());
+    await waitFor(() => expect(screen.getByTestId('click-busy')).toHaveTextContent(/muy concurrido/));
+    // Not an error: no alert, the click still shows on the counter, and the button waits.
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(counter()).toHaveTextContent('42');
+    expect(clickButton()).toBeDisabled();
+    await waitFor(() => expect(api.callsTo('POST', '/api/game/click')).toHaveLength(2), { timeout: 5000 });
+    await waitFor(() => expect(screen.getByTestId('click-busy')).toHaveTextContent(''));
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(counter()).toHaveTextContent('42');
+    expect(clickButton()).toBeEnabled();
   });
 
   it('rolls back with the translated error when the server says nothing', async () => {
@@ -128,7 +159,14 @@ describe('game screen', () => {
     act(() => socket.emit('winner', { username: 'carl', pot: 20 }));
     expect(screen.getByTestId('notice-winner')).toHaveTextContent('carl');
     // Each update replaces the whole state, pot included.
-    act(() => socket.emit('gameStateUpdate', { globalClicks: 78, pot: 21.5, lastWinner: 'bea', lastClickUser: 'dan' }));
+    act(() =>
+      socket.emit('gameStateUpdate', {
+        globalClicks: 78,
+        pot: 21.5,
+        lastWinner: 'bea',
+        lastClickUser: 'dan',
+      }),
+    );
     await waitFor(() => expect(counter()).toHaveTextContent('78'));
     expect(screen.getByTestId('pot')).toHaveTextContent('21,50 €');
     const before = api.callsTo('GET', '/api/game/state').length;

@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { gameRulesQuery, gameStateQuery } from '../../api/game';
 import { FormMessage } from '../../components/FormMessage';
 import { SessionMessage } from '../../components/SessionMessage';
+import { VerifyEmailBanner } from '../auth/VerifyEmailBanner';
 import { formatCount } from '../../i18n/format';
 import { useSession } from '../../session/SessionProvider';
 import { BuyClicksDialog } from '../buy/BuyClicksDialog';
@@ -44,6 +45,7 @@ export function GamePage() {
     <div className="page page--game">
       <GameHeader pot={state.data?.pot} />
       <SessionMessage />
+      <VerifyEmailBanner />
       <main className="game">
         {state.isError ? <FormMessage error={t('game.errors.gameStateError')} /> : null}
         <section className="counter" aria-label={t('game.counterLabel')}>
@@ -56,8 +58,18 @@ export function GamePage() {
         </section>
 
         <ProgressRing value={globalClicks} target={target}>
-          <ClickButton disabled={!canClick(token, balance)} onClick={() => click.mutate()} />
+          <ClickButton
+            disabled={!canClick(token, balance) || click.busy === 'retrying'}
+            onClick={() => click.mutate()}
+          />
         </ProgressRing>
+        <p className="click-busy" role="status" data-testid="click-busy">
+          {click.busy === 'retrying'
+            ? t('game.busy.retrying')
+            : click.busy === 'gaveUp'
+              ? t('game.busy.gaveUp')
+              : null}
+        </p>
         {!token ? <p className="hint">{t('game.guestHint')}</p> : null}
 
         {rules.data ? <MilestoneBar rules={rules.data} globalClicks={globalClicks} /> : null}

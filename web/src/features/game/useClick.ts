@@ -1,7 +1,9 @@
 // The +1 click: counter and balance move at once and are rolled back, with the error shown, when the
-// server refuses (SPEC section 4).
+// server refuses (SPEC section 4). A refusal because the game is flooded (503) is no error: the page
+// shows a calm busy state and retries after a growing pause (busyRetry.ts).
 import type { GameState, ProfileResponse } from '@omc/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { gameApi } from '../../api/game';
 import { generationOf } from '../../api/generations';
@@ -9,6 +11,7 @@ import { errorText } from '../../api/http';
 import { queryKeys } from '../../api/keys';
 import { useNotices } from '../../components/Notices';
 import { useSession } from '../../session/SessionProvider';
+import { isBusyRefusal, withBusyRetry } from './busyRetry';
 import { hasUnlimitedClicks } from './clickRules';
 
 interface ClickContext {
@@ -23,9 +26,15 @@ export function useClick() {
   const { notify } = useNotices();
   const { t } = useTranslation();
   const profileKey = queryKeys.profile(token);
+  /** 'retrying' while a refused click waits for its next attempt; 'gaveUp' after the last one. */
+  const [busy, setBusy] = useState<'retrying' | 'gaveUp' | null>(null);
 
-  return useMutation<Awaited<ReturnType<typeof gameApi.click>>, unknown, void, ClickContext>({
-    mutationFn: () => gameApi.click(token!),
+  const mutation = useMutation<Awaited<ReturnType<typeof gameApi.click>>, unknown, void, ClickContext>({
+    mutationFn: () =>
+      withBusyRetry(
+        () => gameApi.click(token!),
+        (on) => setBusy(on ? 'retrying' : null),
+      ),
     onMutate: async () => {
       await queryClient.cancelQueries({ queryKey: queryKeys.gameState });
       queryClient.setQueryData<GameState>(queryKeys.gameState, (state) =>
@@ -61,13 +70,16 @@ export function useClick() {
           p && p.freeClicks !== null ? { ...p, freeClicks: p.freeClicks + 1 } : p,
         );
       }
-      notify({ tone: 'error', text: errorText(error, t('game.errors.clickError')) });
+      if (isBusyRefusal(error)) setBusy('gaveUp');
+      else notify({ tone: 'error', text: errorText(error, t('game.errors.clickError')) });
     },
     onSuccess: (result) => {
+      setBusy(null);
       queryClient.setQueryData<ProfileResponse>(profileKey, (p) =>
         p ? { ...p, freeClicks: result.freeClicks } : p,
       );
       void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
     },
   });
+  return Object.assign(mutation, { busy });
 }

@@ -8,6 +8,8 @@ import { useProfile } from '../game/useProfile';
 import { AdminPotPanel } from './AdminPotPanel';
 import { ChangeEmailDialog, ChangePasswordDialog, ChangeUsernameDialog } from './ChangeDialogs';
 import { DeleteAccountDialog } from './DeleteAccountDialog';
+import { SessionsPanel } from './SessionsPanel';
+import { VerifyEmailBanner } from '../auth/VerifyEmailBanner';
 
 type ProfileDialog = 'none' | 'email' | 'password' | 'username' | 'delete';
 
@@ -32,6 +34,7 @@ export function ProfilePage() {
           </button>
         }
       />
+      <VerifyEmailBanner />
       <main className="panel">
         {!loaded ? (
           <h1 className="panel__title">{t('profile.loading')}</h1>
@@ -48,6 +51,14 @@ export function ProfilePage() {
               <dd data-testid="profile-role">{role ? t(`roles.${role}`) : '–'}</dd>
               <dt>{t('profile.email')}</dt>
               <dd translate={email ? 'no' : undefined}>{email ?? t('profile.noEmail')}</dd>
+              {profile.data?.emailVerified !== undefined ? (
+                <>
+                  <dt>{t('profile.emailStatus')}</dt>
+                  <dd data-testid="email-verified">
+                    {profile.data.emailVerified ? t('profile.emailVerified') : t('profile.emailNotVerified')}
+                  </dd>
+                </>
+              ) : null}
             </dl>
           </>
         )}
@@ -73,6 +84,7 @@ export function ProfilePage() {
             {profile.data ? <AdminPotPanel profile={profile.data} /> : null}
           </>
         ) : null}
+        <SessionsPanel />
       </main>
       <ChangeEmailDialog open={dialog === 'email'} onClose={close} />
       <ChangePasswordDialog open={dialog === 'password'} onClose={close} />

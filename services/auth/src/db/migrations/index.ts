@@ -3,9 +3,13 @@ import { kitMigrations } from '@omc/service-kit';
 import type { Migration } from 'kysely';
 import { usersMigration } from './0001_users.js';
 import { bootstrapMigration } from './0002_bootstrap.js';
+import { accountsMigration } from './0003_accounts.js';
+import { emailVerificationMigration } from './0004_email_verification.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
   '0001_users': usersMigration,
   '0002_bootstrap': bootstrapMigration,
+  '0003_accounts': accountsMigration,
+  '0004_email_verification': emailVerificationMigration,
 };

@@ -1,0 +1,41 @@
+// The gateway's internal listener (GATEWAY_INTERNAL_PORT): liveness, readiness and metrics, for the
+// kubelet and Prometheus only. It is not in the Service, not behind the ingress, and the NetworkPolicy
+// lets only the monitoring namespace in; the public port answers these paths with a 404.
+import { createServer, pingRedis, registerHealth, serveMetrics } from '@omc/service-kit';
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from './deps.js';
+
+export async function buildInternalApp(
+  deps: Deps,
+  publicApp: FastifyInstance,
+  options: { logger?: boolean } = {},
+): Promise<FastifyInstance> {
+  const app = createServer({
+    name: 'gateway',
+    log: deps.log,
+    ...(options.logger === false ? { logger: false as const } : {}),
+  });
+  registerHealth(app, {
+    redis: () => pingRedis(deps.redis),
+    // Ready means players can be served: not before the public port listens, nor once it has closed.
+    public: () => {
+      if (!publicApp.server.listening) throw new Error('the public port is not listening');
+    },
+  });
+  serveMetrics(app, deps.metrics);
+  return app;
+}
+
+/** Builds the internal listener for `publicApp`, closes it with the public one, and starts it listening. */
+export async function listenInternal(
+  deps: Deps,
+  publicApp: FastifyInstance,
+  options: { port: number; host: string; logger?: boolean },
+): Promise<FastifyInstance> {
+  const internal = await buildInternalApp(deps, publicApp, options);
+  publicApp.addHook('onClose', async () => {
+    await internal.close();
+  });
+  await internal.listen({ port: options.port, host: options.host });
+  return internal;
+}

@@ -1,0 +1,85 @@
+// A flood of clicks at the front door while the game is saturated (here: a stand-in game that holds
+// every click until the test lets them go). The gateway lets a bounded number through and refuses the
+// rest at once (503, Retry-After, the usual error body) without waiting for the game: the refusals all
+// arrive while the admitted clicks are still held. No refused click reaches the game, none twice.
+import { resetRedis, testInfra } from '@omc/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, startStandIn, type Gateway, type StandIn } from './support.js';
+
+const MAX_IN_FLIGHT = 16;
+
+describe('gateway under a flood of clicks', () => {
+  let game: StandIn;
+  let gateway: Gateway;
+  let held: (() => void)[] = [];
+  let clicksReached = 0;
+
+  beforeAll(async () => {
+    await resetRedis();
+    game = await startStandIn('game', (app) => {
+      app.post('/api/game/click', async () => {
+        clicksReached += 1;
+        const ordinal = clicksReached;
+        await new Promise<void>((resolve) => held.push(resolve));
+        return { globalClicks: ordinal, freeClicks: 1, round: 1 };
+      });
+    });
+    gateway = await startGateway({
+      AUTH_URL: 'http://127.0.0.1:9',
+      GAME_URL: game.url,
+      PAYMENTS_URL: 'http://127.0.0.1:9',
+      REALTIME_URLS: 'http://127.0.0.1:9',
+      REDIS_URL: testInfra().redisUrl,
+      RATE_LIMIT_PER_IP: '0',
+      CLICK_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
+    });
+  });
+
+  afterAll(async () => {
+    for (const release of held) release();
+    await gateway?.close();
+    await game?.close();
+  });
+
+  it('refuses the excess at once with 503 and Retry-After, while the admitted clicks are still held', async () => {
+    const flood = 300;
+    const answers: { status: number; retryAfter: string | null; body: any }[] = [];
+    const requests = Array.from({ length: flood }, () =>
+      fetch(`${gateway.url}/api/game/click`, { method: 'POST', headers: { authorization: 'Bearer t' } }).then(
+        async (r) => {
+          answers.push({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.json() });
+        },
+      ),
+    );
+    // Every click over the limit is answered although the game has not answered a single one.
+    await expect
+      .poll(() => answers.length, { timeout: 20_000, interval: 20 })
+      .toBeGreaterThanOrEqual(flood - MAX_IN_FLIGHT);
+    expect(answers.every((a) => a.status === 503)).toBe(true);
+    expect(clicksReached).toBeLessThanOrEqual(MAX_IN_FLIGHT);
+    for (const a of answers) {
+      expect(Number(a.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(a.body).toMatchObject({ code: 'OVERLOADED' });
+      expect(a.body.message).toMatch(/busy/);
+      expect(a.body.error).toBe(a.body.message);
+      expect(a.body.msg).toBe(a.body.message);
+    }
+
+    // The game lets the held clicks go: each is answered once, and only they reached it.
+    const release = held;
+    held = [];
+    for (const r of release) r();
+    await Promise.all(requests);
+    const accepted = answers.filter((a) => a.status === 200);
+    expect(accepted.length).toBe(clicksReached);
+    expect(accepted.length + answers.filter((a) => a.status === 503).length).toBe(flood);
+    expect(new Set(accepted.map((a) => a.body.globalClicks)).size).toBe(accepted.length);
+  });
+
+  it('lets clicks through again once the flood has passed', async () => {
+    const answer = fetch(`${gateway.url}/api/game/click`, { method: 'POST' });
+    await expect.poll(() => held.length, { timeout: 10_000, interval: 10 }).toBe(1);
+    held.shift()!();
+    expect((await answer).status).toBe(200);
+  });
+});

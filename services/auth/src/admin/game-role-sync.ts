@@ -1,0 +1,36 @@
+// Read-your-writes for role changes: before updateRole answers, the game is told the new role with the
+// change's time (the role event's occurredAt), so the target's very next click has it. The game applies
+// it only when newer than what it holds: the event that follows is a no-op, an older one never wins.
+// If the game does not confirm in time the change still stands and the event brings it there.
+import { InternalRoleApplied, internalUserRolePath, type Role } from '@omc/contracts';
+import { forwardedHeaders, type Caller } from '@omc/service-kit';
+import type { Deps } from '../deps.js';
+
+export type GameSyncResult = { confirmed: true } | { confirmed: false; reason: string };
+
+export async function tellGameTheRole(
+  deps: Deps,
+  caller: Caller,
+  change: { userId: string; role: Role; changedAt: string },
+): Promise<GameSyncResult> {
+  // The admin's own token: the game checks it like any other internal caller's.
+  const headers = { ...forwardedHeaders(caller), 'content-type': 'application/json' };
+  try {
+    const response = await deps.fetch(`${deps.config.GAME_URL}${internalUserRolePath(change.userId)}`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({ role: change.role, changedAt: change.changedAt }),
+      signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS),
+    });
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      return { confirmed: false, reason: `status ${response.status}` };
+    }
+    const parsed = InternalRoleApplied.safeParse(await response.json());
+    if (!parsed.success) return { confirmed: false, reason: 'answer does not match the contract' };
+    return { confirmed: true };
+  } catch (error) {
+    const name = (error as Error).name;
+    return { confirmed: false, reason: name === 'TimeoutError' ? 'timed out' : (error as Error).message };
+  }
+}

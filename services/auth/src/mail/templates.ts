@@ -1,0 +1,262 @@
+// Account mail in the six languages: each kind has a subject, paragraphs and, where the reader must act,
+// one link. Rendered as plain text and as HTML (every interpolated value escaped) from the same words.
+import type { Language } from '@omc/contracts';
+
+export type MailKind = 'passwordReset' | 'passwordChanged' | 'verifyEmail';
+
+interface Words {
+  subject: string;
+  paragraphs: (p: MailParams) => string[];
+  action?: string;
+  after?: (p: MailParams) => string[];
+}
+
+export interface MailParams {
+  link?: string;
+  minutes?: number;
+  hours?: number;
+}
+
+interface Common {
+  greeting: string;
+  signature: string;
+  notYou: string;
+}
+
+const COMMON: Record<Language, Common> = {
+  es: {
+    greeting: 'Hola:',
+    signature: 'El equipo de One Million Clicks',
+    notYou: 'Si no lo pediste tú, ignora este correo: tu cuenta no cambia.',
+  },
+  en: {
+    greeting: 'Hello,',
+    signature: 'The One Million Clicks team',
+    notYou: 'If you did not ask for this, ignore this mail: nothing changes on your account.',
+  },
+  fr: {
+    greeting: 'Bonjour,',
+    signature: "L'équipe One Million Clicks",
+    notYou: "Si vous n'en êtes pas à l'origine, ignorez ce message : votre compte ne change pas.",
+  },
+  de: {
+    greeting: 'Hallo,',
+    signature: 'Das Team von One Million Clicks',
+    notYou:
+      'Wenn Sie das nicht angefordert haben, ignorieren Sie diese E-Mail: Ihr Konto bleibt unverändert.',
+  },
+  it: {
+    greeting: 'Ciao,',
+    signature: 'Il team di One Million Clicks',
+    notYou: "Se non l'hai chiesto tu, ignora questa email: il tuo account non cambia.",
+  },
+  pt: {
+    greeting: 'Olá,',
+    signature: 'A equipa One Million Clicks',
+    notYou: 'Se não foste tu a pedir, ignora este email: a tua conta não muda.',
+  },
+};
+
+const SECURITY: Record<Language, string> = {
+  es: 'Si no fuiste tú, restablece tu contraseña ahora desde «¿Olvidaste tu contraseña?» y escríbenos.',
+  en: 'If this was not you, reset your password now from "Forgot password?" and contact us.',
+  fr: "Si ce n'était pas vous, réinitialisez votre mot de passe depuis « Mot de passe oublié ? » et contactez-nous.",
+  de: 'Wenn Sie das nicht waren, setzen Sie Ihr Passwort jetzt über „Passwort vergessen?“ zurück und kontaktieren Sie uns.',
+  it: 'Se non sei stato tu, reimposta subito la password da «Password dimenticata?» e contattaci.',
+  pt: 'Se não foste tu, redefine já a palavra-passe em «Esqueceste-te da palavra-passe?» e contacta-nos.',
+};
+
+const KINDS: Record<MailKind, Record<Language, Words>> = {
+  verifyEmail: {
+    es: {
+      subject: 'Confirma tu correo',
+      paragraphs: (p) => [
+        'Confirma que esta dirección es tuya para proteger tu cuenta de One Million Clicks y poder cobrar tus premios.',
+        `El enlace caduca en ${p.hours} horas.`,
+      ],
+      action: 'Confirmar mi correo',
+    },
+    en: {
+      subject: 'Confirm your email',
+      paragraphs: (p) => [
+        'Confirm that this address is yours, to protect your One Million Clicks account and to collect your winnings.',
+        `The link expires in ${p.hours} hours.`,
+      ],
+      action: 'Confirm my email',
+    },
+    fr: {
+      subject: 'Confirmez votre adresse e-mail',
+      paragraphs: (p) => [
+        'Confirmez que cette adresse est la vôtre pour protéger votre compte One Million Clicks et encaisser vos gains.',
+        `Le lien expire dans ${p.hours} heures.`,
+      ],
+      action: 'Confirmer mon adresse',
+    },
+    de: {
+      subject: 'Bestätigen Sie Ihre E-Mail-Adresse',
+      paragraphs: (p) => [
+        'Bestätigen Sie, dass diese Adresse Ihnen gehört, um Ihr One-Million-Clicks-Konto zu schützen und Gewinne auszuzahlen.',
+        `Der Link läuft in ${p.hours} Stunden ab.`,
+      ],
+      action: 'E-Mail-Adresse bestätigen',
+    },
+    it: {
+      subject: 'Conferma la tua email',
+      paragraphs: (p) => [
+        'Conferma che questo indirizzo è tuo per proteggere il tuo account One Million Clicks e incassare le vincite.',
+        `Il link scade tra ${p.hours} ore.`,
+      ],
+      action: 'Conferma la mia email',
+    },
+    pt: {
+      subject: 'Confirma o teu email',
+      paragraphs: (p) => [
+        'Confirma que este endereço é teu para proteger a tua conta One Million Clicks e receber os teus prémios.',
+        `A ligação expira em ${p.hours} horas.`,
+      ],
+      action: 'Confirmar o meu email',
+    },
+  },
+  passwordReset: {
+    es: {
+      subject: 'Restablece tu contraseña',
+      paragraphs: (p) => [
+        'Alguien (esperamos que tú) pidió restablecer la contraseña de tu cuenta de One Million Clicks.',
+        `Elige una nueva con este enlace. Caduca en ${p.minutes} minutos y sirve una sola vez.`,
+      ],
+      action: 'Elegir una contraseña nueva',
+    },
+    en: {
+      subject: 'Reset your password',
+      paragraphs: (p) => [
+        'Someone (we hope you) asked to reset the password of your One Million Clicks account.',
+        `Choose a new one with this link. It expires in ${p.minutes} minutes and works once.`,
+      ],
+      action: 'Choose a new password',
+    },
+    fr: {
+      subject: 'Réinitialisez votre mot de passe',
+      paragraphs: (p) => [
+        'Quelqu’un (vous, nous l’espérons) a demandé à réinitialiser le mot de passe de votre compte One Million Clicks.',
+        `Choisissez-en un nouveau avec ce lien. Il expire dans ${p.minutes} minutes et ne sert qu’une fois.`,
+      ],
+      action: 'Choisir un nouveau mot de passe',
+    },
+    de: {
+      subject: 'Setzen Sie Ihr Passwort zurück',
+      paragraphs: (p) => [
+        'Jemand (hoffentlich Sie) hat das Zurücksetzen des Passworts Ihres One-Million-Clicks-Kontos angefordert.',
+        `Wählen Sie über diesen Link ein neues. Er läuft in ${p.minutes} Minuten ab und gilt nur einmal.`,
+      ],
+      action: 'Neues Passwort wählen',
+    },
+    it: {
+      subject: 'Reimposta la tua password',
+      paragraphs: (p) => [
+        'Qualcuno (speriamo tu) ha chiesto di reimpostare la password del tuo account One Million Clicks.',
+        `Scegline una nuova con questo link. Scade tra ${p.minutes} minuti e vale una sola volta.`,
+      ],
+      action: 'Scegli una nuova password',
+    },
+    pt: {
+      subject: 'Redefine a tua palavra-passe',
+      paragraphs: (p) => [
+        'Alguém (esperamos que tu) pediu para redefinir a palavra-passe da tua conta One Million Clicks.',
+        `Escolhe uma nova com esta ligação. Expira em ${p.minutes} minutos e só funciona uma vez.`,
+      ],
+      action: 'Escolher uma nova palavra-passe',
+    },
+  },
+  passwordChanged: {
+    es: {
+      subject: 'Tu contraseña ha cambiado',
+      paragraphs: () => [
+        'La contraseña de tu cuenta de One Million Clicks se acaba de restablecer y se han cerrado todas sus sesiones.',
+      ],
+    },
+    en: {
+      subject: 'Your password was changed',
+      paragraphs: () => [
+        'The password of your One Million Clicks account was just reset, and every session of the account was signed out.',
+      ],
+    },
+    fr: {
+      subject: 'Votre mot de passe a été modifié',
+      paragraphs: () => [
+        'Le mot de passe de votre compte One Million Clicks vient d’être réinitialisé et toutes ses sessions ont été fermées.',
+      ],
+    },
+    de: {
+      subject: 'Ihr Passwort wurde geändert',
+      paragraphs: () => [
+        'Das Passwort Ihres One-Million-Clicks-Kontos wurde soeben zurückgesetzt, und alle Sitzungen des Kontos wurden beendet.',
+      ],
+    },
+    it: {
+      subject: 'La tua password è cambiata',
+      paragraphs: () => [
+        'La password del tuo account One Million Clicks è stata appena reimpostata e tutte le sessioni sono state chiuse.',
+      ],
+    },
+    pt: {
+      subject: 'A tua palavra-passe foi alterada',
+      paragraphs: () => [
+        'A palavra-passe da tua conta One Million Clicks acabou de ser redefinida e todas as sessões foram terminadas.',
+      ],
+    },
+  },
+};
+
+/** Kinds whose reader did not necessarily ask for them: they say what to do if it was not them. */
+const NOTICE: Record<MailKind, 'ignore' | 'security'> = {
+  verifyEmail: 'ignore',
+  passwordReset: 'ignore',
+  passwordChanged: 'security',
+};
+
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+export function renderMail(kind: MailKind, language: Language, params: MailParams = {}): RenderedMail {
+  const words = KINDS[kind][language] ?? KINDS[kind].es;
+  const common = COMMON[language] ?? COMMON.es;
+  const closing = NOTICE[kind] === 'ignore' ? common.notYou : SECURITY[language];
+  const paragraphs = words.paragraphs(params);
+  const link = words.action && params.link ? { label: words.action, href: params.link } : undefined;
+
+  const text = [
+    common.greeting,
+    '',
+    ...paragraphs.flatMap((p) => [p, '']),
+    ...(link ? [`${link.label}: ${link.href}`, ''] : []),
+    closing,
+    '',
+    `-- ${common.signature}`,
+    '',
+  ].join('\n');
+
+  const html = `<!doctype html>
+<html lang="${language}">
+<head><meta charset="utf-8"><title>${escapeHtml(words.subject)}</title></head>
+<body style="margin:0;padding:24px;background:#ffffff;color:#1a1a1a;font-family:Arial,Helvetica,sans-serif;font-size:16px;line-height:1.5">
+<p>${escapeHtml(common.greeting)}</p>
+${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
+${
+  link
+    ? `<p><a href="${escapeHtml(link.href)}" style="display:inline-block;padding:12px 20px;background:#0b5394;color:#ffffff;text-decoration:none;border-radius:6px;font-weight:bold">${escapeHtml(link.label)}</a></p>
+<p style="font-size:14px;color:#444444">${escapeHtml(link.href)}</p>`
+    : ''
+}
+<p style="font-size:14px;color:#444444">${escapeHtml(closing)}</p>
+<p>${escapeHtml(common.signature)}</p>
+</body>
+</html>
+`;
+  return { subject: words.subject, text, html };
+}

@@ -1,0 +1,92 @@
+// Forgotten passwords: a mailed single-use link (token stored hashed, valid PASSWORD_RESET_TTL_MINUTES)
+// to choose a new password; the reset ends every session of the account and tells its owner by mail.
+// The request answers the same, at the same moment, whether or not the address has an account: the
+// limits are counted first for every address, and the account's work happens after the answer.
+import { makeEvent, SUBJECTS } from '@omc/contracts';
+import { badRequest } from '@omc/service-kit';
+import type { AuthContext } from '../context.js';
+import { enqueue } from '../events.js';
+import { hashPassword } from '../security/passwords.js';
+import { countRequest } from '../security/request-limit.js';
+import { revokeAllForUser } from '../sessions/refresh-tokens.js';
+import { findUserByEmail, findUserById, updateUser } from '../users/users.repo.js';
+import { createResetToken, findResetToken, lockResetToken, useAllResetTokens } from './reset-tokens.repo.js';
+
+/** Counts the request against the address's and the IP's limits (429 past them), then starts the work. */
+export async function requestPasswordReset(ctx: AuthContext, email: string, ip: string): Promise<void> {
+  const { config } = ctx.deps;
+  const address = email.trim().toLowerCase();
+  await countRequest(ctx.deps.redis, config.RESET_WINDOW_MS, [
+    {
+      key: `reset:ip:${ip}`,
+      max: config.RESET_MAX_PER_IP,
+      message: (s) => `Too many password reset requests from your network. Try again in ${s} seconds.`,
+    },
+    {
+      key: `reset:addr:${address}`,
+      max: config.RESET_MAX_PER_ADDRESS,
+      message: (s) => `Too many password reset requests for this address. Try again in ${s} seconds.`,
+    },
+  ]);
+  // Not awaited: the answer must not take longer when the account exists.
+  void issueReset(ctx, address).catch((err) => ctx.deps.log.error({ err }, 'password reset request failed'));
+}
+
+async function issueReset(ctx: AuthContext, address: string): Promise<void> {
+  const { db, config } = ctx.deps;
+  const user = await findUserByEmail(db, address);
+  if (!user) return;
+  const now = ctx.deps.clock();
+  const expiresAt = now + config.PASSWORD_RESET_TTL_MINUTES * 60_000;
+  await db.transaction().execute(async (trx) => {
+    const token = await createResetToken(trx, user.id, expiresAt);
+    await enqueue(
+      trx,
+      makeEvent(SUBJECTS.passwordResetRequested, {
+        userId: user.id,
+        email: user.email,
+        language: user.preferred_language,
+        token,
+        expiresAt: new Date(expiresAt).toISOString(),
+      }),
+    );
+  });
+  ctx.relay.nudge();
+}
+
+const INVALID = 'This password reset link is not valid. Ask for a new one from "Forgot password?".';
+const USED = 'This password reset link was already used. Ask for a new one from "Forgot password?".';
+const EXPIRED = 'This password reset link has expired. Ask for a new one from "Forgot password?".';
+
+/** Sets the new password from a valid token; every session ends, every other mailed link dies. */
+export async function resetPassword(ctx: AuthContext, token: string, newPassword: string): Promise<void> {
+  const { db } = ctx.deps;
+  const found = await findResetToken(db, token);
+  const check = (row: typeof found, now: number) => {
+    if (!row) throw badRequest(INVALID, 'token');
+    if (row.used_at) throw badRequest(USED, 'token');
+    if (row.expires_at.getTime() <= now) throw badRequest(EXPIRED, 'token');
+    return row;
+  };
+  check(found, ctx.deps.clock());
+  const passwordHash = await hashPassword(newPassword);
+  await db.transaction().execute(async (trx) => {
+    const now = ctx.deps.clock();
+    // Locked and checked again: of two requests racing with one token, one wins and the other is told.
+    const row = check(await lockResetToken(trx, found!.id), now);
+    const user = await findUserById(trx, row.user_id);
+    if (!user) throw badRequest(INVALID, 'token');
+    await updateUser(trx, user.id, { password_hash: passwordHash });
+    await useAllResetTokens(trx, user.id, now);
+    await revokeAllForUser(trx, user.id, now);
+    await enqueue(
+      trx,
+      makeEvent(SUBJECTS.passwordReset, {
+        userId: user.id,
+        email: user.email,
+        language: user.preferred_language,
+      }),
+    );
+  });
+  ctx.relay.nudge();
+}

@@ -1,0 +1,36 @@
+// GET /api/user/sessions, DELETE /api/user/sessions/:id, DELETE /api/user/sessions (all others).
+import { MessageResponse, SessionIdParams, SessionsResponse, type AccessTokenClaims } from '@omc/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { ignoreJsonBody } from '../body-less.js';
+import type { AuthContext } from '../context.js';
+import { accountOf, signedIn } from '../users/current-user.js';
+import { endOtherSessions, endSession, listSessions } from './active-sessions.service.js';
+
+/** The session the access token was issued for (tokens from before sessions were named carry none). */
+const sessionOf = (request: FastifyRequest): string | undefined =>
+  (request.user as AccessTokenClaims | undefined)?.sid;
+
+export async function activeSessionRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
+  ignoreJsonBody(scope);
+  scope.addHook('onRequest', signedIn(ctx));
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+
+  app.get('/api/user/sessions', { schema: { response: { 200: SessionsResponse } } }, async (request) => ({
+    sessions: await listSessions(ctx, accountOf(request).id, sessionOf(request)),
+  }));
+
+  app.delete(
+    '/api/user/sessions/:id',
+    { schema: { params: SessionIdParams, response: { 200: MessageResponse } } },
+    async (request) => {
+      await endSession(ctx, accountOf(request).id, request.params.id);
+      return { message: 'Session ended' };
+    },
+  );
+
+  app.delete('/api/user/sessions', { schema: { response: { 200: MessageResponse } } }, async (request) => {
+    const ended = await endOtherSessions(ctx, accountOf(request).id, sessionOf(request));
+    return { message: ended === 1 ? '1 other session ended' : `${ended} other sessions ended` };
+  });
+}

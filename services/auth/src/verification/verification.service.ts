@@ -1,0 +1,88 @@
+// Email verification: a signed link mailed at registration, after an email change and on request; the
+// link confirms the account's current address once. Resending is limited per account and per IP.
+import { makeEvent, SUBJECTS, type EventEnvelope } from '@omc/contracts';
+import { badRequest, conflict, forbidden } from '@omc/service-kit';
+import type { AuthContext } from '../context.js';
+import { enqueue } from '../events.js';
+import { countRequest } from '../security/request-limit.js';
+import { findUserById, updateUser, type UserRow } from '../users/users.repo.js';
+import { readVerification, signVerification, verificationKey } from './verification-token.js';
+
+const keys = new WeakMap<AuthContext, Buffer>();
+function keyOf(ctx: AuthContext): Buffer {
+  let key = keys.get(ctx);
+  if (!key) {
+    key = verificationKey(ctx.deps.config.JWT_PRIVATE_KEY);
+    keys.set(ctx, key);
+  }
+  return key;
+}
+
+/** The event that mails a verification link for the account's address (enqueued by the caller). */
+export function verificationRequest(
+  ctx: AuthContext,
+  user: Pick<UserRow, 'id' | 'email' | 'preferred_language'>,
+): EventEnvelope<typeof SUBJECTS.verificationRequested> {
+  const expiresAt = ctx.deps.clock() + ctx.deps.config.VERIFICATION_TTL_HOURS * 3600_000;
+  const token = signVerification(keyOf(ctx), { userId: user.id, email: user.email, expiresAt });
+  return makeEvent(SUBJECTS.verificationRequested, {
+    userId: user.id,
+    email: user.email,
+    language: user.preferred_language,
+    token,
+    expiresAt: new Date(expiresAt).toISOString(),
+  });
+}
+
+const INVALID = 'This verification link is not valid. Ask for a new one from your profile.';
+
+/**
+ * Confirms the address the token names. A caller signed in as another account is refused (403); an
+ * expired link, one for an address the account no longer has, or one already used is a 400.
+ */
+export async function verifyEmail(ctx: AuthContext, token: string, callerId?: string): Promise<void> {
+  const claims = readVerification(keyOf(ctx), token);
+  if (!claims) throw badRequest(INVALID, 'token');
+  if (callerId && callerId !== claims.userId)
+    throw forbidden('This verification link belongs to another account');
+  const now = ctx.deps.clock();
+  if (claims.expiresAt <= now)
+    throw badRequest('This verification link has expired. Ask for a new one from your profile.', 'token');
+  await ctx.deps.db.transaction().execute(async (trx) => {
+    const user = await trx
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', claims.userId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!user || user.email.toLowerCase() !== claims.email)
+      throw badRequest('This verification link is for an address the account no longer uses.', 'token');
+    if (user.email_verified_at)
+      throw badRequest('This verification link was already used: the address is verified.', 'token');
+    await updateUser(trx, user.id, { email_verified_at: new Date(now) });
+    await enqueue(trx, makeEvent(SUBJECTS.emailVerified, { userId: user.id, email: user.email }));
+  });
+  ctx.relay.nudge();
+}
+
+/** Mails a new link; 409 when already verified, 429 past the limits (counted before any work). */
+export async function resendVerification(ctx: AuthContext, userId: string, ip: string): Promise<void> {
+  const { config } = ctx.deps;
+  const user = await findUserById(ctx.deps.db, userId);
+  if (!user) throw badRequest('No such account');
+  if (user.email_verified_at) throw conflict('Your email is already verified');
+  await countRequest(ctx.deps.redis, config.RESET_WINDOW_MS, [
+    {
+      key: `resend:ip:${ip}`,
+      max: config.RESET_MAX_PER_IP,
+      message: (s) => `Too many verification mails asked from your network. Try again in ${s} seconds.`,
+    },
+    {
+      key: `resend:user:${user.id}`,
+      max: config.RESEND_MAX_PER_ACCOUNT,
+      message: (s) => `Too many verification mails asked for this account. Try again in ${s} seconds.`,
+    },
+  ]);
+  await ctx.deps.db.transaction().execute((trx) => enqueue(trx, verificationRequest(ctx, user)));
+  ctx.relay.nudge();
+}

@@ -1,0 +1,211 @@
+// The click path: clicks wait in one queue and go to Redis in batches, one script call per batch, each
+// click answered with its exact ordinal. Admission control belongs here: `queue` is every click waiting.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { UNLIMITED_CLICKS } from '@omc/contracts';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { KEYS } from './keys.js';
+import type { ClickBatchReply, ClickStatus } from './redis/click-batch.js';
+import type { GameRedis } from './redis-commands.js';
+import type { RoundState } from './round-state.js';
+import type { ClickOutcome, EngineHooks } from './types.js';
+import { unavailable } from './unavailable.js';
+import type { UserStore } from './user-store.js';
+import type { WinWriter } from './win-writer.js';
+
+export interface PendingClick {
+  userId: string;
+  /** The client's address, for the per-address budget ('' = unknown). */
+  address: string;
+  resolve: (outcome: ClickOutcome) => void;
+  reject: (error: Error) => void;
+}
+
+/** The most clicks one script call carries. */
+const MAX_BATCH = 1000;
+/** A batch this large goes at once, without waiting for the window. */
+const FULL_BATCH = 256;
+/** Tries of one batch: a missing state or users not loaded yet are fixed, then the batch goes again. */
+const ATTEMPTS = 4;
+
+/** The answers for a click the script settled (every status but user_not_loaded). */
+const REFUSALS: Record<Exclude<ClickStatus, 'accepted' | 'user_not_loaded'>, ClickOutcome> = {
+  no_clicks: { accepted: false, reason: 'no_clicks' },
+  rate_limited: { accepted: false, reason: 'rate_limited' },
+  address_rate_limited: { accepted: false, reason: 'address_rate_limited' },
+  deleted_user: { accepted: false, reason: 'deleted_user' },
+};
+
+export class ClickBatcher {
+  /** Every click waiting for its batch, oldest first. */
+  readonly queue: PendingClick[] = [];
+  private running = false;
+  private scheduled = false;
+  private lastBatchAt = Number.NEGATIVE_INFINITY;
+  private closed = false;
+  private readonly milestones: string;
+
+  constructor(
+    private readonly scripts: GameRedis,
+    private readonly state: RoundState,
+    private readonly users: UserStore,
+    private readonly wins: WinWriter,
+    private readonly config: Config,
+    private readonly log: Logger,
+    private readonly clock: () => number,
+    private readonly hooks: EngineHooks,
+  ) {
+    this.milestones = config.MILESTONES.map((m) => `${m.at}:${m.freeClicks}`).join(',');
+  }
+
+  /** Queues one click; it goes to Redis with the others that arrive meanwhile. */
+  click(userId: string, address = ''): Promise<ClickOutcome> {
+    if (this.closed) return Promise.reject(unavailable());
+    return new Promise((resolve, reject) => {
+      this.queue.push({ userId, address, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /** Stops taking clicks and waits for those queued. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.running || this.queue.length > 0) await sleep(5);
+  }
+
+  private kick(): void {
+    if (this.running || this.scheduled) return;
+    this.scheduled = true;
+    // One turn of the event loop gathers the clicks that arrived together.
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.drainQueue();
+    });
+  }
+
+  private async drainQueue(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (this.queue.length > 0) {
+        // At most one batch per window: a click after a quiet window goes at once; under load the
+        // clicks of a window share one Redis call (the same three commands whatever its size), so
+        // Redis work follows the batches per second, not the clicks. A large batch goes at once.
+        const wait =
+          this.queue.length >= FULL_BATCH
+            ? 0
+            : this.lastBatchAt + this.config.CLICK_BATCH_WINDOW_MS - performance.now();
+        if (wait > 0.5) await sleep(wait);
+        this.lastBatchAt = performance.now();
+        const batch = this.queue.splice(0, MAX_BATCH);
+        await this.runBatch(batch);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** One bucket key per distinct address in the batch, and each click's bucket number (0 = none). */
+  private addressBuckets(pending: PendingClick[]): { keys: string[]; slots: number[] } {
+    const keys: string[] = [];
+    if (this.config.CLICK_RATE_PER_IP <= 0) return { keys, slots: pending.map(() => 0) };
+    const numbers = new Map<string, number>();
+    const slots = pending.map((p) => {
+      if (!p.address) return 0;
+      let slot = numbers.get(p.address);
+      if (slot === undefined) {
+        keys.push(KEYS.addressBucket(p.address));
+        slot = keys.length;
+        numbers.set(p.address, slot);
+      }
+      return slot;
+    });
+    return { keys, slots };
+  }
+
+  private async runBatch(batch: PendingClick[]): Promise<void> {
+    let pending = batch;
+    for (let attempt = 0; attempt < ATTEMPTS && pending.length > 0; attempt++) {
+      let reply: ClickBatchReply;
+      try {
+        this.hooks.onBatch?.(pending.length);
+        const addresses = this.addressBuckets(pending);
+        reply = await this.scripts.clickBatch(
+          [KEYS.game, ...addresses.keys],
+          [
+            this.clock(),
+            this.config.ROUND_TARGET,
+            this.config.CLICK_RATE_PER_USER,
+            this.config.CLICK_RATE_PER_IP,
+            this.milestones,
+            ...pending.flatMap((p, i) => [p.userId, addresses.slots[i]!]),
+          ],
+          pending.length,
+        );
+      } catch (error) {
+        this.log.warn({ err: error }, 'click batch failed');
+        for (const p of pending) p.reject(unavailable());
+        return;
+      }
+      if (reply.stateMissing) {
+        try {
+          await this.state.ensure();
+        } catch (error) {
+          this.log.error({ err: error }, 'rebuilding the state failed');
+          for (const p of pending) p.reject(unavailable());
+          return;
+        }
+        continue;
+      }
+      if (reply.wins.length > 0) this.wins.write(reply.wins);
+      const notLoaded: PendingClick[] = [];
+      const counts = new Map<string, number>();
+      reply.clicks.forEach((result, i) => {
+        const p = pending[i]!;
+        if (result.status === 'user_not_loaded') {
+          notLoaded.push(p);
+          return;
+        }
+        counts.set(result.status, (counts.get(result.status) ?? 0) + 1);
+        if (result.status === 'accepted') {
+          p.resolve({
+            accepted: true,
+            globalClicks: result.ordinal,
+            round: result.round,
+            freeClicks: result.balance ?? UNLIMITED_CLICKS,
+            reward: result.reward,
+            won: result.won,
+          });
+        } else p.resolve(REFUSALS[result.status]);
+      });
+      for (const [outcome, n] of counts) this.hooks.onOutcome?.(outcome, n);
+      if ((counts.get('accepted') ?? 0) > 0) {
+        this.hooks.onStateChanged?.({
+          round: reply.state.round,
+          globalClicks: reply.state.globalClicks,
+          potCents: reply.state.potCents,
+          lastClickUser: reply.state.lastClickerName,
+          lastWinner: reply.state.lastWinnerName,
+        });
+      }
+      pending = [];
+      if (notLoaded.length > 0) {
+        let unknown: Set<string>;
+        try {
+          unknown = await this.users.ensure([...new Set(notLoaded.map((p) => p.userId))]);
+        } catch (error) {
+          this.log.warn({ err: error }, 'loading users failed');
+          for (const p of notLoaded) p.reject(unavailable());
+          return;
+        }
+        for (const p of notLoaded) {
+          if (unknown.has(p.userId)) {
+            this.hooks.onOutcome?.('unknown_user', 1);
+            p.resolve({ accepted: false, reason: 'unknown_user' });
+          } else pending.push(p);
+        }
+      }
+    }
+    for (const p of pending) p.reject(unavailable());
+  }
+}

@@ -1,0 +1,32 @@
+// What the engine gives the routes, the state publisher and the service's wiring.
+import type { WinRecord } from './journal-types.js';
+
+export interface HotState {
+  round: number;
+  globalClicks: number;
+  potCents: number;
+  lastClickUser: string | null;
+  lastWinner: string | null;
+}
+
+export type ClickOutcome =
+  | { accepted: true; globalClicks: number; round: number; freeClicks: number; reward: number; won: boolean }
+  | {
+      accepted: false;
+      reason: 'no_clicks' | 'rate_limited' | 'address_rate_limited' | 'unknown_user' | 'deleted_user';
+    };
+
+export interface UserView {
+  freeClicks: number;
+  purchasedClicks: number;
+  hasInfiniteClicks: boolean;
+}
+
+export interface EngineHooks {
+  onBatch?: (size: number) => void;
+  onOutcome?: (outcome: string, count: number) => void;
+  onWin?: (win: WinRecord) => void;
+  onWinPersisted?: () => void;
+  /** The state changed; `state` is the state right after the change when the step returned it. */
+  onStateChanged?: (state?: HotState) => void;
+}

@@ -1,0 +1,119 @@
+// The users in play, held in Redis: loaded from Postgres on first use, kept up to date with auth's
+// changes, read for a player's balance, and evicted once idle (the bound on what Redis holds).
+import { UNLIMITED_CLICKS } from '@omc/contracts';
+import type { Redis } from '@omc/service-kit';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { findUserRounds, findUsers } from './game.repo.js';
+import { KEYS } from './keys.js';
+import { decodeUserRecord } from './redis/user-record.js';
+import type { GameRedis } from './redis-commands.js';
+import type { RoundState } from './round-state.js';
+import type { EngineHooks, UserView } from './types.js';
+import { unavailable } from './unavailable.js';
+
+/** A user idle this long, whose changes are all in Postgres, leaves Redis (loaded again when seen). */
+export const USER_IDLE_MS = 60 * 60 * 1000;
+/** Fields of the game hash one eviction pass looks at. */
+export const EVICTION_SCAN = 1000;
+
+export class UserStore {
+  /** Ids Postgres did not know, until when (ms) they are not looked up again. */
+  private readonly recentlyUnknown = new Map<string, number>();
+  private evictionCursor = '0';
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly redis: Redis,
+    private readonly scripts: GameRedis,
+    private readonly state: RoundState,
+    private readonly clock: () => number,
+    private readonly hooks: EngineHooks,
+  ) {}
+
+  /**
+   * Loads into Redis the users it lacks, from Postgres; returns the ids Postgres does not know either.
+   * An id found unknown is not looked up again for a second (a flood of clicks by a user auth has not
+   * announced yet must not become a flood of queries), unless `fresh` (an event says it exists now).
+   */
+  async ensure(ids: string[], fresh = false): Promise<Set<string>> {
+    const now = this.clock();
+    const unknownNow = fresh ? [] : ids.filter((id) => (this.recentlyUnknown.get(id) ?? 0) > now);
+    const lookup = ids.filter((id) => !unknownNow.includes(id));
+    if (lookup.length === 0) return new Set(ids);
+    const round = await this.state.currentRound();
+    const users = await findUsers(this.db, lookup);
+    if (this.recentlyUnknown.size > 10_000) this.recentlyUnknown.clear();
+    for (const id of lookup) {
+      if (users.has(id)) this.recentlyUnknown.delete(id);
+      else this.recentlyUnknown.set(id, now + 1000);
+    }
+    const rounds = await findUserRounds(this.db, [...users.keys()], round);
+    await this.scripts.loadUsers(
+      KEYS.game,
+      [...users.values()].map((user) => {
+        const own = rounds.get(user.id);
+        return {
+          id: user.id,
+          version: user.version,
+          role: user.role,
+          name: user.username,
+          deleted: user.deleted,
+          granted: user.grantedClicks,
+          purchasedRound: round,
+          purchased: own?.purchased ?? 0,
+          passRound: own?.pass ? round : 0,
+        };
+      }),
+      now,
+    );
+    return new Set(ids.filter((id) => !users.has(id)));
+  }
+
+  /** Pushes a user's role, name or deletion from Postgres to Redis (idempotent by version). */
+  async sync(userId: string): Promise<void> {
+    const user = (await findUsers(this.db, [userId])).get(userId);
+    if (!user) return;
+    const changed = await this.scripts.updateUserMeta(KEYS.game, [
+      user.version,
+      user.role,
+      user.username ?? '',
+      user.deleted ? 1 : 0,
+      userId,
+    ]);
+    if (changed) this.hooks.onStateChanged?.();
+  }
+
+  /** The caller's balance as the game sees it now; null when the game does not know the user. */
+  async view(userId: string): Promise<UserView | null> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const round = await this.state.currentRound();
+      const user = decodeUserRecord(await this.redis.hget(KEYS.game, userId));
+      if (user?.loaded) {
+        if (user.deleted) return null;
+        const purchased = user.purchasedRound === round ? user.purchased : 0;
+        const unlimited = user.role === 'admin' || user.role === 'superuser' || user.passRound === round;
+        return {
+          freeClicks: unlimited ? UNLIMITED_CLICKS : user.granted + purchased,
+          purchasedClicks: purchased,
+          hasInfiniteClicks: unlimited,
+        };
+      }
+      const unknown = await this.ensure([userId], true);
+      if (unknown.has(userId)) return null;
+    }
+    throw unavailable();
+  }
+
+  /** One slice of the eviction scan; returns how many users it evicted. */
+  async evictIdle(): Promise<number> {
+    const reply = await this.scripts.evictIdleUsers(
+      KEYS.game,
+      this.evictionCursor,
+      EVICTION_SCAN,
+      this.clock() - USER_IDLE_MS,
+    );
+    this.evictionCursor = reply.cursor;
+    return reply.evicted;
+  }
+}

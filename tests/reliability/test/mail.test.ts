@@ -1,0 +1,114 @@
+// Account mail under faults: the mail server down while players ask for password resets (their answers
+// do not wait for it, and every mail arrives once it is back, none lost, none doubled), and an event
+// delivered twice (one mail).
+import { makeEvent, SUBJECTS } from '@omc/contracts';
+import { connect } from 'nats';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  figures,
+  invariant,
+  recordRecovery,
+  reportFigures,
+  restartPart,
+  stopPart,
+  suite,
+  violations,
+} from '../src/context.js';
+import { call, registerPlayer, sleep, waitFor } from '../src/http.js';
+
+afterAll(reportFigures);
+
+interface CaughtMail {
+  to: { address: string }[];
+  subject: string;
+}
+
+async function inbox(address: string, subject?: RegExp): Promise<CaughtMail[]> {
+  const response = await fetch(`${suite().mailUrl}/email`, { signal: AbortSignal.timeout(3000) });
+  const mails = (await response.json()) as CaughtMail[];
+  return mails.filter(
+    (m) => m.to.some((t) => t.address === address) && (!subject || subject.test(m.subject)),
+  );
+}
+
+describe('account mail', () => {
+  it('while the mail server is down, reset requests are answered at once and every mail arrives once it is back', async () => {
+    expect(suite().mailUrl).toBeTruthy();
+    const players = await Promise.all([
+      registerPlayer('mail'),
+      registerPlayer('mail'),
+      registerPlayer('mail'),
+    ]);
+    await stopPart('maildev', 'SIGKILL');
+    const downAt = Date.now();
+    try {
+      for (const player of players) {
+        const answer = await call('POST', '/api/user/forgot-password', {
+          body: { email: player.email },
+          timeoutMs: 5000,
+        });
+        invariant(
+          'a reset request is answered 202 while the mail server is down',
+          answer.status === 202,
+          answer.status,
+        );
+      }
+      // Long enough for several attempts (200 ms, doubling) to fail.
+      await sleep(2500);
+    } finally {
+      await restartPart('maildev');
+    }
+    const { ms } = await waitFor(
+      'every reset mail after the mail server came back',
+      async () =>
+        (await Promise.all(players.map((p) => inbox(p.email, /Restablece tu contraseña/)))).every(
+          (m) => m.length >= 1,
+        ),
+      30_000,
+    );
+    recordRecovery({
+      fault: 'mail server down (maildev killed)',
+      recoveryMs: ms,
+      outageMs: Date.now() - downAt,
+      failedDuringFault: 0,
+    });
+    await sleep(1500);
+    for (const player of players) {
+      const mails = await inbox(player.email, /Restablece tu contraseña/);
+      invariant('one reset mail per request, none lost, none doubled', mails.length === 1, {
+        player: player.username,
+        mails: mails.length,
+      });
+    }
+    expect(violations()).toEqual([]);
+  });
+
+  it('sends one mail for an event delivered twice', async () => {
+    const player = await registerPlayer('redeliver');
+    const me = await call('GET', '/api/user/profile', { token: player.token });
+    expect(me.status).toBe(200);
+    const userId = JSON.parse(Buffer.from(player.token.split('.')[1]!, 'base64url').toString()).sub as string;
+    const event = makeEvent(SUBJECTS.passwordReset, { userId, email: player.email, language: 'it' });
+    const nc = await connect({ servers: suite().natsUrl });
+    try {
+      const js = nc.jetstream();
+      // The same event under two message ids: JetStream keeps and delivers both, as after a re-publish
+      // from an outbox that crashed before it could mark the event sent.
+      await js.publish(event.subject, JSON.stringify(event), { msgID: `${event.id}:first` });
+      await js.publish(event.subject, JSON.stringify(event), { msgID: `${event.id}:again` });
+      figures.faultsInjected += 1;
+      figures.faults.push('auth.user.password_reset.v1 delivered twice');
+    } finally {
+      await nc.close();
+    }
+    await waitFor(
+      'the notice mail',
+      async () => (await inbox(player.email, /La tua password è cambiata/)).length >= 1,
+      30_000,
+    );
+    await sleep(1500);
+    const mails = await inbox(player.email, /La tua password è cambiata/);
+    invariant('an event delivered twice sends one mail', mails.length === 1, mails.length);
+    expect(violations()).toEqual([]);
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../api/http';
+import { BUSY_ATTEMPTS, busyDelayMs, withBusyRetry } from './busyRetry';
+
+const busy = () => new ApiError(503, 'busy', undefined, true, 1);
+
+describe('retrying a click the flooded game refused', () => {
+  it('waits longer after each refusal, never less than half of Retry-After doubled, never more than 15 s', () => {
+    expect(busyDelayMs(1, 1, () => 0)).toBe(500);
+    expect(busyDelayMs(1, 1, () => 1)).toBe(1000);
+    expect(busyDelayMs(3, 2, () => 1)).toBe(8000);
+    expect(busyDelayMs(10, 5, () => 1)).toBe(15_000);
+  });
+
+  it('reports busy while waiting, then not busy once the click goes through', async () => {
+    const states: boolean[] = [];
+    const waits: number[] = [];
+    let calls = 0;
+    const result = await withBusyRetry(
+      async () => {
+        calls += 1;
+        if (calls < 3) throw busy();
+        return 'ok';
+      },
+      (b) => states.push(b),
+      async (ms) => void waits.push(ms),
+    );
+    expect(result).toBe('ok');
+    expect(calls).toBe(3);
+    expect(states).toEqual([true, true, false]);
+    expect(waits).toHaveLength(2);
+  });
+
+  it('gives up after a few attempts, and does not retry what is not a busy refusal', async () => {
+    let calls = 0;
+    await expect(
+      withBusyRetry(
+        async () => {
+          calls += 1;
+          throw busy();
+        },
+        () => undefined,
+        async () => undefined,
+      ),
+    ).rejects.toBeInstanceOf(ApiError);
+    expect(calls).toBe(BUSY_ATTEMPTS);
+    calls = 0;
+    await expect(
+      withBusyRetry(
+        async () => {
+          calls += 1;
+          throw new ApiError(429, 'too fast');
+        },
+        () => undefined,
+        async () => undefined,
+      ),
+    ).rejects.toMatchObject({ status: 429 });
+    expect(calls).toBe(1);
+  });
+});
