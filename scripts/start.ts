@@ -80,7 +80,7 @@ if (withPrometheus && !state.stopping) {
       port: ports === 'free' ? 'free' : 9090,
       targets: system.processes
         .filter((p) => p.name !== 'emulators')
-        .map((p) => ({ service: p.deployable.name, url: p.url })),
+        .map((p) => ({ service: p.deployable.name, url: p.internalUrl })),
     });
   } catch (error) {
     console.error(

@@ -18,6 +18,7 @@ import type { INetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/Netw
 import type { IRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import type { IRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import type { IPrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
+import type { IPodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
 import type { IServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 
 export interface KindTypes {
@@ -37,5 +38,6 @@ export interface KindTypes {
   'rbac.authorization.k8s.io/v1/Role': IRole;
   'rbac.authorization.k8s.io/v1/RoleBinding': IRoleBinding;
   'monitoring.coreos.com/v1/PrometheusRule': IPrometheusRule;
+  'monitoring.coreos.com/v1/PodMonitor': IPodMonitor;
   'monitoring.coreos.com/v1/ServiceMonitor': IServiceMonitor;
 }

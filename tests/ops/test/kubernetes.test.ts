@@ -533,6 +533,7 @@ describe('dev and prod differ where they should', () => {
       'omc-bootstrap-admin',
       'omc-datastores',
       'omc-jwt',
+      'omc-mail',
       'omc-providers',
     ]);
     for (const { object } of examples) {

@@ -124,7 +124,7 @@ describe('/metrics on the running system', () => {
       scrapeIntervalSeconds: 1,
       targets: system.processes
         .filter((p) => p.name !== 'emulators')
-        .map((p) => ({ service: p.deployable.name, url: p.url })),
+        .map((p) => ({ service: p.deployable.name, url: p.internalUrl })),
     });
     const query = async (path: string) =>
       ((await (await fetch(prometheus!.url + path)).json()) as { data: any }).data;
