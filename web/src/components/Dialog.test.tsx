@@ -98,6 +98,20 @@ describe('dialog', () => {
     expect(field).toHaveFocus();
   });
 
+  it('the delayed login focus never takes focus from a field the player already reached', async () => {
+    // A fast typist or a password manager fills both fields within the 50 ms: the password must stay
+    // where it was typed, not land in the username field when the timer fires.
+    vi.useFakeTimers();
+    fakeApi();
+    renderApp('/');
+    act(() => screen.getByRole('button', { name: 'Iniciar sesión' }).click());
+    const password = screen.getByLabelText('Contraseña', { exact: true });
+    act(() => password.focus());
+    await act(() => vi.advanceTimersByTimeAsync(LOGIN_FOCUS_DELAY_MS));
+    expect(password).toHaveFocus();
+    vi.useRealTimers();
+  });
+
   it('register and login close on Escape with focus back on their buttons', async () => {
     fakeApi();
     const user = userEvent.setup();

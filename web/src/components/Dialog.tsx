@@ -62,7 +62,10 @@ function OpenDialog({
     let timer: ReturnType<typeof setTimeout> | undefined;
     if (initialFocusDelayMs > 0) {
       panel.current?.focus();
-      timer = setTimeout(focusFirst, initialFocusDelayMs);
+      // Late focus only where nobody has moved it yet: a player (or a password manager) who already
+      // reached a field keeps typing there.
+      const stillOnPanel = () => document.activeElement === panel.current;
+      timer = setTimeout(() => stillOnPanel() && focusFirst(), initialFocusDelayMs);
     } else focusFirst();
     return () => {
       if (timer) clearTimeout(timer);
