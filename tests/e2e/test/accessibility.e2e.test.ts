@@ -56,6 +56,30 @@ const SCREENS: Screen[] = [
     path: '/',
     open: (page, t) => openDialog(page, t('welcome.register'), t('register.title')),
   },
+  {
+    name: 'forgot password dialog',
+    viewer: 'visitor',
+    path: '/',
+    open: async (page, t) => {
+      await openDialog(page, t('welcome.login'), t('login.title'));
+      await openDialog(page, t('login.forgotPassword'), t('forgotPassword.title'));
+    },
+  },
+  {
+    name: 'reset password page',
+    viewer: 'visitor',
+    path: '/reset-password?token=from-the-mail',
+    open: (page, t) => heading(t('resetPassword.title'))(page),
+  },
+  {
+    name: 'verify email page (a link no longer valid)',
+    viewer: 'visitor',
+    path: '/verify-email?token=no-longer-valid',
+    open: async (page, t) => {
+      await heading(t('verifyEmail.title'))(page);
+      await page.getByRole('alert').filter({ hasText: t('verifyEmail.invalid') }).waitFor();
+    },
+  },
   { name: 'game (guest)', viewer: 'visitor', path: '/', open: asGuest },
   {
     name: 'login dialog from the game',
