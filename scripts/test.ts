@@ -100,7 +100,8 @@ await Promise.all(
   }),
 );
 
-// Static checks count as one test each: the linter over the whole tree, and every package's typecheck.
+// Static checks count as one test each: the linter and the formatting over the whole tree (less what
+// .prettierignore names), and every package's typecheck.
 function runCheck(name: string, command: string, args: string[]): Promise<Outcome> {
   const started = Date.now();
   return new Promise((resolve) => {
@@ -117,6 +118,7 @@ function runCheck(name: string, command: string, args: string[]): Promise<Outcom
 }
 if (only.length === 0) {
   outcomes.push(await runCheck('lint', 'pnpm', ['exec', 'eslint', '.']));
+  outcomes.push(await runCheck('format', 'pnpm', ['exec', 'prettier', '--check', '--log-level=warn', '.']));
   outcomes.push(await runCheck('typecheck', 'pnpm', ['-r', '--workspace-concurrency=2', 'typecheck']));
 }
 

@@ -3,6 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import { createServer, observeRequests } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
+import { buildInternalApp } from './internal.js';
 import { clickAdmission } from './edge/click-admission.js';
 import { pathProblem } from './edge/path-guard.js';
 import { securityHeaders } from './edge/security-headers.js';
@@ -10,7 +11,15 @@ import { apiProxy } from './routing/api-proxy.js';
 import { attachSocketTunnel } from './routing/socket-tunnel.js';
 import { webApp } from './web/web-app.js';
 
-export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<FastifyInstance> {
+/** What start() needs of a built gateway: its deps and its internal listener (built, not listening). */
+export interface GatewayContext {
+  deps: Deps;
+  internal: FastifyInstance;
+}
+
+export type GatewayApp = FastifyInstance & { gateway: GatewayContext };
+
+export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<GatewayApp> {
   const { config, metrics } = deps;
   const app = createServer({
     name: 'gateway',
@@ -80,5 +89,18 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     metrics,
   });
   await webApp(app, config.WEB_DIST);
-  return app;
+
+  // Liveness, readiness and metrics: a second server, started by start() on GATEWAY_INTERNAL_PORT.
+  const internal = await buildInternalApp(deps, app, { logger: options.logger });
+  app.decorate('gateway', { deps, internal } satisfies GatewayContext);
+  return app as GatewayApp;
+}
+
+/** Starts the internal listener; it closes with the public one. */
+export async function start(app: GatewayApp): Promise<void> {
+  const { deps, internal } = app.gateway;
+  app.addHook('onClose', async () => {
+    await internal.close();
+  });
+  await internal.listen({ port: deps.config.GATEWAY_INTERNAL_PORT, host: deps.config.HOST });
 }

@@ -8,12 +8,12 @@ import type { Deps } from './deps.js';
 export async function buildInternalApp(
   deps: Deps,
   publicApp: FastifyInstance,
-  options: { logger?: boolean } = {},
+  options: { logger?: false } = {},
 ): Promise<FastifyInstance> {
   const app = createServer({
     name: 'gateway',
     log: deps.log,
-    ...(options.logger === false ? { logger: false as const } : {}),
+    logger: options.logger,
   });
   registerHealth(app, {
     redis: () => pingRedis(deps.redis),
@@ -24,18 +24,4 @@ export async function buildInternalApp(
   });
   serveMetrics(app, deps.metrics);
   return app;
-}
-
-/** Builds the internal listener for `publicApp`, closes it with the public one, and starts it listening. */
-export async function listenInternal(
-  deps: Deps,
-  publicApp: FastifyInstance,
-  options: { port: number; host: string; logger?: boolean },
-): Promise<FastifyInstance> {
-  const internal = await buildInternalApp(deps, publicApp, options);
-  publicApp.addHook('onClose', async () => {
-    await internal.close();
-  });
-  await internal.listen({ port: options.port, host: options.host });
-  return internal;
 }

@@ -5,10 +5,9 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
+import { buildApp, start, type GatewayApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type Deps } from '../src/deps.js';
-import { listenInternal } from '../src/internal.js';
 
 export interface Hit {
   method: string;
@@ -55,7 +54,7 @@ export async function startStandIn(
 }
 
 export interface Gateway {
-  app: FastifyInstance;
+  app: GatewayApp;
   deps: Deps;
   url: string;
   /** The internal listener: /healthz, /readyz, /metrics. */
@@ -63,11 +62,13 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/** A gateway built and started as main.ts does (runService), both listeners on free ports. */
 export async function startGateway(env: Record<string, string>): Promise<Gateway> {
-  const deps = await createDeps(loadConfig({ LOG_LEVEL: 'silent', ...env }));
+  const config = loadConfig({ LOG_LEVEL: 'silent', HOST: '127.0.0.1', GATEWAY_INTERNAL_PORT: '0', ...env });
+  const deps = await createDeps(config);
   const app = await buildApp(deps, { logger: false });
-  const internal = await listenInternal(deps, app, { port: 0, host: '127.0.0.1', logger: false });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await start(app);
+  await app.listen({ port: 0, host: config.HOST });
   const portOf = (server: FastifyInstance) => {
     const address = server.server.address();
     return typeof address === 'object' && address ? address.port : 0;
@@ -76,7 +77,7 @@ export async function startGateway(env: Record<string, string>): Promise<Gateway
     app,
     deps,
     url: `http://127.0.0.1:${portOf(app)}`,
-    internalUrl: `http://127.0.0.1:${portOf(internal)}`,
+    internalUrl: `http://127.0.0.1:${portOf(app.gateway.internal)}`,
     async close() {
       await app.close();
       await deps.close();

@@ -73,11 +73,15 @@ export const kitMigrations: Record<string, Migration> = {
 
 type Db = Kysely<OutboxTable> | Transaction<OutboxTable>;
 
-export async function enqueueEvent<S extends Subject>(trx: Db, event: EventEnvelope<S>): Promise<void> {
+/** Writes the event to the outbox in the caller's transaction (of any database that has the kit's tables). */
+export async function enqueueEvent<S extends Subject, DB extends OutboxTable = OutboxTable>(
+  trx: Kysely<DB> | Transaction<DB>,
+  event: EventEnvelope<S>,
+): Promise<void> {
   const trace = traceCarrier();
   const payload = JSON.stringify(trace ? { ...event, [TRACE_KEY]: trace } : event);
   // clock_timestamp(), not the column's now(): events written in one transaction keep the order written.
-  await trx
+  await (trx as unknown as Db)
     .insertInto('outbox')
     .values({ id: event.id, subject: event.subject, payload, created_at: sql`clock_timestamp()` })
     .execute();

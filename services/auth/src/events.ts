@@ -1,5 +1,5 @@
 import type { EventEnvelope, Subject } from '@omc/contracts';
-import { enqueueEvent, type OutboxTable } from '@omc/service-kit';
+import { enqueueEvent } from '@omc/service-kit';
 import type { Transaction } from 'kysely';
 import type { Database } from './db/schema.js';
 
@@ -8,5 +8,5 @@ export function enqueue<S extends Subject>(
   trx: Transaction<Database>,
   event: EventEnvelope<S>,
 ): Promise<void> {
-  return enqueueEvent(trx as unknown as Transaction<OutboxTable>, event);
+  return enqueueEvent(trx, event);
 }

@@ -2,34 +2,24 @@
 // the bound: a user idle long enough, whose every change Postgres holds, leaves Redis and comes back
 // from Postgres with the same balance at the next click.
 import { createRedis, type Redis } from '@omc/service-kit';
-import { testInfra } from '@omc/testkit';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYS } from '../src/engine/keys.js';
-import { gameRedis, type GameRedis } from '../src/engine/redis-commands.js';
+import { gameRedis } from '../src/engine/redis-commands.js';
 import { decodeUserRecord } from '../src/engine/redis/user-record.js';
+import { useScriptHash } from './scripts.js';
 import { startGame, type Harness } from './support.js';
 
 describe('eviction of idle users (the script)', () => {
   const HASH = '{omc:game}:eviction-test';
   const now = 10_000_000;
   const idleSince = now - 1000;
-  let redis: Redis;
-  let scripts: GameRedis;
-
-  beforeAll(() => {
-    redis = createRedis(testInfra().redisUrl);
-    scripts = gameRedis(redis);
-  });
-  beforeEach(async () => {
-    await redis.del(HASH);
-  });
-  afterAll(() => redis?.disconnect());
+  const t = useScriptHash(HASH);
 
   const user = (fields: Record<string, unknown>) =>
     JSON.stringify({ loaded: 1, version: 1, granted: 3, ...fields });
 
   it('evicts the idle users Postgres is up to date on, and nothing else', async () => {
-    await redis.hset(HASH, {
+    await t.redis.hset(HASH, {
       round: 1,
       clicks: 7,
       pot: 0,
@@ -46,37 +36,37 @@ describe('eviction of idle users (the script)', () => {
       recent: user({ tokensAt: idleSince + 1, journalSeq: 1 }),
       'old-format-idle': JSON.stringify({ ok: 1, v: 1, g: 3, tt: idleSince - 1 }),
     });
-    expect(await scripts.evictIdleUsers(HASH, '0', 1000, idleSince)).toEqual({ cursor: '0', evicted: 1 });
+    expect(await t.scripts.evictIdleUsers(HASH, '0', 1000, idleSince)).toEqual({ cursor: '0', evicted: 1 });
     // A record that does not say which journal entry changed it last waits for the whole journal.
-    expect(await redis.hexists(HASH, 'flushed-idle')).toBe(0);
-    expect(await redis.hexists(HASH, 'loaded-idle')).toBe(1);
-    expect(await redis.hexists(HASH, 'old-format-idle')).toBe(1);
-    expect(await redis.hexists(HASH, 'unflushed-idle')).toBe(1);
-    expect(await redis.hexists(HASH, 'recent')).toBe(1);
+    expect(await t.redis.hexists(HASH, 'flushed-idle')).toBe(0);
+    expect(await t.redis.hexists(HASH, 'loaded-idle')).toBe(1);
+    expect(await t.redis.hexists(HASH, 'old-format-idle')).toBe(1);
+    expect(await t.redis.hexists(HASH, 'unflushed-idle')).toBe(1);
+    expect(await t.redis.hexists(HASH, 'recent')).toBe(1);
 
-    await redis.hset(HASH, 'fseq', 5);
-    await redis.hdel(HASH, 'j:4', 'j:5');
-    expect(await scripts.evictIdleUsers(HASH, '0', 1000, idleSince)).toEqual({ cursor: '0', evicted: 3 });
-    expect((await redis.hkeys(HASH)).sort()).toEqual(
+    await t.redis.hset(HASH, 'fseq', 5);
+    await t.redis.hdel(HASH, 'j:4', 'j:5');
+    expect(await t.scripts.evictIdleUsers(HASH, '0', 1000, idleSince)).toEqual({ cursor: '0', evicted: 3 });
+    expect((await t.redis.hkeys(HASH)).sort()).toEqual(
       ['clicks', 'epoch', 'fseq', 'lcn', 'lcu', 'pot', 'recent', 'round', 'seq'].sort(),
     );
   });
 
   it('walks a large hash a slice at a time', async () => {
-    await redis.hset(HASH, 'round', 1, 'seq', 0, 'fseq', 0);
-    for (let i = 0; i < 600; i++) await redis.hset(HASH, `u${i}`, user({ loadedAt: 1 }));
+    await t.redis.hset(HASH, 'round', 1, 'seq', 0, 'fseq', 0);
+    for (let i = 0; i < 600; i++) await t.redis.hset(HASH, `u${i}`, user({ loadedAt: 1 }));
     let cursor = '0';
     let evicted = 0;
     let slices = 0;
     do {
-      const reply = await scripts.evictIdleUsers(HASH, cursor, 100, idleSince);
+      const reply = await t.scripts.evictIdleUsers(HASH, cursor, 100, idleSince);
       cursor = reply.cursor;
       evicted += reply.evicted;
       slices++;
     } while (cursor !== '0' && slices < 100);
     expect(evicted).toBe(600);
     expect(slices).toBeGreaterThan(1);
-    expect(await redis.hlen(HASH)).toBe(3);
+    expect(await t.redis.hlen(HASH)).toBe(3);
   });
 });
 

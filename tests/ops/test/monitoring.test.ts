@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ensurePromtool } from '@omc/infra';
@@ -98,6 +98,16 @@ describe('alerting rules', () => {
 describe('k8s/monitoring', () => {
   it('the generated files are current (pnpm --filter @omc/ops-tests run monitoring)', () => {
     for (const { file, text } of generatedFiles()) expect(readIfExists(file), file).toBe(text);
+  });
+
+  it('the generated files are left out of the formatting check (.prettierignore)', () => {
+    for (const { file } of generatedFiles()) {
+      const info = spawnSync('pnpm', ['exec', 'prettier', '--file-info', relative(ROOT, file)], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
+      expect(JSON.parse(info.stdout), file).toMatchObject({ ignored: true });
+    }
   });
 
   it('the PrometheusRule holds exactly the rules promtool checks', () => {

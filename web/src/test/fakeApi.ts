@@ -1,6 +1,6 @@
 // A stand-in for the gateway in component tests: each route answers what the test says, every call is
 // recorded, and an unexpected call fails the test.
-import { ROUTES } from '@omc/contracts';
+import { PACKS, packView, ROUTES } from '@omc/contracts';
 import { vi } from 'vitest';
 
 const PUBLIC_ROUTES = new Set(ROUTES.map((r) => `${r.method} ${r.path}`));
@@ -34,12 +34,8 @@ export const DEFAULT_RULES = {
     { at: 50, freeClicks: 500 },
     { at: 100, winsPot: true },
   ],
-  packs: [
-    { id: 'clicks100', clicks: 100, price: 0.99, currency: 'EUR' },
-    { id: 'clicks500', clicks: 500, price: 1.99, currency: 'EUR' },
-    { id: 'clicks1000', clicks: 1000, price: 4.99, currency: 'EUR' },
-    { id: 'unlimited', unlimited: true, price: 9.99, currency: 'EUR' },
-  ],
+  // The packs as the game serves them (the game's own tests spell them out against SPEC section 3).
+  packs: PACKS.map(packView),
 };
 
 export function profile(overrides: Record<string, unknown> = {}) {

@@ -1,6 +1,6 @@
 // The only code that writes the game's SQL.
 import { makeEvent, SUBJECTS, type Role } from '@omc/contracts';
-import { enqueueEvent, type OutboxTable } from '@omc/service-kit';
+import { enqueueEvent } from '@omc/service-kit';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { PurchaseRecord, WinRecord } from './journal-types.js';
@@ -209,7 +209,7 @@ export async function recordWin(trx: Transaction<Database>, win: WinRecord): Pro
     )
     .execute();
   await enqueueEvent(
-    trx as unknown as Transaction<OutboxTable>,
+    trx,
     makeEvent(
       SUBJECTS.roundWon,
       {

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { findUserRounds, findUsers } from './game.repo.js';
 import { KEYS } from './keys.js';
-import { decodeUserRecord } from './redis/user-record.js';
+import { decodeUserRecord, hasUnlimitedClicks } from './redis/user-record.js';
 import type { GameRedis } from './redis-commands.js';
 import type { RoundState } from './round-state.js';
 import type { EngineHooks, UserView } from './types.js';
@@ -92,7 +92,7 @@ export class UserStore {
       if (user?.loaded) {
         if (user.deleted) return null;
         const purchased = user.purchasedRound === round ? user.purchased : 0;
-        const unlimited = user.role === 'admin' || user.role === 'superuser' || user.passRound === round;
+        const unlimited = hasUnlimitedClicks(user, round);
         return {
           freeClicks: unlimited ? UNLIMITED_CLICKS : user.granted + purchased,
           purchasedClicks: purchased,

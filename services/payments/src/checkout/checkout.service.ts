@@ -3,8 +3,7 @@
 // call whose answer was lost is found there again (reconciliation) instead of being charged again.
 import { createHash } from 'node:crypto';
 import { type CheckoutRequest, type CheckoutResponse, errorBody, formatEuroAmount, makeEvent, packById, packForAmount, type PackId, PACKS, SUBJECTS } from '@omc/contracts';
-import { badRequest, conflict, enqueueEvent, type OutboxTable } from '@omc/service-kit';
-import type { Transaction } from 'kysely';
+import { badRequest, conflict, enqueueEvent } from '@omc/service-kit';
 import type { Deps } from '../deps.js';
 import { ACCOUNTS } from '../ledger/accounts.js';
 import { postMovement } from '../ledger/ledger.repo.js';
@@ -163,7 +162,7 @@ export class CheckoutService {
         ],
       });
       await enqueueEvent(
-        trx as unknown as Transaction<OutboxTable>,
+        trx,
         makeEvent(
           SUBJECTS.purchaseCompleted,
           {

@@ -1,6 +1,7 @@
 // A user's record in Redis: what the game needs to judge a click without asking Postgres. One JSON value
 // per user (see keys.ts), read and written by the Lua scripts through USER_RECORD_LUA and by the engine
 // through decodeUserRecord, so the field names are written down once for each side.
+import { isPrivileged, PRIVILEGED_ROLES, type Role } from '@omc/contracts';
 
 export interface UserRecord {
   /** Balances were loaded from Postgres (a record may exist partially: a role change seen first). */
@@ -26,6 +27,9 @@ export interface UserRecord {
   journalSeq?: number;
 }
 
+/** Contracts' privileged roles as a Lua set, written into the scripts' text: no cost per click. */
+const PRIVILEGED_ROLES_LUA = `{ ${PRIVILEGED_ROLES.map((role) => `[${JSON.stringify(role)}] = true`).join(', ')} }`;
+
 /**
  * Lua helpers every script that touches a user includes: readUser decodes a record into these names
  * (records written before the fields had names, as g, pr, p, pass, tb, tt, ok, v, del, are read too and
@@ -50,8 +54,10 @@ local function writeUser(u)
     journalSeq = u.journalSeq,
   })
 end
+local PRIVILEGED_ROLES = ${PRIVILEGED_ROLES_LUA}
+-- Clicks without spending: contracts' privileged roles, or the round's pass (hasUnlimitedClicks in TS).
 local function privileged(u, round)
-  return u.role == 'admin' or u.role == 'superuser' or u.passRound == round
+  return (u.role ~= nil and PRIVILEGED_ROLES[u.role] == true) or u.passRound == round
 end
 `;
 
@@ -80,4 +86,9 @@ export function decodeUserRecord(raw: string | null | undefined): UserRecord | u
   if (r.loadedAt !== undefined) record.loadedAt = num(r.loadedAt);
   if (r.journalSeq !== undefined) record.journalSeq = num(r.journalSeq);
   return record;
+}
+
+/** Whether the user clicks without spending this round: the scripts' `privileged`, on the TS side. */
+export function hasUnlimitedClicks(user: Pick<UserRecord, 'role' | 'passRound'>, round: number): boolean {
+  return isPrivileged(user.role as Role | undefined) || user.passRound === round;
 }
