@@ -344,7 +344,11 @@ describe("SPEC's client against the whole system", () => {
     const refused = await second.deleteAccount();
     expect(expectError(refused, 409)).toMatch(/winnings/i);
     expect((await second.setPaymentMethod(`${SECOND.username}@paypal.example.com`)).status).toBe(200);
+    // SPEC's sign-up clicks were granted at registration: verifying the email later grants none.
+    const clicksBefore = (await second.profile()).body.freeClicks;
     await verifyFromInbox(SECOND.email);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await second.profile()).body.freeClicks).toBe(clicksBefore);
     expect((await second.collect()).status).toBe(200);
     const deleted = await second.deleteAccount();
     expect(deleted.status).toBe(200);
