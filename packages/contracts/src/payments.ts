@@ -38,6 +38,15 @@ export type SetPaymentMethodRequest = z.infer<typeof SetPaymentMethodRequest>;
 export const CollectResponse = z.object({ transactionId: z.string(), amount: Euros.optional() });
 export type CollectResponse = z.infer<typeof CollectResponse>;
 
+/**
+ * The error `code` of a collect (winnings or the house pot) refused because the account's email is not
+ * verified: 403, nothing moved. The player verifies from the mailed link (or asks for a new one with
+ * `POST /api/user/resend-verification`) and collects again.
+ */
+export const EMAIL_NOT_VERIFIED = 'EMAIL_NOT_VERIFIED';
+export const EMAIL_NOT_VERIFIED_MESSAGE =
+  'Verify your account email before collecting: open the link we mailed you (or ask for a new one), then collect again. Nothing was moved.';
+
 /** The payments part of the profile, for the caller itself. adminBalance is null unless the caller is admin. */
 export const PaymentsProfile = z.object({
   potEarned: Euros,

@@ -32,4 +32,9 @@ export {
   type PrometheusOptions,
   type PrometheusTarget,
 } from './prometheus.js';
-export { type MailCatcher } from './mail-catcher.js';
+export { startMailCatcher, type MailCatcher } from './mail-catcher.js';
+export {
+  verifyEmailFromCatcher,
+  verifyEmailsFromCatcher,
+  type VerifyFromCatcherOptions,
+} from './verify-email.js';

@@ -39,6 +39,8 @@ export async function startMailCatcher(options: {
   preferredPorts?: { smtp: number; ui: number };
   logFile: WriteStream;
   onOutput?: (line: string) => void;
+  /** The address it listens on (127.0.0.1; 0.0.0.0 where containers send to the host). */
+  ip?: string;
 }): Promise<MailCatcher> {
   const smtpPort = await choosePort(options.preferredPorts?.smtp);
   const uiPort = await choosePort(options.preferredPorts?.ui);
@@ -55,7 +57,7 @@ export async function startMailCatcher(options: {
       '--web',
       String(uiPort),
       '--ip',
-      '127.0.0.1',
+      options.ip ?? '127.0.0.1',
       '--mail-directory',
       mailDir,
     ],

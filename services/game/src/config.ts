@@ -38,6 +38,11 @@ export const configSchema = baseEnvSchema
         return parsed;
       }),
     SIGNUP_FREE_CLICKS: env.int(10, 0, 1_000_000_000),
+    /**
+     * Grant the sign-up clicks only once auth says the account's email is verified (against farms of
+     * throwaway accounts); off, they are granted at registration as SPEC says.
+     */
+    SIGNUP_FREE_CLICKS_AFTER_VERIFICATION: env.bool(false),
     /** Clicks per second one user may make (a burst of the same size is allowed). */
     CLICK_RATE_PER_USER: env.int(20, 1, 1_000_000),
     /**

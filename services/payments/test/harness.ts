@@ -39,12 +39,17 @@ export interface Harness {
 
 /**
  * A stand-in for auth's GET /internal/account, the source of truth the money paths ask: it answers the
- * token's subject with the token's role unless a test says the account is deleted or its role changed.
+ * token's subject with the token's role and a verified email unless a test says the account is deleted,
+ * its role changed, its email is not verified, or auth is an older one that does not say.
  */
 export interface AuthStandIn {
   url: string;
   deleted: Set<string>;
   roles: Map<string, string>;
+  /** Accounts whose email is not verified. */
+  unverified: Set<string>;
+  /** Accounts for which auth answers without `emailVerified`. */
+  silent: Set<string>;
   down: boolean;
   calls: number;
   close(): Promise<void>;
@@ -56,6 +61,8 @@ async function startAuthStandIn(): Promise<AuthStandIn> {
     url: '',
     deleted: new Set(),
     roles: new Map(),
+    unverified: new Set(),
+    silent: new Set(),
     down: false,
     calls: 0,
     close: () => server.close(),
@@ -67,7 +74,9 @@ async function startAuthStandIn(): Promise<AuthStandIn> {
     const claims = payload ? JSON.parse(Buffer.from(payload, 'base64url').toString()) : undefined;
     if (!claims || standIn.deleted.has(claims.sub))
       return reply.status(401).send({ message: 'This account no longer exists' });
-    return { userId: claims.sub, role: standIn.roles.get(claims.sub) ?? claims.role };
+    const account = { userId: claims.sub, role: standIn.roles.get(claims.sub) ?? claims.role };
+    if (standIn.silent.has(claims.sub)) return account;
+    return { ...account, emailVerified: !standIn.unverified.has(claims.sub) };
   });
   standIn.url = await server.listen({ port: 0, host: '127.0.0.1' });
   return standIn;

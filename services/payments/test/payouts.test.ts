@@ -1,6 +1,6 @@
 // Winnings and the house pot: credited from game's round won events (once), paid to PayPal through the
 // emulator (once), with the balance zeroed only by the payout that paid it.
-import { SUBJECTS, formatEuroAmount } from '@omc/contracts';
+import { EMAIL_NOT_VERIFIED, SUBJECTS, formatEuroAmount } from '@omc/contracts';
 import { eventually } from '@omc/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -305,6 +305,73 @@ describe('winnings and payouts', () => {
       const refused = await post('/api/admin/collect', adminToken);
       expect(refused.statusCode).toBe(403);
       expect(await h.emulator.client.payouts()).toHaveLength(0);
+    });
+
+    it('refuses to collect winnings until the account email is verified, moving nothing, then pays', async () => {
+      const w = await winner();
+      expect(
+        (await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'fresh@example.com' }))
+          .statusCode,
+      ).toBe(200);
+      h.auth.unverified.add(w.userId);
+      const refused = await post('/api/winners/collect', w.token);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().code).toBe(EMAIL_NOT_VERIFIED);
+      expect(refused.json().message).toMatch(/verify your account email/i);
+      expect(refused.json().error).toBe(refused.json().message);
+      expect(await h.emulator.client.payouts()).toHaveLength(0);
+      expect(
+        await h.deps.db.selectFrom('payouts').select('id').where('user_id', '=', w.userId).execute(),
+      ).toEqual([]);
+      expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(w.potCents);
+      expect((await profile(w.token)).potEarned).toBe(w.potCents / 100);
+
+      // Verified through auth: the same token now collects.
+      h.auth.unverified.delete(w.userId);
+      const paid = await post('/api/winners/collect', w.token);
+      expect(paid.statusCode).toBe(200);
+      expect(paid.json().amount).toBe(w.potCents / 100);
+      expect((await h.emulator.client.payouts()).map((p) => p.amountCents)).toEqual([w.potCents]);
+      expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(0);
+    });
+
+    it('refuses a collect when auth does not say the email is verified', async () => {
+      const w = await winner();
+      await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'older@example.com' });
+      h.auth.silent.add(w.userId);
+      const refused = await post('/api/winners/collect', w.token);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().code).toBe(EMAIL_NOT_VERIFIED);
+      expect(await h.emulator.client.payouts()).toHaveLength(0);
+      expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(w.potCents);
+    });
+
+    it('refuses the house pot to an admin whose email is not verified', async () => {
+      await fillPot(['0.99']);
+      const adminId = newUserId();
+      const adminToken = await h.token({ sub: adminId, role: 'admin' });
+      await h.publish(SUBJECTS.userRegistered, {
+        userId: adminId,
+        username: 'unsure',
+        email: 'unsure@example.com',
+        role: 'admin',
+        preferredLanguage: 'es',
+      });
+      await eventually(
+        async () => (await profile(adminToken)).adminBalance !== null,
+        'payments to know the admin',
+      );
+      await post('/api/winners/setPaymentMethod', adminToken, { paypalEmail: 'unsure@example.com' });
+      const house = await balance(h.deps.db, ACCOUNTS.house);
+      h.auth.unverified.add(adminId);
+      const refused = await post('/api/admin/collect', adminToken);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().code).toBe(EMAIL_NOT_VERIFIED);
+      expect(await h.emulator.client.payouts()).toHaveLength(0);
+      expect(await balance(h.deps.db, ACCOUNTS.house)).toBe(house);
+      h.auth.unverified.delete(adminId);
+      expect((await post('/api/admin/collect', adminToken)).statusCode).toBe(200);
+      expect(await balance(h.deps.db, ACCOUNTS.house)).toBe(0);
     });
 
     it('moves no money when auth cannot be asked, and says so', async () => {

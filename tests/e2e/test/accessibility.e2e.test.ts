@@ -127,12 +127,18 @@ const SCREENS: Screen[] = [
     },
   },
   {
-    name: 'payout confirmation dialog',
+    // The player has not verified their email: the dialog says to verify first, with the link to send
+    // again, and the confirmation waits; that is what is audited here.
+    name: 'payout confirmation dialog (email not verified)',
     viewer: 'player',
     path: '/game',
     open: async (page, t) => {
       await gameReady(page, t);
       await openDialog(page, t('winnings.transfer'), t('winnings.confirmTitle'));
+      await page
+        .getByRole('dialog')
+        .getByRole('button', { name: t('verifyBanner.resend') })
+        .waitFor();
     },
   },
   {

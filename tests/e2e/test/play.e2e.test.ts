@@ -12,11 +12,13 @@ import {
   shownFreeClicks,
   uniqueName,
   until,
+  verifyThroughMail,
 } from './players';
 
 const gatewayUrl = inject('gatewayUrl');
 const admin = inject('admin');
 const roundTarget = inject('roundTarget');
+const mailUrl = inject('mailUrl');
 
 let browser: Browser;
 let player: { context: BrowserContext; page: Page };
@@ -136,15 +138,27 @@ describe('a round played in the browser', () => {
     expect(cells[2]).toMatch(/^\d{2}\/\d{2}\/\d{4}$/);
   });
 
-  it('the winner sets a PayPal email and collects the winnings', async () => {
+  it('the winner sets a PayPal email, verifies their email from the mail, and collects the winnings', async () => {
     const { page } = player;
     await page.getByText(/en ganancias esperándote/).waitFor();
     await page.getByRole('button', { name: 'Configurar' }).click();
     const method = page.getByRole('dialog', { name: 'Método de cobro' });
     await method.getByLabel('Correo de PayPal').fill(`${username}@paypal.example.com`);
     await method.getByRole('button', { name: 'Guardar' }).click();
-    const confirm = page.getByRole('dialog', { name: 'Confirmar la transferencia' });
+    let confirm = page.getByRole('dialog', { name: 'Confirmar la transferencia' });
     await confirm.getByText(`${username}@paypal.example.com`).waitFor();
+    // Not verified yet: the dialog says to verify first, with the link to send again; no payout.
+    await confirm.getByText(`Verifica tu correo ${username}@example.com antes de cobrar`).waitFor();
+    await confirm.getByRole('button', { name: 'Reenviar el enlace' }).waitFor();
+    expect(await confirm.getByRole('button', { name: 'Confirmar' }).isDisabled()).toBe(true);
+    await page.keyboard.press('Escape');
+
+    await verifyThroughMail(page, mailUrl, `${username}@example.com`);
+    await page.goto('/game');
+    await page.getByRole('button', { name: 'Transferir' }).click();
+    confirm = page.getByRole('dialog', { name: 'Confirmar la transferencia' });
+    await confirm.getByText(`${username}@paypal.example.com`).waitFor();
+    expect(await confirm.getByText(/antes de cobrar/).count()).toBe(0);
     await confirm.getByRole('button', { name: 'Confirmar' }).click();
     await page.getByTestId('notice-success').filter({ hasText: 'Pago enviado' }).waitFor();
     await page.getByText(/en ganancias esperándote/).waitFor({ state: 'detached' });

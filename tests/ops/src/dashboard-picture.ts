@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { io, type Socket } from 'socket.io-client';
-import { startPrometheus, startSystem } from '@omc/infra';
+import { startPrometheus, startSystem, verifyEmailFromCatcher } from '@omc/infra';
 import { DASHBOARD_ROWS } from './monitoring.js';
 import { ROOT } from './repo.js';
 
@@ -112,6 +112,11 @@ try {
               await call('POST', '/api/winners/setPaymentMethod', p.token, {
                 paypalEmail: `${p.name}@paypal.example.com`,
               });
+              // Collecting needs a verified email: the winner uses the link mailed at registration.
+              await verifyEmailFromCatcher(`${p.name}@example.com`, {
+                mailUrl: system.mail!.uiUrl,
+                apiUrl: system.gatewayUrl,
+              }).catch((error: Error) => log(`verify: ${error.message}`));
               log(`collect: ${(await call('POST', '/api/winners/collect', p.token)).status}`);
             })();
           }

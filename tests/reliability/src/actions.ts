@@ -1,6 +1,7 @@
 // What players do, as the web client does it, each outcome recorded for the invariants.
 import { randomBytes } from 'node:crypto';
-import { figures } from './context.js';
+import { verifyEmailsFromCatcher } from '@omc/infra';
+import { figures, suite } from './context.js';
 import { call, waitFor, type Player } from './http.js';
 
 /** Braintree's published test nonce for a valid card; the emulator honours it as the provider does. */
@@ -27,6 +28,8 @@ export interface PurchaseRecord {
 export interface CollectRecord {
   user: string;
   status: number;
+  /** The error's code when refused (e.g. EMAIL_NOT_VERIFIED). */
+  code?: string;
   transactionId?: string;
   amount?: number;
 }
@@ -63,6 +66,26 @@ export async function setPayoutEmail(player: Player, paypalEmail = `${player.use
   return (await call('POST', '/api/winners/setPaymentMethod', { token: player.token, body: { paypalEmail } })).status;
 }
 
+/**
+ * Verifies the players' addresses as they would, from the link mailed at registration (read from the
+ * mail catcher): collecting winnings or the house pot needs a verified email.
+ */
+export async function verifyEmails(players: Player[]): Promise<void> {
+  const { mailUrl, gatewayUrl } = suite();
+  await verifyEmailsFromCatcher(
+    players.map((p) => p.email),
+    { mailUrl, apiUrl: gatewayUrl, timeoutMs: 60_000 },
+  );
+}
+
+/** The bootstrap admin had no mail at creation: it asks for a link once, unless already verified. */
+export async function verifyAdmin(admin: Player): Promise<void> {
+  if ((await profile(admin))?.emailVerified === true) return;
+  const asked = await call('POST', '/api/user/resend-verification', { token: admin.token });
+  if (asked.status >= 300) throw new Error(`resend-verification for the admin: ${asked.status} ${asked.text}`);
+  await verifyEmails([admin]);
+}
+
 export async function collect(player: Player, path = '/api/winners/collect'): Promise<CollectRecord> {
   const answer = await call('POST', path, { token: player.token, timeoutMs: 20_000 });
   const record: CollectRecord = { user: player.username, status: answer.status };
@@ -70,7 +93,7 @@ export async function collect(player: Player, path = '/api/winners/collect'): Pr
     record.transactionId = answer.body.transactionId;
     record.amount = answer.body.amount;
     figures.collects += 1;
-  }
+  } else if (typeof answer.body?.code === 'string') record.code = answer.body.code;
   return record;
 }
 

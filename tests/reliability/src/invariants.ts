@@ -173,6 +173,9 @@ export async function checkPurchases(cast: Cast, purchases: PurchaseRecord[], op
 export async function checkCollects(collects: CollectRecord[], options: CheckOptions): Promise<void> {
   const ids = collects.filter((c) => c.transactionId).map((c) => c.transactionId!);
   invariant(`${options.scenario}: every payout has its own transaction`, new Set(ids).size === ids.length, ids.length);
+  // The cast verified their addresses from the mail before playing: none is refused for that.
+  const unverified = collects.filter((c) => c.code === 'EMAIL_NOT_VERIFIED');
+  invariant(`${options.scenario}: no collect by a verified player is refused as unverified`, unverified.length === 0, unverified.slice(0, 3));
 }
 
 /** All of the above, in order. */

@@ -1,7 +1,7 @@
 // Mixed traffic: players clicking (and buying when their clicks run out), a privileged player closing
 // rounds, winners collecting, the house collecting, and sockets connecting and dropping. Every outcome
 // is recorded so the invariants can be checked against what the clients were told.
-import { checkout, click, collect, newKey, setPayoutEmail, untilGameKnows, type ClickRecord, type CollectRecord, type PurchaseRecord } from './actions.js';
+import { checkout, click, collect, newKey, setPayoutEmail, untilGameKnows, verifyAdmin, verifyEmails, type ClickRecord, type CollectRecord, type PurchaseRecord } from './actions.js';
 import { grantRole, loginAdmin, registerPlayer, sleep, type Player } from './http.js';
 import { watch, type Watcher } from './sockets.js';
 
@@ -31,6 +31,9 @@ export async function castPlayers(count: number): Promise<Cast> {
     await setPayoutEmail(p);
   }
   await setPayoutEmail(admin);
+  // Collecting needs a verified email: every one of them uses the link in the mail, as a player would.
+  await verifyEmails([closer, ...players]);
+  await verifyAdmin(admin);
   return { admin, closer, players };
 }
 

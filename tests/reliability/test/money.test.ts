@@ -2,7 +2,7 @@
 // someone else's idempotency key, and the provider failing or losing its answer. Nothing is charged,
 // credited or paid twice, nothing is lost, and the ledger balances.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkout, collect, gameProfile, newKey, paymentsProfile, setPayoutEmail, untilGameKnows, winRound } from '../src/actions.js';
+import { checkout, collect, gameProfile, newKey, paymentsProfile, setPayoutEmail, untilGameKnows, verifyAdmin, verifyEmails, winRound } from '../src/actions.js';
 import { figures, invariant, reportFigures, suite, violations } from '../src/context.js';
 import { checkMoney, providerRecords } from '../src/invariants.js';
 import { call, grantRole, loginAdmin, registerPlayer, waitFor, type Player } from '../src/http.js';
@@ -168,6 +168,15 @@ describe('collects', () => {
     });
     expect(await setPayoutEmail(winner)).toBe(200);
     const payoutsBefore = (await providerRecords()).payouts.length;
+    // Not verified yet: refused with a 4xx naming the problem, and nothing moves.
+    figures.attacks += 1;
+    const unverified = await call('POST', '/api/winners/collect', { token: winner.token });
+    invariant('an unverified winner\'s collect is a 403 EMAIL_NOT_VERIFIED', unverified.status === 403 && unverified.body?.code === 'EMAIL_NOT_VERIFIED', unverified.text.slice(0, 200));
+    invariant('the refusal says to verify the email', /verify your account email/i.test(unverified.body?.message ?? ''), unverified.text.slice(0, 200));
+    invariant('an unverified collect pays nothing', (await providerRecords()).payouts.length === payoutsBefore);
+    invariant('an unverified collect leaves the winnings', (await paymentsProfile(winner))?.potEarned === earned);
+    // The winner uses the link in the mail, as a player would; from then on the collect pays.
+    await verifyEmails([winner]);
     figures.attacks += 8;
     const burst = await Promise.all(Array.from({ length: 8 }, () => collect(winner)));
     collects.push(...burst);
@@ -267,6 +276,7 @@ describe('collects', () => {
 
   it('the house pot: concurrent admin collects pay once; a standard user cannot collect it', async () => {
     expect(await setPayoutEmail(admin)).toBe(200);
+    await verifyAdmin(admin);
     figures.attacks += 7;
     const stranger = await collect(buyer, '/api/admin/collect');
     invariant('a standard user collecting the house pot is a 403', stranger.status === 403, stranger.status);

@@ -1,7 +1,9 @@
 // A player's whole journey through one gateway, as the web app makes it: register, click, see the counter
-// move over the socket, buy clicks with Braintree's valid test nonce, win the (short) round, collect.
+// move over the socket, buy clicks with Braintree's valid test nonce, win the (short) round, verify the
+// account email from the mail in the catcher (collecting needs it), collect.
 import { randomBytes } from 'node:crypto';
 import { SOCKET_CLIENT_OPTIONS } from '@omc/contracts';
+import { verifyEmailFromCatcher } from '@omc/infra';
 import { io } from 'socket.io-client';
 
 export interface JourneyOutcome {
@@ -9,6 +11,8 @@ export interface JourneyOutcome {
   liveCounter: number;
   purchase: { status: number; success?: boolean };
   winningClick: number;
+  /** The collect refused before the email was verified. */
+  unverifiedCollect: { status: number; code?: string };
   collected: { status: number; amount?: number };
   potLeft?: number;
 }
@@ -49,7 +53,8 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
   }
 }
 
-export async function journey(gatewayUrl: string): Promise<JourneyOutcome> {
+/** `mailUrl`: the mail catcher's web inbox (maildev) that auth's mail reaches. */
+export async function journey(gatewayUrl: string, mailUrl: string): Promise<JourneyOutcome> {
   const username = `c_${randomBytes(5).toString('hex')}`;
   const registered = await call(gatewayUrl, 'POST', '/api/user/register', undefined, {
     username,
@@ -114,6 +119,12 @@ export async function journey(gatewayUrl: string): Promise<JourneyOutcome> {
     });
     if (email.status !== 200)
       throw new Error(`setPaymentMethod: ${email.status} ${JSON.stringify(email.body)}`);
+    const unverified = await call(gatewayUrl, 'POST', '/api/winners/collect', token);
+    await verifyEmailFromCatcher(`${username}@example.com`, {
+      mailUrl,
+      apiUrl: gatewayUrl,
+      timeoutMs: 60_000,
+    });
     const collected = await call(gatewayUrl, 'POST', '/api/winners/collect', token);
     const after = await call(gatewayUrl, 'GET', '/api/payments/profile', token);
     return {
@@ -121,6 +132,7 @@ export async function journey(gatewayUrl: string): Promise<JourneyOutcome> {
       liveCounter,
       purchase: { status: purchase.status, success: purchase.body?.success },
       winningClick,
+      unverifiedCollect: { status: unverified.status, code: unverified.body?.code },
       collected: { status: collected.status, amount: collected.body?.amount },
       potLeft: after.body?.potEarned,
     };

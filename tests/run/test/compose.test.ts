@@ -3,9 +3,10 @@
 // root, then `down -v`. Skipped, with the reason printed, only where no engine can be started, or when
 // OMC_INFRA=native asks for no containers at all.
 import { spawnSync } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startInfra } from '@omc/infra';
+import { freePort, killByPid, startInfra, startMailCatcher, type MailCatcher } from '@omc/infra';
 import { ensureEngine, type Engine } from '../src/engine.js';
 import {
   baseImages,
@@ -25,6 +26,8 @@ let engine: Engine | undefined;
 let skipReason: string | undefined;
 let env: NodeJS.ProcessEnv = {};
 let gatewayUrl = '';
+/** The mail catcher on the host that auth's container sends to (host.docker.internal). */
+let mail: MailCatcher | undefined;
 const figures: {
   cold?: BuildFigures;
   warm?: BuildFigures;
@@ -111,6 +114,17 @@ beforeAll(async () => {
     GATEWAY_PORT: String(await freePort()),
   };
   gatewayUrl = `http://127.0.0.1:${env.GATEWAY_PORT}`;
+  // Collecting needs a verified email: auth's mail goes to a catcher on the host, on every address so
+  // the containers reach it through host.docker.internal, and the journey reads its link there.
+  const mailDir = join(ROOT, '.data', 'test', project);
+  mkdirSync(mailDir, { recursive: true });
+  mail = await startMailCatcher({
+    dir: mailDir,
+    env: process.env,
+    ip: '0.0.0.0',
+    logFile: createWriteStream(join(mailDir, 'maildev.log'), { flags: 'a' }),
+  });
+  env.SMTP_URL = `smtp://host.docker.internal:${mail.smtpPort}`;
   vendorOffline(log);
   const builds = composeBuilds(env);
   figures.coldIsCold =
@@ -155,6 +169,7 @@ afterAll(async () => {
     if (down.status !== 0) log(`[containers] compose down said:\n${down.stderr}`);
     await engine.stop();
   }
+  if (mail) await killByPid(mail.pid);
   if (skipReason) log(`[containers] compose suite skipped: ${skipReason}`);
   else if (figures.cold) {
     log('\n[containers] figures');
@@ -208,11 +223,12 @@ describe('docker compose, executed', () => {
 
   it('serves a whole journey through the compose gateway: register, click, live update, buy, win, collect', async (ctx) => {
     if (skipReason) return ctx.skip(skipReason);
-    const outcome: JourneyOutcome = await journey(gatewayUrl);
+    const outcome: JourneyOutcome = await journey(gatewayUrl, mail!.uiUrl);
     log(`[containers] journey: ${JSON.stringify(outcome)}`);
     expect(outcome.liveCounter).toBeGreaterThanOrEqual(1);
     expect(outcome.purchase).toEqual({ status: 200, success: true });
     expect(outcome.winningClick).toBe(30);
+    expect(outcome.unverifiedCollect).toEqual({ status: 403, code: 'EMAIL_NOT_VERIFIED' });
     expect(outcome.collected.status).toBe(200);
     expect(outcome.collected.amount).toBeGreaterThan(0);
     expect(outcome.potLeft).toBe(0);

@@ -15,7 +15,8 @@ export const ADMIN = {
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    specSystem: { gatewayUrl: string; admin: typeof ADMIN };
+    /** mailUrl: the mail catcher's inbox, where players find their verification links. */
+    specSystem: { gatewayUrl: string; mailUrl: string; admin: typeof ADMIN };
   }
 }
 
@@ -46,6 +47,10 @@ export default async function setup(project: TestProject) {
     },
     log: () => undefined,
   });
-  project.provide('specSystem', { gatewayUrl: system.gatewayUrl, admin: ADMIN });
+  project.provide('specSystem', {
+    gatewayUrl: system.gatewayUrl,
+    mailUrl: system.mail?.uiUrl ?? '',
+    admin: ADMIN,
+  });
   return () => system.stop();
 }

@@ -105,6 +105,7 @@ export class SpecBrowser {
   changeUsername = (username: string) =>
     this.call('PUT', '/api/user/change-username', { body: { username } });
   deleteAccount = () => this.call('DELETE', '/api/user/delete-account');
+  resendVerification = () => this.call('POST', '/api/user/resend-verification');
 }
 
 /** What the page keeps of the live events (SPEC section 4, "Live events"). */

@@ -1,6 +1,7 @@
 // SPEC.md's client, call for call and event for event, against the whole system through the gateway:
 // the flows of section 4 in the order a player meets them, asserting every field section 7 says the
 // client reads, with its type. Sockets are opened with no token, as SPEC's client opens them.
+import { verifyEmailFromCatcher } from '@omc/infra';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import {
@@ -32,6 +33,12 @@ function expectError(answer: Answer, status?: number): string {
   expect(error).toBe(message);
   expect(msg).toBe(message);
   return message;
+}
+
+/** Verifies the address as its owner does: the link in the newest verification mail, from the catcher. */
+function verifyFromInbox(email: string): Promise<void> {
+  const { gatewayUrl, mailUrl } = inject('specSystem');
+  return verifyEmailFromCatcher(email, { mailUrl, apiUrl: gatewayUrl });
 }
 
 /** The game state as SPEC section 3 has it: the page replaces its whole state with this and formats pot. */
@@ -252,6 +259,13 @@ describe("SPEC's client against the whole system", () => {
     expect((await player.setPaymentMethod(`${PLAYER.username}@paypal.example.com`)).status).toBe(200);
     const profile = await player.profile();
     expect(profile.body.paypalEmail).toBe(`${PLAYER.username}@paypal.example.com`);
+    // Money leaves only for a verified account email: refused, nothing moved, until the mailed link is used.
+    const unverified = await player.collect();
+    expect(expectError(unverified, 403)).toMatch(/verify your account email/i);
+    expect(unverified.body.code).toBe('EMAIL_NOT_VERIFIED');
+    expect((await player.profile()).body.potEarned).toBeGreaterThan(0);
+    await verifyFromInbox(PLAYER.email);
+    expect((await player.profile()).body.emailVerified).toBe(true);
     const paid = await player.collect();
     expect(paid.status).toBe(200);
     expect(typeof paid.body.transactionId).toBe('string');
@@ -268,6 +282,12 @@ describe("SPEC's client against the whole system", () => {
     if (!profile.body.paypalEmail) {
       expectError(await admin.adminCollect());
       expect((await admin.setPaymentMethod('house@paypal.example.com')).status).toBe(200);
+    }
+    // The house pot too needs the admin's address verified; the bootstrap admin asks for a link.
+    if (!profile.body.emailVerified) {
+      expect(expectError(await admin.adminCollect(), 403)).toMatch(/verify your account email/i);
+      expect((await admin.resendVerification()).status).toBeLessThan(300);
+      await verifyFromInbox(inject('specSystem').admin.email);
     }
     const paid = await admin.adminCollect();
     expect(paid.status).toBe(200);
@@ -324,6 +344,11 @@ describe("SPEC's client against the whole system", () => {
     const refused = await second.deleteAccount();
     expect(expectError(refused, 409)).toMatch(/winnings/i);
     expect((await second.setPaymentMethod(`${SECOND.username}@paypal.example.com`)).status).toBe(200);
+    // SPEC's sign-up clicks were granted at registration: verifying the email later grants none.
+    const clicksBefore = (await second.profile()).body.freeClicks;
+    await verifyFromInbox(SECOND.email);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await second.profile()).body.freeClicks).toBe(clicksBefore);
     expect((await second.collect()).status).toBe(200);
     const deleted = await second.deleteAccount();
     expect(deleted.status).toBe(200);

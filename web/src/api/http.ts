@@ -14,6 +14,8 @@ export class ApiError extends Error {
     readonly json = false,
     /** Seconds the server asked to wait before trying again (Retry-After), if it said. */
     readonly retryAfterS?: number,
+    /** The error's `code` when the server gave one (e.g. EMAIL_NOT_VERIFIED). */
+    readonly code?: string,
   ) {
     super(serverMessage ?? `request failed with status ${status}`);
     this.name = 'ApiError';
@@ -44,11 +46,15 @@ async function readJson(response: Response): Promise<unknown> {
   }
 }
 
-function serverMessageOf(body: unknown): { message?: string; field?: string } {
+function serverMessageOf(body: unknown): { message?: string; field?: string; code?: string } {
   // Read leniently: a proxy or an older server may send only some of the keys.
   const parsed = ErrorBody.partial().safeParse(body);
   if (!parsed.success) return {};
-  return { message: parsed.data.error ?? parsed.data.message ?? parsed.data.msg, field: parsed.data.field };
+  return {
+    message: parsed.data.error ?? parsed.data.message ?? parsed.data.msg,
+    field: parsed.data.field,
+    code: parsed.data.code,
+  };
 }
 
 export async function request<S extends z.ZodType>(
@@ -74,7 +80,7 @@ export async function request<S extends z.ZodType>(
   }
   const body = await readJson(response);
   if (!response.ok) {
-    const { message, field } = serverMessageOf(body);
+    const { message, field, code } = serverMessageOf(body);
     const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
     throw new ApiError(
       response.status,
@@ -82,6 +88,7 @@ export async function request<S extends z.ZodType>(
       field,
       body !== undefined,
       Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+      code,
     );
   }
   const parsed = schema.safeParse(body);

@@ -13,6 +13,7 @@ export interface UsersTable {
   deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   role_changed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   renamed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  signup_clicks_granted: Generated<boolean>;
 }
 
 export interface UserRoundsTable {

@@ -85,6 +85,11 @@ export class GameEngine {
     return this.users.sync(userId);
   }
 
+  /** Grants the user's sign-up clicks if they are still to come, once; true when granted now. */
+  grantSignupClicks(userId: string, clicks: number): Promise<boolean> {
+    return this.users.grantSignupClicks(userId, clicks);
+  }
+
   /** The caller's balance as the game sees it now; null when the game does not know the user. */
   userView(userId: string): Promise<UserView | null> {
     return this.users.view(userId);

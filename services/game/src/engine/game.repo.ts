@@ -14,6 +14,8 @@ export interface UserRow {
   version: number;
   deleted: boolean;
   grantedClicks: number;
+  /** The sign-up clicks are in grantedClicks (false while they wait for a verified email). */
+  signupGranted: boolean;
 }
 
 export interface UserRoundRow {
@@ -27,7 +29,7 @@ export async function findUsers(db: Db, ids: string[]): Promise<Map<string, User
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('users')
-    .select(['id', 'username', 'role', 'version', 'deleted_at', 'granted_clicks'])
+    .select(['id', 'username', 'role', 'version', 'deleted_at', 'granted_clicks', 'signup_clicks_granted'])
     .where('id', 'in', ids)
     .execute();
   return new Map(
@@ -40,6 +42,7 @@ export async function findUsers(db: Db, ids: string[]): Promise<Map<string, User
         version: Number(r.version),
         deleted: r.deleted_at !== null,
         grantedClicks: Number(r.granted_clicks),
+        signupGranted: r.signup_clicks_granted,
       },
     ]),
   );
@@ -65,14 +68,20 @@ export async function findUserRounds(
   );
 }
 
-/** Creates the user with the sign-up grant; false when it already existed. */
+/** Creates the user with the sign-up grant (or without it, still to come); false when it already existed. */
 export async function insertUser(
   db: Db,
-  user: { id: string; username: string; role: Role; grantedClicks: number },
+  user: { id: string; username: string; role: Role; grantedClicks: number; signupGranted: boolean },
 ): Promise<boolean> {
   const inserted = await db
     .insertInto('users')
-    .values({ id: user.id, username: user.username, role: user.role, granted_clicks: user.grantedClicks })
+    .values({
+      id: user.id,
+      username: user.username,
+      role: user.role,
+      granted_clicks: user.grantedClicks,
+      signup_clicks_granted: user.signupGranted,
+    })
     .onConflict((oc) => oc.column('id').doNothing())
     .returning('id')
     .executeTakeFirst();
@@ -224,6 +233,12 @@ export async function recordWin(trx: Transaction<Database>, win: WinRecord): Pro
     ),
   );
   return true;
+}
+
+/** The sign-up clicks of these users are in granted_clicks now (written with them, by the journal). */
+export async function markSignupGranted(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('users').set({ signup_clicks_granted: true }).where('id', 'in', ids).execute();
 }
 
 export async function addGrantedClicks(db: Db, deltas: Map<string, number>): Promise<void> {

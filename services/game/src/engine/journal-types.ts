@@ -39,6 +39,8 @@ export interface JournalEntry {
   prefix: string;
   segs?: JournalSegment[];
   purchase?: PurchaseRecord;
+  /** A user's sign-up clicks, granted once their email was verified. */
+  grant?: { userId: string; clicks: number };
 }
 
 export function parseJournalEntry(raw: string): JournalEntry {
@@ -46,7 +48,7 @@ export function parseJournalEntry(raw: string): JournalEntry {
   const second = raw.indexOf(':', first + 1);
   const epoch = raw.slice(0, first);
   const seq = Number(raw.slice(first + 1, second));
-  const body = JSON.parse(raw.slice(second + 1)) as { segs?: JournalSegment[]; purchase?: PurchaseRecord };
+  const body = JSON.parse(raw.slice(second + 1)) as Pick<JournalEntry, 'segs' | 'purchase' | 'grant'>;
   return { epoch, seq, prefix: raw.slice(0, second + 1), ...body };
 }
 

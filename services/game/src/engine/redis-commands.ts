@@ -8,10 +8,13 @@ import { decodeRestoreStateReply, RESTORE_STATE } from './redis/restore-state.js
 import {
   decodeChangedReply,
   decodeEvictIdleUsersReply,
+  decodeGrantSignupReply,
   EVICT_IDLE_USERS,
+  GRANT_SIGNUP_CLICKS,
   LOAD_USER,
   UPDATE_USER_META,
   type EvictIdleUsersReply,
+  type GrantSignupReply,
 } from './redis/users.js';
 
 type Arg = string | number;
@@ -22,6 +25,7 @@ declare module 'ioredis' {
     gameClickBatch(numKeys: number, ...keysAndArgs: Arg[]): Result<(number | string)[], Context>;
     gameApplyPurchase(numKeys: number, ...keysAndArgs: Arg[]): Result<number[], Context>;
     gameLoadUser(numKeys: number, ...keysAndArgs: Arg[]): Result<number, Context>;
+    gameGrantSignupClicks(numKeys: number, ...keysAndArgs: Arg[]): Result<number, Context>;
     gameUpdateUserMeta(numKeys: number, ...keysAndArgs: Arg[]): Result<number, Context>;
     gameRestoreState(numKeys: number, ...keysAndArgs: Arg[]): Result<number, Context>;
     gameJournalStep(numKeys: number, ...keysAndArgs: Arg[]): Result<(string | number)[], Context>;
@@ -33,6 +37,7 @@ const SCRIPTS = {
   gameClickBatch: CLICK_BATCH,
   gameApplyPurchase: APPLY_PURCHASE,
   gameLoadUser: LOAD_USER,
+  gameGrantSignupClicks: GRANT_SIGNUP_CLICKS,
   gameUpdateUserMeta: UPDATE_USER_META,
   gameRestoreState: RESTORE_STATE,
   gameJournalStep: JOURNAL_STEP,
@@ -50,6 +55,7 @@ export interface UserLoad {
   purchasedRound: number;
   purchased: number;
   passRound: number;
+  signupGranted: boolean;
 }
 
 export interface GameRedis {
@@ -60,6 +66,8 @@ export interface GameRedis {
   /** Loads users in one round trip (a pipeline); true for each record that changed. */
   loadUsers(hash: string, users: UserLoad[], now: number): Promise<boolean[]>;
   updateUserMeta(hash: string, args: Arg[]): Promise<boolean>;
+  /** ARGV: userId, clicks (GRANT_SIGNUP_CLICKS). */
+  grantSignupClicks(hash: string, userId: string, clicks: number): Promise<GrantSignupReply>;
   restoreState(hash: string, args: Arg[]): Promise<boolean>;
   journalStep(hash: string, args: Arg[]): Promise<JournalStepReply>;
   evictIdleUsers(hash: string, cursor: string, count: number, cutoff: number): Promise<EvictIdleUsersReply>;
@@ -77,6 +85,7 @@ function loadUserArgs(user: UserLoad, now: number): Arg[] {
     user.purchased,
     user.passRound,
     now,
+    user.signupGranted ? 1 : 0,
   ];
 }
 
@@ -101,6 +110,8 @@ export function gameRedis(redis: Redis): GameRedis {
     },
     updateUserMeta: async (hash, args) =>
       decodeChangedReply(await redis.gameUpdateUserMeta(1, hash, ...args)),
+    grantSignupClicks: async (hash, userId, clicks) =>
+      decodeGrantSignupReply(await redis.gameGrantSignupClicks(1, hash, userId, clicks)),
     restoreState: async (hash, args) =>
       decodeRestoreStateReply(await redis.gameRestoreState(1, hash, ...args)),
     journalStep: async (hash, args) => decodeJournalStepReply(await redis.gameJournalStep(1, hash, ...args)),

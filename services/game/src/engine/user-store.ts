@@ -60,6 +60,7 @@ export class UserStore {
           name: user.username,
           deleted: user.deleted,
           granted: user.grantedClicks,
+          signupGranted: user.signupGranted,
           purchasedRound: round,
           purchased: own?.purchased ?? 0,
           passRound: own?.pass ? round : 0,
@@ -82,6 +83,29 @@ export class UserStore {
       userId,
     ]);
     if (changed) this.hooks.onStateChanged?.();
+  }
+
+  /**
+   * Grants the user's sign-up clicks if they are still to come, once (Redis' record holds the mark until
+   * the journal writes the clicks and the mark to Postgres together). Throws while the user is unknown,
+   * so the event that asked is retried.
+   */
+  async grantSignupClicks(userId: string, clicks: number): Promise<boolean> {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const reply = await this.scripts.grantSignupClicks(KEYS.game, userId, clicks);
+      if (reply === 'state_missing') {
+        await this.state.ensure();
+        continue;
+      }
+      if (reply === 'user_not_loaded') {
+        const unknown = await this.ensure([userId], true);
+        if (unknown.has(userId)) throw new Error(`sign-up clicks for user ${userId}, who is not known yet`);
+        continue;
+      }
+      if (reply === 'granted') this.hooks.onStateChanged?.();
+      return reply === 'granted';
+    }
+    throw new Error('sign-up clicks could not be granted');
   }
 
   /** The caller's balance as the game sees it now; null when the game does not know the user. */

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { GameEngine } from '../engine/game-engine.js';
-import { insertUser, updateUser } from '../engine/game.repo.js';
+import { findUsers, insertUser, updateUser } from '../engine/game.repo.js';
 
 export function startGameConsumers(options: {
   db: Kysely<Database>;
@@ -25,11 +25,14 @@ export function startGameConsumers(options: {
       case SUBJECTS.userRegistered: {
         const data = (event as EventEnvelope<typeof SUBJECTS.userRegistered>).data;
         await processOnce(db, event, async (trx) => {
+          // With SIGNUP_FREE_CLICKS_AFTER_VERIFICATION the clicks wait for the verified email.
+          const now = !config.SIGNUP_FREE_CLICKS_AFTER_VERIFICATION;
           await insertUser(trx, {
             id: data.userId,
             username: data.username,
             role: data.role,
-            grantedClicks: config.SIGNUP_FREE_CLICKS,
+            grantedClicks: now ? config.SIGNUP_FREE_CLICKS : 0,
+            signupGranted: now,
           });
         });
         await engine.ensureUsers([data.userId], true);
@@ -59,6 +62,16 @@ export function startGameConsumers(options: {
         await engine.syncUser(data.userId);
         return;
       }
+      case SUBJECTS.emailVerified: {
+        // Sign-up clicks still to come are granted, once: Redis' record and then Postgres keep the mark, so
+        // a redelivery or a second verification (after an email change) grants nothing.
+        const data = (event as EventEnvelope<typeof SUBJECTS.emailVerified>).data;
+        const user = (await findUsers(db, [data.userId])).get(data.userId);
+        if (!user) throw new Error(`user ${data.userId} is not known yet`);
+        if (user.signupGranted || user.deleted) return;
+        await engine.grantSignupClicks(data.userId, config.SIGNUP_FREE_CLICKS);
+        return;
+      }
       default:
         // Other auth events (e-mail changes) are none of the game's business.
         return;
@@ -80,6 +93,7 @@ export function startGameConsumers(options: {
         SUBJECTS.userRoleChanged,
         SUBJECTS.userRenamed,
         SUBJECTS.userDeleted,
+        SUBJECTS.emailVerified,
       ],
       log,
       handle: handleAuth,

@@ -16,6 +16,7 @@ import {
   journalCursors,
   lockJournal,
   lockStateWritesShared,
+  markSignupGranted,
   recordPurchase,
   recordWin,
   saveJournalCursor,
@@ -119,9 +120,14 @@ async function applyEntries(trx: Parameters<typeof recordWin>[0], entries: Journ
   const granted = new Map<string, number>();
   const purchasedSpent = new Map<string, { userId: string; round: number; spent: number }>();
   const positions = new Map<number, { pos: number; last: string | null }>();
+  const signupGranted: string[] = [];
   let wins = 0;
   for (const entry of entries) {
     if (entry.purchase) await recordPurchase(trx, entry.purchase);
+    if (entry.grant) {
+      granted.set(entry.grant.userId, (granted.get(entry.grant.userId) ?? 0) + entry.grant.clicks);
+      signupGranted.push(entry.grant.userId);
+    }
     for (const seg of entry.segs ?? []) {
       for (const [userId, [spentPurchased, spentGranted]] of entriesOf(seg.spends)) {
         if (spentGranted) granted.set(userId, (granted.get(userId) ?? 0) - spentGranted);
@@ -141,6 +147,7 @@ async function applyEntries(trx: Parameters<typeof recordWin>[0], entries: Journ
     }
   }
   await addGrantedClicks(trx, granted);
+  await markSignupGranted(trx, signupGranted);
   await addPurchasedSpent(trx, [...purchasedSpent.values()]);
   // A won round's row was closed by recordWin; its position is the target, which greatest() keeps.
   await advanceRounds(trx, positions);

@@ -1,7 +1,14 @@
 // Collecting: the whole balance of the winnings (or the house) account goes to the caller's PayPal
 // email. The payout row is written first (one unfinished payout per account), PayPal is called with its
 // id as sender_batch_id, and the balance is zeroed in the transaction that records the payout.
-import { CURRENCY, makeEvent, SUBJECTS, type CollectResponse } from '@omc/contracts';
+import {
+  CURRENCY,
+  EMAIL_NOT_VERIFIED,
+  EMAIL_NOT_VERIFIED_MESSAGE,
+  makeEvent,
+  SUBJECTS,
+  type CollectResponse,
+} from '@omc/contracts';
 import { AppError, conflict, enqueueEvent, forbidden, type OutboxTable } from '@omc/service-kit';
 import type { Transaction } from 'kysely';
 import type { Deps } from '../deps.js';
@@ -44,14 +51,20 @@ export class PayoutsService {
     await setPayee(this.deps.db, userId, paypalEmail.trim());
   }
 
-  /** `account` is the caller as auth has it now (the source of truth), not the token's claims. */
+  /**
+   * `account` is the caller as auth has it now (the source of truth), not the token's claims. Money
+   * leaves only for an account whose email is verified (the house pot too: the admin's address is the
+   * one a takeover would change); an auth that does not say counts as not verified.
+   */
   async collect(
-    account: { userId: string; role: string },
+    account: { userId: string; role: string; emailVerified?: boolean },
     kind: 'winnings' | 'house',
   ): Promise<CollectResponse> {
     const { userId } = account;
     if (kind === 'house' && account.role !== 'admin')
       throw forbidden('Admin only: only an admin can collect the house pot');
+    if (account.emailVerified !== true)
+      throw new AppError(EMAIL_NOT_VERIFIED, 403, EMAIL_NOT_VERIFIED_MESSAGE);
     const accountId = kind === 'house' ? ACCOUNTS.house : winningsAccount(userId);
     const paypalEmail = await getPayee(this.deps.db, userId);
     if (!paypalEmail)

@@ -1,4 +1,4 @@
-import { act, screen, waitFor } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { deferred, fakeApi, json, makeToken, profile, storeSession } from '../../test/fakeApi';
@@ -197,5 +197,51 @@ describe('game screen', () => {
     await waitFor(() =>
       expect(screen.getByText(/¡Tienes 12,50 € en ganancias esperándote!/)).toBeInTheDocument(),
     );
+  });
+
+  it('tells a player whose email is not verified to verify it first, with the link sent again', async () => {
+    signIn();
+    const api = fakeApi({
+      'GET /api/user/profile': () =>
+        json(200, profile({ potEarned: 12.5, paypalEmail: 'ana@paypal.test', emailVerified: false })),
+      'POST /api/user/resend-verification': () => json(200, { message: 'ok' }),
+    });
+    const user = userEvent.setup();
+    renderApp('/game');
+    await user.click(await screen.findByRole('button', { name: 'Transferir' }));
+    const dialog = screen.getByRole('dialog', { name: 'Confirmar la transferencia' });
+    expect(dialog).toHaveTextContent(
+      'Verifica tu correo ana@example.com antes de cobrar: abre el enlace que te enviamos y vuelve aquí.',
+    );
+    const confirm = within(dialog).getByRole('button', { name: 'Confirmar' });
+    expect(confirm).toBeDisabled();
+    expect(confirm).toHaveAccessibleDescription(/Verifica tu correo ana@example.com antes de cobrar/);
+    await user.click(within(dialog).getByRole('button', { name: 'Reenviar el enlace' }));
+    await waitFor(() =>
+      expect(within(dialog).getByRole('status')).toHaveTextContent('Enlace enviado. Revisa tu correo.'),
+    );
+    expect(api.callsTo('POST', '/api/user/resend-verification')).toHaveLength(1);
+    expect(api.callsTo('POST', '/api/winners/collect')).toHaveLength(0);
+  });
+
+  it('shows the same when the server refuses the collect because the email is not verified', async () => {
+    signIn();
+    const refusal = 'Verify your account email before collecting. Nothing was moved.';
+    fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ potEarned: 12.5, paypalEmail: 'ana@paypal.test' })),
+      'POST /api/winners/collect': () =>
+        json(403, { code: 'EMAIL_NOT_VERIFIED', message: refusal, error: refusal, msg: refusal }),
+    });
+    const user = userEvent.setup();
+    renderApp('/game');
+    await user.click(await screen.findByRole('button', { name: 'Transferir' }));
+    const dialog = screen.getByRole('dialog', { name: 'Confirmar la transferencia' });
+    await user.click(within(dialog).getByRole('button', { name: 'Confirmar' }));
+    await waitFor(() =>
+      expect(dialog).toHaveTextContent('Verifica tu correo ana@example.com antes de cobrar'),
+    );
+    expect(within(dialog).getByRole('button', { name: 'Reenviar el enlace' })).toBeInTheDocument();
+    expect(within(dialog).getByRole('button', { name: 'Confirmar' })).toBeDisabled();
+    expect(screen.getByText(/¡Tienes 12,50 € en ganancias esperándote!/)).toBeInTheDocument();
   });
 });

@@ -5,6 +5,7 @@ import { formatMoney } from '../../i18n/format';
 import { ConfirmCollectDialog } from '../winnings/ConfirmCollectDialog';
 import { PaymentMethodDialog } from '../winnings/PaymentMethodDialog';
 import { useCollect } from '../winnings/useCollect';
+import { isEmailNotVerified } from '../winnings/VerifyFirst';
 
 /** The house pot and its payout to the admin's PayPal email. */
 export function AdminPotPanel({ profile }: { profile: ProfileResponse }) {
@@ -12,6 +13,8 @@ export function AdminPotPanel({ profile }: { profile: ProfileResponse }) {
   const [dialog, setDialog] = useState<'none' | 'method' | 'confirm'>('none');
   const collect = useCollect('admin', () => setDialog('none'));
   const balance = profile.adminBalance;
+  // Collecting needs a verified email: known from the profile, or from the server's refusal.
+  const unverified = profile.emailVerified === false || isEmailNotVerified(collect.error);
   const formatted = balance === null ? '–' : formatMoney(balance, i18n.language);
   return (
     <section className="card admin-pot" aria-labelledby="admin-pot-title">
@@ -41,6 +44,7 @@ export function AdminPotPanel({ profile }: { profile: ProfileResponse }) {
         amount={formatted}
         email={profile.paypalEmail ?? ''}
         pending={collect.isPending}
+        verifyEmail={unverified ? (profile.email ?? '') : null}
         onEdit={() => setDialog('method')}
         onCancel={() => setDialog('none')}
         onConfirm={() => collect.mutate()}

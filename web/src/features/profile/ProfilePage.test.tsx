@@ -1,4 +1,4 @@
-import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { fakeApi, json, makeToken, profile, storeSession } from '../../test/fakeApi';
@@ -15,6 +15,30 @@ describe('profile', () => {
     expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent('anaAdministrador');
     expect(screen.getByTestId('profile-role')).toHaveTextContent('Administrador');
     expect(screen.getByRole('button', { name: 'Gestionar roles' })).toBeInTheDocument();
+  });
+
+  it('an admin whose email is not verified is told to verify it before collecting the house pot', async () => {
+    storeSession(makeToken({ role: 'admin', exp: inFifteenMinutes() }), { role: 'admin' });
+    const api = fakeApi({
+      'GET /api/user/profile': () =>
+        json(
+          200,
+          profile({
+            role: 'admin',
+            adminBalance: 7.5,
+            paypalEmail: 'house@paypal.test',
+            emailVerified: false,
+          }),
+        ),
+    });
+    const user = userEvent.setup();
+    renderApp('/profile');
+    await user.click(await screen.findByRole('button', { name: 'Cobrar' }));
+    const dialog = screen.getByRole('dialog', { name: 'Cobrar el bote de administrador' });
+    expect(dialog).toHaveTextContent('Verifica tu correo ana@example.com antes de cobrar');
+    expect(within(dialog).getByRole('button', { name: 'Confirmar' })).toBeDisabled();
+    expect(within(dialog).getByRole('button', { name: 'Reenviar el enlace' })).toBeInTheDocument();
+    expect(api.callsTo('POST', '/api/admin/collect')).toHaveLength(0);
   });
 
   it('a standard user sees neither roles management nor the admin pot, and "Ninguno" without an email', async () => {

@@ -5,6 +5,7 @@ import { formatMoney } from '../../i18n/format';
 import { ConfirmCollectDialog } from './ConfirmCollectDialog';
 import { PaymentMethodDialog } from './PaymentMethodDialog';
 import { useCollect } from './useCollect';
+import { isEmailNotVerified } from './VerifyFirst';
 
 /** Uncollected winnings: Transfer with a PayPal email set, Configure without one (SPEC section 2). */
 export function PendingWinnings({ profile }: { profile: ProfileResponse }) {
@@ -12,6 +13,8 @@ export function PendingWinnings({ profile }: { profile: ProfileResponse }) {
   const [dialog, setDialog] = useState<'none' | 'method' | 'confirm'>('none');
   const collect = useCollect('winnings', () => setDialog('none'));
   const amount = profile.potEarned ?? 0;
+  // Collecting needs a verified email: known from the profile, or from the server's refusal.
+  const unverified = profile.emailVerified === false || isEmailNotVerified(collect.error);
   if (amount <= 0 && dialog === 'none') return null;
   const formatted = formatMoney(amount, i18n.language);
 
@@ -43,6 +46,7 @@ export function PendingWinnings({ profile }: { profile: ProfileResponse }) {
         amount={formatted}
         email={profile.paypalEmail ?? ''}
         pending={collect.isPending}
+        verifyEmail={unverified ? (profile.email ?? '') : null}
         onEdit={() => setDialog('method')}
         onCancel={() => setDialog('none')}
         onConfirm={() => collect.mutate()}

@@ -8,6 +8,7 @@ import { queryKeys } from '../../api/keys';
 import { paymentsApi } from '../../api/payments';
 import { useNotices } from '../../components/Notices';
 import { useSession } from '../../session/SessionProvider';
+import { isEmailNotVerified } from './VerifyFirst';
 
 type Kind = 'winnings' | 'admin';
 
@@ -30,6 +31,8 @@ export function useCollect(kind: Kind, onDone?: () => void) {
       queryClient.setQueryData<ProfileResponse>(key, (p) =>
         p ? { ...p, [field]: context?.before ?? p[field] } : p,
       );
+      // An unverified email is explained in the payout dialog itself, with the link to send again.
+      if (isEmailNotVerified(error)) return;
       const fallback = kind === 'winnings' ? t('game.errors.collectError') : t('profile.adminCollectError');
       notify({ tone: 'error', text: errorText(error, fallback) });
     },

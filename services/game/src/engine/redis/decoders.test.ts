@@ -97,6 +97,7 @@ describe('user record', () => {
       tokensAt: 100,
       loadedAt: 50,
       journalSeq: 8,
+      signupGranted: 0,
     });
     expect(decodeUserRecord(raw)).toEqual({
       loaded: true,
@@ -112,6 +113,7 @@ describe('user record', () => {
       tokensAt: 100,
       loadedAt: 50,
       journalSeq: 8,
+      signupGranted: false,
     });
   });
 
@@ -139,6 +141,8 @@ describe('user record', () => {
       passRound: 0,
       tokens: 4,
       tokensAt: 9,
+      // Written before sign-up clicks could wait for a verified email: they were granted.
+      signupGranted: true,
     });
   });
 
@@ -153,6 +157,7 @@ describe('user record', () => {
       purchasedRound: 0,
       purchased: 0,
       passRound: 0,
+      signupGranted: true,
     });
   });
 });

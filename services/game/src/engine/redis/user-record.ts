@@ -25,6 +25,8 @@ export interface UserRecord {
   loadedAt?: number;
   /** The journal entry (seq) that last changed the balances: evictable once the journal is flushed past it. */
   journalSeq?: number;
+  /** False while the sign-up clicks wait for a verified email (records without it have them). */
+  signupGranted: boolean;
 }
 
 /** Contracts' privileged roles as a Lua set, written into the scripts' text: no cost per click. */
@@ -43,7 +45,7 @@ local function readUser(raw)
     deleted = r.deleted or r.del, granted = r.granted or r.g or 0,
     purchasedRound = r.purchasedRound or r.pr or 0, purchased = r.purchased or r.p or 0,
     passRound = r.passRound or r.pass or 0, tokens = r.tokens or r.tb, tokensAt = r.tokensAt or r.tt,
-    loadedAt = r.loadedAt or 0, journalSeq = r.journalSeq,
+    loadedAt = r.loadedAt or 0, journalSeq = r.journalSeq, signupGranted = r.signupGranted,
   }
 end
 local function writeUser(u)
@@ -51,7 +53,7 @@ local function writeUser(u)
     loaded = u.loaded, version = u.version, role = u.role, name = u.name, deleted = u.deleted,
     granted = u.granted, purchasedRound = u.purchasedRound, purchased = u.purchased,
     passRound = u.passRound, tokens = u.tokens, tokensAt = u.tokensAt, loadedAt = u.loadedAt,
-    journalSeq = u.journalSeq,
+    journalSeq = u.journalSeq, signupGranted = u.signupGranted,
   })
 end
 local PRIVILEGED_ROLES = ${PRIVILEGED_ROLES_LUA}
@@ -76,6 +78,7 @@ export function decodeUserRecord(raw: string | null | undefined): UserRecord | u
     purchasedRound: num(r.purchasedRound, r.pr),
     purchased: num(r.purchased, r.p),
     passRound: num(r.passRound, r.pass),
+    signupGranted: r.signupGranted !== 0 && r.signupGranted !== false,
   };
   const role = text(r.role);
   if (role !== undefined) record.role = role;

@@ -6,7 +6,7 @@ import { USER_RECORD_LUA } from './user-record.js';
  * Postgres while the journal is unflushed, so it is never overwritten). Role, name and deletion are set
  * when this version is newer than the one held.
  * KEYS: game hash. ARGV: userId, version, role, name ('' none), deleted (1/0), granted, purchasedRound,
- * purchased, passRound, now (ms).
+ * purchased, passRound, now (ms), sign-up clicks granted (1/0).
  * Replies 1 when it changed the record, 0 when Redis already held all of it.
  */
 export const LOAD_USER = `${USER_RECORD_LUA}
@@ -20,6 +20,7 @@ if u.loaded ~= 1 then
   u.purchased = tonumber(ARGV[8])
   u.passRound = tonumber(ARGV[9])
   u.loadedAt = tonumber(ARGV[10])
+  u.signupGranted = tonumber(ARGV[11])
   changed = true
 end
 if v > u.version then
@@ -58,6 +59,41 @@ if st[2] == uid then
 end
 return 1
 `;
+
+/**
+ * Grants a user's sign-up clicks once: only to a loaded record that says they are still to come (a record
+ * without the mark has them), journaled like a purchase so Postgres gets the clicks and the mark together.
+ * KEYS: game hash. ARGV: userId, clicks. Replies 1 granted now, 0 granted before (or deleted), -1 no
+ * state, -2 user not loaded.
+ */
+export const GRANT_SIGNUP_CLICKS = `${USER_RECORD_LUA}
+local H = KEYS[1]
+local st = redis.call('HMGET', H, 'round', 'epoch', 'seq')
+if not st[1] then return -1 end
+local u = readUser(redis.call('HGET', H, ARGV[1]))
+if u.loaded ~= 1 then return -2 end
+if u.signupGranted ~= 0 or u.deleted == 1 then return 0 end
+local seq = tonumber(st[3]) + 1
+local clicks = tonumber(ARGV[2])
+u.granted = u.granted + clicks
+u.signupGranted = 1
+u.journalSeq = seq
+redis.call('HSET', H, ARGV[1], writeUser(u))
+local grant = { userId = ARGV[1], clicks = clicks }
+redis.call('HSET', H, 'seq', seq, 'j:' .. seq, st[2] .. ':' .. seq .. ':' .. cjson.encode({ grant = grant }))
+return 1
+`;
+
+export type GrantSignupReply = 'granted' | 'granted_before' | 'state_missing' | 'user_not_loaded';
+
+export function decodeGrantSignupReply(reply: number): GrantSignupReply {
+  const code = Number(reply);
+  if (code === 1) return 'granted';
+  if (code === 0) return 'granted_before';
+  if (code === -1) return 'state_missing';
+  if (code === -2) return 'user_not_loaded';
+  throw new Error(`unexpected grant-signup reply ${JSON.stringify(reply)}`);
+}
 
 /** LOAD_USER's and UPDATE_USER_META's reply: did the record change. */
 export function decodeChangedReply(reply: number): boolean {
