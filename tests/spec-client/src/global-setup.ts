@@ -15,7 +15,7 @@ export const ADMIN = {
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    specSystem: { gatewayUrl: string; admin: typeof ADMIN };
+    specSystem: { gatewayUrl: string; admin: typeof ADMIN; mailUrl: string | null };
   }
 }
 
@@ -46,6 +46,11 @@ export default async function setup(project: TestProject) {
     },
     log: () => undefined,
   });
-  project.provide('specSystem', { gatewayUrl: system.gatewayUrl, admin: ADMIN });
+  project.provide('specSystem', {
+    gatewayUrl: system.gatewayUrl,
+    admin: ADMIN,
+    // The inbox a player reads: an email change is confirmed from the link mailed to the new address.
+    mailUrl: system.mail?.uiUrl ?? null,
+  });
   return () => system.stop();
 }
