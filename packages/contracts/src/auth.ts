@@ -56,6 +56,8 @@ export const ProfileResponse = z.object({
   potEarned: z.number().nonnegative().nullable(),
   /** Whether the account's email was confirmed from a link mailed to it (absent from older servers). */
   emailVerified: z.boolean().optional(),
+  /** The address an email change waits to be confirmed from (null: none; absent from older servers). */
+  pendingEmail: z.string().nullable().optional(),
 });
 export type ProfileResponse = z.infer<typeof ProfileResponse>;
 
@@ -112,6 +114,21 @@ export type ResetPasswordRequest = z.infer<typeof ResetPasswordRequest>;
 /** `POST /api/user/verify-email`: the token from the mailed link. */
 export const VerifyEmailRequest = z.object({ token: MailedToken });
 export type VerifyEmailRequest = z.infer<typeof VerifyEmailRequest>;
+
+/**
+ * `PUT /api/user/change-email` (SPEC's body and answer): the account's email stays as it is until the new
+ * address confirms from the link mailed to it; the message says to check that inbox.
+ */
+export const CHANGE_EMAIL_PENDING_MESSAGE =
+  'Check your new inbox: we sent a confirmation link to the new address. Your email changes when you open it.';
+
+/** `POST /api/user/confirm-email`: the token from the link mailed to the new address. */
+export const ConfirmEmailChangeRequest = z.object({ token: MailedToken });
+export type ConfirmEmailChangeRequest = z.infer<typeof ConfirmEmailChangeRequest>;
+
+/** `POST /api/user/undo-email-change`: the token from the notice mailed to the old address; every session ends. */
+export const UndoEmailChangeRequest = z.object({ token: MailedToken });
+export type UndoEmailChangeRequest = z.infer<typeof UndoEmailChangeRequest>;
 
 /** One signed-in browser or device: a refresh family. */
 export const SessionInfo = z.object({

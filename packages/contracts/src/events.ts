@@ -18,6 +18,8 @@ export const SUBJECTS = {
   verificationRequested: 'auth.user.verification_requested.v1',
   /** The account's email was confirmed from the mailed link. */
   emailVerified: 'auth.user.email_verified.v1',
+  /** An email change waits for the new address: carries the tokens of its confirm and undo links. */
+  emailChangeRequested: 'auth.user.email_change_requested.v1',
   purchaseCompleted: 'payments.purchase.completed.v1',
   payoutCompleted: 'payments.payout.completed.v1',
   roundWon: 'game.round.won.v1',
@@ -67,6 +69,20 @@ export const VerificationRequestedV1 = z.object({
   expiresAt: z.iso.datetime({ offset: true }),
 });
 export const EmailVerifiedV1 = z.object({ userId: UserId, email: z.string() });
+/**
+ * Mails the new address a confirm link (`confirmToken`, until `expiresAt`) and the old one a notice with
+ * an undo link (`undoToken`, until `undoExpiresAt`). Both are single-use and stored hashed by auth.
+ */
+export const EmailChangeRequestedV1 = z.object({
+  userId: UserId,
+  oldEmail: z.string(),
+  newEmail: z.string(),
+  language: Language,
+  confirmToken: z.string().min(1),
+  expiresAt: z.iso.datetime({ offset: true }),
+  undoToken: z.string().min(1),
+  undoExpiresAt: z.iso.datetime({ offset: true }),
+});
 
 export const PurchaseCompletedV1 = z.object({
   purchaseId: z.uuid(),
@@ -118,6 +134,7 @@ export const EVENT_PAYLOADS = {
   [SUBJECTS.passwordReset]: PasswordResetV1,
   [SUBJECTS.verificationRequested]: VerificationRequestedV1,
   [SUBJECTS.emailVerified]: EmailVerifiedV1,
+  [SUBJECTS.emailChangeRequested]: EmailChangeRequestedV1,
   [SUBJECTS.purchaseCompleted]: PurchaseCompletedV1,
   [SUBJECTS.payoutCompleted]: PayoutCompletedV1,
   [SUBJECTS.roundWon]: RoundWonV1,

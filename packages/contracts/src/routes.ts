@@ -33,6 +33,8 @@ export const ROUTES: readonly RouteContract[] = [
   { method: 'POST', path: '/api/user/forgot-password', service: 'auth', auth: 'none', body: auth.ForgotPasswordRequest, response: MessageResponse },
   { method: 'POST', path: '/api/user/reset-password', service: 'auth', auth: 'none', body: auth.ResetPasswordRequest, response: MessageResponse },
   { method: 'POST', path: '/api/user/verify-email', service: 'auth', auth: 'none', body: auth.VerifyEmailRequest, response: MessageResponse },
+  { method: 'POST', path: '/api/user/confirm-email', service: 'auth', auth: 'none', body: auth.ConfirmEmailChangeRequest, response: MessageResponse },
+  { method: 'POST', path: '/api/user/undo-email-change', service: 'auth', auth: 'none', body: auth.UndoEmailChangeRequest, response: MessageResponse },
   { method: 'POST', path: '/api/user/resend-verification', service: 'auth', auth: 'user', response: MessageResponse },
   { method: 'GET', path: '/api/user/sessions', service: 'auth', auth: 'user', response: auth.SessionsResponse },
   { method: 'DELETE', path: '/api/user/sessions', service: 'auth', auth: 'user', response: MessageResponse },

@@ -9,6 +9,8 @@ import {
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/admin.routes.js';
+import { emailChangeRoutes } from './email-change/email-change.routes.js';
+import { purgeOldEmailChanges } from './email-change/email-changes.repo.js';
 import type { AuthContext } from './context.js';
 import { migrations } from './db/migrations/index.js';
 import { startMail } from './mail/index.js';
@@ -94,6 +96,7 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
     passwordResetRoutes,
     activeSessionRoutes,
     verificationRoutes,
+    emailChangeRoutes,
   ])
     await app.register(routes, ctx);
   return app as AuthApp;
@@ -124,6 +127,7 @@ export async function start(app: AuthApp): Promise<void> {
     void Promise.all([
       purgeExpiredRefreshTokens(deps.db, deps.clock()),
       purgeOldResetTokens(deps.db, deps.clock()),
+      purgeOldEmailChanges(deps.db, deps.clock()),
     ]).catch((err) => deps.log.warn({ err }, 'refresh token purge failed'));
   purge();
   const purgeTimer = setInterval(purge, 60 * 60_000).unref();

@@ -60,6 +60,12 @@ export const configSchema = baseEnvSchema
     VERIFICATION_TTL_HOURS: env.int(48, 1, 30 * 24),
     /** Verification mails one account may ask for again per RESET_WINDOW_MS; past it, 429. */
     RESEND_MAX_PER_ACCOUNT: env.int(3, 0),
+    /** Hours the link mailed to a new address confirms an email change. */
+    EMAIL_CHANGE_TTL_HOURS: env.int(24, 1, 30 * 24),
+    /** Days the old address may undo an email change (before and after it is confirmed). */
+    EMAIL_CHANGE_UNDO_DAYS: env.int(7, 1, 90),
+    /** Email changes one account may ask for per RESET_WINDOW_MS (each mails two addresses); past it, 429. */
+    EMAIL_CHANGE_MAX_PER_ACCOUNT: env.int(3, 0),
   })
   .superRefine((c, ctx) => {
     const admin = [c.BOOTSTRAP_ADMIN_USERNAME, c.BOOTSTRAP_ADMIN_EMAIL, c.BOOTSTRAP_ADMIN_PASSWORD];

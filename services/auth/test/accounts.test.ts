@@ -181,6 +181,7 @@ describe('accounts', () => {
         paypalEmail: 'pay@example.com',
         adminBalance: null,
         emailVerified: false,
+        pendingEmail: null,
       });
       for (const upstream of [h.game, h.payments]) {
         expect(upstream.seen).toContainEqual({
@@ -260,13 +261,17 @@ describe('accounts', () => {
       );
     });
 
-    it('change-email updates the email; a taken one (any case) is 409, a bad one 400', async () => {
+    it('change-email waits for the new address to confirm; a taken one (any case) is 409, a bad one 400', async () => {
       const user = await register(h.app);
       const other = await register(h.app);
       const response = await put('/api/user/change-email', user.token, { email: `new_${user.email}` });
       expect(response.statusCode).toBe(200);
       MessageResponse.parse(response.json());
-      expect((await profileOf(user.token)).email).toBe(`new_${user.email}`);
+      // The confirmation from the new inbox is in email-change.test.ts.
+      expect(await profileOf(user.token)).toMatchObject({
+        email: user.email,
+        pendingEmail: `new_${user.email}`,
+      });
       expectError(
         await put('/api/user/change-email', user.token, { email: other.email.toUpperCase() }),
         409,

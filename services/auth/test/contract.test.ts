@@ -33,6 +33,20 @@ describe('contract: the auth routes of the catalogue', () => {
     const headers = { ...bearer(user.token), 'x-forwarded-for': freshIp() };
     const cookies = { omc_refresh: user.refresh };
     const fresh = newUser();
+    // A link from the mails of an email change, asked for only by the two routes that take one.
+    const changeLink = async (kind: 'confirm-email' | 'undo-email-change') => {
+      if (path !== `/api/user/${kind}`) return 'unused';
+      const wanted = `m_${user.email}`;
+      await h.app.inject({
+        method: 'PUT',
+        url: '/api/user/change-email',
+        headers,
+        payload: { email: wanted },
+      });
+      const to = kind === 'confirm-email' ? wanted : user.email;
+      const mail = await h.mail.waitFor(to, (m) => Boolean(m.link?.includes(`/${kind}?`)));
+      return new URL(mail.link!).searchParams.get('token')!;
+    };
     const calls: Record<
       string,
       { url?: string; payload?: object; headers?: Record<string, string>; cookies?: Record<string, string> }
@@ -69,6 +83,8 @@ describe('contract: the auth routes of the catalogue', () => {
               : 'unused',
         },
       },
+      '/api/user/confirm-email': { payload: { token: await changeLink('confirm-email') } },
+      '/api/user/undo-email-change': { payload: { token: await changeLink('undo-email-change') } },
       '/api/user/sessions/:id': {
         headers,
         url: `/api/user/sessions/${(await h.deps.db.selectFrom('sessions').select('family_id').where('user_id', '=', user.id).executeTakeFirstOrThrow()).family_id}`,

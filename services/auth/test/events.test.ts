@@ -51,6 +51,16 @@ describe('events', () => {
       h.app.inject({ method: 'PUT', url, payload, headers: bearer(user.token) });
     expect((await put('/api/user/change-username', { username: `${user.username}_r` })).statusCode).toBe(200);
     expect((await put('/api/user/change-email', { email: `r_${user.email}` })).statusCode).toBe(200);
+    // The email changes when the new address confirms from its mail.
+    const confirmMail = await h.mail.waitFor(`r_${user.email}`, (m) =>
+      Boolean(m.link?.includes('/confirm-email')),
+    );
+    const confirmed = await h.app.inject({
+      method: 'POST',
+      url: '/api/user/confirm-email',
+      payload: { token: new URL(confirmMail.link!).searchParams.get('token') },
+    });
+    expect(confirmed.statusCode).toBe(200);
     const adminToken = await loginToken(h.app, ADMIN.username, ADMIN.password);
     const promote = await h.app.inject({
       method: 'POST',
@@ -68,9 +78,15 @@ describe('events', () => {
       () => h.events.of(SUBJECTS.userDeleted).some((e) => e.data.userId === user.id),
       'deleted',
     );
-    // The account's own changes; the verification mails it asked for are counted in verification.test.ts.
+    // The account's own changes; the mails it asked for and the confirmation of its new address are
+    // counted in verification.test.ts and email-change.test.ts.
+    const mailEvents: string[] = [
+      SUBJECTS.verificationRequested,
+      SUBJECTS.emailChangeRequested,
+      SUBJECTS.emailVerified,
+    ];
     const mine = h.events.received.filter(
-      (e) => (e.data as { userId?: string }).userId === user.id && e.subject !== SUBJECTS.verificationRequested,
+      (e) => (e.data as { userId?: string }).userId === user.id && !mailEvents.includes(e.subject),
     );
     expect(mine.map((e) => [e.subject, e.data])).toEqual([
       [SUBJECTS.userRegistered, registered!.data],

@@ -168,6 +168,28 @@ const SCREENS: Screen[] = [
       await openDialog(page, t(opener), t(title));
     },
   })),
+  {
+    // A link that is not (or no longer) valid: the refusal is read out as an alert.
+    name: 'confirm new email (refused link)',
+    viewer: 'visitor',
+    path: '/confirm-email?token=not-a-mailed-token',
+    open: async (page, t) => {
+      await heading(t('confirmEmail.title'))(page);
+      await page
+        .getByRole('alert')
+        .filter({ hasText: t('confirmEmail.invalid') })
+        .waitFor();
+    },
+  },
+  {
+    name: 'undo email change',
+    viewer: 'visitor',
+    path: '/undo-email-change?token=not-a-mailed-token',
+    open: async (page, t) => {
+      await heading(t('undoEmailChange.title'))(page);
+      await button(page, t('undoEmailChange.submit')).waitFor();
+    },
+  },
   { name: 'game (admin)', viewer: 'admin', path: '/game', open: gameReady },
   {
     name: 'profile (admin)',

@@ -1,6 +1,7 @@
 // An account people can trust: a player who forgot their password gets the link by mail (read from the
-// development mail catcher, as a player reads their inbox), chooses a new one, signs in, and ends the
-// session another device still holds. In Spanish, the default, and in English.
+// development mail catcher, as a player reads their inbox), chooses a new one, signs in, ends the
+// session another device still holds, and changes their email, confirmed from the mail to the new
+// address. In Spanish, the default, and in English.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -77,7 +78,7 @@ async function signIn(page: Page, language: Language, username: string, password
 }
 
 describe.each(['es', 'en'] as const)('account recovery and sessions (%s)', (language) => {
-  it('register → verify from the mail → forgot password → reset from the mail → sign in → end another session', async () => {
+  it('register → verify from the mail → forgot password → reset from the mail → sign in → end another session → change email → confirm from the mail', async () => {
     expect(mailUrl).toBeTruthy();
     const username = uniqueName(`acct_${language}`);
     const email = `${username}@example.com`;
@@ -155,6 +156,32 @@ describe.each(['es', 'en'] as const)('account recovery and sessions (%s)', (lang
     await sessions.getByText(t(language, 'sessions.ended')).waitFor();
     expect((await phone.request.post('/api/user/refresh')).status()).toBe(401);
     await expect.poll(() => sessions.getByTestId('session').count()).toBe(1);
+
+    // The email changes only once the new address confirms from its mail; the old one is told.
+    const newEmail = `moved_${email}`;
+    await page.getByRole('button', { name: t(language, 'profile.changeEmail') }).click();
+    const changeDialog = page.getByRole('dialog', { name: t(language, 'changeEmail.title') });
+    await changeDialog.getByLabel(t(language, 'changeEmail.newEmail')).fill(newEmail);
+    await changeDialog.getByRole('button', { name: t(language, 'common.save') }).click();
+    await changeDialog.getByText(t(language, 'changeEmail.pending', { email: newEmail })).waitFor();
+    await page.getByTestId('pending-email').getByText(newEmail).waitFor();
+    await mailTo(
+      email,
+      language === 'es' ? /Se pidió cambiar el correo/ : /A change of your account email was requested/,
+    );
+    const confirmMail = await mailTo(
+      newEmail,
+      language === 'es' ? /Confirma tu nuevo correo/ : /Confirm your new email/,
+    );
+    const confirmLink = linkIn(confirmMail, 'confirm-email');
+    expect(confirmLink, confirmMail.text).toBeTruthy();
+    await page.goto(confirmLink!);
+    await page.getByText(t(language, 'confirmEmail.success')).waitFor();
+    await page.getByRole('link', { name: t(language, 'confirmEmail.toProfile') }).click();
+    await page.getByText(newEmail, { exact: true }).waitFor();
+    await page.getByTestId('email-verified').getByText(t(language, 'profile.emailVerified')).waitFor();
+    expect(await page.getByTestId('pending-email').count()).toBe(0);
+    await screenshot(page, `account-email-changed-${language}`);
 
     await stale.close();
     await phone.close();

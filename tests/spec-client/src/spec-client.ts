@@ -15,6 +15,31 @@ export function gatewayUrl(): string {
   return inject('specSystem').gatewayUrl;
 }
 
+/**
+ * The token of the newest link to `path` (e.g. /confirm-email) mailed to `address`, read from the
+ * development mail catcher's inbox as the player would open it; waits for the mail to arrive.
+ */
+export async function mailedToken(address: string, path: string): Promise<string> {
+  const { mailUrl } = inject('specSystem');
+  if (!mailUrl) throw new Error('no mail catcher in this system');
+  const link = new RegExp(`https?://\\S+${path}\\?token=[\\w.~%-]+`);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const mails = (await (await fetch(`${mailUrl}/email`)).json()) as {
+      to: { address: string }[];
+      text?: string;
+    }[];
+    const found = mails
+      .filter((m) => m.to.some((t) => t.address.toLowerCase() === address.toLowerCase()))
+      .map((m) => link.exec(m.text ?? '')?.[0])
+      .filter((l): l is string => Boolean(l))
+      .at(-1);
+    if (found) return new URL(found).searchParams.get('token')!;
+    if (Date.now() > deadline) throw new Error(`no mail with a ${path} link to ${address}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /** One browser: a token in "local storage", and a cookie jar for the calls made with credentials. */
 export class SpecBrowser {
   token: string | null = null;

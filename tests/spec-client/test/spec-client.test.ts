@@ -7,6 +7,7 @@ import { inject } from 'vitest';
 import {
   formatPot,
   gatewayUrl,
+  mailedToken,
   openLivePage,
   SpecBrowser,
   until,
@@ -317,6 +318,15 @@ describe("SPEC's client against the whole system", () => {
     const changedEmail = await player.changeEmail(email);
     expect(changedEmail.status).toBe(200);
     expect(typeof changedEmail.body.message).toBe('string');
+    // The email changes once the player opens the link mailed to the new address (the web app's
+    // /confirm-email page makes this call).
+    expect((await player.profile()).body.email).toBe(PLAYER.email);
+    const confirmToken = await mailedToken(email, '/confirm-email');
+    const confirmed = await new SpecBrowser().call('POST', '/api/user/confirm-email', {
+      body: { token: confirmToken },
+    });
+    expect(confirmed.status).toBe(200);
+    expect((await player.profile()).body.email).toBe(email);
     expectError(await player.changePassword('wrong-current', 'secret-ana-2'), 400);
     const changedPassword = await player.changePassword(PLAYER.password, 'secret-ana-2');
     expect(changedPassword.status).toBe(200);

@@ -39,6 +39,16 @@ export const authApi = {
     request('/api/user/reset-password', MessageResponse, { method: 'POST', body }),
   verifyEmail: (token: string, session: string | null) =>
     request('/api/user/verify-email', MessageResponse, { method: 'POST', token: session, body: { token } }),
+  /** The token from the link mailed to the new address; `session` when signed in. */
+  confirmEmail: (token: string, session: string | null) =>
+    request('/api/user/confirm-email', MessageResponse, { method: 'POST', token: session, body: { token } }),
+  /** The token from the notice mailed to the old address: restores it and ends every session. */
+  undoEmailChange: (token: string, session: string | null) =>
+    request('/api/user/undo-email-change', MessageResponse, {
+      method: 'POST',
+      token: session,
+      body: { token },
+    }),
   resendVerification: (token: string) =>
     request('/api/user/resend-verification', MessageResponse, { method: 'POST', token }),
   sessions: (token: string) => request('/api/user/sessions', SessionsResponse, { token }),

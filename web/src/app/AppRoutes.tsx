@@ -1,5 +1,6 @@
 import { Navigate, Route, Routes } from 'react-router-dom';
 import { RoleManagerPage } from '../features/admin/RoleManagerPage';
+import { ConfirmEmailPage, UndoEmailChangePage } from '../features/auth/EmailChangePages';
 import { ResetPasswordPage } from '../features/auth/ResetPasswordPage';
 import { VerifyEmailPage } from '../features/auth/VerifyEmailPage';
 import { GamePage } from '../features/game/GamePage';
@@ -30,6 +31,8 @@ export function AppRoutes() {
       <Route path="/winners" element={<WinnersPage />} />
       <Route path="/reset-password" element={<ResetPasswordPage />} />
       <Route path="/verify-email" element={<VerifyEmailPage />} />
+      <Route path="/confirm-email" element={<ConfirmEmailPage />} />
+      <Route path="/undo-email-change" element={<UndoEmailChangePage />} />
       <Route
         path="/profile"
         element={

@@ -40,6 +40,22 @@ export interface PasswordResetTokensTable {
   used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+export interface EmailChangesTable {
+  id: string;
+  user_id: string;
+  old_email: string;
+  old_email_verified_at: Date | null;
+  new_email: string;
+  confirm_token_hash: string;
+  undo_token_hash: string;
+  created_at: Generated<Date>;
+  expires_at: Date;
+  undo_expires_at: Date;
+  confirmed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  cancelled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  undone_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface SessionsTable {
   family_id: string;
   user_id: string;
@@ -66,6 +82,7 @@ export interface MailQueueTable {
 
 export interface Database extends OutboxTable {
   password_reset_tokens: PasswordResetTokensTable;
+  email_changes: EmailChangesTable;
   sessions: SessionsTable;
   mail_queue: MailQueueTable;
   bootstrap_admin: BootstrapAdminTable;

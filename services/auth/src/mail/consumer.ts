@@ -11,6 +11,7 @@ export const MAIL_SUBJECTS: Subject[] = [
   SUBJECTS.passwordResetRequested,
   SUBJECTS.passwordReset,
   SUBJECTS.verificationRequested,
+  SUBJECTS.emailChangeRequested,
 ];
 
 interface MailOrder {
@@ -58,6 +59,30 @@ export function mailsFor(deps: Deps, event: EventEnvelope): MailOrder[] {
           params: {
             link: webLink(deps, '/verify-email', data.token),
             hours: deps.config.VERIFICATION_TTL_HOURS,
+          },
+        },
+      ];
+    }
+    case SUBJECTS.emailChangeRequested: {
+      const data = (event as EventEnvelope<typeof SUBJECTS.emailChangeRequested>).data;
+      return [
+        {
+          kind: 'confirmEmailChange',
+          to: data.newEmail,
+          language: data.language,
+          params: {
+            link: webLink(deps, '/confirm-email', data.confirmToken),
+            hours: deps.config.EMAIL_CHANGE_TTL_HOURS,
+          },
+        },
+        {
+          kind: 'emailChangeNotice',
+          to: data.oldEmail,
+          language: data.language,
+          params: {
+            link: webLink(deps, '/undo-email-change', data.undoToken),
+            address: data.newEmail,
+            days: deps.config.EMAIL_CHANGE_UNDO_DAYS,
           },
         },
       ];

@@ -2,7 +2,8 @@
 // one link. Rendered as plain text and as HTML (every interpolated value escaped) from the same words.
 import type { Language } from '@omc/contracts';
 
-export type MailKind = 'passwordReset' | 'passwordChanged' | 'verifyEmail';
+export type MailKind =
+  'passwordReset' | 'passwordChanged' | 'verifyEmail' | 'confirmEmailChange' | 'emailChangeNotice';
 
 interface Words {
   subject: string;
@@ -15,6 +16,9 @@ export interface MailParams {
   link?: string;
   minutes?: number;
   hours?: number;
+  days?: number;
+  /** The new address, in the notice to the old one. */
+  address?: string;
 }
 
 interface Common {
@@ -67,6 +71,106 @@ const SECURITY: Record<Language, string> = {
 };
 
 const KINDS: Record<MailKind, Record<Language, Words>> = {
+  confirmEmailChange: {
+    es: {
+      subject: 'Confirma tu nuevo correo',
+      paragraphs: (p) => [
+        'Pediste usar esta dirección en tu cuenta de One Million Clicks. La cuenta no cambia de correo hasta que lo confirmes con este enlace.',
+        `El enlace caduca en ${p.hours} horas y sirve una sola vez.`,
+      ],
+      action: 'Confirmar mi nuevo correo',
+    },
+    en: {
+      subject: 'Confirm your new email',
+      paragraphs: (p) => [
+        'You asked to use this address for your One Million Clicks account. The account keeps its old email until you confirm with this link.',
+        `The link expires in ${p.hours} hours and works once.`,
+      ],
+      action: 'Confirm my new email',
+    },
+    fr: {
+      subject: 'Confirmez votre nouvelle adresse e-mail',
+      paragraphs: (p) => [
+        'Vous avez demandé à utiliser cette adresse pour votre compte One Million Clicks. Le compte garde son ancienne adresse tant que vous ne confirmez pas avec ce lien.',
+        `Le lien expire dans ${p.hours} heures et ne sert qu’une fois.`,
+      ],
+      action: 'Confirmer ma nouvelle adresse',
+    },
+    de: {
+      subject: 'Bestätigen Sie Ihre neue E-Mail-Adresse',
+      paragraphs: (p) => [
+        'Sie möchten diese Adresse für Ihr One-Million-Clicks-Konto verwenden. Das Konto behält seine alte Adresse, bis Sie über diesen Link bestätigen.',
+        `Der Link läuft in ${p.hours} Stunden ab und gilt nur einmal.`,
+      ],
+      action: 'Neue E-Mail-Adresse bestätigen',
+    },
+    it: {
+      subject: 'Conferma la tua nuova email',
+      paragraphs: (p) => [
+        'Hai chiesto di usare questo indirizzo per il tuo account One Million Clicks. L’account mantiene la vecchia email finché non confermi con questo link.',
+        `Il link scade tra ${p.hours} ore e vale una sola volta.`,
+      ],
+      action: 'Conferma la mia nuova email',
+    },
+    pt: {
+      subject: 'Confirma o teu novo email',
+      paragraphs: (p) => [
+        'Pediste para usar este endereço na tua conta One Million Clicks. A conta mantém o email antigo até confirmares com esta ligação.',
+        `A ligação expira em ${p.hours} horas e só funciona uma vez.`,
+      ],
+      action: 'Confirmar o meu novo email',
+    },
+  },
+  emailChangeNotice: {
+    es: {
+      subject: 'Se pidió cambiar el correo de tu cuenta',
+      paragraphs: (p) => [
+        `Se pidió cambiar el correo de tu cuenta de One Million Clicks de esta dirección a ${p.address}. Si fuiste tú, no tienes que hacer nada.`,
+        `Si no fuiste tú, deshaz el cambio con este enlace durante ${p.days} días: la cuenta vuelve a esta dirección y se cierran todas sus sesiones.`,
+      ],
+      action: 'Deshacer el cambio de correo',
+    },
+    en: {
+      subject: 'A change of your account email was requested',
+      paragraphs: (p) => [
+        `Someone asked to change the email of your One Million Clicks account from this address to ${p.address}. If it was you, there is nothing to do.`,
+        `If it was not you, undo the change with this link within ${p.days} days: the account returns to this address and every session is signed out.`,
+      ],
+      action: 'Undo the email change',
+    },
+    fr: {
+      subject: "Un changement de l'adresse e-mail de votre compte a été demandé",
+      paragraphs: (p) => [
+        `Quelqu’un a demandé à remplacer l’adresse de votre compte One Million Clicks, celle-ci, par ${p.address}. Si c’était vous, vous n’avez rien à faire.`,
+        `Sinon, annulez le changement avec ce lien pendant ${p.days} jours : le compte revient à cette adresse et toutes ses sessions sont fermées.`,
+      ],
+      action: 'Annuler le changement d’adresse',
+    },
+    de: {
+      subject: 'Eine Änderung Ihrer Konto-E-Mail-Adresse wurde angefordert',
+      paragraphs: (p) => [
+        `Jemand hat angefordert, die E-Mail-Adresse Ihres One-Million-Clicks-Kontos von dieser Adresse auf ${p.address} zu ändern. Wenn Sie das waren, ist nichts zu tun.`,
+        `Wenn nicht, machen Sie die Änderung innerhalb von ${p.days} Tagen mit diesem Link rückgängig: Das Konto erhält diese Adresse zurück, und alle Sitzungen werden beendet.`,
+      ],
+      action: 'Änderung rückgängig machen',
+    },
+    it: {
+      subject: "È stato chiesto di cambiare l'email del tuo account",
+      paragraphs: (p) => [
+        `Qualcuno ha chiesto di cambiare l’email del tuo account One Million Clicks da questo indirizzo a ${p.address}. Se sei stato tu, non devi fare nulla.`,
+        `Se non sei stato tu, annulla il cambio con questo link entro ${p.days} giorni: l’account torna a questo indirizzo e tutte le sessioni vengono chiuse.`,
+      ],
+      action: 'Annulla il cambio di email',
+    },
+    pt: {
+      subject: 'Foi pedida a alteração do email da tua conta',
+      paragraphs: (p) => [
+        `Alguém pediu para alterar o email da tua conta One Million Clicks deste endereço para ${p.address}. Se foste tu, não tens de fazer nada.`,
+        `Se não foste tu, anula a alteração com esta ligação durante ${p.days} dias: a conta volta a este endereço e todas as sessões são terminadas.`,
+      ],
+      action: 'Anular a alteração de email',
+    },
+  },
   verifyEmail: {
     es: {
       subject: 'Confirma tu correo',
@@ -210,6 +314,8 @@ const KINDS: Record<MailKind, Record<Language, Words>> = {
 /** Kinds whose reader did not necessarily ask for them: they say what to do if it was not them. */
 const NOTICE: Record<MailKind, 'ignore' | 'security'> = {
   verifyEmail: 'ignore',
+  confirmEmailChange: 'ignore',
+  emailChangeNotice: 'security',
   passwordReset: 'ignore',
   passwordChanged: 'security',
 };

@@ -15,6 +15,7 @@ import {
 import { AppError, badRequest, conflict, unauthorized, type Caller } from '@omc/service-kit';
 import { enqueue } from '../events.js';
 import type { AuthContext } from '../context.js';
+import { pendingEmailOf } from '../email-change/email-change.service.js';
 import { callUpstream } from '../profile/upstreams.js';
 import { hashPassword, verifyPassword } from '../security/passwords.js';
 import { verificationRequest } from '../verification/verification.service.js';
@@ -140,9 +141,10 @@ export async function login(
 
 export async function profile(ctx: AuthContext, user: UserRow, caller: Caller): Promise<ProfileResponse> {
   const { GAME_URL, PAYMENTS_URL } = ctx.deps.config;
-  const [game, payments] = await Promise.all([
+  const [game, payments, pendingEmail] = await Promise.all([
     callUpstream(ctx.deps, `${GAME_URL}/api/game/profile`, GameProfile, caller),
     callUpstream(ctx.deps, `${PAYMENTS_URL}/api/payments/profile`, PaymentsProfile, caller),
+    pendingEmailOf(ctx, user.id),
   ]);
   if (!game.ok) caller.log.warn({ reason: game.reason }, 'game profile unavailable');
   if (!payments.ok) caller.log.warn({ reason: payments.reason }, 'payments profile unavailable');
@@ -156,6 +158,7 @@ export async function profile(ctx: AuthContext, user: UserRow, caller: Caller): 
     hasInfiniteClicks: game.ok ? game.data.hasInfiniteClicks : null,
     potEarned: payments.ok ? payments.data.potEarned : null,
     emailVerified: user.email_verified_at !== null,
+    pendingEmail,
     paypalEmail: payments.ok ? payments.data.paypalEmail : null,
     adminBalance: payments.ok ? payments.data.adminBalance : null,
   };
@@ -163,23 +166,6 @@ export async function profile(ctx: AuthContext, user: UserRow, caller: Caller): 
 
 export async function changeLanguage(ctx: AuthContext, user: UserRow, language: Language): Promise<void> {
   await updateUser(ctx.deps.db, user.id, { preferred_language: language });
-}
-
-export async function changeEmail(ctx: AuthContext, user: UserRow, email: string): Promise<void> {
-  if (email === user.email) return;
-  try {
-    await ctx.deps.db.transaction().execute(async (trx) => {
-      // A new address is unverified until its owner confirms it from the link mailed to it (the same
-      // address written in other case stays as it was).
-      const sameAddress = email.toLowerCase() === user.email.toLowerCase();
-      await updateUser(trx, user.id, sameAddress ? { email } : { email, email_verified_at: null });
-      await enqueue(trx, makeEvent(SUBJECTS.userEmailChanged, { userId: user.id, email }));
-      if (!sameAddress) await enqueue(trx, verificationRequest(ctx, { ...user, email }));
-    });
-  } catch (error) {
-    uniqueConflict(error);
-  }
-  ctx.relay.nudge();
 }
 
 export async function changeUsername(ctx: AuthContext, user: UserRow, username: string): Promise<void> {

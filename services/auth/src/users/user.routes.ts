@@ -1,5 +1,6 @@
 // /api/user/*: each route validates with the contract's schema and calls the accounts service.
 import {
+  CHANGE_EMAIL_PENDING_MESSAGE,
   ChangeEmailRequest,
   ChangeLanguageRequest,
   ChangePasswordRequest,
@@ -16,6 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ignoreJsonBody } from '../body-less.js';
 import type { AuthContext } from '../context.js';
+import { requestEmailChange } from '../email-change/email-change.service.js';
 import { clearRefreshCookie, setRefreshCookie } from '../sessions/cookie.js';
 import * as accounts from './accounts.service.js';
 import { accountOf, signedIn } from './current-user.js';
@@ -76,9 +78,9 @@ async function accountRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<
     '/api/user/change-email',
     { schema: { body: ChangeEmailRequest, response: { 200: MessageResponse } } },
     async (request) => {
-      const user = accountOf(request);
-      await accounts.changeEmail(ctx, user, request.body.email);
-      return { message: 'Email updated' };
+      // SPEC's answer, { message }: the email changes only once the new address confirms.
+      const outcome = await requestEmailChange(ctx, accountOf(request), request.body.email, request.ip);
+      return { message: outcome === 'pending' ? CHANGE_EMAIL_PENDING_MESSAGE : 'Email updated' };
     },
   );
 

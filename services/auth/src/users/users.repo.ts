@@ -109,6 +109,11 @@ export function listUsers(db: Db): Promise<Pick<UserRow, 'username' | 'email' | 
     .execute();
 }
 
+/** The user's row, locked until the transaction ends. */
+export function lockUserById(trx: Transaction<Database>, id: string): Promise<UserRow | undefined> {
+  return trx.selectFrom('users').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
 /** The user with this email, its row locked until the transaction ends. */
 export function lockUserByEmail(trx: Transaction<Database>, email: string): Promise<UserRow | undefined> {
   return trx

@@ -27,6 +27,7 @@ function useChange<T>(
   prefix: string,
   call: (token: string, value: T) => Promise<unknown>,
   onClose: () => void,
+  successText?: (value: T) => string,
 ) {
   const { t } = useTranslation();
   const { token } = useSession();
@@ -36,8 +37,8 @@ function useChange<T>(
   const [success, setSuccess] = useState<string | null>(null);
   const mutation = useMutation({
     mutationFn: (value: T) => call(token!, value),
-    onSuccess: () => {
-      setSuccess(t(`${prefix}.success`));
+    onSuccess: (_answer, value) => {
+      setSuccess(successText ? successText(value) : t(`${prefix}.success`));
       void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
       closeLater(onClose);
     },
@@ -102,7 +103,10 @@ export function ChangeEmailDialog({ open, onClose }: ChangeDialogProps) {
 function ChangeEmail({ onClose }: { onClose: () => void }) {
   const { t } = useTranslation();
   const [email, setEmail] = useState('');
-  const change = useChange('changeEmail', authApi.changeEmail, onClose);
+  // The email changes once the new address confirms from the link mailed to it: say where to look.
+  const change = useChange('changeEmail', authApi.changeEmail, onClose, (value) =>
+    t('changeEmail.pending', { email: value }),
+  );
   return (
     <ChangeForm
       title={t('changeEmail.title')}

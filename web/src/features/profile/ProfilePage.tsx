@@ -59,6 +59,14 @@ export function ProfilePage() {
                   </dd>
                 </>
               ) : null}
+              {profile.data?.pendingEmail ? (
+                <>
+                  <dt>{t('profile.pendingEmail')}</dt>
+                  <dd data-testid="pending-email">
+                    <span translate="no">{profile.data.pendingEmail}</span> {t('profile.pendingEmailHint')}
+                  </dd>
+                </>
+              ) : null}
             </dl>
           </>
         )}

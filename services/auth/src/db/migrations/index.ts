@@ -5,6 +5,7 @@ import { usersMigration } from './0001_users.js';
 import { bootstrapMigration } from './0002_bootstrap.js';
 import { accountsMigration } from './0003_accounts.js';
 import { emailVerificationMigration } from './0004_email_verification.js';
+import { emailChangesMigration } from './0005_email_changes.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0002_bootstrap': bootstrapMigration,
   '0003_accounts': accountsMigration,
   '0004_email_verification': emailVerificationMigration,
+  '0005_email_changes': emailChangesMigration,
 };

@@ -1,0 +1,220 @@
+// Email change: the account keeps its address until the new one confirms from a mailed single-use link;
+// the old address is told at once, with an undo link that works until EMAIL_CHANGE_UNDO_DAYS after the
+// request, confirmed or not. Undoing restores the old address and ends every session, since whoever
+// asked for the change may hold the account. A new request replaces the one still waiting.
+import { makeEvent, SUBJECTS } from '@omc/contracts';
+import { badRequest, conflict, forbidden } from '@omc/service-kit';
+import type { AuthContext } from '../context.js';
+import { enqueue } from '../events.js';
+import { useAllResetTokens } from '../password-reset/reset-tokens.repo.js';
+import { countRequest } from '../security/request-limit.js';
+import { revokeAllForUser } from '../sessions/refresh-tokens.js';
+import {
+  findUserByEmail,
+  lockUserById,
+  UniqueViolation,
+  updateUser,
+  type UserRow,
+} from '../users/users.repo.js';
+import {
+  cancelPendingChanges,
+  createEmailChange,
+  findByConfirmToken,
+  findByUndoToken,
+  findPendingChange,
+  lockEmailChange,
+  markConfirmed,
+  markUndoneSince,
+  type EmailChangeRow,
+} from './email-changes.repo.js';
+
+const TAKEN = 'This email is already registered';
+
+/**
+ * `'updated'` when the address is the account's own (in another case, applied at once; the same one
+ * cancels a change still waiting), `'pending'` when a confirmation link went to the new address.
+ */
+export async function requestEmailChange(
+  ctx: AuthContext,
+  user: UserRow,
+  email: string,
+  ip: string,
+): Promise<'updated' | 'pending'> {
+  const { db, config } = ctx.deps;
+  const now = ctx.deps.clock();
+  if (email.toLowerCase() === user.email.toLowerCase()) {
+    await db.transaction().execute(async (trx) => {
+      await cancelPendingChanges(trx, user.id, now);
+      if (email === user.email) return;
+      await updateUser(trx, user.id, { email });
+      await enqueue(trx, makeEvent(SUBJECTS.userEmailChanged, { userId: user.id, email }));
+    });
+    ctx.relay.nudge();
+    return 'updated';
+  }
+  // Counted before any work, like the resend: each request mails two addresses.
+  await countRequest(ctx.deps.redis, config.RESET_WINDOW_MS, [
+    {
+      key: `email-change:ip:${ip}`,
+      max: config.RESET_MAX_PER_IP,
+      message: (s) => `Too many email changes asked from your network. Try again in ${s} seconds.`,
+    },
+    {
+      key: `email-change:user:${user.id}`,
+      max: config.EMAIL_CHANGE_MAX_PER_ACCOUNT,
+      message: (s) => `Too many email changes asked for this account. Try again in ${s} seconds.`,
+    },
+  ]);
+  const owner = await findUserByEmail(db, email);
+  if (owner && owner.id !== user.id) throw conflict(TAKEN, 'email');
+  const expiresAt = now + config.EMAIL_CHANGE_TTL_HOURS * 3600_000;
+  const undoExpiresAt = now + config.EMAIL_CHANGE_UNDO_DAYS * 24 * 3600_000;
+  await db.transaction().execute(async (trx) => {
+    // Locked: two requests at once leave one pending change, the later one.
+    const current = await lockUserById(trx, user.id);
+    if (!current) throw badRequest('No such account');
+    await cancelPendingChanges(trx, user.id, now);
+    const { confirmToken, undoToken } = await createEmailChange(trx, {
+      userId: user.id,
+      oldEmail: current.email,
+      oldEmailVerifiedAt: current.email_verified_at,
+      newEmail: email,
+      now,
+      expiresAt,
+      undoExpiresAt,
+    });
+    await enqueue(
+      trx,
+      makeEvent(SUBJECTS.emailChangeRequested, {
+        userId: user.id,
+        oldEmail: current.email,
+        newEmail: email,
+        language: current.preferred_language,
+        confirmToken,
+        expiresAt: new Date(expiresAt).toISOString(),
+        undoToken,
+        undoExpiresAt: new Date(undoExpiresAt).toISOString(),
+      }),
+    );
+  });
+  ctx.relay.nudge();
+  return 'pending';
+}
+
+/** The address a change waits to be confirmed from, for the profile. */
+export async function pendingEmailOf(ctx: AuthContext, userId: string): Promise<string | null> {
+  return (await findPendingChange(ctx.deps.db, userId, ctx.deps.clock()))?.new_email ?? null;
+}
+
+const CONFIRM_INVALID =
+  'This email confirmation link is not valid. Change your email again from your profile.';
+
+function checkConfirmable(row: EmailChangeRow | undefined, now: number): EmailChangeRow {
+  if (!row) throw badRequest(CONFIRM_INVALID, 'token');
+  if (row.confirmed_at) throw badRequest('This email confirmation link was already used.', 'token');
+  if (row.undone_at)
+    throw badRequest(
+      'This email change was undone from the old address, so it cannot be confirmed.',
+      'token',
+    );
+  if (row.cancelled_at)
+    throw badRequest(
+      'This email change was replaced by a newer request or cancelled. Use the link in the newest mail.',
+      'token',
+    );
+  if (row.expires_at.getTime() <= now)
+    throw badRequest(
+      'This email confirmation link has expired. Change your email again from your profile.',
+      'token',
+    );
+  return row;
+}
+
+/**
+ * Switches the account to the new address from the link mailed to it (which proves the address, so it is
+ * verified). Signed in as another account, 403; the address taken by another account meanwhile, 409.
+ */
+export async function confirmEmailChange(
+  ctx: AuthContext,
+  token: string,
+  callerId?: string,
+): Promise<string> {
+  const { db } = ctx.deps;
+  const found = checkConfirmable(await findByConfirmToken(db, token), ctx.deps.clock());
+  if (callerId && callerId !== found.user_id)
+    throw forbidden('This confirmation link belongs to another account');
+  const email = await db.transaction().execute(async (trx) => {
+    const now = ctx.deps.clock();
+    // Locked and checked again: of two uses racing with one link, one wins and the other is told.
+    const row = checkConfirmable(await lockEmailChange(trx, found.id), now);
+    const user = await lockUserById(trx, row.user_id);
+    if (!user) throw badRequest(CONFIRM_INVALID, 'token');
+    if (user.email.toLowerCase() !== row.old_email.toLowerCase())
+      throw badRequest(
+        'The account changed its email since this link was sent. Use the newest mail.',
+        'token',
+      );
+    const owner = await findUserByEmail(trx, row.new_email);
+    if (owner && owner.id !== user.id) throw conflict(`${TAKEN}: the change was not made`, 'email');
+    try {
+      await updateUser(trx, user.id, { email: row.new_email, email_verified_at: new Date(now) });
+    } catch (error) {
+      if (error instanceof UniqueViolation) throw conflict(`${TAKEN}: the change was not made`, 'email');
+      throw error;
+    }
+    await markConfirmed(trx, row.id, now);
+    await enqueue(trx, makeEvent(SUBJECTS.userEmailChanged, { userId: user.id, email: row.new_email }));
+    await enqueue(trx, makeEvent(SUBJECTS.emailVerified, { userId: user.id, email: row.new_email }));
+    return row.new_email;
+  });
+  ctx.relay.nudge();
+  return email;
+}
+
+const UNDO_INVALID = 'This undo link is not valid.';
+
+function checkUndoable(row: EmailChangeRow | undefined, now: number): EmailChangeRow {
+  if (!row) throw badRequest(UNDO_INVALID, 'token');
+  if (row.undone_at) throw badRequest('This undo link was already used: the change is undone.', 'token');
+  if (row.undo_expires_at.getTime() <= now)
+    throw badRequest(
+      'This undo link has expired. Reset your password from "Forgot password?" and contact us.',
+      'token',
+    );
+  return row;
+}
+
+/**
+ * Restores the address the change left (and whether it was verified), cancels any change still waiting,
+ * spends the undo links of this and later changes and the password-reset links, and ends every session.
+ * Returns the restored address.
+ */
+export async function undoEmailChange(ctx: AuthContext, token: string, callerId?: string): Promise<string> {
+  const { db } = ctx.deps;
+  const found = checkUndoable(await findByUndoToken(db, token), ctx.deps.clock());
+  if (callerId && callerId !== found.user_id) throw forbidden('This undo link belongs to another account');
+  const email = await db.transaction().execute(async (trx) => {
+    const now = ctx.deps.clock();
+    const row = checkUndoable(await lockEmailChange(trx, found.id), now);
+    const user = await lockUserById(trx, row.user_id);
+    if (!user) throw badRequest(UNDO_INVALID, 'token');
+    if (user.email.toLowerCase() !== row.old_email.toLowerCase()) {
+      const owner = await findUserByEmail(trx, row.old_email);
+      if (owner && owner.id !== user.id)
+        throw conflict(
+          'The old address now belongs to another account, so it cannot be restored. Contact us.',
+          'email',
+        );
+      await updateUser(trx, user.id, { email: row.old_email, email_verified_at: row.old_email_verified_at });
+      await enqueue(trx, makeEvent(SUBJECTS.userEmailChanged, { userId: user.id, email: row.old_email }));
+    }
+    await cancelPendingChanges(trx, user.id, now);
+    await markUndoneSince(trx, row, now);
+    // Whoever changed the address may hold the account: every session and every mailed reset link ends.
+    await useAllResetTokens(trx, user.id, now);
+    await revokeAllForUser(trx, user.id, now);
+    return row.old_email;
+  });
+  ctx.relay.nudge();
+  return email;
+}
