@@ -132,7 +132,7 @@ async function main(): Promise<void> {
       }
     }
     // Clicks at half the maximum rate while clients watch (a fixed modest rate if throughput failed).
-    const halfRate = Math.max(50, (throughput?.chosen.okPerSecond ?? 400) / 2);
+    const halfRate = settings.fanoutClickRate ?? Math.max(50, (throughput?.chosen.okPerSecond ?? 400) / 2);
 
     for (const count of runs('fanout') ? settings.socketCounts : []) {
       try {

@@ -18,7 +18,16 @@ export interface BenchSettings {
   socketsPerWorker: number;
   connectConcurrency: number;
   fanoutDurationS: number;
+  /** Seconds the fan-out baseline (a bare `ws` server, same sockets) is measured at each count; 0: none. */
+  fanoutBaselineS: number;
   clickConnectionsAtHalfRate: number;
+  /**
+   * Clicks per second asked while the clients watch (BENCH_FANOUT_CLICKS); unset: half the measured
+   * maximum, or 200 when the throughput scenario did not run.
+   */
+  fanoutClickRate?: number;
+  /** BENCH_REALTIME_CPU_PROF: a directory where each fan-out count's realtime process writes a `--cpu-prof`. */
+  realtimeCpuProfDir?: string;
   roundEndSockets: number;
   /** Clicks between the restart of the game and the round's end. */
   roundEndClicks: number;
@@ -64,6 +73,7 @@ const full: BenchSettings = {
   socketsPerWorker: 1000,
   connectConcurrency: 40,
   fanoutDurationS: 10,
+  fanoutBaselineS: 5,
   clickConnectionsAtHalfRate: 32,
   roundEndSockets: 2000,
   roundEndClicks: 3000,
@@ -97,6 +107,7 @@ const quick: BenchSettings = {
   socketCounts: [100, 300],
   socketsPerWorker: 200,
   fanoutDurationS: 4,
+  fanoutBaselineS: 2,
   clickConnectionsAtHalfRate: 8,
   roundEndSockets: 200,
   roundEndClicks: 500,
@@ -139,6 +150,13 @@ export function loadSettings(
       throw new Error('BENCH_SOCKET_CLIENT must be protocol or socket.io');
     settings.socketClient = env.BENCH_SOCKET_CLIENT;
   }
+  if (env.BENCH_FANOUT_CLICKS) {
+    const rate = Number(env.BENCH_FANOUT_CLICKS);
+    if (!Number.isInteger(rate) || rate < 1)
+      throw new Error('BENCH_FANOUT_CLICKS must be a positive integer (clicks per second)');
+    settings.fanoutClickRate = rate;
+  }
+  if (env.BENCH_REALTIME_CPU_PROF) settings.realtimeCpuProfDir = env.BENCH_REALTIME_CPU_PROF;
   if (env.BENCH_SCENARIOS) {
     const names = env.BENCH_SCENARIOS.split(',').map((s) => s.trim());
     const unknown = names.filter((n) => !(SCENARIOS as readonly string[]).includes(n));

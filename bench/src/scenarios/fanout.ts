@@ -1,12 +1,15 @@
 // Figures 3 and 4, at each client count: click to screen (acknowledgement -> first gameStateUpdate that
 // contains the click) while clicks arrive at half the measured maximum rate, and what the fan-out costs
 // the realtime process: CPU per delivered message, memory per socket, bytes per second per socket.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { BenchSystem } from '../bench-system.js';
 import type { HttpLoadResult } from '../http-load.js';
 import { cpuSeconds, rssBytes } from '../proc.js';
 import type { BenchSettings } from '../settings.js';
 import { median, ratio, sampleEvenly } from '../stats.js';
-import type { Worker } from '../workers.js';
+import { startWorker, type Worker } from '../workers.js';
 import { connectFleet, type Fleet } from './sockets.js';
 
 export interface FanoutPoint {
@@ -16,6 +19,9 @@ export interface FanoutPoint {
   connectErrors: Record<string, number>;
   clicksPerSecond: number;
   clickRateAsked: number;
+  /** Clicks answered with a refusal (the click path shedding load), per second, and the answers' p99. */
+  clicksRefusedPerSecond: number;
+  clickAnswerP99Ms: number;
   clickToScreen: {
     p50Ms: number | null;
     p99Ms: number | null;
@@ -35,6 +41,16 @@ export interface FanoutPoint {
   bytesExact: boolean;
   /** Where the machine's CPU went while the clients watched: cores used by each process or group. */
   coresByProcess: Record<string, number>;
+  /** The same number of sockets on a bare `ws` server sending one frame per tick, in the same run. */
+  baseline: FanoutBaseline | null;
+  /** Realtime's CPU per delivered message over the baseline's. */
+  cpuRatioToBaseline: number | null;
+}
+
+export interface FanoutBaseline {
+  connected: number;
+  messagesPerSecond: number;
+  cpuMicrosPerMessage: number | null;
 }
 
 const MAX_ACKS_JOINED = 2000;
@@ -76,6 +92,46 @@ async function steadyRss(pid: number): Promise<number> {
   return median(readings)!;
 }
 
+/**
+ * The baseline of the CPU per message: `count` sockets connected straight to a bare `ws` server
+ * (bench/src/trivial-broadcaster.ts) that sends each of them one state frame per tick, and the CPU
+ * that process used over the messages the sockets received.
+ */
+async function measureBaseline(
+  bs: BenchSystem,
+  settings: BenchSettings,
+  count: number,
+  log: (line: string) => void,
+): Promise<FanoutBaseline> {
+  const broadcaster = startWorker('trivial-broadcaster');
+  try {
+    const { url } = await broadcaster.call<{ url: string }>('listen', { hz: settings.broadcastHz });
+    const fleet = await connectFleet(bs, settings, count, url);
+    try {
+      await sleep(1000);
+      await fleet.mark();
+      const cpuBefore = cpuSeconds(broadcaster.pid);
+      await sleep(settings.fanoutBaselineS * 1000);
+      const cpu = cpuSeconds(broadcaster.pid) - cpuBefore;
+      const { total } = await fleet.measure();
+      const baseline: FanoutBaseline = {
+        connected: fleet.connected,
+        messagesPerSecond: total.messages / (total.durationMs / 1000),
+        cpuMicrosPerMessage: ratio(cpu * 1e6, total.messages),
+      };
+      log(
+        `[bench]   baseline (bare ws, ${fleet.connected} sockets): ${Math.round(baseline.messagesPerSecond)} msg/s, ${baseline.cpuMicrosPerMessage?.toFixed(2)} µs/msg`,
+      );
+      return baseline;
+    } finally {
+      await fleet.close();
+    }
+  } finally {
+    await broadcaster.call('close', undefined, 10_000).catch(() => undefined);
+    await broadcaster.stop();
+  }
+}
+
 export async function measureFanout(
   bs: BenchSystem,
   settings: BenchSettings,
@@ -87,12 +143,20 @@ export async function measureFanout(
   // A fresh realtime process for each count: its memory before the sockets is a clean baseline, and no
   // garbage from the previous count is collected (or not) in the middle of this one.
   await bs.system.stopProcess('realtime');
+  if (settings.realtimeCpuProfDir) {
+    // A CPU profile of this count's realtime process, written when it stops (before the next count).
+    mkdirSync(settings.realtimeCpuProfDir, { recursive: true });
+    const env = bs.process('realtime').env;
+    env.NODE_OPTIONS = `--import ${fileURLToPath(new URL('../cpu-profile.mjs', import.meta.url))}`;
+    env.BENCH_CPU_PROFILE_FILE = join(settings.realtimeCpuProfDir, `realtime-${count}.cpuprofile`);
+  }
   await bs.system.restartProcess('realtime');
   await sleep(1000);
   const realtime = bs.process('realtime');
   const rssBefore = await steadyRss(realtime.pid);
   const started = Date.now();
   const fleet = await connectFleet(bs, settings, count);
+  let point: FanoutPoint;
   try {
     log(
       `[bench] fan-out ${count}: ${fleet.connected} connected in ${((Date.now() - started) / 1000).toFixed(1)} s${fleet.failed ? `, ${fleet.failed} failed (${JSON.stringify(fleet.errors)})` : ''}`,
@@ -142,13 +206,15 @@ export async function measureFanout(
 
     const seconds = total.durationMs / 1000;
     const cpu = cpuAfter - cpuBefore;
-    const point: FanoutPoint = {
+    point = {
       requested: count,
       connected: fleet.connected,
       failed: fleet.failed,
       connectErrors: fleet.errors,
       clicksPerSecond: load.okPerSecond,
       clickRateAsked: clickRate,
+      clicksRefusedPerSecond: load.non2xx / load.durationS,
+      clickAnswerP99Ms: load.latencyMs.p99,
       clickToScreen: {
         p50Ms: histogram?.percentile(50) ?? null,
         p99Ms: histogram?.percentile(99) ?? null,
@@ -167,9 +233,11 @@ export async function measureFanout(
       bytesPerSocketPerSecond: ratio(total.bytes / seconds, total.connectedNow),
       bytesExact: total.bytesExact,
       coresByProcess,
+      baseline: null,
+      cpuRatioToBaseline: null,
     };
     log(
-      `[bench]   ${Math.round(point.clicksPerSecond)} clicks/s; click to screen p50 ${point.clickToScreen.p50Ms} ms, p99 ${point.clickToScreen.p99Ms} ms ` +
+      `[bench]   ${Math.round(point.clicksPerSecond)} clicks/s (${Math.round(point.clicksRefusedPerSecond)}/s refused, answers p99 ${point.clickAnswerP99Ms} ms); click to screen p50 ${point.clickToScreen.p50Ms} ms, p99 ${point.clickToScreen.p99Ms} ms ` +
         `(${point.clickToScreen.samples} samples, ${point.clickToScreen.missed} missed); tick seen ${point.observedTickMs?.toFixed(1)} ms; ` +
         `${Math.round(point.messagesPerSecond)} msg/s; realtime CPU ${(point.realtimeCpuShare * 100).toFixed(0)}% = ${point.cpuMicrosPerMessage?.toFixed(2)} µs/msg; ` +
         `${((point.memoryPerSocketBytes ?? 0) / 1024).toFixed(1)} KiB/socket; ${point.bytesPerSocketPerSecond?.toFixed(0)} B/s/socket`,
@@ -179,10 +247,14 @@ export async function measureFanout(
         .map(([name, cores]) => `${name} ${cores}`)
         .join(', ')}`,
     );
-    return point;
   } finally {
     await fleet.close();
     // Give the server a moment to notice the disconnections before the next count.
     await sleep(1500);
   }
+  if (settings.fanoutBaselineS > 0) {
+    point.baseline = await measureBaseline(bs, settings, count, log);
+    point.cpuRatioToBaseline = ratio(point.cpuMicrosPerMessage, point.baseline.cpuMicrosPerMessage);
+  }
+  return point;
 }

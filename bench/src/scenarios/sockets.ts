@@ -40,8 +40,13 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
-export async function connectFleet(bs: BenchSystem, settings: BenchSettings, count: number): Promise<Fleet> {
-  const url = settings.socketVia === 'gateway' ? bs.gatewayUrl : bs.realtimeUrl;
+/** Connects `count` sockets to the gateway or realtime (as settings say), or to `url` when given. */
+export async function connectFleet(
+  bs: BenchSystem,
+  settings: BenchSettings,
+  count: number,
+  url: string = settings.socketVia === 'gateway' ? bs.gatewayUrl : bs.realtimeUrl,
+): Promise<Fleet> {
   const tokens = bs.users.map((u) => u.token);
   const workerCount = Math.ceil(count / settings.socketsPerWorker);
   const workers = Array.from({ length: workerCount }, () =>

@@ -1,7 +1,7 @@
 // Socket.IO for every player: the game state at a fixed tick, each round's winner, and the number of
 // connected users. Each instance hears the game itself (NATS) and emits only to its own sockets, each
-// payload encoded once per tick per audience; the Redis adapter joins the instances into one audience
-// for any server-wide broadcast.
+// payload encoded once per tick per audience and everything a tick carries written to a socket at once;
+// the Redis adapter joins the instances into one audience for any server-wide broadcast.
 import {
   centsToEuros,
   SOCKET_PATH,
@@ -16,7 +16,7 @@ import { startUserCount } from '../presence/user-count.js';
 import { clientAddress, Tally, trustedPeer } from './connection-caps.js';
 import { LatestState, stateView } from './game-state.js';
 import { createViewerResolver, HandshakeRefused, type Viewer } from './socket-auth.js';
-import { writeToRoom } from './room-writer.js';
+import { writeEventsToRoom, type RoomEvent } from './room-writer.js';
 import { startStateFeed } from './state-feed.js';
 import { startWinnersFeed } from './winners-feed.js';
 
@@ -90,7 +90,7 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
   );
   const writes = metrics.counter(
     'realtime_state_writes_total',
-    'Game state updates written to sockets: directly as one pre-encoded frame, or through Socket.IO',
+    'Writes of a tick (state, user count) or winner to sockets: directly as one pre-encoded buffer, or through Socket.IO',
     ['path'],
   );
   const consumed = metrics.counter(
@@ -117,6 +117,8 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     'People connected across all instances (users, plus addresses without a token), as this instance last counted',
   );
 
+  /** The user count to send with the next tick, if any: counts ride along with the state, in one write. */
+  let countDue: number | null = null;
   const userCount = startUserCount({
     redis: deps.redis,
     subscriber: deps.countSub,
@@ -125,8 +127,7 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     localCount: () => people.size,
     onTotal: (total) => {
       usersGauge.set(total);
-      emitted.inc({ event: 'userCountUpdate' }, sockets());
-      io.local.emit('userCountUpdate', total);
+      countDue = total;
     },
   });
 
@@ -142,8 +143,9 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     log,
     onResult: (subject, outcome) => consumed.inc({ subject, outcome }),
     onWinner: (won) => {
-      emitted.inc({ event: 'winner' }, sockets());
-      io.local.emit('winner', { username: won.winnerUsername, pot: centsToEuros(won.potCents) });
+      emitted.inc({ event: 'winner' }, roomSize(EVERYONE));
+      const winner = { username: won.winnerUsername, pot: centsToEuros(won.potCents) };
+      countWrites(writeEventsToRoom(io.of('/'), EVERYONE, [['winner', winner]]));
     },
   });
 
@@ -186,23 +188,36 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     });
   });
 
-  // One tick: at most one state per audience, only if it changed, encoded once for all local sockets.
+  const countWrites = (written: { direct: number; fallback: number }) => {
+    if (written.direct > 0) writes.inc({ path: 'direct' }, written.direct);
+    if (written.fallback > 0) writes.inc({ path: 'fallback' }, written.fallback);
+  };
+
+  // One tick: at most one state per audience, only if it changed, and the user count if it is due,
+  // encoded once for all local sockets and written to each socket in one write.
   const tick = () => {
+    const events: RoomEvent[] = [];
     const state = latest.takeChanged();
     if (state) {
       lag.observe(Math.max(0, clock() - state.at) / 1000);
-      emitted.inc({ event: 'gameStateUpdate' }, roomSize(EVERYONE));
-      const written = writeToRoom(io.of('/'), EVERYONE, 'gameStateUpdate', stateView(state));
-      writes.inc({ path: 'direct' }, written.direct);
-      writes.inc({ path: 'fallback' }, written.fallback);
+      events.push(['gameStateUpdate', stateView(state)]);
+    }
+    if (countDue !== null) {
+      events.push(['userCountUpdate', countDue]);
+      countDue = null;
+    }
+    if (events.length > 0) {
+      const audience = roomSize(EVERYONE);
+      for (const [event] of events) emitted.inc({ event }, audience);
+      countWrites(writeEventsToRoom(io.of('/'), EVERYONE, events));
     }
     void userCount.flush();
   };
   const ticker = setInterval(tick, Math.round(1000 / config.BROADCAST_HZ));
-  // The count again at a slow pace: a client that attached its listener after connecting still gets it.
+  // The count again at a slow pace, with the next tick: a client that attached its listener after
+  // connecting still gets it.
   const resend = setInterval(() => {
-    emitted.inc({ event: 'userCountUpdate' }, sockets());
-    io.local.emit('userCountUpdate', userCount.total);
+    countDue = userCount.total;
   }, config.USER_COUNT_RESEND_MS);
 
   app.addHook('preClose', async () => {

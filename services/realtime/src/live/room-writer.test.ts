@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Server } from 'socket.io';
 import { io as connect, type Socket as ClientSocket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeEventFrame, writeToRoom } from './room-writer.js';
+import { encodeEventFrame, writeEventsToRoom, writeToRoom } from './room-writer.js';
 
 describe('writing a room directly', () => {
   let http: HttpServer;
@@ -110,6 +110,40 @@ describe('writing a room directly', () => {
     expect(received).toEqual(['first', 'state 1', 'state 2']);
     expect(first).toEqual({ direct: 0, fallback: 1 });
     expect(second.direct + second.fallback).toBe(1);
+  });
+
+  it('writes the events of one tick in one write, each received as its own event, in order', async () => {
+    const [a, busy] = [await connectClient('tick'), await connectClient('tick')];
+    const order = (client: ClientSocket) => {
+      const got: string[] = [];
+      const done = new Promise<string[]>((resolve) => {
+        client.on('gameStateUpdate', (state: { globalClicks: number }) =>
+          got.push(`state ${state.globalClicks}`),
+        );
+        client.on('userCountUpdate', (count: number) => {
+          got.push(`count ${count}`);
+          if (count === 2) resolve(got);
+        });
+      });
+      return done;
+    };
+    const [atA, atBusy] = [order(a), order(busy)];
+    // One socket still writing a message: it gets the same events, in the same order, through Socket.IO.
+    const socket = [...server.of('/').sockets.values()].find((s) => s.id === busy.id)!;
+    socket.emit('userCountUpdate', 0);
+    const first = writeEventsToRoom(server.of('/'), 'tick', [
+      ['gameStateUpdate', { globalClicks: 41 }],
+      ['userCountUpdate', 1],
+    ]);
+    const second = writeEventsToRoom(server.of('/'), 'tick', [
+      ['gameStateUpdate', { globalClicks: 42 }],
+      ['userCountUpdate', 2],
+    ]);
+    expect(await atA).toEqual(['state 41', 'count 1', 'state 42', 'count 2']);
+    expect(await atBusy).toEqual(['count 0', 'state 41', 'count 1', 'state 42', 'count 2']);
+    expect(first).toEqual({ direct: 1, fallback: 1 });
+    expect(second.direct + second.fallback).toBe(2);
+    expect(writeEventsToRoom(server.of('/'), 'tick', [])).toEqual({ direct: 0, fallback: 0 });
   });
 
   it('writes nothing to an empty or unknown room', () => {

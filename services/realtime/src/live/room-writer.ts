@@ -1,9 +1,11 @@
 // The tick's broadcast to one room of this instance's sockets, with the per-socket work cut to one
-// buffer write. The event is encoded once (Socket.IO packet, Engine.IO message, websocket text frame)
-// and the same frame is handed to each socket's websocket sender, as Engine.IO itself does for a
-// pre-encoded broadcast frame, without Engine.IO's per-packet bookkeeping (packet objects, five events
-// and a completion callback per socket). A socket whose connection has anything queued, or is not on a
-// plain websocket, gets the event through Socket.IO's own path, so the order of its messages holds.
+// buffer write. The events are encoded once (Socket.IO packet, Engine.IO message, websocket text frame)
+// and their frames, back to back in one buffer, are handed to each socket's websocket sender, as
+// Engine.IO itself does for a pre-encoded broadcast frame, without Engine.IO's per-packet bookkeeping
+// (packet objects, five events and a completion callback per socket): however many events a tick
+// carries, a socket costs one write (one system call). A socket whose connection has anything queued,
+// or is not on a plain websocket, gets the events through Socket.IO's own path, so the order of its
+// messages holds.
 import type { Namespace, Socket } from 'socket.io';
 
 /** The parts of Engine.IO's connection and of `ws` that the direct write relies on. */
@@ -71,21 +73,31 @@ export interface RoomWrite {
   fallback: number;
 }
 
+/** An event and its data, as `socket.emit(event, data)` would send them. */
+export type RoomEvent = readonly [event: string, data: unknown];
+
 /** Emits `event` with `data` to every local socket of `room` in namespace `nsp`. */
 export function writeToRoom(nsp: Namespace, room: string, event: string, data: unknown): RoomWrite {
+  return writeEventsToRoom(nsp, room, [[event, data]]);
+}
+
+/** Emits each of `events`, in order, to every local socket of `room`: one write per socket for all of them. */
+export function writeEventsToRoom(nsp: Namespace, room: string, events: readonly RoomEvent[]): RoomWrite {
   const ids = nsp.adapter.rooms.get(room);
   const result: RoomWrite = { direct: 0, fallback: 0 };
-  if (!ids || ids.size === 0) return result;
-  const frame = [encodeEventFrame(event, data)];
+  if (!ids || ids.size === 0 || events.length === 0) return result;
+  const frames = events.map(([event, data]) => encodeEventFrame(event, data));
+  const list = [frames.length === 1 ? frames[0]! : Buffer.concat(frames)];
   for (const id of ids) {
     const socket = nsp.sockets.get(id);
     if (!socket) continue;
     const sender = idleSender(socket);
     if (sender) {
-      sender.sendFrame(frame);
+      sender.sendFrame(list);
       result.direct += 1;
     } else {
-      (socket.emit as (ev: string, ...args: unknown[]) => boolean)(event, data);
+      for (const [event, data] of events)
+        (socket.emit as (ev: string, ...args: unknown[]) => boolean)(event, data);
       result.fallback += 1;
     }
   }
