@@ -251,7 +251,11 @@ describe("SPEC's client against the whole system", () => {
     expect(typeof latest.pot).toBe('number');
     expect(watcher.winners[0].pot).toBe(latest.pot);
     expect(Number.isNaN(Date.parse(latest.createdAt))).toBe(false);
-    expect((await player.profile()).body.potEarned).toBe(latest.pot);
+    // Payments credits the winnings when it consumes the game's round won event, a moment after the win.
+    await until(
+      async () => (await player.profile()).body.potEarned === latest.pot,
+      'the winnings in the profile',
+    );
   });
 
   it('payout email and collect: refusals say why under every key; a collect pays and zeroes the winnings', async () => {
