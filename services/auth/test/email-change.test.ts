@@ -4,6 +4,7 @@
 import {
   CHANGE_EMAIL_PENDING_MESSAGE,
   ErrorBody,
+  makeEvent,
   MessageResponse,
   ProfileResponse,
   SUBJECTS,
@@ -296,5 +297,31 @@ describe('email change', () => {
       (await h.app.inject({ method: 'PUT', url: '/api/user/change-email', payload: { email: 'a@b.co' } }))
         .statusCode,
     ).toBe(401);
+  });
+
+  it('mails each address once for a request event delivered twice', async () => {
+    const user = await register(h.app);
+    const newEmail = `twice_${user.email}`;
+    const later = (days: number) => new Date(Date.now() + days * 24 * 3600_000).toISOString();
+    const event = makeEvent(SUBJECTS.emailChangeRequested, {
+      userId: user.id,
+      oldEmail: user.email,
+      newEmail,
+      language: 'pt',
+      confirmToken: 'twice-confirm',
+      expiresAt: later(1),
+      undoToken: 'twice-undo',
+      undoExpiresAt: later(7),
+    });
+    // Under two message ids, as after a re-publish from an outbox that crashed before marking it sent.
+    for (const copy of ['first', 'again'])
+      await h.deps.nats.js.publish(event.subject, JSON.stringify(event), { msgID: `${event.id}:${copy}` });
+    expect((await h.mail.waitFor(newEmail, isConfirm)).subject).toBe('Confirma o teu novo email');
+    expect((await h.mail.waitFor(user.email, isUndo)).subject).toBe(
+      'Foi pedida a alteração do email da tua conta',
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(h.mail.to(newEmail).filter(isConfirm)).toHaveLength(1);
+    expect(h.mail.to(user.email).filter(isUndo)).toHaveLength(1);
   });
 });

@@ -7,6 +7,8 @@ export const VALID_BODIES: Record<string, Record<string, unknown>> = {
   '/api/user/change-email': { email: 'mallory@example.com' },
   '/api/user/change-password': { currentPassword: 'whatever-1', newPassword: 'whatever-2' },
   '/api/user/change-username': { username: 'mallory_name' },
+  '/api/user/confirm-email': { token: 'sample-mailed-token-0001' },
+  '/api/user/undo-email-change': { token: 'sample-mailed-token-0001' },
   '/api/admin/updateRole': { email: 'mallory@example.com', role: 'admin' },
   '/api/payments/checkout': { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: 'sample_key_0001' },
   '/api/winners/setPaymentMethod': { paypalEmail: 'mallory@example.com' },

@@ -1,6 +1,6 @@
 // Account mail under faults: the mail server down while players ask for password resets (their answers
 // do not wait for it, and every mail arrives once it is back, none lost, none doubled), and an event
-// delivered twice (one mail).
+// delivered twice (one mail; one to each address for an email change).
 import { makeEvent, SUBJECTS } from '@omc/contracts';
 import { connect } from 'nats';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -109,6 +109,52 @@ describe('account mail', () => {
     await sleep(1500);
     const mails = await inbox(player.email, /La tua password è cambiata/);
     invariant('an event delivered twice sends one mail', mails.length === 1, mails.length);
+    expect(violations()).toEqual([]);
+  });
+
+  it('sends one confirm mail and one notice for an email change delivered twice', async () => {
+    const player = await registerPlayer('redeliver');
+    const userId = JSON.parse(Buffer.from(player.token.split('.')[1]!, 'base64url').toString()).sub as string;
+    const newEmail = `moved_${player.email}`;
+    const later = (days: number) => new Date(Date.now() + days * 24 * 3600_000).toISOString();
+    const event = makeEvent(SUBJECTS.emailChangeRequested, {
+      userId,
+      oldEmail: player.email,
+      newEmail,
+      language: 'de',
+      confirmToken: 'redelivered-confirm-token',
+      expiresAt: later(1),
+      undoToken: 'redelivered-undo-token',
+      undoExpiresAt: later(7),
+    });
+    const nc = await connect({ servers: suite().natsUrl });
+    try {
+      const js = nc.jetstream();
+      await js.publish(event.subject, JSON.stringify(event), { msgID: `${event.id}:first` });
+      await js.publish(event.subject, JSON.stringify(event), { msgID: `${event.id}:again` });
+      figures.faultsInjected += 1;
+      figures.faults.push('auth.user.email_change_requested.v1 delivered twice');
+    } finally {
+      await nc.close();
+    }
+    const confirm = /Bestätigen Sie Ihre neue E-Mail-Adresse/;
+    const notice = /Eine Änderung Ihrer Konto-E-Mail-Adresse wurde angefordert/;
+    await waitFor(
+      'the confirm mail and the notice',
+      async () =>
+        (await inbox(newEmail, confirm)).length >= 1 && (await inbox(player.email, notice)).length >= 1,
+      30_000,
+    );
+    await sleep(1500);
+    const counts = {
+      confirm: (await inbox(newEmail, confirm)).length,
+      notice: (await inbox(player.email, notice)).length,
+    };
+    invariant(
+      'an email change delivered twice mails each address once',
+      counts.confirm === 1 && counts.notice === 1,
+      counts,
+    );
     expect(violations()).toEqual([]);
   });
 });
