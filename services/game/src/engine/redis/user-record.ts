@@ -35,9 +35,11 @@ const PRIVILEGED_ROLES_LUA = `{ ${PRIVILEGED_ROLES.map((role) => `[${JSON.string
 /**
  * Lua helpers every script that touches a user includes: readUser decodes a record into these names
  * (records written before the fields had names, as g, pr, p, pass, tb, tt, ok, v, del, are read too and
- * rewritten with the names at their next change), writeUser encodes one.
+ * rewritten with the names at their next change), writeUser encodes one. readUser also notes whether the
+ * role is privileged (not stored), so privileged() costs a click one field read.
  */
 export const USER_RECORD_LUA = `
+local PRIVILEGED_ROLES = ${PRIVILEGED_ROLES_LUA}
 local function readUser(raw)
   local r = raw and cjson.decode(raw) or {}
   return {
@@ -46,6 +48,7 @@ local function readUser(raw)
     purchasedRound = r.purchasedRound or r.pr or 0, purchased = r.purchased or r.p or 0,
     passRound = r.passRound or r.pass or 0, tokens = r.tokens or r.tb, tokensAt = r.tokensAt or r.tt,
     loadedAt = r.loadedAt or 0, journalSeq = r.journalSeq, signupGranted = r.signupGranted,
+    privilegedRole = PRIVILEGED_ROLES[r.role] == true,
   }
 end
 local function writeUser(u)
@@ -56,10 +59,9 @@ local function writeUser(u)
     journalSeq = u.journalSeq, signupGranted = u.signupGranted,
   })
 end
-local PRIVILEGED_ROLES = ${PRIVILEGED_ROLES_LUA}
 -- Clicks without spending: contracts' privileged roles, or the round's pass (hasUnlimitedClicks in TS).
 local function privileged(u, round)
-  return (u.role ~= nil and PRIVILEGED_ROLES[u.role] == true) or u.passRound == round
+  return u.privilegedRole or u.passRound == round
 end
 `;
 
