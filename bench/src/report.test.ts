@@ -28,6 +28,7 @@ const point = (connected: number, cpu: number, baseline: number | null): FanoutP
   clickAnswerP99Ms: 9,
   clickToScreen: { p50Ms: 60, p99Ms: 140, samples: 100, missed: 0, beforeAck: 0 },
   observedTickMs: 100,
+  tickWriteMs: { p50: 25, p99: 50 },
   messages: connected * 100,
   messagesPerSecond: connected * 10,
   realtimeCpuSeconds: 1,
@@ -77,5 +78,6 @@ describe('the fan-out figures in the report', () => {
     const table = markdown(results);
     expect(table).toContain('clicks asked at 2000/s');
     expect(table).toContain('| 12 µs | 10 µs | 1.2 |');
+    expect(table).toContain('| 100 ms | 25 / 50 ms |');
   });
 });
