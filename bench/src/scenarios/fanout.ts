@@ -183,8 +183,9 @@ export async function measureFanout(
     const groups = accountedProcesses(bs, fleet, loader);
     const groupsBefore = cpuByGroup(groups);
     const wallBefore = Date.now();
-    const cpuBefore = cpuSeconds(realtime.pid);
+    // Realtime's /metrics is read outside the window whose CPU is counted.
     const writesBefore = await tickWrites(realtime.internalUrl);
+    const cpuBefore = cpuSeconds(realtime.pid);
     const load = await loader.call<HttpLoadResult>(
       'run',
       {
