@@ -342,12 +342,12 @@ export function markdown(results: Results): string {
     );
     lines.push('');
     lines.push(
-      '| Clients | Clicks/s | Click to screen p50 / p99 | Tick seen | Messages/s | Realtime CPU | CPU per message | Bare ws: CPU per message | Ratio | Memory per socket | Bytes/s per socket |',
+      '| Clients | Clicks/s | Click to screen p50 / p99 | Tick seen | Tick writes p50 / p99 (≤) | Messages/s | Realtime CPU | CPU per message | Bare ws: CPU per message | Ratio | Memory per socket | Bytes/s per socket |',
     );
-    lines.push('|---|---|---|---|---|---|---|---|---|---|---|');
+    lines.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const p of results.details.fanout) {
       lines.push(
-        `| ${p.connected}${p.connected < p.requested ? ` of ${p.requested}` : ''} | ${fmt(p.clicksPerSecond)} | ${fmt(p.clickToScreen.p50Ms)} / ${fmt(p.clickToScreen.p99Ms, ' ms')} | ${fmt(p.observedTickMs, ' ms')} | ` +
+        `| ${p.connected}${p.connected < p.requested ? ` of ${p.requested}` : ''} | ${fmt(p.clicksPerSecond)} | ${fmt(p.clickToScreen.p50Ms)} / ${fmt(p.clickToScreen.p99Ms, ' ms')} | ${fmt(p.observedTickMs, ' ms')} | ${p.tickWriteMs ? `${fmt(p.tickWriteMs.p50)} / ${fmt(p.tickWriteMs.p99, ' ms')}` : 'n/a'} | ` +
           `${fmt(p.messagesPerSecond)} | ${fmt(p.realtimeCpuShare * 100, '%')} | ${fmt(p.cpuMicrosPerMessage, ' µs')} | ${fmt(p.baseline?.cpuMicrosPerMessage, ' µs')} | ${fmt(p.cpuRatioToBaseline)} | ${fmt((p.memoryPerSocketBytes ?? 0) / 1024, ' KiB')} | ${fmt(p.bytesPerSocketPerSecond, ' B')} |`,
       );
     }

@@ -211,7 +211,14 @@ async function main(): Promise<void> {
           title: 'Realtime CPU per delivered message',
           unit: 'µs',
           target: TARGETS.cpuMicrosPerMessage,
-          series: [{ name: 'CPU', color: '#2c7fb8', values: fanout.map((p) => p.cpuMicrosPerMessage) }],
+          series: [
+            { name: 'CPU', color: '#2c7fb8', values: fanout.map((p) => p.cpuMicrosPerMessage) },
+            {
+              name: 'bare ws',
+              color: '#969696',
+              values: fanout.map((p) => p.baseline?.cpuMicrosPerMessage ?? null),
+            },
+          ],
         },
         {
           title: 'Bytes per second per socket',

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { BenchSystem } from '../bench-system.js';
 import type { HttpLoadResult } from '../http-load.js';
 import { cpuSeconds, rssBytes } from '../proc.js';
+import { bucketPercentile, readHistogram, type Buckets } from '../prom.js';
 import type { BenchSettings } from '../settings.js';
 import { median, ratio, sampleEvenly } from '../stats.js';
 import { startWorker, type Worker } from '../workers.js';
@@ -30,6 +31,8 @@ export interface FanoutPoint {
     beforeAck: number;
   };
   observedTickMs: number | null;
+  /** Wall time of realtime's tick writes (first socket to last), p50 and p99 as histogram bucket bounds. */
+  tickWriteMs: { p50: number | null; p99: number | null } | null;
   messages: number;
   messagesPerSecond: number;
   realtimeCpuSeconds: number;
@@ -55,6 +58,7 @@ export interface FanoutBaseline {
 
 const MAX_ACKS_JOINED = 2000;
 
+const msOf = (seconds: number | null) => (seconds === null ? null : seconds * 1000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The processes whose CPU is accounted for, by group: the services, Redis and NATS, the load generators. */
@@ -80,6 +84,16 @@ function cpuByGroup(groups: Record<string, number[]>): Record<string, number> {
       }
     }, 0);
   return seconds;
+}
+
+/** Realtime's histogram of its tick writes' wall time, or null when its /metrics cannot be read. */
+async function tickWrites(url: string): Promise<Buckets | null> {
+  try {
+    const response = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) });
+    return readHistogram(await response.text(), 'realtime_tick_write_seconds');
+  } catch {
+    return null;
+  }
 }
 
 /** Median of a few readings a quarter second apart: one reading may fall just before or after a collection. */
@@ -169,6 +183,8 @@ export async function measureFanout(
     const groups = accountedProcesses(bs, fleet, loader);
     const groupsBefore = cpuByGroup(groups);
     const wallBefore = Date.now();
+    // Realtime's /metrics is read outside the window whose CPU is counted.
+    const writesBefore = await tickWrites(realtime.internalUrl);
     const cpuBefore = cpuSeconds(realtime.pid);
     const load = await loader.call<HttpLoadResult>(
       'run',
@@ -187,6 +203,7 @@ export async function measureFanout(
     // The last tick after the last click.
     await sleep(Math.ceil(1000 / settings.broadcastHz) + 200);
     const cpuAfter = cpuSeconds(realtime.pid);
+    const writesAfter = await tickWrites(realtime.internalUrl);
     const groupsAfter = cpuByGroup(groups);
     const wallSeconds = (Date.now() - wallBefore) / 1000;
     const coresByProcess: Record<string, number> = {};
@@ -223,6 +240,13 @@ export async function measureFanout(
         beforeAck: histogram?.toJSON().negative ?? 0,
       },
       observedTickMs: median(total.gaps) ?? null,
+      tickWriteMs:
+        writesBefore && writesAfter && writesAfter.size > 0
+          ? {
+              p50: msOf(bucketPercentile(writesBefore, writesAfter, 50)),
+              p99: msOf(bucketPercentile(writesBefore, writesAfter, 99)),
+            }
+          : null,
       messages: total.messages,
       messagesPerSecond: total.messages / seconds,
       realtimeCpuSeconds: cpu,
@@ -238,7 +262,7 @@ export async function measureFanout(
     };
     log(
       `[bench]   ${Math.round(point.clicksPerSecond)} clicks/s (${Math.round(point.clicksRefusedPerSecond)}/s refused, answers p99 ${point.clickAnswerP99Ms} ms); click to screen p50 ${point.clickToScreen.p50Ms} ms, p99 ${point.clickToScreen.p99Ms} ms ` +
-        `(${point.clickToScreen.samples} samples, ${point.clickToScreen.missed} missed); tick seen ${point.observedTickMs?.toFixed(1)} ms; ` +
+        `(${point.clickToScreen.samples} samples, ${point.clickToScreen.missed} missed); tick seen ${point.observedTickMs?.toFixed(1)} ms; tick writes take p50 ≤ ${point.tickWriteMs?.p50 ?? '?'} / p99 ≤ ${point.tickWriteMs?.p99 ?? '?'} ms; ` +
         `${Math.round(point.messagesPerSecond)} msg/s; realtime CPU ${(point.realtimeCpuShare * 100).toFixed(0)}% = ${point.cpuMicrosPerMessage?.toFixed(2)} µs/msg; ` +
         `${((point.memoryPerSocketBytes ?? 0) / 1024).toFixed(1)} KiB/socket; ${point.bytesPerSocketPerSecond?.toFixed(0)} B/s/socket`,
     );

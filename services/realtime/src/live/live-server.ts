@@ -104,6 +104,12 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     [],
     [0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5],
   );
+  const tickWrite = metrics.histogram(
+    'realtime_tick_write_seconds',
+    "Wall time of one tick's (or winner's) writes to this instance's sockets: what the last socket waits after the first",
+    [],
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1],
+  );
   metrics.gauge('realtime_sockets_connected', 'Sockets connected to this instance', [], function collect() {
     this.set(sockets());
   });
@@ -145,7 +151,7 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     onWinner: (won) => {
       emitted.inc({ event: 'winner' }, roomSize(EVERYONE));
       const winner = { username: won.winnerUsername, pot: centsToEuros(won.potCents) };
-      countWrites(writeEventsToRoom(io.of('/'), EVERYONE, [['winner', winner]]));
+      writeToEveryone([['winner', winner]]);
     },
   });
 
@@ -188,7 +194,11 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     });
   });
 
-  const countWrites = (written: { direct: number; fallback: number }) => {
+  /** Writes `events` to every local socket, timed and counted by path. */
+  const writeToEveryone = (events: RoomEvent[]) => {
+    const started = performance.now();
+    const written = writeEventsToRoom(io.of('/'), EVERYONE, events);
+    tickWrite.observe((performance.now() - started) / 1000);
     if (written.direct > 0) writes.inc({ path: 'direct' }, written.direct);
     if (written.fallback > 0) writes.inc({ path: 'fallback' }, written.fallback);
   };
@@ -209,7 +219,7 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     if (events.length > 0) {
       const audience = roomSize(EVERYONE);
       for (const [event] of events) emitted.inc({ event }, audience);
-      countWrites(writeEventsToRoom(io.of('/'), EVERYONE, events));
+      writeToEveryone(events);
     }
     void userCount.flush();
   };

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { buildResults, markdown, type Machine } from './report.js';
+import type { FanoutPoint } from './scenarios/fanout.js';
+import { loadSettings } from './settings.js';
+
+const machine: Machine = {
+  description: 'test machine',
+  cpuModel: 'cpu',
+  cpus: 2,
+  memoryGiB: 1,
+  os: 'Linux',
+  node: 'v20',
+  redis: '7',
+  loadAverageAtStart: [0, 0, 0],
+  socketVia: 'gateway',
+  socketClient: 'protocol',
+  fileDescriptorLimit: null,
+};
+
+const point = (connected: number, cpu: number, baseline: number | null): FanoutPoint => ({
+  requested: connected,
+  connected,
+  failed: 0,
+  connectErrors: {},
+  clicksPerSecond: 1200,
+  clickRateAsked: 2000,
+  clicksRefusedPerSecond: 0,
+  clickAnswerP99Ms: 9,
+  clickToScreen: { p50Ms: 60, p99Ms: 140, samples: 100, missed: 0, beforeAck: 0 },
+  observedTickMs: 100,
+  tickWriteMs: { p50: 25, p99: 50 },
+  messages: connected * 100,
+  messagesPerSecond: connected * 10,
+  realtimeCpuSeconds: 1,
+  cpuMicrosPerMessage: cpu,
+  realtimeCpuShare: 0.1,
+  memoryPerSocketBytes: 5000,
+  realtimeRssBytes: 1e8,
+  bytesPerSocketPerSecond: 950,
+  bytesExact: true,
+  coresByProcess: { realtime: 0.1 },
+  baseline:
+    baseline === null
+      ? null
+      : { connected, messagesPerSecond: connected * 10, cpuMicrosPerMessage: baseline },
+  cpuRatioToBaseline: baseline === null ? null : cpu / baseline,
+});
+
+describe('the fan-out figures in the report', () => {
+  const settings = loadSettings([], { BENCH_SCENARIOS: 'fanout', BENCH_FANOUT_CLICKS: '2000' });
+  const results = buildResults({
+    date: new Date('2026-11-24T21:00:00Z'),
+    machine,
+    settings,
+    fanout: [point(500, 12, 10), point(5000, 9, null)],
+    errors: [],
+    durationS: 60,
+  });
+
+  it('prints the CPU per message beside the target, with its ratio to the bare ws baseline', () => {
+    const at500 = results.checks.find((c) =>
+      c.figure.startsWith('Realtime CPU per delivered message at 500'),
+    )!;
+    expect(at500).toMatchObject({ value: '12 µs (1.2× 10 µs)', target: '<= 10 µs', met: false });
+    const at5000 = results.checks.find((c) =>
+      c.figure.startsWith('Realtime CPU per delivered message at 5000'),
+    )!;
+    expect(at5000).toMatchObject({ value: '9 µs', met: true });
+    expect(results.cpuRatioToBaseline).toEqual({ '500': 1.2, '5000': null });
+  });
+
+  it('checks the p99 at 5,000 clients with the clicks it took, and the bytes per socket', () => {
+    const largest = results.checks.find((c) =>
+      c.figure.startsWith('Click to screen p99 at 5000 clients, with'),
+    )!;
+    expect(largest).toMatchObject({ value: '140 ms at 1200 clicks/s', met: true });
+    expect(results.checks.filter((c) => c.figure.startsWith('Bytes per second per socket'))).toHaveLength(2);
+    const table = markdown(results);
+    expect(table).toContain('clicks asked at 2000/s');
+    expect(table).toContain('| 12 µs | 10 µs | 1.2 |');
+    expect(table).toContain('| 100 ms | 25 / 50 ms |');
+  });
+});
