@@ -2,26 +2,18 @@
 // the development mail catcher (maildev's GET /email), and its link's token is posted to
 // POST /api/user/verify-email. Suites whose players collect winnings (which needs a verified email) use
 // this; one read of the inbox serves every address still waiting, so a hundred players cost a few reads.
-
-/** A mail as maildev's API lists it (the parts read here). */
-interface CaughtMail {
-  to: { address: string }[];
-  text?: string;
-  date?: string;
-}
-
-const VERIFY_LINK = /https?:\/\/\S+\/verify-email\?token=([\w.~%-]+)/;
+import { caughtMails, linkIn, tokenOf, type CaughtMail } from './inbox.js';
 
 /** The token of the newest verification link to each address, among the mails in the catcher. */
 function newestTokens(mails: CaughtMail[], addresses: Set<string>): Map<string, string> {
   const tokens = new Map<string, string>();
   for (const mail of mails) {
-    const token = VERIFY_LINK.exec(mail.text ?? '')?.[1];
-    if (!token) continue;
+    const link = linkIn(mail, 'verify-email');
+    if (!link) continue;
     for (const to of mail.to) {
       const address = to.address.toLowerCase();
       // maildev lists mails oldest first: a later one replaces an earlier one.
-      if (addresses.has(address)) tokens.set(address, decodeURIComponent(token));
+      if (addresses.has(address)) tokens.set(address, tokenOf(link));
     }
   }
   return tokens;
@@ -48,11 +40,7 @@ export async function verifyEmailsFromCatcher(
   const waiting = new Set(emails.map((e) => e.toLowerCase()));
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   while (waiting.size > 0) {
-    const response = await fetch(`${options.mailUrl}/email`, { signal: AbortSignal.timeout(10_000) }).catch(
-      () => undefined,
-    );
-    const mails = response?.ok ? ((await response.json()) as CaughtMail[]) : [];
-    for (const [address, token] of newestTokens(mails, waiting)) {
+    for (const [address, token] of newestTokens(await caughtMails(options.mailUrl), waiting)) {
       const answer = await fetch(`${options.apiUrl}/api/user/verify-email`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

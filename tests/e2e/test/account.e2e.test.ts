@@ -4,6 +4,7 @@
 // address. In Spanish, the default, and in English.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { linkIn, mailsTo, type CaughtMail } from '@omc/infra';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchBrowser, newPlayer, screenshot } from './browser';
@@ -34,26 +35,14 @@ function t(language: Language, key: string, values: Record<string, string> = {})
   return text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => values[name] ?? '');
 }
 
-interface CaughtMail {
-  to: { address: string }[];
-  subject: string;
-  text: string;
-}
-
 /** The newest mail to the address whose subject matches, from the catcher's API. */
 async function mailTo(address: string, subject: RegExp): Promise<CaughtMail> {
   return until(
-    async () => {
-      const mails = (await (await fetch(`${mailUrl}/email`)).json()) as CaughtMail[];
-      return mails.filter((m) => m.to.some((to) => to.address === address) && subject.test(m.subject)).at(-1);
-    },
+    async () => (await mailsTo(mailUrl, address, subject)).at(-1),
     (mail) => mail !== undefined,
     30_000,
   ) as Promise<CaughtMail>;
 }
-
-const linkIn = (mail: CaughtMail, page: string) =>
-  new RegExp(`https?://\\S+/${page}\\?token=[\\w.-]+`).exec(mail.text)?.[0];
 
 /** Another device signed in to the same account (its refresh cookie in its own browser context). */
 async function otherDevice(username: string, password: string): Promise<BrowserContext> {

@@ -1,5 +1,6 @@
 // What a player does through the interface, in Spanish (the default language).
 import type { Page } from 'playwright-core';
+import { mailedLink } from '@omc/infra';
 import { expect } from 'vitest';
 
 let counter = 0;
@@ -41,28 +42,9 @@ export async function loginThroughUi(page: Page, emailOrUsername: string, passwo
   await signedIn;
 }
 
-/** The link in the newest verification mail to the address, from the development mail catcher. */
-export async function verificationLink(mailUrl: string, email: string): Promise<string> {
-  const link = await until(
-    async () => {
-      const mails = (await (await fetch(`${mailUrl}/email`)).json()) as {
-        to: { address: string }[];
-        text: string;
-      }[];
-      const mine = mails.filter((m) => m.to.some((to) => to.address === email.toLowerCase()));
-      return mine
-        .map((m) => /https?:\/\/\S+\/verify-email\?token=[\w.~%-]+/.exec(m.text)?.[0])
-        .findLast(Boolean);
-    },
-    (found) => found !== undefined,
-    30_000,
-  );
-  return link!;
-}
-
 /** The player opens the verification link from their mail in the browser, as they would. */
 export async function verifyThroughMail(page: Page, mailUrl: string, email: string): Promise<void> {
-  await page.goto(await verificationLink(mailUrl, email));
+  await page.goto(await mailedLink(mailUrl, email, 'verify-email'));
   await page.getByText('Correo verificado. ¡Gracias!').waitFor();
 }
 

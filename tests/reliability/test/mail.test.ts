@@ -2,6 +2,7 @@
 // do not wait for it, and every mail arrives once it is back, none lost, none doubled), and an event
 // delivered twice (one mail; one to each address for an email change).
 import { makeEvent, SUBJECTS } from '@omc/contracts';
+import { mailsTo } from '@omc/infra';
 import { connect } from 'nats';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -18,18 +19,7 @@ import { call, registerPlayer, sleep, waitFor } from '../src/http.js';
 
 afterAll(reportFigures);
 
-interface CaughtMail {
-  to: { address: string }[];
-  subject: string;
-}
-
-async function inbox(address: string, subject?: RegExp): Promise<CaughtMail[]> {
-  const response = await fetch(`${suite().mailUrl}/email`, { signal: AbortSignal.timeout(3000) });
-  const mails = (await response.json()) as CaughtMail[];
-  return mails.filter(
-    (m) => m.to.some((t) => t.address === address) && (!subject || subject.test(m.subject)),
-  );
-}
+const inbox = (address: string, subject?: RegExp) => mailsTo(suite().mailUrl, address, subject);
 
 describe('account mail', () => {
   it('while the mail server is down, reset requests are answered at once and every mail arrives once it is back', async () => {

@@ -2,6 +2,7 @@
 // payloads, the keys it reads, and its socket, opened with no token (`io({ transports: ['websocket'] })`).
 // It shares no code with the product (no contracts package): it is the outsider the server must serve.
 import { io, type Socket } from 'socket.io-client';
+import { mailedLink, tokenOf } from '@omc/infra';
 import { inject } from 'vitest';
 
 export interface Answer {
@@ -22,22 +23,7 @@ export function gatewayUrl(): string {
 export async function mailedToken(address: string, path: string): Promise<string> {
   const { mailUrl } = inject('specSystem');
   if (!mailUrl) throw new Error('no mail catcher in this system');
-  const link = new RegExp(`https?://\\S+${path}\\?token=[\\w.~%-]+`);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const mails = (await (await fetch(`${mailUrl}/email`)).json()) as {
-      to: { address: string }[];
-      text?: string;
-    }[];
-    const found = mails
-      .filter((m) => m.to.some((t) => t.address.toLowerCase() === address.toLowerCase()))
-      .map((m) => link.exec(m.text ?? '')?.[0])
-      .filter((l): l is string => Boolean(l))
-      .at(-1);
-    if (found) return new URL(found).searchParams.get('token')!;
-    if (Date.now() > deadline) throw new Error(`no mail with a ${path} link to ${address}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  return tokenOf(await mailedLink(mailUrl, address, path));
 }
 
 /** One browser: a token in "local storage", and a cookie jar for the calls made with credentials. */

@@ -9,8 +9,7 @@ import {
   SUBJECTS,
   type CollectResponse,
 } from '@omc/contracts';
-import { AppError, conflict, enqueueEvent, forbidden, type OutboxTable } from '@omc/service-kit';
-import type { Transaction } from 'kysely';
+import { AppError, conflict, enqueueEvent, forbidden } from '@omc/service-kit';
 import type { Deps } from '../deps.js';
 import { ACCOUNTS, winningsAccount } from '../ledger/accounts.js';
 import { balance, lockAccount, postMovement } from '../ledger/ledger.repo.js';
@@ -128,7 +127,7 @@ export class PayoutsService {
           ],
         });
         await enqueueEvent(
-          trx as unknown as Transaction<OutboxTable>,
+          trx,
           makeEvent(
             SUBJECTS.payoutCompleted,
             {
