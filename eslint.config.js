@@ -20,7 +20,14 @@ export default tseslint.config(
   },
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', fetch: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
@@ -32,7 +39,17 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/config.ts', 'scripts/**', 'packages/infra/**', 'packages/testkit/**', 'bench/**', 'tests/**', '**/*.test.ts', '**/vitest.config.ts', '**/*.config.ts'],
+    files: [
+      '**/config.ts',
+      'scripts/**',
+      'packages/infra/**',
+      'packages/testkit/**',
+      'bench/**',
+      'tests/**',
+      '**/*.test.ts',
+      '**/vitest.config.ts',
+      '**/*.config.ts',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

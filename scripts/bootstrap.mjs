@@ -34,9 +34,18 @@ function pnpmCommand() {
   if (global.status === 0 && spawnSync('pnpm', ['--version']).status === 0) return 'pnpm';
   // No permission for a global install: keep a private copy inside the project.
   mkdirSync(join(root, '.data', 'tools'), { recursive: true });
-  const privateInstall = run('npm', ['install', '--prefix', join(root, '.data', 'tools'), '--no-fund', '--no-audit', `pnpm@${pinnedPnpm}`]);
+  const privateInstall = run('npm', [
+    'install',
+    '--prefix',
+    join(root, '.data', 'tools'),
+    '--no-fund',
+    '--no-audit',
+    `pnpm@${pinnedPnpm}`,
+  ]);
   if (privateInstall.status !== 0) {
-    console.error('[bootstrap] could not install pnpm; install it yourself: npm install --global pnpm@' + pinnedPnpm);
+    console.error(
+      '[bootstrap] could not install pnpm; install it yourself: npm install --global pnpm@' + pinnedPnpm,
+    );
     process.exit(1);
   }
   return local;
@@ -59,7 +68,9 @@ if (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== stamp) {
 //   in order: services, then servers), to the whole group for the tests and benchmarks;
 // - when the parent goes away (a process manager's `kill <npm's pid>` ends npm and its shell, not us),
 //   that counts as SIGTERM.
-const bin = dirname(pnpm === 'pnpm' ? spawnSync('sh', ['-c', 'command -v pnpm'], { encoding: 'utf8' }).stdout.trim() : pnpm);
+const bin = dirname(
+  pnpm === 'pnpm' ? spawnSync('sh', ['-c', 'command -v pnpm'], { encoding: 'utf8' }).stdout.trim() : pnpm,
+);
 const child = spawn(process.execPath, ['--import', 'tsx', scripts[command], ...process.argv.slice(3)], {
   cwd: root,
   stdio: 'inherit',

@@ -3,7 +3,13 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureChromium, ensureDockerCompose, ensureInfraInstalled, ensurePromtool, ensureTmux } from '@omc/infra';
+import {
+  ensureChromium,
+  ensureDockerCompose,
+  ensureInfraInstalled,
+  ensurePromtool,
+  ensureTmux,
+} from '@omc/infra';
 
 const root = process.cwd();
 const resultsDir = join(root, '.data', 'test-results');
@@ -20,11 +26,18 @@ function workspacePackages(): Pkg[] {
     .filter((l) => /^\s+- /.test(l) && !l.includes(':'))
     .map((l) => l.replace(/^\s+- /, '').trim());
   const dirs = globs.flatMap((g) =>
-    g.endsWith('/*') ? (existsSync(join(root, g.slice(0, -2))) ? readdirSync(join(root, g.slice(0, -2))).map((d) => join(g.slice(0, -2), d)) : []) : [g],
+    g.endsWith('/*')
+      ? existsSync(join(root, g.slice(0, -2)))
+        ? readdirSync(join(root, g.slice(0, -2))).map((d) => join(g.slice(0, -2), d))
+        : []
+      : [g],
   );
   return dirs
     .filter((d) => existsSync(join(root, d, 'package.json')) && existsSync(join(root, d, 'vitest.config.ts')))
-    .map((d) => ({ name: JSON.parse(readFileSync(join(root, d, 'package.json'), 'utf8')).name as string, dir: d }));
+    .map((d) => ({
+      name: JSON.parse(readFileSync(join(root, d, 'package.json'), 'utf8')).name as string,
+      dir: d,
+    }));
 }
 
 interface Outcome {
@@ -40,16 +53,22 @@ function runPackage(pkg: Pkg): Promise<Outcome> {
   const started = Date.now();
   const jsonFile = join(resultsDir, `${pkg.name.replace(/[@/]/g, '_')}.json`);
   return new Promise((resolve) => {
-    const child = spawn('pnpm', ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${jsonFile}`], {
-      cwd: join(root, pkg.dir),
-      env: { ...process.env, NO_COLOR: '1', CI: process.env.CI ?? 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'pnpm',
+      ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${jsonFile}`],
+      {
+        cwd: join(root, pkg.dir),
+        env: { ...process.env, NO_COLOR: '1', CI: process.env.CI ?? 'true' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
     child.on('exit', (code) => {
-      let passed = 0, failed = 0, skipped = 0;
+      let passed = 0,
+        failed = 0,
+        skipped = 0;
       try {
         const report = JSON.parse(readFileSync(jsonFile, 'utf8'));
         passed = report.numPassedTests;
@@ -88,7 +107,9 @@ if (only.length === 0) {
     process.exit(1);
   }
 }
-const packages = workspacePackages().filter((p) => only.length === 0 || only.some((o) => p.name.includes(o) || p.dir.includes(o)));
+const packages = workspacePackages().filter(
+  (p) => only.length === 0 || only.some((o) => p.name.includes(o) || p.dir.includes(o)),
+);
 // Shared servers given by URL cannot isolate packages from each other: run one at a time then.
 const sharedServers = Boolean(process.env.DATABASE_URL || process.env.REDIS_URL || process.env.NATS_URL);
 const concurrency = sharedServers ? 1 : Number(process.env.TEST_CONCURRENCY ?? 2);
@@ -105,14 +126,25 @@ await Promise.all(
 function runCheck(name: string, command: string, args: string[]): Promise<Outcome> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
     child.on('exit', (code) => {
       const ok = code === 0;
       process.stdout.write(`\n===== ${name} =====\n${ok ? 'ok\n' : output}`);
-      resolve({ pkg: { name, dir: '.' }, code: code ?? 1, passed: ok ? 1 : 0, failed: ok ? 0 : 1, skipped: 0, seconds: (Date.now() - started) / 1000 });
+      resolve({
+        pkg: { name, dir: '.' },
+        code: code ?? 1,
+        passed: ok ? 1 : 0,
+        failed: ok ? 0 : 1,
+        skipped: 0,
+        seconds: (Date.now() - started) / 1000,
+      });
     });
   });
 }
@@ -125,8 +157,17 @@ if (only.length === 0) {
 console.log('\n===== summary =====');
 for (const o of outcomes.sort((a, b) => a.pkg.name.localeCompare(b.pkg.name))) {
   const status = o.code === 0 ? 'ok  ' : 'FAIL';
-  console.log(`${status} ${o.pkg.name.padEnd(24)} ${String(o.passed).padStart(4)} passed ${String(o.failed).padStart(3)} failed ${String(o.skipped).padStart(3)} skipped  ${o.seconds.toFixed(1)} s`);
+  console.log(
+    `${status} ${o.pkg.name.padEnd(24)} ${String(o.passed).padStart(4)} passed ${String(o.failed).padStart(3)} failed ${String(o.skipped).padStart(3)} skipped  ${o.seconds.toFixed(1)} s`,
+  );
 }
-const total = outcomes.reduce((t, o) => ({ passed: t.passed + o.passed, failed: t.failed + o.failed + (o.code !== 0 && o.failed === 0 ? 1 : 0), skipped: t.skipped + o.skipped }), { passed: 0, failed: 0, skipped: 0 });
+const total = outcomes.reduce(
+  (t, o) => ({
+    passed: t.passed + o.passed,
+    failed: t.failed + o.failed + (o.code !== 0 && o.failed === 0 ? 1 : 0),
+    skipped: t.skipped + o.skipped,
+  }),
+  { passed: 0, failed: 0, skipped: 0 },
+);
 console.log(`\n${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 process.exit(total.failed > 0 || outcomes.some((o) => o.code !== 0) ? 1 : 0);

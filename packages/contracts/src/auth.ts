@@ -16,7 +16,11 @@ export const LoginRequest = z.object({
 });
 export type LoginRequest = z.infer<typeof LoginRequest>;
 
-export const LoginResponse = z.object({ token: z.string(), preferredLanguage: Language, message: z.string() });
+export const LoginResponse = z.object({
+  token: z.string(),
+  preferredLanguage: Language,
+  message: z.string(),
+});
 export type LoginResponse = z.infer<typeof LoginResponse>;
 
 export const RegisterRequest = z.object({
@@ -37,7 +41,10 @@ export type RefreshResponse = z.infer<typeof RefreshResponse>;
 export const ChangeLanguageRequest = z.object({ language: Language });
 export const ChangeEmailRequest = z.object({ email: EmailField });
 export const ChangePasswordRequest = z.object({
-  currentPassword: z.string({ error: 'currentPassword is required' }).min(1, { error: 'currentPassword is required' }).max(PASSWORD_MAX),
+  currentPassword: z
+    .string({ error: 'currentPassword is required' })
+    .min(1, { error: 'currentPassword is required' })
+    .max(PASSWORD_MAX),
   newPassword: PasswordField,
 });
 export const ChangeUsernameRequest = z.object({ username: UsernameField });

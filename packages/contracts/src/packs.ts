@@ -33,8 +33,18 @@ export function packById(id: PackId): Pack {
 }
 
 export const PackView = z.union([
-  z.object({ id: PackId, clicks: z.number().int().positive(), price: z.number().positive(), currency: z.literal(CURRENCY) }),
-  z.object({ id: PackId, unlimited: z.literal(true), price: z.number().positive(), currency: z.literal(CURRENCY) }),
+  z.object({
+    id: PackId,
+    clicks: z.number().int().positive(),
+    price: z.number().positive(),
+    currency: z.literal(CURRENCY),
+  }),
+  z.object({
+    id: PackId,
+    unlimited: z.literal(true),
+    price: z.number().positive(),
+    currency: z.literal(CURRENCY),
+  }),
 ]);
 export type PackView = z.infer<typeof PackView>;
 

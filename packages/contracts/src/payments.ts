@@ -20,12 +20,21 @@ export const CheckoutRequest = z.object({
     .max(16, { error: 'amount must be a string such as "0.99"' })
     .regex(/^\d{1,6}(\.\d{1,2})?$/, { error: 'amount must be a string such as "0.99"' }),
   /** Optional client-chosen key; a retry with the same key never charges twice. */
-  idempotencyKey: z.string().min(8).max(100).regex(/^[A-Za-z0-9_-]+$/).optional(),
+  idempotencyKey: z
+    .string()
+    .min(8)
+    .max(100)
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .optional(),
 });
 export type CheckoutRequest = z.infer<typeof CheckoutRequest>;
 
 export const CheckoutResponse = z.union([
-  z.object({ success: z.literal(true), transactionId: z.string(), clicks: z.number().int().nullable().optional() }),
+  z.object({
+    success: z.literal(true),
+    transactionId: z.string(),
+    clicks: z.number().int().nullable().optional(),
+  }),
   z.object({ success: z.literal(false), error: z.string(), message: z.string(), msg: z.string() }),
 ]);
 export type CheckoutResponse = z.infer<typeof CheckoutResponse>;

@@ -29,7 +29,8 @@ export const PasswordField = z
   .min(PASSWORD_MIN, { error: `password must be at least ${PASSWORD_MIN} characters` })
   .max(PASSWORD_MAX, { error: `password must be at most ${PASSWORD_MAX} characters` });
 
-const filled = (value: string | undefined | null): value is string => typeof value === 'string' && value.trim() !== '';
+const filled = (value: string | undefined | null): value is string =>
+  typeof value === 'string' && value.trim() !== '';
 
 /** Translation key of the first failing rule, or null. Order as in SPEC section 5. */
 export function validateLoginForm(form: { emailOrUsername?: string; password?: string }): string | null {
@@ -44,7 +45,8 @@ export function validateRegisterForm(form: {
   confirmPassword?: string;
 }): string | null {
   const { username, email, password, confirmPassword } = form;
-  if (!filled(username) || !filled(email) || !filled(password) || !filled(confirmPassword)) return 'register.allRequired';
+  if (!filled(username) || !filled(email) || !filled(password) || !filled(confirmPassword))
+    return 'register.allRequired';
   if (password !== confirmPassword) return 'register.passwordsDontMatch';
   if (password.length < PASSWORD_MIN) return 'register.passwordHelp';
   if (password.length > PASSWORD_MAX) return 'register.passwordTooLong';
@@ -64,7 +66,8 @@ export function validateChangePasswordForm(form: {
   newPassword?: string;
   confirmPassword?: string;
 }): string | null {
-  if (!filled(form.currentPassword) || !filled(form.newPassword) || !filled(form.confirmPassword)) return 'changePassword.allRequired';
+  if (!filled(form.currentPassword) || !filled(form.newPassword) || !filled(form.confirmPassword))
+    return 'changePassword.allRequired';
   if (form.newPassword !== form.confirmPassword) return 'changePassword.passwordsDontMatch';
   if (form.newPassword.length < PASSWORD_MIN) return 'changePassword.passwordMinLength';
   if (form.newPassword.length > PASSWORD_MAX) return 'changePassword.passwordTooLong';
@@ -72,11 +75,13 @@ export function validateChangePasswordForm(form: {
 }
 
 export function validateChangeUsernameForm(form: { username?: string }): string | null {
-  if (!filled(form.username) || !UsernameField.safeParse(form.username).success) return 'changeUsername.usernameRequirements';
+  if (!filled(form.username) || !UsernameField.safeParse(form.username).success)
+    return 'changeUsername.usernameRequirements';
   return null;
 }
 
 export function validatePaymentMethodForm(form: { paypalEmail?: string }): string | null {
-  if (!filled(form.paypalEmail) || !EmailField.safeParse(form.paypalEmail).success) return 'paymentMethod.missingEmailError';
+  if (!filled(form.paypalEmail) || !EmailField.safeParse(form.paypalEmail).success)
+    return 'paymentMethod.missingEmailError';
   return null;
 }

@@ -16,7 +16,9 @@ describe('events', () => {
 
   it('refuses a payload that does not match its subject', () => {
     const event = makeEvent(SUBJECTS.userDeleted, { userId: '7d2c1d0e-3c53-4a5e-9f43-2b1b1f3b8c11' });
-    expect(() => parseEvent(SUBJECTS.userRenamed, JSON.stringify({ ...event, subject: SUBJECTS.userRenamed }))).toThrow();
+    expect(() =>
+      parseEvent(SUBJECTS.userRenamed, JSON.stringify({ ...event, subject: SUBJECTS.userRenamed })),
+    ).toThrow();
     expect(() => makeEvent(SUBJECTS.purchaseCompleted, { purchaseId: 'x' } as never)).toThrow();
   });
 

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CheckoutRequest, PACKS, centsToEuros, formatEuroAmount, packForAmount, packView, parseEuroAmount } from '../src/index.js';
+import {
+  CheckoutRequest,
+  PACKS,
+  centsToEuros,
+  formatEuroAmount,
+  packForAmount,
+  packView,
+  parseEuroAmount,
+} from '../src/index.js';
 
 describe('money', () => {
   it('parses price strings to exact cents', () => {
@@ -28,7 +36,11 @@ describe('money', () => {
   });
 
   it('refuses a checkout amount that is not a price string', () => {
-    expect(CheckoutRequest.safeParse({ paymentMethodNonce: 'fake-valid-nonce', amount: 0.99 }).success).toBe(false);
-    expect(CheckoutRequest.safeParse({ paymentMethodNonce: 'fake-valid-nonce', amount: '0.99' }).success).toBe(true);
+    expect(CheckoutRequest.safeParse({ paymentMethodNonce: 'fake-valid-nonce', amount: 0.99 }).success).toBe(
+      false,
+    );
+    expect(
+      CheckoutRequest.safeParse({ paymentMethodNonce: 'fake-valid-nonce', amount: '0.99' }).success,
+    ).toBe(true);
   });
 });

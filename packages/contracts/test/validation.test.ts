@@ -51,9 +51,19 @@ describe('other forms', () => {
     expect(validateChangeEmailForm({ email: 'a@b' })).toBe('changeEmail.validEmailError');
   });
   it('change password: match first, then length', () => {
-    expect(validateChangePasswordForm({ currentPassword: 'old', newPassword: '123', confirmPassword: '124' })).toBe('changePassword.passwordsDontMatch');
-    expect(validateChangePasswordForm({ currentPassword: 'old', newPassword: '123', confirmPassword: '123' })).toBe('changePassword.passwordMinLength');
-    expect(validateChangePasswordForm({ currentPassword: 'old', newPassword: '123456', confirmPassword: '123456' })).toBeNull();
+    expect(
+      validateChangePasswordForm({ currentPassword: 'old', newPassword: '123', confirmPassword: '124' }),
+    ).toBe('changePassword.passwordsDontMatch');
+    expect(
+      validateChangePasswordForm({ currentPassword: 'old', newPassword: '123', confirmPassword: '123' }),
+    ).toBe('changePassword.passwordMinLength');
+    expect(
+      validateChangePasswordForm({
+        currentPassword: 'old',
+        newPassword: '123456',
+        confirmPassword: '123456',
+      }),
+    ).toBeNull();
   });
   it('change username: letters, digits and underscore, at least 3', () => {
     expect(validateChangeUsernameForm({ username: 'ab' })).toBe('changeUsername.usernameRequirements');
@@ -74,12 +84,16 @@ describe('field rules cost no more than the length of what they check', () => {
   it('an over-long email is refused by its length alone', () => {
     const result = EmailField.safeParse(evilEmail);
     expect(result.success).toBe(false);
-    expect(result.error!.issues.map((i) => i.message)).toEqual([`email must be at most ${EMAIL_MAX} characters`]);
+    expect(result.error!.issues.map((i) => i.message)).toEqual([
+      `email must be at most ${EMAIL_MAX} characters`,
+    ]);
   });
 
   it('an over-long username is refused by its length alone', () => {
     const result = UsernameField.safeParse('a '.repeat(30_000));
-    expect(result.error!.issues.map((i) => i.message)).toEqual([`username must be at most ${USERNAME_MAX} characters`]);
+    expect(result.error!.issues.map((i) => i.message)).toEqual([
+      `username must be at most ${USERNAME_MAX} characters`,
+    ]);
   });
 
   it.each([

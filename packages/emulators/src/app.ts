@@ -1,7 +1,14 @@
 // One Fastify app serving both providers' APIs on one port, plus /healthz, /readyz and the test
 // controls under /__emulator. Every answer says, in a header, that no money moves.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { BraintreeState, braintreeRoutes, buildWebhook, CHARGED_STATUSES, WEBHOOK_KINDS, type WebhookKind } from './braintree/gateway.js';
+import {
+  BraintreeState,
+  braintreeRoutes,
+  buildWebhook,
+  CHARGED_STATUSES,
+  WEBHOOK_KINDS,
+  type WebhookKind,
+} from './braintree/gateway.js';
 import { Faults, type Fault, type FaultRequest, type FaultTarget } from './faults.js';
 import { PayPalState, paypalRoutes } from './paypal/payouts.js';
 
@@ -33,7 +40,11 @@ export interface EmulatorOptions {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function buildEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const app = Fastify({ logger: options.logger ?? false, forceCloseConnections: true, bodyLimit: 1024 * 1024 });
+  const app = Fastify({
+    logger: options.logger ?? false,
+    forceCloseConnections: true,
+    bodyLimit: 1024 * 1024,
+  });
   const braintree = new BraintreeState();
   const paypal = new PayPalState();
   const faults = new Faults();
@@ -64,13 +75,28 @@ export async function buildEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (calls.length > 10_000) calls.splice(0, calls.length - 10_000);
   };
 
-  const applyFault = async (target: FaultTarget, request: FastifyRequest, reply: FastifyReply, effect?: () => void, given?: Fault, key: string | null = null): Promise<boolean> => {
+  const applyFault = async (
+    target: FaultTarget,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    effect?: () => void,
+    given?: Fault,
+    key: string | null = null,
+  ): Promise<boolean> => {
     const fault = given ?? faults.take(target);
     if (!fault || fault.kind === 'duplicate') return false;
-    record({ target, key, outcome: `injected ${fault.kind}${fault.kind === 'status' ? ` ${fault.status}` : ''}` });
+    record({
+      target,
+      key,
+      outcome: `injected ${fault.kind}${fault.kind === 'status' ? ` ${fault.status}` : ''}`,
+    });
     if (fault.kind === 'status') {
       if (target.startsWith('paypal.')) {
-        await reply.status(fault.status).send({ name: fault.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'INJECTED_ERROR', message: 'An internal server error has occurred (injected by the emulator).', debug_id: 'emulator' });
+        await reply.status(fault.status).send({
+          name: fault.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'INJECTED_ERROR',
+          message: 'An internal server error has occurred (injected by the emulator).',
+          debug_id: 'emulator',
+        });
       } else {
         await reply.status(fault.status).header('content-type', 'application/xml; charset=utf-8').send('');
       }
@@ -80,7 +106,9 @@ export async function buildEmulator(options: EmulatorOptions = {}): Promise<Emul
       effect?.();
       reply.hijack();
       const status = target === 'paypal.payouts' ? 201 : 200;
-      request.raw.socket.write(`HTTP/1.1 ${status} OK\r\ncontent-type: application/json\r\ncontent-length: 400\r\n\r\n{"batch_header":{"payout_ba`);
+      request.raw.socket.write(
+        `HTTP/1.1 ${status} OK\r\ncontent-type: application/json\r\ncontent-length: 400\r\n\r\n{"batch_header":{"payout_ba`,
+      );
       await sleep(20);
       request.raw.socket.destroy();
       return true;
@@ -95,8 +123,12 @@ export async function buildEmulator(options: EmulatorOptions = {}): Promise<Emul
   app.get('/healthz', async () => ({ status: 'ok', notice: NO_MONEY_NOTICE }));
   app.get('/readyz', async () => ({ status: 'ready', notice: NO_MONEY_NOTICE }));
 
-  await app.register(async (scope) => braintreeRoutes(scope, { state: braintree, faults, publicUrl: () => hostUrl, record, applyFault }));
-  await app.register(async (scope) => paypalRoutes(scope, { state: paypal, faults, publicUrl: () => hostUrl, record, applyFault }));
+  await app.register(async (scope) =>
+    braintreeRoutes(scope, { state: braintree, faults, publicUrl: () => hostUrl, record, applyFault }),
+  );
+  await app.register(async (scope) =>
+    paypalRoutes(scope, { state: paypal, faults, publicUrl: () => hostUrl, record, applyFault }),
+  );
 
   // Test controls.
   app.post('/__emulator/reset', async () => {
@@ -118,31 +150,67 @@ export async function buildEmulator(options: EmulatorOptions = {}): Promise<Emul
   app.get('/__emulator/calls', async () => ({ calls }));
   app.get('/__emulator/braintree/transactions', async (request) => {
     const { orderId } = request.query as { orderId?: string };
-    const all = [...braintree.transactions.values()].filter((t) => orderId === undefined || t.orderId === orderId);
+    const all = [...braintree.transactions.values()].filter(
+      (t) => orderId === undefined || t.orderId === orderId,
+    );
     return {
-      transactions: all.map((t) => ({ id: t.id, orderId: t.orderId, status: t.status, amount: t.amount, amountCents: t.amountCents, type: t.type, instrument: t.instrument, charged: CHARGED_STATUSES.has(t.status) })),
+      transactions: all.map((t) => ({
+        id: t.id,
+        orderId: t.orderId,
+        status: t.status,
+        amount: t.amount,
+        amountCents: t.amountCents,
+        type: t.type,
+        instrument: t.instrument,
+        charged: CHARGED_STATUSES.has(t.status),
+      })),
     };
   });
   app.post('/__emulator/braintree/transactions/:id/settle', async (request, reply) => {
     const transaction = braintree.transactions.get((request.params as { id: string }).id);
     if (!transaction) return reply.status(404).send({ message: 'no such transaction' });
-    if (transaction.status !== 'submitted_for_settlement' && transaction.status !== 'settling') return reply.status(409).send({ message: `cannot settle a ${transaction.status} transaction` });
+    if (transaction.status !== 'submitted_for_settlement' && transaction.status !== 'settling')
+      return reply.status(409).send({ message: `cannot settle a ${transaction.status} transaction` });
     transaction.status = 'settled';
     transaction.updatedAt = new Date();
-    transaction.statusHistory.push({ status: 'settled', amount: transaction.amount, timestamp: transaction.updatedAt });
+    transaction.statusHistory.push({
+      status: 'settled',
+      amount: transaction.amount,
+      timestamp: transaction.updatedAt,
+    });
     return { id: transaction.id, status: transaction.status };
   });
   app.post('/__emulator/braintree/webhooks', async (request, reply) => {
-    const body = (request.body ?? {}) as { kind?: string; transactionId?: string; merchantId?: string; publicKey?: string; privateKey?: string };
-    if (!WEBHOOK_KINDS.includes(body.kind as WebhookKind)) return reply.status(400).send({ message: `kind must be one of ${WEBHOOK_KINDS.join(', ')}` });
+    const body = (request.body ?? {}) as {
+      kind?: string;
+      transactionId?: string;
+      merchantId?: string;
+      publicKey?: string;
+      privateKey?: string;
+    };
+    if (!WEBHOOK_KINDS.includes(body.kind as WebhookKind))
+      return reply.status(400).send({ message: `kind must be one of ${WEBHOOK_KINDS.join(', ')}` });
     const transaction = body.transactionId ? braintree.transactions.get(body.transactionId) : undefined;
-    if (!transaction) return reply.status(404).send({ message: 'transactionId must name one of the emulator\'s transactions' });
-    const keys = body.publicKey && body.privateKey ? { publicKey: body.publicKey, privateKey: body.privateKey } : braintree.keys.get(body.merchantId ?? transaction.merchantId);
-    if (!keys) return reply.status(409).send({ message: 'no keys known for this merchant: give publicKey and privateKey' });
+    if (!transaction)
+      return reply
+        .status(404)
+        .send({ message: "transactionId must name one of the emulator's transactions" });
+    const keys =
+      body.publicKey && body.privateKey
+        ? { publicKey: body.publicKey, privateKey: body.privateKey }
+        : braintree.keys.get(body.merchantId ?? transaction.merchantId);
+    if (!keys)
+      return reply
+        .status(409)
+        .send({ message: 'no keys known for this merchant: give publicKey and privateKey' });
     if (body.kind === 'transaction_settled' && transaction.status === 'submitted_for_settlement') {
       transaction.status = 'settled';
       transaction.updatedAt = new Date();
-      transaction.statusHistory.push({ status: 'settled', amount: transaction.amount, timestamp: transaction.updatedAt });
+      transaction.statusHistory.push({
+        status: 'settled',
+        amount: transaction.amount,
+        timestamp: transaction.updatedAt,
+      });
     }
     return buildWebhook(transaction, body.kind as WebhookKind, keys);
   });

@@ -13,7 +13,13 @@ export async function startEmulator(options: { port?: number } = {}): Promise<Ru
   const emulator = await buildEmulator();
   const address = await emulator.app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const url = address.replace('localhost', '127.0.0.1');
-  return { ...emulator, url, port: Number(new URL(url).port), client: new EmulatorClient(url), stop: () => emulator.app.close() };
+  return {
+    ...emulator,
+    url,
+    port: Number(new URL(url).port),
+    client: new EmulatorClient(url),
+    stop: () => emulator.app.close(),
+  };
 }
 
 /** The test controls over HTTP, for an emulator running as its own process. */
@@ -39,18 +45,48 @@ export class EmulatorClient {
   }
   async transactions(orderId?: string) {
     const query = orderId ? `?orderId=${encodeURIComponent(orderId)}` : '';
-    return (await this.call<{ transactions: { id: string; orderId: string | null; status: string; amount: string; amountCents: number; charged: boolean }[] }>('GET', `/__emulator/braintree/transactions${query}`)).transactions;
+    return (
+      await this.call<{
+        transactions: {
+          id: string;
+          orderId: string | null;
+          status: string;
+          amount: string;
+          amountCents: number;
+          charged: boolean;
+        }[];
+      }>('GET', `/__emulator/braintree/transactions${query}`)
+    ).transactions;
   }
   async charges(orderId?: string) {
     return (await this.transactions(orderId)).filter((t) => t.charged);
   }
   async payouts() {
-    return (await this.call<{ payouts: { payoutBatchId: string; senderBatchId: string; receiver: string; amount: { value: string; currency: string }; amountCents: number; transactionId: string }[] }>('GET', '/__emulator/paypal/payouts')).payouts;
+    return (
+      await this.call<{
+        payouts: {
+          payoutBatchId: string;
+          senderBatchId: string;
+          receiver: string;
+          amount: { value: string; currency: string };
+          amountCents: number;
+          transactionId: string;
+        }[];
+      }>('GET', '/__emulator/paypal/payouts')
+    ).payouts;
   }
   async calls() {
-    return (await this.call<{ calls: { target: string; key: string | null; outcome: string }[] }>('GET', '/__emulator/calls')).calls;
+    return (
+      await this.call<{ calls: { target: string; key: string | null; outcome: string }[] }>(
+        'GET',
+        '/__emulator/calls',
+      )
+    ).calls;
   }
   webhook(kind: string, transactionId: string) {
-    return this.call<{ bt_signature: string; bt_payload: string }>('POST', '/__emulator/braintree/webhooks', { kind, transactionId });
+    return this.call<{ bt_signature: string; bt_payload: string }>('POST', '/__emulator/braintree/webhooks', {
+      kind,
+      transactionId,
+    });
   }
 }

@@ -37,14 +37,20 @@ export class Faults {
   private queues = new Map<FaultTarget, Fault[]>();
 
   add(request: FaultRequest): void {
-    if (!FAULT_TARGETS.includes(request.target)) throw new Error(`target must be one of ${FAULT_TARGETS.join(', ')}`);
+    if (!FAULT_TARGETS.includes(request.target))
+      throw new Error(`target must be one of ${FAULT_TARGETS.join(', ')}`);
     let fault: Fault;
     if (request.kind === 'status') {
       const status = request.status ?? 503;
-      if (!Number.isInteger(status) || status < 400 || status > 599) throw new Error('status must be an HTTP error status (400-599)');
+      if (!Number.isInteger(status) || status < 400 || status > 599)
+        throw new Error('status must be an HTTP error status (400-599)');
       fault = { kind: 'status', status };
     } else if (request.kind === 'timeout') {
-      fault = { kind: 'timeout', delayMs: Math.min(Math.max(request.delayMs ?? 5000, 0), 120_000), afterEffect: request.afterEffect ?? true };
+      fault = {
+        kind: 'timeout',
+        delayMs: Math.min(Math.max(request.delayMs ?? 5000, 0), 120_000),
+        afterEffect: request.afterEffect ?? true,
+      };
     } else if (request.kind === 'cut') {
       fault = { kind: 'cut' };
     } else if (request.kind === 'duplicate') {
@@ -65,7 +71,9 @@ export class Faults {
   }
 
   pending(): Record<string, number> {
-    return Object.fromEntries([...this.queues].filter(([, q]) => q.length > 0).map(([t, q]) => [t, q.length]));
+    return Object.fromEntries(
+      [...this.queues].filter(([, q]) => q.length > 0).map(([t, q]) => [t, q.length]),
+    );
   }
 
   clear(): void {

@@ -18,5 +18,7 @@ const close = async () => {
 process.once('SIGTERM', close);
 process.once('SIGINT', close);
 await emulator.app.listen({ port: config.port, host: config.host });
-emulator.app.log.warn(`${NO_MONEY_NOTICE} Braintree gateway API and PayPal OAuth + Payouts emulated on http://${config.host}:${config.port}`);
+emulator.app.log.warn(
+  `${NO_MONEY_NOTICE} Braintree gateway API and PayPal OAuth + Payouts emulated on http://${config.host}:${config.port}`,
+);
 console.log(`[emulators] ${NO_MONEY_NOTICE}`);

@@ -11,7 +11,11 @@ export interface XmlArray {
   $type?: 'array' | 'collection';
 }
 
-const dashed = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/_/g, '-').toLowerCase();
+const dashed = (name: string) =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/_/g, '-')
+    .toLowerCase();
 
 function escape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -25,7 +29,8 @@ export function element(name: string, value: XmlValue): string {
   const tag = dashed(name);
   if (value === undefined) return '';
   if (value === null) return `<${tag} nil="true"/>`;
-  if (value instanceof Date) return `<${tag} type="datetime">${value.toISOString().replace(/\.\d{3}Z$/, 'Z')}</${tag}>`;
+  if (value instanceof Date)
+    return `<${tag} type="datetime">${value.toISOString().replace(/\.\d{3}Z$/, 'Z')}</${tag}>`;
   if (typeof value === 'boolean') return `<${tag} type="boolean">${value}</${tag}>`;
   if (typeof value === 'number') return `<${tag} type="integer">${Math.trunc(value)}</${tag}>`;
   if (typeof value === 'string') return `<${tag}>${escape(value)}</${tag}>`;

@@ -4,16 +4,33 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { NO_MONEY_HEADER, startEmulator, type RunningEmulator } from '../src/index.js';
 
 function gatewayFor(emulator: RunningEmulator, timeout?: number) {
-  const environment = new braintree.Environment('127.0.0.1', String(emulator.port), 'http://127.0.0.1', false, '127.0.0.1', String(emulator.port));
-  const gateway = new braintree.BraintreeGateway({ environment, merchantId: 'merchant', publicKey: 'public-key', privateKey: 'private-key' });
+  const environment = new braintree.Environment(
+    '127.0.0.1',
+    String(emulator.port),
+    'http://127.0.0.1',
+    false,
+    '127.0.0.1',
+    String(emulator.port),
+  );
+  const gateway = new braintree.BraintreeGateway({
+    environment,
+    merchantId: 'merchant',
+    publicKey: 'public-key',
+    privateKey: 'private-key',
+  });
   if (timeout) (gateway as unknown as { config: { timeout: number } }).config.timeout = timeout;
   return gateway;
 }
 
-function searchByOrderId(gateway: braintree.BraintreeGateway, orderId: string): Promise<braintree.Transaction[]> {
+function searchByOrderId(
+  gateway: braintree.BraintreeGateway,
+  orderId: string,
+): Promise<braintree.Transaction[]> {
   return new Promise((resolve, reject) => {
     const found: braintree.Transaction[] = [];
-    const stream = gateway.transaction.search((search) => search.orderId().is(orderId)) as unknown as NodeJS.ReadableStream;
+    const stream = gateway.transaction.search((search) =>
+      search.orderId().is(orderId),
+    ) as unknown as NodeJS.ReadableStream;
     stream.on('data', (t: braintree.Transaction) => found.push(t));
     stream.on('end', () => resolve(found));
     stream.on('error', reject);
@@ -41,9 +58,19 @@ describe('Braintree gateway emulator', () => {
   });
 
   it('charges a valid test nonce once, submitted for settlement, and finds it by id and by order id', async () => {
-    const result = await gateway.transaction.sale({ amount: '4.99', paymentMethodNonce: 'fake-valid-nonce', orderId: 'order-1', options: { submitForSettlement: true } });
+    const result = await gateway.transaction.sale({
+      amount: '4.99',
+      paymentMethodNonce: 'fake-valid-nonce',
+      orderId: 'order-1',
+      options: { submitForSettlement: true },
+    });
     expect(result.success).toBe(true);
-    expect(result.transaction).toMatchObject({ status: 'submitted_for_settlement', amount: '4.99', orderId: 'order-1', paymentInstrumentType: 'credit_card' });
+    expect(result.transaction).toMatchObject({
+      status: 'submitted_for_settlement',
+      amount: '4.99',
+      orderId: 'order-1',
+      paymentInstrumentType: 'credit_card',
+    });
     const found = await gateway.transaction.find(result.transaction.id);
     expect(found.id).toBe(result.transaction.id);
     expect((await searchByOrderId(gateway, 'order-1')).map((t) => t.id)).toEqual([result.transaction.id]);
@@ -53,21 +80,47 @@ describe('Braintree gateway emulator', () => {
 
   it('accepts the PayPal test nonces as PayPal payments', async () => {
     for (const nonce of ['fake-paypal-one-time-nonce', 'fake-paypal-billing-agreement-nonce']) {
-      const result = await gateway.transaction.sale({ amount: '0.99', paymentMethodNonce: nonce, options: { submitForSettlement: true } });
+      const result = await gateway.transaction.sale({
+        amount: '0.99',
+        paymentMethodNonce: nonce,
+        options: { submitForSettlement: true },
+      });
       expect(result.success).toBe(true);
       expect(result.transaction.paymentInstrumentType).toBe('paypal_account');
     }
   });
 
   it('declines the processor-declined nonce and the documented decline amounts, charging nothing', async () => {
-    const byNonce = await gateway.transaction.sale({ amount: '1.99', paymentMethodNonce: 'fake-processor-declined-visa-nonce', options: { submitForSettlement: true } });
+    const byNonce = await gateway.transaction.sale({
+      amount: '1.99',
+      paymentMethodNonce: 'fake-processor-declined-visa-nonce',
+      options: { submitForSettlement: true },
+    });
     expect(byNonce.success).toBe(false);
-    expect(byNonce.transaction).toMatchObject({ status: 'processor_declined', processorResponseCode: '2000', processorResponseText: 'Do Not Honor' });
-    const byAmount = await gateway.transaction.sale({ amount: '2001.00', paymentMethodNonce: 'fake-valid-nonce', options: { submitForSettlement: true } });
+    expect(byNonce.transaction).toMatchObject({
+      status: 'processor_declined',
+      processorResponseCode: '2000',
+      processorResponseText: 'Do Not Honor',
+    });
+    const byAmount = await gateway.transaction.sale({
+      amount: '2001.00',
+      paymentMethodNonce: 'fake-valid-nonce',
+      options: { submitForSettlement: true },
+    });
     expect(byAmount.success).toBe(false);
-    expect(byAmount.transaction).toMatchObject({ status: 'processor_declined', processorResponseCode: '2001', processorResponseText: 'Insufficient Funds' });
-    const rejected = await gateway.transaction.sale({ amount: '5001.00', paymentMethodNonce: 'fake-valid-nonce' });
-    expect(rejected.transaction).toMatchObject({ status: 'gateway_rejected', gatewayRejectionReason: 'application_incomplete' });
+    expect(byAmount.transaction).toMatchObject({
+      status: 'processor_declined',
+      processorResponseCode: '2001',
+      processorResponseText: 'Insufficient Funds',
+    });
+    const rejected = await gateway.transaction.sale({
+      amount: '5001.00',
+      paymentMethodNonce: 'fake-valid-nonce',
+    });
+    expect(rejected.transaction).toMatchObject({
+      status: 'gateway_rejected',
+      gatewayRejectionReason: 'application_incomplete',
+    });
     expect(await emulator.client.charges()).toHaveLength(0);
   });
 
@@ -75,43 +128,83 @@ describe('Braintree gateway emulator', () => {
     const unknown = await gateway.transaction.sale({ amount: '0.99', paymentMethodNonce: 'not-a-nonce' });
     expect(unknown.success).toBe(false);
     expect(unknown.errors.deepErrors().map((e) => e.code)).toEqual(['91565']);
-    const consumed = await gateway.transaction.sale({ amount: '0.99', paymentMethodNonce: 'fake-consumed-nonce' });
+    const consumed = await gateway.transaction.sale({
+      amount: '0.99',
+      paymentMethodNonce: 'fake-consumed-nonce',
+    });
     expect(consumed.message).toMatch(/more than once/);
-    const badAmount = await gateway.transaction.sale({ amount: 'abc', paymentMethodNonce: 'fake-valid-nonce' });
+    const badAmount = await gateway.transaction.sale({
+      amount: 'abc',
+      paymentMethodNonce: 'fake-valid-nonce',
+    });
     expect(badAmount.errors.deepErrors().map((e) => e.attribute)).toEqual(['amount']);
   });
 
   it('injects a 503 that the SDK reports as unavailable, with nothing charged', async () => {
     await emulator.client.fault({ target: 'braintree.sale', kind: 'status', status: 503 });
-    await expect(gateway.transaction.sale({ amount: '0.99', paymentMethodNonce: 'fake-valid-nonce' })).rejects.toMatchObject({ type: 'serviceUnavailableError' });
+    await expect(
+      gateway.transaction.sale({ amount: '0.99', paymentMethodNonce: 'fake-valid-nonce' }),
+    ).rejects.toMatchObject({ type: 'serviceUnavailableError' });
     expect(await emulator.client.charges()).toHaveLength(0);
   });
 
   it('injects a timeout after charging: the caller gives up, the charge is there to be found by order id', async () => {
-    await emulator.client.fault({ target: 'braintree.sale', kind: 'timeout', delayMs: 1500, afterEffect: true });
+    await emulator.client.fault({
+      target: 'braintree.sale',
+      kind: 'timeout',
+      delayMs: 1500,
+      afterEffect: true,
+    });
     const impatient = gatewayFor(emulator, 300);
-    await expect(impatient.transaction.sale({ amount: '0.99', paymentMethodNonce: 'fake-valid-nonce', orderId: 'order-t' })).rejects.toThrow(/timed out/i);
+    await expect(
+      impatient.transaction.sale({
+        amount: '0.99',
+        paymentMethodNonce: 'fake-valid-nonce',
+        orderId: 'order-t',
+      }),
+    ).rejects.toThrow(/timed out/i);
     expect(await searchByOrderId(gateway, 'order-t')).toHaveLength(1);
   });
 
   it('voids a transaction submitted for settlement', async () => {
-    const sale = await gateway.transaction.sale({ amount: '0.99', paymentMethodNonce: 'fake-valid-nonce', options: { submitForSettlement: true } });
+    const sale = await gateway.transaction.sale({
+      amount: '0.99',
+      paymentMethodNonce: 'fake-valid-nonce',
+      options: { submitForSettlement: true },
+    });
     const voided = await gateway.transaction.void(sale.transaction.id);
     expect(voided.transaction.status).toBe('voided');
     expect(await emulator.client.charges()).toHaveLength(0);
   });
 
   it('signs webhooks that the SDK verifies, and whose tampering it detects', async () => {
-    const sale = await gateway.transaction.sale({ amount: '0.99', paymentMethodNonce: 'fake-valid-nonce', orderId: 'order-w', options: { submitForSettlement: true } });
+    const sale = await gateway.transaction.sale({
+      amount: '0.99',
+      paymentMethodNonce: 'fake-valid-nonce',
+      orderId: 'order-w',
+      options: { submitForSettlement: true },
+    });
     const settled = await emulator.client.webhook('transaction_settled', sale.transaction.id);
-    const notification = (await gateway.webhookNotification.parse(settled.bt_signature, settled.bt_payload)) as braintree.TransactionNotification;
+    const notification = (await gateway.webhookNotification.parse(
+      settled.bt_signature,
+      settled.bt_payload,
+    )) as braintree.TransactionNotification;
     expect(notification.kind).toBe('transaction_settled');
-    expect(notification.transaction).toMatchObject({ id: sale.transaction.id, status: 'settled', orderId: 'order-w' });
+    expect(notification.transaction).toMatchObject({
+      id: sale.transaction.id,
+      status: 'settled',
+      orderId: 'order-w',
+    });
     const dispute = await emulator.client.webhook('dispute_opened', sale.transaction.id);
-    const opened = (await gateway.webhookNotification.parse(dispute.bt_signature, dispute.bt_payload)) as braintree.DisputeNotification;
+    const opened = (await gateway.webhookNotification.parse(
+      dispute.bt_signature,
+      dispute.bt_payload,
+    )) as braintree.DisputeNotification;
     expect(opened.dispute).toMatchObject({ status: 'open', amount: '0.99' });
     const tampered = dispute.bt_signature.replace(/\|.{4}/, '|0000');
-    await expect(gateway.webhookNotification.parse(tampered, dispute.bt_payload)).rejects.toThrow(/signature/);
+    await expect(gateway.webhookNotification.parse(tampered, dispute.bt_payload)).rejects.toThrow(
+      /signature/,
+    );
   });
 
   it('rejects calls without credentials and says on every answer that no money moves', async () => {

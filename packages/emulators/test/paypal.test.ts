@@ -17,7 +17,10 @@ describe('PayPal emulator', () => {
   async function token(): Promise<string> {
     const response = await fetch(`${emulator.url}/v1/oauth2/token`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from('client:secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from('client:secret').toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'grant_type=client_credentials',
     });
     expect(response.status).toBe(200);
@@ -30,14 +33,25 @@ describe('PayPal emulator', () => {
       headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({
         sender_batch_header: { sender_batch_id: senderBatchId, email_subject: 'You won' },
-        items: [{ recipient_type: 'EMAIL', amount: { value, currency: 'EUR' }, receiver: 'winner@example.com', sender_item_id: senderBatchId }],
+        items: [
+          {
+            recipient_type: 'EMAIL',
+            amount: { value, currency: 'EUR' },
+            receiver: 'winner@example.com',
+            sender_item_id: senderBatchId,
+          },
+        ],
       }),
     });
   }
 
   it('issues a bearer token for client credentials and refuses bad credentials', async () => {
     expect(await token()).toMatch(/^A21AA/);
-    const bad = await fetch(`${emulator.url}/v1/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+    const bad = await fetch(`${emulator.url}/v1/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    });
     expect(bad.status).toBe(401);
     expect(bad.headers.get(NO_MONEY_HEADER)).toMatch(/no real money moves/);
   });
@@ -52,8 +66,12 @@ describe('PayPal emulator', () => {
     const duplicate = (await again.json()) as { name: string; links: { href: string }[] };
     expect(duplicate.name).toBe('USER_BUSINESS_ERROR');
     expect(duplicate.links[0]!.href).toContain(created.batch_header.payout_batch_id);
-    const batch = await fetch(duplicate.links[0]!.href, { headers: { authorization: `Bearer ${accessToken}` } });
-    expect(((await batch.json()) as { items: { transaction_id: string }[] }).items[0]!.transaction_id).toBeTruthy();
+    const batch = await fetch(duplicate.links[0]!.href, {
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
+    expect(
+      ((await batch.json()) as { items: { transaction_id: string }[] }).items[0]!.transaction_id,
+    ).toBeTruthy();
     expect(await emulator.client.payouts()).toHaveLength(1);
   });
 
@@ -77,17 +95,26 @@ describe('PayPal emulator', () => {
     await emulator.client.fault({ target: 'paypal.payouts', kind: 'duplicate' });
     const response = await payout(await token(), 'batch-5');
     expect(response.status).toBe(400);
-    expect(((await response.json()) as { details: { field: string }[] }).details[0]!.field).toBe('SENDER_BATCH_ID');
+    expect(((await response.json()) as { details: { field: string }[] }).details[0]!.field).toBe(
+      'SENDER_BATCH_ID',
+    );
     expect((await emulator.client.payouts()).map((p) => p.senderBatchId)).toEqual(['batch-5']);
   });
 
   it('injects a timeout without effect: the connection drops and nothing is paid', async () => {
-    await emulator.client.fault({ target: 'paypal.payouts', kind: 'timeout', delayMs: 50, afterEffect: false });
+    await emulator.client.fault({
+      target: 'paypal.payouts',
+      kind: 'timeout',
+      delayMs: 50,
+      afterEffect: false,
+    });
     await expect(payout(await token(), 'batch-6')).rejects.toThrow();
     expect(await emulator.client.payouts()).toHaveLength(0);
   });
 
   it('refuses an unknown fault with a clear message', async () => {
-    await expect(emulator.client.fault({ target: 'paypal.nothing' as never, kind: 'status' })).rejects.toThrow(/target must be one of/);
+    await expect(
+      emulator.client.fault({ target: 'paypal.nothing' as never, kind: 'status' }),
+    ).rejects.toThrow(/target must be one of/);
   });
 });

@@ -34,11 +34,15 @@ export async function ensureDatabase(serverUrl: string, name: string): Promise<s
 export async function recreateDatabase(serverUrl: string, name: string, template?: string): Promise<string> {
   await withAdmin(serverUrl, async (client) => {
     await client.query(`drop database if exists ${quoteIdent(name)} with (force)`);
-    await client.query(`create database ${quoteIdent(name)}${template ? ` template ${quoteIdent(template)}` : ''}`);
+    await client.query(
+      `create database ${quoteIdent(name)}${template ? ` template ${quoteIdent(template)}` : ''}`,
+    );
   });
   return withDatabase(serverUrl, name);
 }
 
 export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
-  await withAdmin(serverUrl, (client) => client.query(`drop database if exists ${quoteIdent(name)} with (force)`));
+  await withAdmin(serverUrl, (client) =>
+    client.query(`drop database if exists ${quoteIdent(name)} with (force)`),
+  );
 }

@@ -22,7 +22,9 @@ const isTo = (mail: CaughtMail, address: string) =>
 
 /** The mails to `address` (in any letter case), oldest first, whose subject matches when one is given. */
 export async function mailsTo(mailUrl: string, address: string, subject?: RegExp): Promise<CaughtMail[]> {
-  return (await caughtMails(mailUrl)).filter((m) => isTo(m, address) && (!subject || subject.test(m.subject)));
+  return (await caughtMails(mailUrl)).filter(
+    (m) => isTo(m, address) && (!subject || subject.test(m.subject)),
+  );
 }
 
 /** The link to the web app's `page` (as 'verify-email' or '/verify-email') in a mail's text. */

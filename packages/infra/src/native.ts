@@ -1,7 +1,16 @@
 // PostgreSQL, Redis and NATS (JetStream) as native processes from Debian's packages, on free loopback
 // ports, with their data in a folder of the project's. Used where no URLs are given and no Docker engine runs.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -96,7 +105,11 @@ export function ensureDockerCompose(log: (line: string) => void = console.log): 
 
 /** tmux, the real terminal in which the stop tests press Ctrl-C on `npm start`; installed when missing. */
 export function ensureTmux(log: (line: string) => void = console.log): void {
-  ensureDebianCommands([{ command: 'tmux', pkg: 'tmux' }], 'The stop tests need tmux (a real terminal).', log);
+  ensureDebianCommands(
+    [{ command: 'tmux', pkg: 'tmux' }],
+    'The stop tests need tmux (a real terminal).',
+    log,
+  );
 }
 
 /** promtool (Debian's prometheus package), which checks and unit-tests the alerting rules; installed when missing. */
@@ -113,7 +126,11 @@ export function ensurePromtool(log: (line: string) => void = console.log): void 
 
 /** Debian's Chromium, which the browser tests drive; installed when missing. Returns its path. */
 export function ensureChromium(log: (line: string) => void = console.log): string {
-  ensureDebianCommands([{ command: 'chromium', pkg: 'chromium' }], "The browser tests need Debian's Chromium.", log);
+  ensureDebianCommands(
+    [{ command: 'chromium', pkg: 'chromium' }],
+    "The browser tests need Debian's Chromium.",
+    log,
+  );
   return '/usr/bin/chromium';
 }
 
@@ -147,7 +164,11 @@ export function processAlive(pid: number): boolean {
 }
 
 /** Signals a process by its PID and waits for it to go, killing it when it outstays `timeoutMs`. */
-export async function killByPid(pid: number, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 10_000): Promise<void> {
+export async function killByPid(
+  pid: number,
+  signal: NodeJS.Signals = 'SIGTERM',
+  timeoutMs = 10_000,
+): Promise<void> {
   if (!processAlive(pid)) return;
   process.kill(pid, signal);
   const deadline = Date.now() + timeoutMs;
@@ -172,9 +193,23 @@ export async function startPostgres(dir: string, opts: { port?: number } = {}): 
   const bin = postgresBinDir();
   if (!bin) throw new InfraError('PostgreSQL is not installed (Debian package postgresql)');
   mkdirSync(dir, { recursive: true });
-  if (isRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+  if (isRoot)
+    chownSync(
+      dir,
+      Number(execFileSync('id', ['-u', 'postgres']).toString()),
+      Number(execFileSync('id', ['-g', 'postgres']).toString()),
+    );
   if (!existsSync(join(dir, 'PG_VERSION'))) {
-    const init = asPostgresUser(join(bin, 'initdb'), ['-D', dir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+    const init = asPostgresUser(join(bin, 'initdb'), [
+      '-D',
+      dir,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--no-sync',
+    ]);
     execFileSync(init.cmd, init.args, { stdio: 'ignore' });
   }
   const stale = readPid(join(dir, 'postmaster.pid'));
@@ -189,7 +224,18 @@ export async function startPostgres(dir: string, opts: { port?: number } = {}): 
     '-c synchronous_commit=off',
     '-c full_page_writes=off',
   ].join(' ');
-  const start = asPostgresUser(join(bin, 'pg_ctl'), ['-D', dir, '-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start']);
+  const start = asPostgresUser(join(bin, 'pg_ctl'), [
+    '-D',
+    dir,
+    '-o',
+    options,
+    '-l',
+    join(dir, 'server.log'),
+    '-w',
+    '-t',
+    '60',
+    'start',
+  ]);
   execFileSync(start.cmd, start.args, { stdio: 'ignore' });
   const pid = readPid(join(dir, 'postmaster.pid'));
   if (!pid) throw new InfraError(`PostgreSQL did not write its PID in ${dir}`);
@@ -201,7 +247,10 @@ export async function startPostgres(dir: string, opts: { port?: number } = {}): 
   };
 }
 
-export async function startRedis(dir: string, opts: { appendOnly?: boolean; port?: number } = {}): Promise<ServerHandle> {
+export async function startRedis(
+  dir: string,
+  opts: { appendOnly?: boolean; port?: number } = {},
+): Promise<ServerHandle> {
   if (!which('redis-server')) throw new InfraError('Redis is not installed (Debian package redis-server)');
   mkdirSync(dir, { recursive: true });
   const port = opts.port ?? (await freePort());
@@ -211,17 +260,28 @@ export async function startRedis(dir: string, opts: { appendOnly?: boolean; port
   // A crashed Redis leaves its PID file: removed, so the wait below reads the new server's PID.
   rmSync(pidFile, { force: true });
   execFileSync('redis-server', [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--dir', dir,
-    '--save', '',
-    '--appendonly', opts.appendOnly ? 'yes' : 'no',
-    '--appendfsync', 'everysec',
-    '--databases', '64',
-    '--maxclients', '20000',
-    '--daemonize', 'yes',
-    '--pidfile', pidFile,
-    '--logfile', join(dir, 'redis.log'),
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    opts.appendOnly ? 'yes' : 'no',
+    '--appendfsync',
+    'everysec',
+    '--databases',
+    '64',
+    '--maxclients',
+    '20000',
+    '--daemonize',
+    'yes',
+    '--pidfile',
+    pidFile,
+    '--logfile',
+    join(dir, 'redis.log'),
   ]);
   await waitFor(() => tcpOpen(port), `Redis on port ${port}`);
   await waitFor(async () => readPid(pidFile) !== undefined, 'Redis PID file');
@@ -237,10 +297,14 @@ export async function startNats(dir: string, opts: { port?: number } = {}): Prom
   const stale = readPid(pidFile);
   if (stale && processAlive(stale)) await killByPid(stale);
   const logFd = openSync(join(dir, 'nats.log'), 'a');
-  const child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream'), '-P', pidFile], {
-    detached: true,
-    stdio: ['ignore', logFd, logFd],
-  });
+  const child = spawn(
+    'nats-server',
+    ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream'), '-P', pidFile],
+    {
+      detached: true,
+      stdio: ['ignore', logFd, logFd],
+    },
+  );
   child.unref();
   await waitFor(() => tcpOpen(port), `NATS on port ${port}`);
   const pid = child.pid!;

@@ -3,7 +3,14 @@
 // `npm start`, the end-to-end and reliability suites and the benchmarks all start it through here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync, type WriteStream } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+  type WriteStream,
+} from 'node:fs';
 import { join } from 'node:path';
 import { ensureDatabase } from './databases.js';
 import { startInfra, type Infra } from './infra.js';
@@ -103,7 +110,8 @@ function loadOrCreateKeys(dir: string, persistent: boolean): { publicKey: string
 async function waitReady(url: string, child: ChildProcess, name: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} during start-up (see its log)`);
+    if (child.exitCode !== null)
+      throw new Error(`${name} exited with code ${child.exitCode} during start-up (see its log)`);
     try {
       const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
       if (response.ok) return;
@@ -115,7 +123,12 @@ async function waitReady(url: string, child: ChildProcess, name: string, timeout
   throw new Error(`${name} was not ready at ${url}/readyz within ${timeoutMs} ms`);
 }
 
-function pipeOutput(child: ChildProcess, name: string, mode: 'inherit' | 'files', logFile: WriteStream): void {
+function pipeOutput(
+  child: ChildProcess,
+  name: string,
+  mode: 'inherit' | 'files',
+  logFile: WriteStream,
+): void {
   const prefix = `[${name}] `;
   for (const stream of [child.stdout, child.stderr]) {
     if (!stream) continue;
@@ -131,11 +144,18 @@ function pipeOutput(child: ChildProcess, name: string, mode: 'inherit' | 'files'
   }
 }
 
-async function killProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 15_000): Promise<void> {
+async function killProcess(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+  timeoutMs = 15_000,
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   process.kill(child.pid, signal);
-  const timer = setTimeout(() => child.pid && child.exitCode === null && process.kill(child.pid, 'SIGKILL'), timeoutMs);
+  const timer = setTimeout(
+    () => child.pid && child.exitCode === null && process.kill(child.pid, 'SIGKILL'),
+    timeoutMs,
+  );
   await exited;
   clearTimeout(timer);
 }
@@ -147,8 +167,16 @@ export async function startSystem(given: SystemOptions): Promise<System> {
   mkdirSync(join(options.dir, 'logs'), { recursive: true });
   const baseEnv = { ...process.env, ...options.env };
 
-  const infra = await startInfra({ dir: join(options.dir, 'servers'), persistent: options.persistent, redisAppendOnly: options.redisAppendOnly, env: baseEnv, log });
-  log(`[system] PostgreSQL ${infra.databaseUrl}, Redis ${infra.redisUrl}, NATS ${infra.natsUrl} (${infra.source})`);
+  const infra = await startInfra({
+    dir: join(options.dir, 'servers'),
+    persistent: options.persistent,
+    redisAppendOnly: options.redisAppendOnly,
+    env: baseEnv,
+    log,
+  });
+  log(
+    `[system] PostgreSQL ${infra.databaseUrl}, Redis ${infra.redisUrl}, NATS ${infra.natsUrl} (${infra.source})`,
+  );
   const keys = loadOrCreateKeys(options.dir, options.persistent);
   const admin = {
     username: baseEnv.BOOTSTRAP_ADMIN_USERNAME ?? 'admin',
@@ -158,11 +186,18 @@ export async function startSystem(given: SystemOptions): Promise<System> {
 
   const ports = new Map<string, number>();
   const realtimeCount = Math.max(1, options.realtimeInstances ?? 1);
-  const instanceNames = (d: Deployable) => (d.name === 'realtime' ? Array.from({ length: realtimeCount }, (_, i) => (i === 0 ? 'realtime' : `realtime-${i + 1}`)) : [d.name]);
+  const instanceNames = (d: Deployable) =>
+    d.name === 'realtime'
+      ? Array.from({ length: realtimeCount }, (_, i) => (i === 0 ? 'realtime' : `realtime-${i + 1}`))
+      : [d.name];
   for (const d of present) {
     for (const [i, name] of instanceNames(d).entries()) {
-      ports.set(name, options.ports === 'default' ? d.defaultPort + (i === 0 ? 0 : 100 + i) : await freePort());
-      if (d.internalPort) ports.set(`${name}:internal`, options.ports === 'default' ? d.internalPort : await freePort());
+      ports.set(
+        name,
+        options.ports === 'default' ? d.defaultPort + (i === 0 ? 0 : 100 + i) : await freePort(),
+      );
+      if (d.internalPort)
+        ports.set(`${name}:internal`, options.ports === 'default' ? d.internalPort : await freePort());
     }
   }
   const url = (name: string) => `http://127.0.0.1:${ports.get(name)}`;
@@ -170,7 +205,8 @@ export async function startSystem(given: SystemOptions): Promise<System> {
   const realtimeUrls = [...ports.keys()].filter((n) => n.startsWith('realtime')).map(url);
 
   const databases: Partial<Record<DeployableName, string>> = {};
-  for (const d of present) if (d.database) databases[d.name] = await ensureDatabase(infra.databaseUrl, d.database);
+  for (const d of present)
+    if (d.database) databases[d.name] = await ensureDatabase(infra.databaseUrl, d.database);
 
   const wiring: NodeJS.ProcessEnv = {
     REDIS_URL: infra.redisUrl,
@@ -196,7 +232,9 @@ export async function startSystem(given: SystemOptions): Promise<System> {
       env: baseEnv,
       preferredPorts,
       logFile: createWriteStream(join(options.dir, 'logs', 'maildev.log'), { flags: 'a' }),
-      ...(options.logs === 'inherit' ? { onOutput: (line: string) => process.stdout.write(`[maildev] ${line}\n`) } : {}),
+      ...(options.logs === 'inherit'
+        ? { onOutput: (line: string) => process.stdout.write(`[maildev] ${line}\n`) }
+        : {}),
     });
   if (options.mailCatcher !== false && !baseEnv.SMTP_URL) {
     // SMTP_PORT and MAIL_UI_PORT when given; else maildev's own (1025, 1080) for npm start when free,
@@ -214,7 +252,11 @@ export async function startSystem(given: SystemOptions): Promise<System> {
   if (ports.has('gateway')) wiring.PUBLIC_WEB_URL = url('gateway');
 
   const processes: RunningProcess[] = [];
-  const spawnProcess = async (name: string, deployable: Deployable, env: NodeJS.ProcessEnv): Promise<RunningProcess> => {
+  const spawnProcess = async (
+    name: string,
+    deployable: Deployable,
+    env: NodeJS.ProcessEnv,
+  ): Promise<RunningProcess> => {
     const logFile = createWriteStream(join(options.dir, 'logs', `${name}.log`), { flags: 'a' });
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: join(options.root, deployable.dir),
@@ -223,7 +265,16 @@ export async function startSystem(given: SystemOptions): Promise<System> {
     });
     pipeOutput(child, name, options.logs, logFile);
     child.once('exit', () => logFile.end());
-    const running: RunningProcess = { name, deployable, port: ports.get(name)!, url: url(name), internalUrl: internalUrl(name), env, child, pid: child.pid! };
+    const running: RunningProcess = {
+      name,
+      deployable,
+      port: ports.get(name)!,
+      url: url(name),
+      internalUrl: internalUrl(name),
+      env,
+      child,
+      pid: child.pid!,
+    };
     await waitReady(running.internalUrl, child, name);
     return running;
   };
@@ -236,7 +287,12 @@ export async function startSystem(given: SystemOptions): Promise<System> {
 
   try {
     // Order: emulators, then services (in parallel), then the gateway.
-    const stages: DeployableName[][] = [['emulators'], ['auth', 'game', 'payments'], ['realtime'], ['gateway']];
+    const stages: DeployableName[][] = [
+      ['emulators'],
+      ['auth', 'game', 'payments'],
+      ['realtime'],
+      ['gateway'],
+    ];
     for (const stage of stages) {
       const starting: Promise<RunningProcess>[] = [];
       for (const d of present.filter((p) => stage.includes(p.name))) {
@@ -251,7 +307,12 @@ export async function startSystem(given: SystemOptions): Promise<System> {
             DATABASE_URL: databases[d.name],
             ...options.envFor?.[d.name],
             PORT: String(ports.get(name)),
-            ...(d.name === 'gateway' ? { GATEWAY_PORT: String(ports.get(name)), GATEWAY_INTERNAL_PORT: String(ports.get(`${name}:internal`)) } : {}),
+            ...(d.name === 'gateway'
+              ? {
+                  GATEWAY_PORT: String(ports.get(name)),
+                  GATEWAY_INTERNAL_PORT: String(ports.get(`${name}:internal`)),
+                }
+              : {}),
             INSTANCE_NAME: name,
           };
           starting.push(spawnProcess(name, d, env));

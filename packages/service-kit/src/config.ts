@@ -9,10 +9,15 @@ export class ConfigError extends Error {
   }
 }
 
-export function parseConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.infer<S>> {
+export function parseConfig<S extends z.ZodObject>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): Readonly<z.infer<S>> {
   const result = schema.safeParse(env);
   if (!result.success) {
-    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`));
+    throw new ConfigError(
+      result.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
+    );
   }
   return Object.freeze(result.data);
 }
@@ -22,14 +27,18 @@ export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
   host: () => z.string().default('0.0.0.0'),
   url: (protocols: string[]) =>
-    z.string().refine((value) => {
-      try {
-        return protocols.includes(new URL(value).protocol.replace(':', ''));
-      } catch {
-        return false;
-      }
-    }, `must be a URL (${protocols.join(', ')})`),
-  int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max).default(fallback),
+    z.string().refine(
+      (value) => {
+        try {
+          return protocols.includes(new URL(value).protocol.replace(':', ''));
+        } catch {
+          return false;
+        }
+      },
+      `must be a URL (${protocols.join(', ')})`,
+    ),
+  int: (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+    z.coerce.number().int().min(min).max(max).default(fallback),
   bool: (fallback: boolean) =>
     z
       .enum(['true', 'false', '1', '0', 'yes', 'no'])

@@ -16,16 +16,23 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (message: string, field?: string) => new AppError('BAD_REQUEST', 400, message, field);
-export const unauthorized = (message = 'Authentication required') => new AppError('UNAUTHORIZED', 401, message);
+export const badRequest = (message: string, field?: string) =>
+  new AppError('BAD_REQUEST', 400, message, field);
+export const unauthorized = (message = 'Authentication required') =>
+  new AppError('UNAUTHORIZED', 401, message);
 export const forbidden = (message = 'Not allowed') => new AppError('FORBIDDEN', 403, message);
 export const notFound = (message = 'Not found') => new AppError('NOT_FOUND', 404, message);
 export const conflict = (message: string, field?: string) => new AppError('CONFLICT', 409, message, field);
-export const tooManyRequests = (message = 'Too many requests, slow down') => new AppError('RATE_LIMITED', 429, message);
+export const tooManyRequests = (message = 'Too many requests, slow down') =>
+  new AppError('RATE_LIMITED', 429, message);
 
-function describeZodIssue(issue: { path: PropertyKey[]; message: string }): { field?: string; message: string } {
+function describeZodIssue(issue: { path: PropertyKey[]; message: string }): {
+  field?: string;
+  message: string;
+} {
   const field = issue.path.map(String).join('.') || undefined;
-  const message = issue.message.startsWith(field ?? '\u0000') || !field ? issue.message : `${field}: ${issue.message}`;
+  const message =
+    issue.message.startsWith(field ?? '\u0000') || !field ? issue.message : `${field}: ${issue.message}`;
   return { field, message };
 }
 
@@ -40,13 +47,22 @@ export function registerErrorHandling(app: FastifyInstance): void {
       body = { message: error.message, code: error.code, field: error.field };
     } else if (hasZodFastifySchemaValidationErrors(error)) {
       const first = error.validation[0];
-      const path = first ? String(first.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.') : '';
+      const path = first
+        ? String(first.instancePath ?? '')
+            .replace(/^\//, '')
+            .replace(/\//g, '.')
+        : '';
       const location = error.validationContext ?? 'body';
       const field = path || undefined;
       status = 400;
       const detail = first?.message ?? 'invalid input';
       body = {
-        message: field && !detail.startsWith(field) ? `${field}: ${detail}` : field ? detail : `${location}: ${detail}`,
+        message:
+          field && !detail.startsWith(field)
+            ? `${field}: ${detail}`
+            : field
+              ? detail
+              : `${location}: ${detail}`,
         code: 'BAD_REQUEST',
         field,
       };
@@ -57,7 +73,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     } else if (isResponseSerializationError(error)) {
       status = 500;
       body = { message: 'Internal server error', code: 'INTERNAL' };
-    } else if (typeof (error as FastifyError).statusCode === 'number' && (error as FastifyError).statusCode! < 500) {
+    } else if (
+      typeof (error as FastifyError).statusCode === 'number' &&
+      (error as FastifyError).statusCode! < 500
+    ) {
       status = (error as FastifyError).statusCode!;
       body = { message: friendlyFastifyMessage(error as FastifyError), code: (error as FastifyError).code };
     } else {

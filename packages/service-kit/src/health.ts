@@ -9,7 +9,10 @@ async function runCheck(check: Check, timeoutMs: number): Promise<string> {
   try {
     await Promise.race([
       Promise.resolve().then(check),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs))),
+      new Promise(
+        (_, reject) =>
+          (timer = setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs)),
+      ),
     ]);
     return 'ok';
   } catch (error) {

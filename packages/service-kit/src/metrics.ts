@@ -7,8 +7,18 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 export interface Metrics {
   registry: Registry;
   counter<L extends string>(name: string, help: string, labelNames?: readonly L[]): Counter<L>;
-  gauge<L extends string>(name: string, help: string, labelNames?: readonly L[], collect?: (this: Gauge<L>) => void | Promise<void>): Gauge<L>;
-  histogram<L extends string>(name: string, help: string, labelNames?: readonly L[], buckets?: number[]): Histogram<L>;
+  gauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames?: readonly L[],
+    collect?: (this: Gauge<L>) => void | Promise<void>,
+  ): Gauge<L>;
+  histogram<L extends string>(
+    name: string,
+    help: string,
+    labelNames?: readonly L[],
+    buckets?: number[],
+  ): Histogram<L>;
 }
 
 export function createMetrics(service: string, defaults = true): Metrics {
@@ -17,11 +27,34 @@ export function createMetrics(service: string, defaults = true): Metrics {
   if (defaults) collectDefaultMetrics({ register: registry });
   return {
     registry,
-    counter: <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter({ name, help, labelNames: [...labelNames], registers: [registry] }),
-    gauge: <L extends string>(name: string, help: string, labelNames: readonly L[] = [], collect?: (this: Gauge<L>) => void | Promise<void>) =>
-      new Gauge({ name, help, labelNames: [...labelNames], registers: [registry], ...(collect ? { collect } : {}) }),
-    histogram: <L extends string>(name: string, help: string, labelNames: readonly L[] = [], buckets?: number[]) =>
-      new Histogram({ name, help, labelNames: [...labelNames], registers: [registry], ...(buckets ? { buckets } : {}) }),
+    counter: <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+      new Counter({ name, help, labelNames: [...labelNames], registers: [registry] }),
+    gauge: <L extends string>(
+      name: string,
+      help: string,
+      labelNames: readonly L[] = [],
+      collect?: (this: Gauge<L>) => void | Promise<void>,
+    ) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: [...labelNames],
+        registers: [registry],
+        ...(collect ? { collect } : {}),
+      }),
+    histogram: <L extends string>(
+      name: string,
+      help: string,
+      labelNames: readonly L[] = [],
+      buckets?: number[],
+    ) =>
+      new Histogram({
+        name,
+        help,
+        labelNames: [...labelNames],
+        registers: [registry],
+        ...(buckets ? { buckets } : {}),
+      }),
   };
 }
 
@@ -32,13 +65,19 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
 
 /** Times every request of `app` into http_request_duration_seconds (health and metrics requests aside). */
 export function observeRequests(app: FastifyInstance, metrics: Metrics): void {
-  const duration = metrics.histogram('http_request_duration_seconds', 'HTTP request latency', ['method', 'route', 'status'], [
-    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
-  ]);
+  const duration = metrics.histogram(
+    'http_request_duration_seconds',
+    'HTTP request latency',
+    ['method', 'route', 'status'],
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  );
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     if (route === '/metrics' || route === '/healthz' || route === '/readyz') return;
-    duration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    duration.observe(
+      { method: request.method, route, status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
   });
 }
 
@@ -48,12 +87,20 @@ export function serveMetrics(app: FastifyInstance, metrics: Metrics): void {
   // counted, so a flapping dependency shows even when the scrapes land between the flaps.
   const readiness = readinessOf(app);
   if (readiness) {
-    const changes = metrics.counter('service_readiness_changes_total', 'Times /readyz changed between ready and not ready');
+    const changes = metrics.counter(
+      'service_readiness_changes_total',
+      'Times /readyz changed between ready and not ready',
+    );
     changes.inc(0);
     readiness.onChange = () => changes.inc();
-    metrics.gauge('service_ready', '1 while /readyz answers ready (every dependency up), else 0', [], async function collect() {
-      this.set((await readiness.evaluate()).ready ? 1 : 0);
-    });
+    metrics.gauge(
+      'service_ready',
+      '1 while /readyz answers ready (every dependency up), else 0',
+      [],
+      async function collect() {
+        this.set((await readiness.evaluate()).ready ? 1 : 0);
+      },
+    );
   }
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     reply.header('content-type', metrics.registry.contentType);

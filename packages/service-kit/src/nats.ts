@@ -52,7 +52,10 @@ export async function pingNats(nats: Nats): Promise<void> {
 }
 
 /** Creates the stream, or updates its subjects; idempotent, safe from several instances at once. */
-export async function ensureStream(jsm: JetStreamManager, stream: { name: string; subjects: readonly string[] }): Promise<void> {
+export async function ensureStream(
+  jsm: JetStreamManager,
+  stream: { name: string; subjects: readonly string[] },
+): Promise<void> {
   const config = {
     name: stream.name,
     subjects: [...stream.subjects],
@@ -73,8 +76,16 @@ export async function ensureStream(jsm: JetStreamManager, stream: { name: string
   }
 }
 
-export async function publishEvent<S extends Subject>(js: JetStreamClient, event: EventEnvelope<S>, headers?: MsgHdrs): Promise<void> {
-  await js.publish(event.subject, JSON.stringify(event), { msgID: event.id, timeout: 5000, ...(headers ? { headers } : {}) });
+export async function publishEvent<S extends Subject>(
+  js: JetStreamClient,
+  event: EventEnvelope<S>,
+  headers?: MsgHdrs,
+): Promise<void> {
+  await js.publish(event.subject, JSON.stringify(event), {
+    msgID: event.id,
+    timeout: 5000,
+    ...(headers ? { headers } : {}),
+  });
 }
 
 export interface ConsumerOptions {
@@ -124,8 +135,15 @@ export function startConsumer(options: ConsumerOptions): Consumer {
           })
           .catch(async (error) => {
             // Exists with another config: update it.
-            if (String(error.message).includes('already in use') || String(error.message).includes('exists')) {
-              await nats.jsm.consumers.update(stream, durable, subjects.length === 1 ? { filter_subject: subjects[0] } : {});
+            if (
+              String(error.message).includes('already in use') ||
+              String(error.message).includes('exists')
+            ) {
+              await nats.jsm.consumers.update(
+                stream,
+                durable,
+                subjects.length === 1 ? { filter_subject: subjects[0] } : {},
+              );
             } else throw error;
           });
         const consumer = await nats.js.consumers.get(stream, durable);
@@ -188,18 +206,33 @@ const durablesByConnection = new WeakMap<Nats, Set<{ stream: string; durable: st
  * each scrape (one request per consumer). -1 while JetStream does not answer.
  */
 export function observeConsumerLag(metrics: Metrics, nats: Nats): void {
-  const ask = async (each: (durable: { stream: string; durable: string }, info: { pending: number; ackPending: number } | undefined) => void) => {
+  const ask = async (
+    each: (
+      durable: { stream: string; durable: string },
+      info: { pending: number; ackPending: number } | undefined,
+    ) => void,
+  ) => {
     for (const durable of durablesByConnection.get(nats) ?? []) {
       const info = await nats.jsm.consumers.info(durable.stream, durable.durable).catch(() => undefined);
       each(durable, info && { pending: info.num_pending, ackPending: info.num_ack_pending });
     }
   };
-  metrics.gauge('nats_consumer_pending_messages', 'Messages in the stream not yet delivered to this durable consumer', ['stream', 'consumer'], async function collect() {
-    this.reset();
-    await ask((d, info) => this.set({ stream: d.stream, consumer: d.durable }, info?.pending ?? -1));
-  });
-  metrics.gauge('nats_consumer_ack_pending_messages', 'Messages delivered to this durable consumer and not yet acknowledged', ['stream', 'consumer'], async function collect() {
-    this.reset();
-    await ask((d, info) => this.set({ stream: d.stream, consumer: d.durable }, info?.ackPending ?? -1));
-  });
+  metrics.gauge(
+    'nats_consumer_pending_messages',
+    'Messages in the stream not yet delivered to this durable consumer',
+    ['stream', 'consumer'],
+    async function collect() {
+      this.reset();
+      await ask((d, info) => this.set({ stream: d.stream, consumer: d.durable }, info?.pending ?? -1));
+    },
+  );
+  metrics.gauge(
+    'nats_consumer_ack_pending_messages',
+    'Messages delivered to this durable consumer and not yet acknowledged',
+    ['stream', 'consumer'],
+    async function collect() {
+      this.reset();
+      await ask((d, info) => this.set({ stream: d.stream, consumer: d.durable }, info?.ackPending ?? -1));
+    },
+  );
 }

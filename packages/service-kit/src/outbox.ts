@@ -166,8 +166,12 @@ export function startOutboxRelay(
     // Step 2: all at once; nats.js writes them to the connection in this order.
     const results = await Promise.allSettled(
       rows.map((row) => {
-        const { [TRACE_KEY]: trace, ...event } = row.payload as EventEnvelope & { [TRACE_KEY]?: Record<string, string> };
-        return publishTraced(row.subject, trace, (headers) => publishEvent(nats.js, event as EventEnvelope, headers));
+        const { [TRACE_KEY]: trace, ...event } = row.payload as EventEnvelope & {
+          [TRACE_KEY]?: Record<string, string>;
+        };
+        return publishTraced(row.subject, trace, (headers) =>
+          publishEvent(nats.js, event as EventEnvelope, headers),
+        );
       }),
     );
     const published: string[] = [];

@@ -25,11 +25,25 @@ declare module 'vitest' {
   }
 }
 
-export function infraGlobalSetup(options: { name: string; migrations?: Record<string, Migration>; redisAppendOnly?: boolean }) {
+export function infraGlobalSetup(options: {
+  name: string;
+  migrations?: Record<string, Migration>;
+  redisAppendOnly?: boolean;
+}) {
   return async function setup(project: TestProject) {
     const root = workspaceRoot();
-    const dataDir = join(root, '.data', 'test', `${options.name}-${process.pid}-${randomBytes(3).toString('hex')}`);
-    const infra = await startInfra({ dir: dataDir, persistent: false, redisAppendOnly: options.redisAppendOnly, log: () => undefined });
+    const dataDir = join(
+      root,
+      '.data',
+      'test',
+      `${options.name}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    );
+    const infra = await startInfra({
+      dir: dataDir,
+      persistent: false,
+      redisAppendOnly: options.redisAppendOnly,
+      log: () => undefined,
+    });
     let templateDatabase: string | null = null;
     if (options.migrations) {
       templateDatabase = `${options.name.replace(/[^a-z0-9_]/g, '_')}_template`;
@@ -50,7 +64,8 @@ export function infraGlobalSetup(options: { name: string; migrations?: Record<st
       dataDir: basename(dataDir) === '' ? dataDir : dataDir,
     });
     return async () => {
-      if (templateDatabase && infra.source === 'environment') await dropDatabase(infra.databaseUrl, templateDatabase).catch(() => undefined);
+      if (templateDatabase && infra.source === 'environment')
+        await dropDatabase(infra.databaseUrl, templateDatabase).catch(() => undefined);
       await infra.stop();
     };
   };

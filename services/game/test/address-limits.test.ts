@@ -22,7 +22,9 @@ describe('clicks per address', () => {
 
   it('refuses a farm behind one address past the address budget, with a clear 429, and lets others click', async () => {
     const farm = await h.registerUsers(5, 'superuser', 'farm');
-    const responses = await Promise.all(farm.flatMap((user) => Array.from({ length: 15 }, () => clickFrom(user, '203.0.113.7'))));
+    const responses = await Promise.all(
+      farm.flatMap((user) => Array.from({ length: 15 }, () => clickFrom(user, '203.0.113.7'))),
+    );
     const accepted = responses.filter((r) => r.statusCode === 200).length;
     const limited = responses.filter((r) => r.statusCode === 429);
     // 75 clicks, each user under its own limit of 20: only the address budget (30 and a refill) holds them.
@@ -37,7 +39,9 @@ describe('clicks per address', () => {
     const farm = await h.registerUsers(4, 'superuser', 'spoof');
     let n = 0;
     const responses = await Promise.all(
-      farm.flatMap((user) => Array.from({ length: 15 }, () => clickFrom(user, `10.9.${n++ % 250}.1, 203.0.113.8`))),
+      farm.flatMap((user) =>
+        Array.from({ length: 15 }, () => clickFrom(user, `10.9.${n++ % 250}.1, 203.0.113.8`)),
+      ),
     );
     expect(responses.filter((r) => r.statusCode === 200).length).toBeLessThanOrEqual(36);
   });

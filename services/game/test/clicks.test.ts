@@ -190,7 +190,12 @@ describe('clicking', () => {
   it('shows the whole state to everyone, guests included: the interface hides what a guest may not see', async () => {
     const player = await h.registerUser('standard', 'shown');
     const click = await h.click(player);
-    const whole = { globalClicks: click.json().globalClicks, pot: 0, lastWinner: null, lastClickUser: player.username };
+    const whole = {
+      globalClicks: click.json().globalClicks,
+      pot: 0,
+      lastWinner: null,
+      lastClickUser: player.username,
+    };
     expect(await h.state(player)).toEqual(whole);
     expect(await h.state()).toEqual(whole);
   });

@@ -12,15 +12,27 @@ export interface PaymentsMetrics {
 }
 
 export function paymentsMetrics(metrics: Metrics, outboxBacklog: () => Promise<number>): PaymentsMetrics {
-  metrics.gauge('payments_outbox_backlog', 'Events written to the outbox and not yet published', [], async function () {
-    this.set(await outboxBacklog().catch(() => -1));
-  });
-  const payouts = metrics.counter('payments_payouts_total', 'Payouts by outcome (completed, refused, unknown)', ['outcome']);
+  metrics.gauge(
+    'payments_outbox_backlog',
+    'Events written to the outbox and not yet published',
+    [],
+    async function () {
+      this.set(await outboxBacklog().catch(() => -1));
+    },
+  );
+  const payouts = metrics.counter(
+    'payments_payouts_total',
+    'Payouts by outcome (completed, refused, unknown)',
+    ['outcome'],
+  );
   for (const outcome of ['completed', 'refused', 'unknown']) payouts.inc({ outcome }, 0);
   return {
     checkouts: metrics.counter('payments_checkouts_total', 'Checkouts by outcome', ['outcome']),
     payouts,
-    eventsConsumed: metrics.counter('payments_events_consumed_total', 'Events consumed from JetStream', ['subject', 'outcome']),
+    eventsConsumed: metrics.counter('payments_events_consumed_total', 'Events consumed from JetStream', [
+      'subject',
+      'outcome',
+    ]),
   };
 }
 
@@ -34,12 +46,22 @@ const LEDGER_CHECK_EVERY_MS = 5 * 60_000;
  * every five minutes, so a scrape never waits for it twice.
  */
 export function observeMoney(metrics: Metrics, db: Kysely<Database>, log: Logger): void {
-  metrics.gauge('payments_payouts_unfinished', 'Payouts pending: being paid, or left unknown by PayPal and retried', [], async function () {
-    this.set((await unfinishedPayouts(db).catch(() => ({ count: -1 }))).count);
-  });
-  metrics.gauge('payments_payout_oldest_unfinished_age_seconds', 'Age of the oldest pending payout (0 when none)', [], async function () {
-    this.set((await unfinishedPayouts(db).catch(() => ({ oldestAgeSeconds: 0 }))).oldestAgeSeconds);
-  });
+  metrics.gauge(
+    'payments_payouts_unfinished',
+    'Payouts pending: being paid, or left unknown by PayPal and retried',
+    [],
+    async function () {
+      this.set((await unfinishedPayouts(db).catch(() => ({ count: -1 }))).count);
+    },
+  );
+  metrics.gauge(
+    'payments_payout_oldest_unfinished_age_seconds',
+    'Age of the oldest pending payout (0 when none)',
+    [],
+    async function () {
+      this.set((await unfinishedPayouts(db).catch(() => ({ oldestAgeSeconds: 0 }))).oldestAgeSeconds);
+    },
+  );
   let problems = -1;
   let checkedAt = 0;
   let running: Promise<void> | undefined;
@@ -57,12 +79,22 @@ export function observeMoney(metrics: Metrics, db: Kysely<Database>, log: Logger
         checkedAt = Date.now();
         running = undefined;
       }));
-  metrics.gauge('payments_ledger_check_problems', 'Problems the latest ledger check found (0: sound; -1: it could not run)', [], async function () {
-    if (checkedAt === 0) await run();
-    else if (Date.now() - checkedAt > LEDGER_CHECK_EVERY_MS) void run();
-    this.set(problems);
-  });
-  metrics.gauge('payments_ledger_check_timestamp_seconds', 'When the latest ledger check finished (Unix time)', [], function () {
-    this.set(checkedAt / 1000);
-  });
+  metrics.gauge(
+    'payments_ledger_check_problems',
+    'Problems the latest ledger check found (0: sound; -1: it could not run)',
+    [],
+    async function () {
+      if (checkedAt === 0) await run();
+      else if (Date.now() - checkedAt > LEDGER_CHECK_EVERY_MS) void run();
+      this.set(problems);
+    },
+  );
+  metrics.gauge(
+    'payments_ledger_check_timestamp_seconds',
+    'When the latest ledger check finished (Unix time)',
+    [],
+    function () {
+      this.set(checkedAt / 1000);
+    },
+  );
 }

@@ -24,9 +24,17 @@ describe('checkout', () => {
   afterEach(async () => h.assertLedgerBalances());
 
   const checkout = (body: Record<string, unknown>, bearer = token) =>
-    h.app.inject({ method: 'POST', url: '/api/payments/checkout', headers: { authorization: `Bearer ${bearer}` }, payload: body });
+    h.app.inject({
+      method: 'POST',
+      url: '/api/payments/checkout',
+      headers: { authorization: `Bearer ${bearer}` },
+      payload: body,
+    });
 
-  const purchaseEvents = (forUser: string) => h.published.filter((e) => e.subject === SUBJECTS.purchaseCompleted && (e.data as { userId: string }).userId === forUser);
+  const purchaseEvents = (forUser: string) =>
+    h.published.filter(
+      (e) => e.subject === SUBJECTS.purchaseCompleted && (e.data as { userId: string }).userId === forUser,
+    );
 
   it('gives a client token from the emulator, labelled as such, to guests too', async () => {
     const response = await h.app.inject('/api/payments/token');
@@ -37,18 +45,38 @@ describe('checkout', () => {
   it('charges each pack its price once and splits it exactly between the pot and the house', async () => {
     for (const pack of PACKS) {
       const key = `pack-${pack.id}-${randomUUID()}`;
-      const response = await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount: formatEuroAmount(pack.priceCents), idempotencyKey: key });
+      const response = await checkout({
+        paymentMethodNonce: 'fake-valid-nonce',
+        amount: formatEuroAmount(pack.priceCents),
+        idempotencyKey: key,
+      });
       expect(response.statusCode).toBe(200);
       const body = response.json();
       expect(body).toMatchObject({ success: true, transactionId: expect.any(String), clicks: pack.clicks });
       const charged = (await h.emulator.client.charges()).filter((t) => t.id === body.transactionId);
-      expect(charged).toEqual([expect.objectContaining({ amountCents: pack.priceCents, status: 'submitted_for_settlement' })]);
+      expect(charged).toEqual([
+        expect.objectContaining({ amountCents: pack.priceCents, status: 'submitted_for_settlement' }),
+      ]);
     }
     await eventually(() => purchaseEvents(userId).length === PACKS.length, 'purchase completed events');
-    const events = purchaseEvents(userId).map((e) => e.data as { packId: string; clicks: number | null; unlimited: boolean; amountCents: number; potShareCents: number; houseShareCents: number });
+    const events = purchaseEvents(userId).map(
+      (e) =>
+        e.data as {
+          packId: string;
+          clicks: number | null;
+          unlimited: boolean;
+          amountCents: number;
+          potShareCents: number;
+          houseShareCents: number;
+        },
+    );
     for (const pack of PACKS) {
       const event = events.find((e) => e.packId === pack.id)!;
-      expect(event).toMatchObject({ clicks: pack.clicks, unlimited: pack.clicks === null, amountCents: pack.priceCents });
+      expect(event).toMatchObject({
+        clicks: pack.clicks,
+        unlimited: pack.clicks === null,
+        amountCents: pack.priceCents,
+      });
       expect(event.potShareCents).toBe(Math.floor((pack.priceCents * 50) / 100));
       expect(event.potShareCents + event.houseShareCents).toBe(pack.priceCents);
     }
@@ -64,7 +92,11 @@ describe('checkout', () => {
     for (const amount of ['0.01', '1.00', '9.98', '100.00']) {
       const response = await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount });
       expect(response.statusCode).toBe(400);
-      expect(response.json()).toMatchObject({ field: 'amount', message: expect.stringContaining('amount'), error: expect.stringContaining('amount') });
+      expect(response.json()).toMatchObject({
+        field: 'amount',
+        message: expect.stringContaining('amount'),
+        error: expect.stringContaining('amount'),
+      });
     }
     const malformed = await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount: '-0.99' });
     expect(malformed.statusCode).toBe(400);
@@ -74,7 +106,13 @@ describe('checkout', () => {
   });
 
   it('charges nothing to a deleted account whose token is still valid, as soon as auth deleted it', async () => {
-    await h.publish(SUBJECTS.userRegistered, { userId, username: 'gone_soon', email: 'gone@example.com', role: 'standard', preferredLanguage: 'es' });
+    await h.publish(SUBJECTS.userRegistered, {
+      userId,
+      username: 'gone_soon',
+      email: 'gone@example.com',
+      role: 'standard',
+      preferredLanguage: 'es',
+    });
     // Deleted in auth; the event has not reached payments, and need not.
     h.auth.deleted.add(userId);
     const before = (await h.emulator.client.transactions()).length;
@@ -86,36 +124,65 @@ describe('checkout', () => {
   });
 
   it('needs a signed-in buyer', async () => {
-    const response = await h.app.inject({ method: 'POST', url: '/api/payments/checkout', payload: { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99' } });
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/payments/checkout',
+      payload: { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99' },
+    });
     expect(response.statusCode).toBe(401);
   });
 
   it('answers a decline with success false and a clear message, credits nothing and announces nothing', async () => {
-    const response = await checkout({ paymentMethodNonce: 'fake-processor-declined-visa-nonce', amount: '4.99' });
+    const response = await checkout({
+      paymentMethodNonce: 'fake-processor-declined-visa-nonce',
+      amount: '4.99',
+    });
     expect(response.statusCode).toBe(200);
     const body = response.json();
-    expect(body).toEqual({ success: false, error: expect.stringMatching(/declined: Do Not Honor/), message: body.error, msg: body.error });
+    expect(body).toEqual({
+      success: false,
+      error: expect.stringMatching(/declined: Do Not Honor/),
+      message: body.error,
+      msg: body.error,
+    });
     const paypal = await checkout({ paymentMethodNonce: 'not-a-real-nonce', amount: '0.99' });
-    expect(paypal.json()).toMatchObject({ success: false, error: expect.stringMatching(/not accepted: Unknown or expired payment_method_nonce/) });
+    expect(paypal.json()).toMatchObject({
+      success: false,
+      error: expect.stringMatching(/not accepted: Unknown or expired payment_method_nonce/),
+    });
     await h.app.payments.drainOutbox();
     expect(purchaseEvents(userId)).toHaveLength(0);
     expect(await balance(h.deps.db, ACCOUNTS.braintreeCashIn)).toBe(-(await sumOfSucceeded()));
   });
 
   async function sumOfSucceeded(): Promise<number> {
-    const rows = await h.deps.db.selectFrom('purchases').select('amount_cents').where('status', '=', 'succeeded').execute();
+    const rows = await h.deps.db
+      .selectFrom('purchases')
+      .select('amount_cents')
+      .where('status', '=', 'succeeded')
+      .execute();
     return rows.reduce((sum, r) => sum + r.amount_cents, 0);
   }
 
   it('charges once when the same checkout is sent 20 times at once with one key', async () => {
     const key = `parallel-${randomUUID()}`;
-    const responses = await Promise.all(Array.from({ length: 20 }, () => checkout({ paymentMethodNonce: 'fake-valid-visa-nonce', amount: '1.99', idempotencyKey: key })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        checkout({ paymentMethodNonce: 'fake-valid-visa-nonce', amount: '1.99', idempotencyKey: key }),
+      ),
+    );
     const bodies = responses.map((r) => r.json());
     expect(responses.every((r) => r.statusCode === 200)).toBe(true);
     const ids = new Set(bodies.map((b) => b.transactionId));
     expect(bodies.every((b) => b.success === true)).toBe(true);
     expect(ids.size).toBe(1);
-    const purchaseId = (await h.deps.db.selectFrom('purchases').select('id').where('user_id', '=', userId).executeTakeFirstOrThrow()).id;
+    const purchaseId = (
+      await h.deps.db
+        .selectFrom('purchases')
+        .select('id')
+        .where('user_id', '=', userId)
+        .executeTakeFirstOrThrow()
+    ).id;
     expect(await h.emulator.client.charges(purchaseId)).toHaveLength(1);
     await h.app.payments.drainOutbox();
     await eventually(() => purchaseEvents(userId).length >= 1, 'the purchase event');
@@ -123,57 +190,117 @@ describe('checkout', () => {
   });
 
   it('charges once when the same nonce is sent 10 times at once without a key', async () => {
-    const responses = await Promise.all(Array.from({ length: 10 }, () => checkout({ paymentMethodNonce: 'fake-valid-mastercard-nonce', amount: '0.99' })));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        checkout({ paymentMethodNonce: 'fake-valid-mastercard-nonce', amount: '0.99' }),
+      ),
+    );
     expect(new Set(responses.map((r) => r.json().transactionId)).size).toBe(1);
-    const purchases = await h.deps.db.selectFrom('purchases').selectAll().where('user_id', '=', userId).execute();
+    const purchases = await h.deps.db
+      .selectFrom('purchases')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .execute();
     expect(purchases).toHaveLength(1);
     expect(await h.emulator.client.charges(purchases[0]!.id)).toHaveLength(1);
   });
 
   it('refuses to reuse a key for a different pack', async () => {
     const key = `reuse-${randomUUID()}`;
-    expect((await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: key })).json().success).toBe(true);
-    const reused = await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount: '9.99', idempotencyKey: key });
+    expect(
+      (await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: key })).json()
+        .success,
+    ).toBe(true);
+    const reused = await checkout({
+      paymentMethodNonce: 'fake-valid-nonce',
+      amount: '9.99',
+      idempotencyKey: key,
+    });
     expect(reused.statusCode).toBe(409);
     expect(reused.json().message).toMatch(/idempotencyKey/);
   });
 
   it('charges once when the provider charged but its answer never came, and the buyer retries', async () => {
-    await h.emulator.client.fault({ target: 'braintree.sale', kind: 'timeout', delayMs: 3000, afterEffect: true });
+    await h.emulator.client.fault({
+      target: 'braintree.sale',
+      kind: 'timeout',
+      delayMs: 3000,
+      afterEffect: true,
+    });
     const key = `timeout-${randomUUID()}`;
-    const first = await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount: '4.99', idempotencyKey: key });
+    const first = await checkout({
+      paymentMethodNonce: 'fake-valid-nonce',
+      amount: '4.99',
+      idempotencyKey: key,
+    });
     // The lost answer is reconciled by order id at once: the charge is found and credited.
     expect(first.json()).toMatchObject({ success: true });
-    const retry = await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount: '4.99', idempotencyKey: key });
+    const retry = await checkout({
+      paymentMethodNonce: 'fake-valid-nonce',
+      amount: '4.99',
+      idempotencyKey: key,
+    });
     expect(retry.json()).toEqual(first.json());
-    const purchase = await h.deps.db.selectFrom('purchases').selectAll().where('user_id', '=', userId).executeTakeFirstOrThrow();
+    const purchase = await h.deps.db
+      .selectFrom('purchases')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
     expect(purchase.status).toBe('succeeded');
     expect(await h.emulator.client.charges(purchase.id)).toHaveLength(1);
     await eventually(() => purchaseEvents(userId).length === 1, 'one purchase event');
   });
 
   it('charges once when the provider timed out before charging, and the retry charges', async () => {
-    await h.emulator.client.fault({ target: 'braintree.sale', kind: 'timeout', delayMs: 3000, afterEffect: false });
+    await h.emulator.client.fault({
+      target: 'braintree.sale',
+      kind: 'timeout',
+      delayMs: 3000,
+      afterEffect: false,
+    });
     const key = `timeout-none-${randomUUID()}`;
-    const first = await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: key });
+    const first = await checkout({
+      paymentMethodNonce: 'fake-valid-nonce',
+      amount: '0.99',
+      idempotencyKey: key,
+    });
     expect(first.statusCode).toBe(502);
-    expect(first.json()).toMatchObject({ success: false, error: expect.stringMatching(/retry with the same idempotencyKey/) });
-    const purchase = await h.deps.db.selectFrom('purchases').selectAll().where('user_id', '=', userId).executeTakeFirstOrThrow();
+    expect(first.json()).toMatchObject({
+      success: false,
+      error: expect.stringMatching(/retry with the same idempotencyKey/),
+    });
+    const purchase = await h.deps.db
+      .selectFrom('purchases')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
     expect(purchase.status).toBe('pending');
     expect(await h.emulator.client.charges(purchase.id)).toHaveLength(0);
-    const retry = await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: key });
+    const retry = await checkout({
+      paymentMethodNonce: 'fake-valid-nonce',
+      amount: '0.99',
+      idempotencyKey: key,
+    });
     expect(retry.statusCode).toBe(200);
     expect(retry.json()).toMatchObject({ success: true });
     expect(await h.emulator.client.charges(purchase.id)).toHaveLength(1);
     // The buyer retrying again changes nothing.
-    expect((await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: key })).json()).toEqual(retry.json());
+    expect(
+      (
+        await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: key })
+      ).json(),
+    ).toEqual(retry.json());
     expect(await h.emulator.client.charges(purchase.id)).toHaveLength(1);
   });
 
   it('answers 502 with the balance untouched while Braintree is down', async () => {
     await h.emulator.client.fault({ target: 'braintree.sale', kind: 'status', status: 503 });
     await h.emulator.client.fault({ target: 'braintree.search', kind: 'status', status: 503 });
-    const response = await checkout({ paymentMethodNonce: 'fake-valid-nonce', amount: '1.99', idempotencyKey: `down-${randomUUID()}` });
+    const response = await checkout({
+      paymentMethodNonce: 'fake-valid-nonce',
+      amount: '1.99',
+      idempotencyKey: `down-${randomUUID()}`,
+    });
     expect(response.statusCode).toBe(502);
     expect(response.json()).toMatchObject({ success: false, error: expect.stringMatching(/unavailable/) });
     expect(purchaseEvents(userId)).toHaveLength(0);
@@ -184,15 +311,32 @@ describe('checkout', () => {
     const purchaseId = randomUUID();
     await h.deps.db
       .insertInto('purchases')
-      .values({ id: purchaseId, user_id: userId, idempotency_key: `crash-${purchaseId}`, nonce_hash: 'x', pack_id: 'clicks500', amount_cents: 199, status: 'pending', attempts: 1 })
+      .values({
+        id: purchaseId,
+        user_id: userId,
+        idempotency_key: `crash-${purchaseId}`,
+        nonce_hash: 'x',
+        pack_id: 'clicks500',
+        amount_cents: 199,
+        status: 'pending',
+        attempts: 1,
+      })
       .execute();
-    const sale = await h.deps.payments.sale({ amount: '1.99', nonce: 'fake-valid-nonce', orderId: purchaseId });
+    const sale = await h.deps.payments.sale({
+      amount: '1.99',
+      nonce: 'fake-valid-nonce',
+      orderId: purchaseId,
+    });
     expect(sale.kind).toBe('approved');
     const first = await h.app.payments.checkout.reconcilePending({ minAgeMs: 0 });
     const second = await h.app.payments.checkout.reconcilePending({ minAgeMs: 0 });
     expect(first.completed).toBe(1);
     expect(second.completed).toBe(0);
-    const purchase = await h.deps.db.selectFrom('purchases').selectAll().where('id', '=', purchaseId).executeTakeFirstOrThrow();
+    const purchase = await h.deps.db
+      .selectFrom('purchases')
+      .selectAll()
+      .where('id', '=', purchaseId)
+      .executeTakeFirstOrThrow();
     expect(purchase.status).toBe('succeeded');
     await eventually(() => purchaseEvents(userId).length === 1, 'one purchase event');
   });
@@ -201,10 +345,23 @@ describe('checkout', () => {
     const purchaseId = randomUUID();
     await h.deps.db
       .insertInto('purchases')
-      .values({ id: purchaseId, user_id: userId, idempotency_key: `lost-${purchaseId}`, nonce_hash: 'x', pack_id: 'clicks100', amount_cents: 99, status: 'pending', attempts: 1 })
+      .values({
+        id: purchaseId,
+        user_id: userId,
+        idempotency_key: `lost-${purchaseId}`,
+        nonce_hash: 'x',
+        pack_id: 'clicks100',
+        amount_cents: 99,
+        status: 'pending',
+        attempts: 1,
+      })
       .execute();
     await h.app.payments.checkout.reconcilePending({ minAgeMs: 0, giveUpAfterMs: 0 });
-    const purchase = await h.deps.db.selectFrom('purchases').selectAll().where('id', '=', purchaseId).executeTakeFirstOrThrow();
+    const purchase = await h.deps.db
+      .selectFrom('purchases')
+      .selectAll()
+      .where('id', '=', purchaseId)
+      .executeTakeFirstOrThrow();
     expect(purchase.status).toBe('failed');
     expect(purchaseEvents(userId)).toHaveLength(0);
   });
@@ -239,7 +396,11 @@ describe('checkout', () => {
       expect(answer.json()).toMatchObject({ success: true });
       // The buyer's replay after success is the same answer (the duplicate), never a second charge.
       expect((await checkout(body)).json()).toEqual(answer.json());
-      const purchase = await h.deps.db.selectFrom('purchases').selectAll().where('user_id', '=', userId).executeTakeFirstOrThrow();
+      const purchase = await h.deps.db
+        .selectFrom('purchases')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .executeTakeFirstOrThrow();
       expect(purchase.status).toBe('succeeded');
       expect(await h.emulator.client.charges(purchase.id)).toHaveLength(1);
       await eventually(() => purchaseEvents(userId).length === 1, 'one purchase event');

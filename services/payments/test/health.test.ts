@@ -12,7 +12,12 @@ const base = {
 describe('configuration', () => {
   it('uses the emulators when no provider credentials are set', () => {
     const config = loadConfig(base);
-    expect(config).toMatchObject({ PORT: 3003, POT_SHARE_PERCENT: 50, BRAINTREE_ENVIRONMENT: 'emulator', PAYPAL_API_URL: 'http://127.0.0.1:3100' });
+    expect(config).toMatchObject({
+      PORT: 3003,
+      POT_SHARE_PERCENT: 50,
+      BRAINTREE_ENVIRONMENT: 'emulator',
+      PAYPAL_API_URL: 'http://127.0.0.1:3100',
+    });
   });
 
   it('points production at the real providers', () => {
@@ -31,7 +36,9 @@ describe('configuration', () => {
   it('stops on a bad value, naming the variable', () => {
     expect(() => loadConfig({ ...base, POT_SHARE_PERCENT: '150' })).toThrow(/POT_SHARE_PERCENT/);
     expect(() => loadConfig({ ...base, BRAINTREE_ENVIRONMENT: 'live' })).toThrow(/BRAINTREE_ENVIRONMENT/);
-    expect(() => loadConfig({ ...base, BRAINTREE_ENVIRONMENT: 'production' })).toThrow(/BRAINTREE_MERCHANT_ID[\s\S]*PAYPAL_CLIENT_SECRET/);
+    expect(() => loadConfig({ ...base, BRAINTREE_ENVIRONMENT: 'production' })).toThrow(
+      /BRAINTREE_MERCHANT_ID[\s\S]*PAYPAL_CLIENT_SECRET/,
+    );
     expect(() => loadConfig({ ...base, BRAINTREE_PUBLIC_KEY: 'pub' })).toThrow(/BRAINTREE_ENVIRONMENT/);
     expect(() => loadConfig({ ...base, PAYPAL_API_URL: 'not a url' })).toThrow(/PAYPAL_API_URL/);
   });
@@ -53,7 +60,12 @@ describe('payments service health', () => {
   });
 
   it('exposes the payments metrics', async () => {
-    await h.app.inject({ method: 'POST', url: '/api/payments/checkout', headers: { authorization: `Bearer ${await h.token({ sub: crypto.randomUUID() })}` }, payload: { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99' } });
+    await h.app.inject({
+      method: 'POST',
+      url: '/api/payments/checkout',
+      headers: { authorization: `Bearer ${await h.token({ sub: crypto.randomUUID() })}` },
+      payload: { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99' },
+    });
     const text = (await h.app.inject('/metrics')).body;
     expect(text).toMatch(/payments_checkouts_total\{outcome="succeeded"[^}]*\} 1/);
     expect(text).toMatch(/payments_outbox_backlog/);
@@ -63,8 +75,16 @@ describe('payments service health', () => {
 
   it('answers a JSON 404 for an unknown route and 400 naming the field for bad input', async () => {
     expect((await h.app.inject('/api/payments/nope')).statusCode).toBe(404);
-    const bad = await h.app.inject({ method: 'POST', url: '/api/payments/checkout', headers: { authorization: `Bearer ${await h.token({ sub: crypto.randomUUID() })}` }, payload: { amount: '0.99' } });
+    const bad = await h.app.inject({
+      method: 'POST',
+      url: '/api/payments/checkout',
+      headers: { authorization: `Bearer ${await h.token({ sub: crypto.randomUUID() })}` },
+      payload: { amount: '0.99' },
+    });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toMatchObject({ field: 'paymentMethodNonce', error: expect.stringContaining('paymentMethodNonce') });
+    expect(bad.json()).toMatchObject({
+      field: 'paymentMethodNonce',
+      error: expect.stringContaining('paymentMethodNonce'),
+    });
   });
 });

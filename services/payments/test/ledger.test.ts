@@ -9,9 +9,15 @@ import { postMovement } from '../src/ledger/ledger.repo.js';
 import { startHarness, type Harness } from './harness.js';
 
 /** The CLI operators run: `pnpm --filter @omc/payments run ledger:check` with DATABASE_URL. */
-async function runCli(databaseUrl: string): Promise<{ code: number; report: { ok: boolean; problems: string[] } }> {
+async function runCli(
+  databaseUrl: string,
+): Promise<{ code: number; report: { ok: boolean; problems: string[] } }> {
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/ledger/check.cli.ts'], { env: { ...process.env, DATABASE_URL: databaseUrl } });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'src/ledger/check.cli.ts'],
+      { env: { ...process.env, DATABASE_URL: databaseUrl } },
+    );
     return { code: 0, report: JSON.parse(stdout) };
   } catch (error) {
     const failed = error as { code: number; stdout: string };
@@ -30,28 +36,54 @@ describe('ledger check', () => {
   it('refuses to post a movement that does not balance', async () => {
     await expect(
       h.deps.db.transaction().execute((trx) =>
-        postMovement(trx, { kind: 'purchase', reference: 'purchase:x', entries: [{ accountId: 'external:braintree', amountCents: -99 }, { accountId: 'house', amountCents: 98 }] }),
+        postMovement(trx, {
+          kind: 'purchase',
+          reference: 'purchase:x',
+          entries: [
+            { accountId: 'external:braintree', amountCents: -99 },
+            { accountId: 'house', amountCents: 98 },
+          ],
+        }),
       ),
     ).rejects.toThrow(/does not balance/);
   });
 
   it('keeps the ledger append-only', async () => {
     await h.deps.db.transaction().execute((trx) =>
-      postMovement(trx, { kind: 'round_won', reference: 'round:999', entries: [{ accountId: 'external:braintree', amountCents: -99 }, { accountId: 'house', amountCents: 99 }] }),
+      postMovement(trx, {
+        kind: 'round_won',
+        reference: 'round:999',
+        entries: [
+          { accountId: 'external:braintree', amountCents: -99 },
+          { accountId: 'house', amountCents: 99 },
+        ],
+      }),
     );
     await expect(sql`delete from ledger_entries`.execute(h.deps.db)).rejects.toThrow(/append-only/);
-    await expect(sql`update ledger_transactions set reference = 'x'`.execute(h.deps.db)).rejects.toThrow(/append-only/);
+    await expect(sql`update ledger_transactions set reference = 'x'`.execute(h.deps.db)).rejects.toThrow(
+      /append-only/,
+    );
   });
 
   it('reports an unbalanced movement, a negative account and a purchase missing from the ledger', async () => {
     expect((await checkLedger(h.deps.db)).ok).toBe(true);
     const id = randomUUID();
     const account = `winnings:${randomUUID()}`;
-    await sql`insert into accounts (id, kind) values (${account}, 'internal'), ('external:braintree', 'external') on conflict do nothing`.execute(h.deps.db);
-    await sql`insert into ledger_transactions (id, kind, reference) values (${id}, 'payout', ${`payout:${randomUUID()}`})`.execute(h.deps.db);
-    await sql`insert into ledger_entries (transaction_id, account_id, amount_cents) values (${id}, ${account}, -50), (${id}, 'external:braintree', 40)`.execute(h.deps.db);
-    await sql`insert into purchases (id, user_id, idempotency_key, nonce_hash, pack_id, amount_cents, status) values (${randomUUID()}, ${randomUUID()}, 'k', 'n', 'clicks100', 99, 'succeeded')`.execute(h.deps.db);
-    await sql`insert into round_wins (round, winner_user_id, pot_cents, credited_cents, event_id) values (77, ${randomUUID()}, 500, 0, 'e')`.execute(h.deps.db);
+    await sql`insert into accounts (id, kind) values (${account}, 'internal'), ('external:braintree', 'external') on conflict do nothing`.execute(
+      h.deps.db,
+    );
+    await sql`insert into ledger_transactions (id, kind, reference) values (${id}, 'payout', ${`payout:${randomUUID()}`})`.execute(
+      h.deps.db,
+    );
+    await sql`insert into ledger_entries (transaction_id, account_id, amount_cents) values (${id}, ${account}, -50), (${id}, 'external:braintree', 40)`.execute(
+      h.deps.db,
+    );
+    await sql`insert into purchases (id, user_id, idempotency_key, nonce_hash, pack_id, amount_cents, status) values (${randomUUID()}, ${randomUUID()}, 'k', 'n', 'clicks100', 99, 'succeeded')`.execute(
+      h.deps.db,
+    );
+    await sql`insert into round_wins (round, winner_user_id, pot_cents, credited_cents, event_id) values (77, ${randomUUID()}, 500, 0, 'e')`.execute(
+      h.deps.db,
+    );
     const report = await checkLedger(h.deps.db);
     expect(report.ok).toBe(false);
     expect(report.problems).toEqual(

@@ -22,15 +22,27 @@ describe('winnings and payouts', () => {
   afterEach(async () => h.assertLedgerBalances());
 
   const post = (url: string, token: string, payload?: Record<string, unknown>) =>
-    h.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
-  const profile = async (token: string) => (await h.app.inject({ url: '/api/payments/profile', headers: { authorization: `Bearer ${token}` } })).json();
+    h.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${token}` },
+      ...(payload ? { payload } : {}),
+    });
+  const profile = async (token: string) =>
+    (
+      await h.app.inject({ url: '/api/payments/profile', headers: { authorization: `Bearer ${token}` } })
+    ).json();
 
   /** A buyer fills the pot; returns the pot share in cents. */
   async function fillPot(packs: string[]): Promise<number> {
     const buyer = await h.token({ sub: newUserId() });
     let pot = 0;
     for (const amount of packs) {
-      const response = await post('/api/payments/checkout', buyer, { paymentMethodNonce: 'fake-valid-nonce', amount, idempotencyKey: `fill-${randomUUID()}` });
+      const response = await post('/api/payments/checkout', buyer, {
+        paymentMethodNonce: 'fake-valid-nonce',
+        amount,
+        idempotencyKey: `fill-${randomUUID()}`,
+      });
       expect(response.json().success).toBe(true);
       pot += Math.floor((Math.round(Number(amount) * 100) * 50) / 100);
     }
@@ -39,14 +51,28 @@ describe('winnings and payouts', () => {
 
   /** game.round.won.v1 as the game publishes it; returns the event. */
   async function winRound(winnerUserId: string, potCents: number, id?: string, roundNumber = ++round) {
-    return h.publish(SUBJECTS.roundWon, { round: roundNumber, winnerUserId, winnerUsername: 'winner', potCents, clicks: 100, wonAt: new Date().toISOString() }, id);
+    return h.publish(
+      SUBJECTS.roundWon,
+      {
+        round: roundNumber,
+        winnerUserId,
+        winnerUsername: 'winner',
+        potCents,
+        clicks: 100,
+        wonAt: new Date().toISOString(),
+      },
+      id,
+    );
   }
 
   async function winner(potPacks = ['9.99']): Promise<{ userId: string; token: string; potCents: number }> {
     const potCents = await fillPot(potPacks);
     const userId = newUserId();
     await winRound(userId, potCents);
-    await eventually(async () => (await balance(h.deps.db, winningsAccount(userId))) === potCents, 'winnings credited');
+    await eventually(
+      async () => (await balance(h.deps.db, winningsAccount(userId))) === potCents,
+      'winnings credited',
+    );
     return { userId, token: await h.token({ sub: userId }), potCents };
   }
 
@@ -55,11 +81,26 @@ describe('winnings and payouts', () => {
     const userId = newUserId();
     const event = await winRound(userId, potCents);
     // The same event again (JetStream would drop it inside its window: publish it as a redelivery past it).
-    await h.nc.jetstream().publish(SUBJECTS.roundWon, JSON.stringify(event), { msgID: `${event.id}-redelivery` });
+    await h.nc
+      .jetstream()
+      .publish(SUBJECTS.roundWon, JSON.stringify(event), { msgID: `${event.id}-redelivery` });
     // And the same round under another event id.
     await winRound(userId, potCents, undefined, round);
-    await eventually(async () => (await h.deps.db.selectFrom('processed_events').select('id').where('subject', '=', SUBJECTS.roundWon).execute()).length >= 2, 'both deliveries handled');
-    await eventually(async () => (await balance(h.deps.db, winningsAccount(userId))) === potCents, 'winnings credited');
+    await eventually(
+      async () =>
+        (
+          await h.deps.db
+            .selectFrom('processed_events')
+            .select('id')
+            .where('subject', '=', SUBJECTS.roundWon)
+            .execute()
+        ).length >= 2,
+      'both deliveries handled',
+    );
+    await eventually(
+      async () => (await balance(h.deps.db, winningsAccount(userId))) === potCents,
+      'winnings credited',
+    );
     expect(await balance(h.deps.db, winningsAccount(userId))).toBe(potCents);
     expect(await balance(h.deps.db, ACCOUNTS.roundPot)).toBe(0);
     const me = await profile(await h.token({ sub: userId }));
@@ -73,7 +114,10 @@ describe('winnings and payouts', () => {
     expect(bad.json()).toMatchObject({ field: 'paypalEmail', error: expect.any(String) });
     const noEmail = await post('/api/winners/collect', w.token);
     expect(noEmail.statusCode).toBe(409);
-    expect(noEmail.json()).toMatchObject({ message: expect.stringMatching(/No PayPal email/), error: expect.stringMatching(/No PayPal email/) });
+    expect(noEmail.json()).toMatchObject({
+      message: expect.stringMatching(/No PayPal email/),
+      error: expect.stringMatching(/No PayPal email/),
+    });
     expect(await h.emulator.client.payouts()).toHaveLength(0);
     expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(w.potCents);
   });
@@ -88,16 +132,33 @@ describe('winnings and payouts', () => {
 
   it('pays the whole balance once when 10 collects arrive at once, and zeroes it', async () => {
     const w = await winner(['9.99', '4.99']);
-    expect((await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'winner@example.com' })).statusCode).toBe(200);
-    const responses = await Promise.all(Array.from({ length: 10 }, () => post('/api/winners/collect', w.token)));
+    expect(
+      (await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'winner@example.com' }))
+        .statusCode,
+    ).toBe(200);
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, () => post('/api/winners/collect', w.token)),
+    );
     const paid = responses.filter((r) => r.statusCode === 200);
     expect(paid).toHaveLength(1);
     expect(responses.filter((r) => r.statusCode === 409)).toHaveLength(9);
     const payouts = await h.emulator.client.payouts();
-    expect(payouts).toEqual([expect.objectContaining({ receiver: 'winner@example.com', amountCents: w.potCents, amount: { value: formatEuroAmount(w.potCents), currency: 'EUR' } })]);
+    expect(payouts).toEqual([
+      expect.objectContaining({
+        receiver: 'winner@example.com',
+        amountCents: w.potCents,
+        amount: { value: formatEuroAmount(w.potCents), currency: 'EUR' },
+      }),
+    ]);
     expect(paid[0]!.json()).toMatchObject({ transactionId: payouts[0]!.payoutBatchId });
     expect(await profile(w.token)).toMatchObject({ potEarned: 0, paypalEmail: 'winner@example.com' });
-    await eventually(() => h.published.some((e) => e.subject === SUBJECTS.payoutCompleted && (e.data as { userId: string }).userId === w.userId), 'payout completed event');
+    await eventually(
+      () =>
+        h.published.some(
+          (e) => e.subject === SUBJECTS.payoutCompleted && (e.data as { userId: string }).userId === w.userId,
+        ),
+      'payout completed event',
+    );
   });
 
   it('pays once with the same batch id when PayPal answers 503 three times, then succeeds', async () => {
@@ -121,14 +182,21 @@ describe('winnings and payouts', () => {
     await h.emulator.client.fault({ target: 'paypal.payouts', kind: 'status', status: 503, times: 5 });
     const down = await post('/api/winners/collect', w.token);
     expect(down.statusCode).toBe(502);
-    expect(down.json()).toMatchObject({ message: expect.stringMatching(/balance is intact/), error: expect.stringMatching(/balance is intact/) });
+    expect(down.json()).toMatchObject({
+      message: expect.stringMatching(/balance is intact/),
+      error: expect.stringMatching(/balance is intact/),
+    });
     expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(w.potCents);
     expect(await profile(w.token)).toMatchObject({ potEarned: w.potCents / 100 });
     const again = await post('/api/winners/collect', w.token);
     expect(again.statusCode).toBe(200);
     const payouts = await h.emulator.client.payouts();
     expect(payouts).toHaveLength(1);
-    const pending = await h.deps.db.selectFrom('payouts').selectAll().where('user_id', '=', w.userId).execute();
+    const pending = await h.deps.db
+      .selectFrom('payouts')
+      .selectAll()
+      .where('user_id', '=', w.userId)
+      .execute();
     expect(pending.map((p) => p.id)).toEqual([payouts[0]!.senderBatchId]);
     expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(0);
   });
@@ -148,7 +216,12 @@ describe('winnings and payouts', () => {
   it('finishes a payout whose call timed out after paying, without paying twice', async () => {
     const w = await winner();
     await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'slow@example.com' });
-    await h.emulator.client.fault({ target: 'paypal.payouts', kind: 'timeout', delayMs: 2000, afterEffect: true });
+    await h.emulator.client.fault({
+      target: 'paypal.payouts',
+      kind: 'timeout',
+      delayMs: 2000,
+      afterEffect: true,
+    });
     const response = await post('/api/winners/collect', w.token);
     expect(response.statusCode).toBe(200);
     expect(await h.emulator.client.payouts()).toHaveLength(1);
@@ -161,22 +234,47 @@ describe('winnings and payouts', () => {
     const payoutId = randomUUID();
     await h.deps.db
       .insertInto('payouts')
-      .values({ id: payoutId, user_id: w.userId, kind: 'winnings', account_id: winningsAccount(w.userId), amount_cents: w.potCents, paypal_email: 'crash@example.com', status: 'pending', attempts: 1 })
+      .values({
+        id: payoutId,
+        user_id: w.userId,
+        kind: 'winnings',
+        account_id: winningsAccount(w.userId),
+        amount_cents: w.potCents,
+        paypal_email: 'crash@example.com',
+        status: 'pending',
+        attempts: 1,
+      })
       .execute();
-    const paid = await h.deps.payouts.payout({ senderBatchId: payoutId, receiver: 'crash@example.com', amountCents: w.potCents, currency: 'EUR', note: 'test' });
+    const paid = await h.deps.payouts.payout({
+      senderBatchId: payoutId,
+      receiver: 'crash@example.com',
+      amountCents: w.potCents,
+      currency: 'EUR',
+      note: 'test',
+    });
     expect(paid.kind).toBe('paid');
     expect(await h.app.payments.payouts.reconcilePending()).toBe(1);
     expect(await h.app.payments.payouts.reconcilePending()).toBe(0);
     expect(await h.emulator.client.payouts()).toHaveLength(1);
     expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(0);
-    const row = await h.deps.db.selectFrom('payouts').selectAll().where('id', '=', payoutId).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ status: 'completed', provider_batch_id: (await h.emulator.client.payouts())[0]!.payoutBatchId });
+    const row = await h.deps.db
+      .selectFrom('payouts')
+      .selectAll()
+      .where('id', '=', payoutId)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      status: 'completed',
+      provider_batch_id: (await h.emulator.client.payouts())[0]!.payoutBatchId,
+    });
   });
 
   describe('exactly once, whatever fails at any step of a payout', () => {
     type Injection = Parameters<Harness['emulator']['client']['fault']>[0];
     const matrix: [string, Injection[]][] = [
-      ['before the request (OAuth down)', [{ target: 'paypal.oauth', kind: 'status', status: 503, times: 2 }]],
+      [
+        'before the request (OAuth down)',
+        [{ target: 'paypal.oauth', kind: 'status', status: 503, times: 2 }],
+      ],
       ['lost request', [{ target: 'paypal.payouts', kind: 'timeout', delayMs: 1200, afterEffect: false }]],
       ['lost answer', [{ target: 'paypal.payouts', kind: 'timeout', delayMs: 1200, afterEffect: true }]],
       ['cut body after 201', [{ target: 'paypal.payouts', kind: 'cut' }]],
@@ -230,11 +328,20 @@ describe('winnings and payouts', () => {
     expect(house).toBe(houseBefore + (199 - 99));
     const adminId = newUserId();
     const adminToken = await h.token({ sub: adminId, role: 'admin' });
-    await h.publish(SUBJECTS.userRegistered, { userId: adminId, username: 'boss', email: 'boss@example.com', role: 'admin', preferredLanguage: 'es' });
+    await h.publish(SUBJECTS.userRegistered, {
+      userId: adminId,
+      username: 'boss',
+      email: 'boss@example.com',
+      role: 'admin',
+      preferredLanguage: 'es',
+    });
     const standard = await h.token({ sub: newUserId(), role: 'standard' });
     expect((await post('/api/admin/collect', standard)).statusCode).toBe(403);
     expect((await profile(standard)).adminBalance).toBeNull();
-    await eventually(async () => (await profile(adminToken)).adminBalance === house / 100, 'admin sees the house balance');
+    await eventually(
+      async () => (await profile(adminToken)).adminBalance === house / 100,
+      'admin sees the house balance',
+    );
 
     await post('/api/winners/setPaymentMethod', adminToken, { paypalEmail: 'boss@example.com' });
     const collected = await post('/api/admin/collect', adminToken);
@@ -247,20 +354,29 @@ describe('winnings and payouts', () => {
     await h.publish(SUBJECTS.userRoleChanged, { userId: adminId, role: 'standard', previousRole: 'admin' });
     h.auth.roles.set(adminId, 'standard');
     expect((await post('/api/admin/collect', adminToken)).statusCode).toBe(403);
-    await eventually(async () => (await profile(adminToken)).adminBalance === null, 'the balance hidden once the event is applied');
+    await eventually(
+      async () => (await profile(adminToken)).adminBalance === null,
+      'the balance hidden once the event is applied',
+    );
   });
 
   describe('money paths ask auth, the source of truth, not the token or a late event', () => {
     it('refuses a deleted account at once on every money path, though its token still lives', async () => {
       const w = await winner();
-      expect((await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'gone@example.com' })).statusCode).toBe(200);
+      expect(
+        (await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'gone@example.com' }))
+          .statusCode,
+      ).toBe(200);
       // Auth deleted the account a moment ago; payments has not heard the event yet.
       h.auth.deleted.add(w.userId);
       for (const [url, body] of [
         ['/api/winners/setPaymentMethod', { paypalEmail: 'thief@example.com' }],
         ['/api/winners/collect', undefined],
         ['/api/admin/collect', undefined],
-        ['/api/payments/checkout', { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: `gone-${randomUUID()}` }],
+        [
+          '/api/payments/checkout',
+          { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: `gone-${randomUUID()}` },
+        ],
       ] as const) {
         const answer = await post(url, w.token, body);
         expect(answer.statusCode, url).toBe(401);
@@ -273,8 +389,23 @@ describe('winnings and payouts', () => {
     it("shows the admin balance by auth's role at once, and by its own record while auth is away", async () => {
       const userId = newUserId();
       const token = await h.token({ sub: userId, role: 'standard' });
-      await h.publish(SUBJECTS.userRegistered, { userId, username: 'riser', email: 'riser@example.com', role: 'standard', preferredLanguage: 'es' });
-      await eventually(async () => (await h.app.inject({ url: '/api/payments/profile', headers: { authorization: `Bearer ${token}` } })).statusCode === 200, 'a profile');
+      await h.publish(SUBJECTS.userRegistered, {
+        userId,
+        username: 'riser',
+        email: 'riser@example.com',
+        role: 'standard',
+        preferredLanguage: 'es',
+      });
+      await eventually(
+        async () =>
+          (
+            await h.app.inject({
+              url: '/api/payments/profile',
+              headers: { authorization: `Bearer ${token}` },
+            })
+          ).statusCode === 200,
+        'a profile',
+      );
       // Promoted a moment ago: the event has not arrived, the token still says standard.
       h.auth.roles.set(userId, 'admin');
       expect((await profile(token)).adminBalance).not.toBeNull();
@@ -283,14 +414,20 @@ describe('winnings and payouts', () => {
       // Auth away: the profile still answers, by the role payments has on record.
       h.auth.down = true;
       try {
-        const answer = await h.app.inject({ url: '/api/payments/profile', headers: { authorization: `Bearer ${token}` } });
+        const answer = await h.app.inject({
+          url: '/api/payments/profile',
+          headers: { authorization: `Bearer ${token}` },
+        });
         expect(answer.statusCode).toBe(200);
         expect(answer.json().adminBalance).toBeNull();
       } finally {
         h.auth.down = false;
       }
       h.auth.deleted.add(userId);
-      const gone = await h.app.inject({ url: '/api/payments/profile', headers: { authorization: `Bearer ${token}` } });
+      const gone = await h.app.inject({
+        url: '/api/payments/profile',
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(gone.statusCode).toBe(401);
     });
 
@@ -298,8 +435,17 @@ describe('winnings and payouts', () => {
       await fillPot(['1.99']);
       const adminId = newUserId();
       const adminToken = await h.token({ sub: adminId, role: 'admin' });
-      await h.publish(SUBJECTS.userRegistered, { userId: adminId, username: 'late', email: 'late@example.com', role: 'admin', preferredLanguage: 'es' });
-      await eventually(async () => (await profile(adminToken)).adminBalance !== null, 'payments to know the admin');
+      await h.publish(SUBJECTS.userRegistered, {
+        userId: adminId,
+        username: 'late',
+        email: 'late@example.com',
+        role: 'admin',
+        preferredLanguage: 'es',
+      });
+      await eventually(
+        async () => (await profile(adminToken)).adminBalance !== null,
+        'payments to know the admin',
+      );
       await post('/api/winners/setPaymentMethod', adminToken, { paypalEmail: 'late@example.com' });
       h.auth.roles.set(adminId, 'standard');
       const refused = await post('/api/admin/collect', adminToken);
@@ -392,9 +538,25 @@ describe('winnings and payouts', () => {
   it('applies role events in order: a promote redelivered after a demote leaves the user demoted', async () => {
     const userId = newUserId();
     const token = await h.token({ sub: userId, role: 'admin' });
-    await h.publish(SUBJECTS.userRegistered, { userId, username: 'order', email: 'order@example.com', role: 'standard', preferredLanguage: 'es' });
-    const promote = { id: randomUUID(), subject: SUBJECTS.userRoleChanged, occurredAt: new Date(Date.now() - 60_000).toISOString(), data: { userId, role: 'admin', previousRole: 'standard' } };
-    const demote = { id: randomUUID(), subject: SUBJECTS.userRoleChanged, occurredAt: new Date(Date.now() - 30_000).toISOString(), data: { userId, role: 'standard', previousRole: 'admin' } };
+    await h.publish(SUBJECTS.userRegistered, {
+      userId,
+      username: 'order',
+      email: 'order@example.com',
+      role: 'standard',
+      preferredLanguage: 'es',
+    });
+    const promote = {
+      id: randomUUID(),
+      subject: SUBJECTS.userRoleChanged,
+      occurredAt: new Date(Date.now() - 60_000).toISOString(),
+      data: { userId, role: 'admin', previousRole: 'standard' },
+    };
+    const demote = {
+      id: randomUUID(),
+      subject: SUBJECTS.userRoleChanged,
+      occurredAt: new Date(Date.now() - 30_000).toISOString(),
+      data: { userId, role: 'standard', previousRole: 'admin' },
+    };
     const js = h.nc.jetstream();
     await js.publish(promote.subject, JSON.stringify(promote), { msgID: promote.id });
     await js.publish(demote.subject, JSON.stringify(demote), { msgID: demote.id });
@@ -402,8 +564,17 @@ describe('winnings and payouts', () => {
     const late = { ...promote, id: randomUUID() };
     await js.publish(late.subject, JSON.stringify(late), { msgID: late.id });
     const marker = await h.publish(SUBJECTS.userRenamed, { userId, username: 'order_done' });
-    await eventually(async () => (await h.deps.db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst())?.username === 'order_done', `the events up to ${marker.id} applied`);
-    const row = await h.deps.db.selectFrom('users').select('role').where('id', '=', userId).executeTakeFirstOrThrow();
+    await eventually(
+      async () =>
+        (await h.deps.db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst())
+          ?.username === 'order_done',
+      `the events up to ${marker.id} applied`,
+    );
+    const row = await h.deps.db
+      .selectFrom('users')
+      .select('role')
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     expect(row.role).toBe('standard');
     // The profile asks auth first; with auth away it shows the role on record.
     h.auth.down = true;

@@ -27,12 +27,21 @@ describe('Braintree webhooks', () => {
       method: 'POST',
       url: '/api/payments/checkout',
       headers: { authorization: `Bearer ${token}` },
-      payload: { paymentMethodNonce: 'fake-valid-nonce', amount: '1.99', idempotencyKey: `wh-${randomUUID()}` },
+      payload: {
+        paymentMethodNonce: 'fake-valid-nonce',
+        amount: '1.99',
+        idempotencyKey: `wh-${randomUUID()}`,
+      },
     });
     return response.json().transactionId;
   }
 
-  const purchaseOf = (transactionId: string) => h.deps.db.selectFrom('purchases').selectAll().where('provider_transaction_id', '=', transactionId).executeTakeFirstOrThrow();
+  const purchaseOf = (transactionId: string) =>
+    h.deps.db
+      .selectFrom('purchases')
+      .selectAll()
+      .where('provider_transaction_id', '=', transactionId)
+      .executeTakeFirstOrThrow();
 
   it('records a settlement once, however often it is delivered', async () => {
     const transactionId = await purchase();
@@ -54,9 +63,15 @@ describe('Braintree webhooks', () => {
   it('refuses a notification whose signature does not verify, or that lacks a field', async () => {
     const transactionId = await purchase();
     const notification = await h.emulator.client.webhook('dispute_lost', transactionId);
-    const forged = await deliver({ ...notification, bt_signature: `${notification.bt_signature.split('|')[0]}|${'0'.repeat(40)}` });
+    const forged = await deliver({
+      ...notification,
+      bt_signature: `${notification.bt_signature.split('|')[0]}|${'0'.repeat(40)}`,
+    });
     expect(forged.statusCode).toBe(400);
-    expect(forged.json()).toMatchObject({ field: 'bt_signature', error: expect.stringMatching(/does not verify/) });
+    expect(forged.json()).toMatchObject({
+      field: 'bt_signature',
+      error: expect.stringMatching(/does not verify/),
+    });
     const missing = await deliver({ bt_signature: notification.bt_signature, bt_payload: '' });
     expect(missing.statusCode).toBe(400);
     expect(missing.json().field).toBe('bt_payload');

@@ -77,7 +77,10 @@ const SCREENS: Screen[] = [
     path: '/verify-email?token=no-longer-valid',
     open: async (page, t) => {
       await heading(t('verifyEmail.title'))(page);
-      await page.getByRole('alert').filter({ hasText: t('verifyEmail.invalid') }).waitFor();
+      await page
+        .getByRole('alert')
+        .filter({ hasText: t('verifyEmail.invalid') })
+        .waitFor();
     },
   },
   { name: 'game (guest)', viewer: 'visitor', path: '/', open: asGuest },

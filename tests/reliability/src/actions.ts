@@ -51,8 +51,17 @@ export function newKey(): string {
   return `rel_${randomBytes(10).toString('hex')}`;
 }
 
-export async function checkout(player: Player, amount = '0.99', key = newKey(), nonce = VALID_NONCE): Promise<PurchaseRecord> {
-  const answer = await call('POST', '/api/payments/checkout', { token: player.token, body: { paymentMethodNonce: nonce, amount, idempotencyKey: key }, timeoutMs: 20_000 });
+export async function checkout(
+  player: Player,
+  amount = '0.99',
+  key = newKey(),
+  nonce = VALID_NONCE,
+): Promise<PurchaseRecord> {
+  const answer = await call('POST', '/api/payments/checkout', {
+    token: player.token,
+    body: { paymentMethodNonce: nonce, amount, idempotencyKey: key },
+    timeoutMs: 20_000,
+  });
   const record: PurchaseRecord = { user: player.username, amount, key, status: answer.status };
   if (answer.status === 200) {
     record.success = answer.body?.success === true;
@@ -62,8 +71,12 @@ export async function checkout(player: Player, amount = '0.99', key = newKey(), 
   return record;
 }
 
-export async function setPayoutEmail(player: Player, paypalEmail = `${player.username}@paypal.example.com`): Promise<number> {
-  return (await call('POST', '/api/winners/setPaymentMethod', { token: player.token, body: { paypalEmail } })).status;
+export async function setPayoutEmail(
+  player: Player,
+  paypalEmail = `${player.username}@paypal.example.com`,
+): Promise<number> {
+  return (await call('POST', '/api/winners/setPaymentMethod', { token: player.token, body: { paypalEmail } }))
+    .status;
 }
 
 /**
@@ -82,7 +95,8 @@ export async function verifyEmails(players: Player[]): Promise<void> {
 export async function verifyAdmin(admin: Player): Promise<void> {
   if ((await profile(admin))?.emailVerified === true) return;
   const asked = await call('POST', '/api/user/resend-verification', { token: admin.token });
-  if (asked.status >= 300) throw new Error(`resend-verification for the admin: ${asked.status} ${asked.text}`);
+  if (asked.status >= 300)
+    throw new Error(`resend-verification for the admin: ${asked.status} ${asked.text}`);
   await verifyEmails([admin]);
 }
 
@@ -114,19 +128,27 @@ export async function profile(player: Player): Promise<any> {
   return answer.status === 200 ? answer.body : undefined;
 }
 
-export async function gameProfile(player: Player): Promise<{ freeClicks: number; purchasedClicks: number; hasInfiniteClicks: boolean } | undefined> {
+export async function gameProfile(
+  player: Player,
+): Promise<{ freeClicks: number; purchasedClicks: number; hasInfiniteClicks: boolean } | undefined> {
   const answer = await call('GET', '/api/game/profile', { token: player.token });
   return answer.status === 200 ? answer.body : undefined;
 }
 
-export async function paymentsProfile(player: Player): Promise<{ potEarned: number; paypalEmail: string | null; adminBalance: number | null } | undefined> {
+export async function paymentsProfile(
+  player: Player,
+): Promise<{ potEarned: number; paypalEmail: string | null; adminBalance: number | null } | undefined> {
   const answer = await call('GET', '/api/payments/profile', { token: player.token });
   return answer.status === 200 ? answer.body : undefined;
 }
 
 /** Game learns of new users by event; waits until it knows this one (its sign-up grant is visible). */
 export async function untilGameKnows(player: Player): Promise<void> {
-  await waitFor(`game to know ${player.username}`, async () => (await gameProfile(player)) !== undefined, 30_000);
+  await waitFor(
+    `game to know ${player.username}`,
+    async () => (await gameProfile(player)) !== undefined,
+    30_000,
+  );
 }
 
 export interface Winner {
@@ -147,7 +169,8 @@ export async function winRound(player: Player, maxClicks = 100_000): Promise<Cli
   for (let i = 0; i < maxClicks; i++) {
     const record = await click(player);
     if (record.won) return record;
-    if (record.status !== 200 && record.status !== 429) throw new Error(`click refused while winning a round: ${record.status}`);
+    if (record.status !== 200 && record.status !== 429)
+      throw new Error(`click refused while winning a round: ${record.status}`);
   }
   throw new Error(`no win in ${maxClicks} clicks`);
 }

@@ -44,10 +44,24 @@ async function control(path: string, body: unknown): Promise<unknown> {
   return answer;
 }
 
-export type FaultTarget = 'postgres' | 'redis' | 'nats' | 'emulators' | 'auth' | 'game' | 'payments' | 'realtime' | 'gateway' | 'maildev';
+export type FaultTarget =
+  | 'postgres'
+  | 'redis'
+  | 'nats'
+  | 'emulators'
+  | 'auth'
+  | 'game'
+  | 'payments'
+  | 'realtime'
+  | 'gateway'
+  | 'maildev';
 
 /** Stops one part: a native server by PID, or a process (SIGKILL by default, a crash). */
-export async function stopPart(target: FaultTarget, signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL', wipe = false): Promise<void> {
+export async function stopPart(
+  target: FaultTarget,
+  signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL',
+  wipe = false,
+): Promise<void> {
   await control('/stop', { target, signal, wipe });
 }
 
@@ -76,7 +90,10 @@ export async function reportFigures(): Promise<void> {
 /** Checks one invariant: counts it, and records a violation (with the detail) when it does not hold. */
 export function invariant(name: string, holds: boolean, detail: unknown = ''): boolean {
   figures.invariantsChecked += 1;
-  if (!holds) figures.violations.push(`${name}${detail === '' ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`);
+  if (!holds)
+    figures.violations.push(
+      `${name}${detail === '' ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`,
+    );
   return holds;
 }
 

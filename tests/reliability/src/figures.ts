@@ -79,20 +79,43 @@ export function emptyFigures(): Figures {
 }
 
 export function mergeFigures(into: Figures, part: Partial<Figures>): void {
-  for (const key of ['unansweredInLoad', 'requests', 'clicksAccepted', 'purchases', 'collects', 'roundsWon', 'socketsOpened', 'attacks', 'invariantsChecked', 'loadSeconds', 'roleChangesChecked', 'staleRoleReads'] as const) {
+  for (const key of [
+    'unansweredInLoad',
+    'requests',
+    'clicksAccepted',
+    'purchases',
+    'collects',
+    'roundsWon',
+    'socketsOpened',
+    'attacks',
+    'invariantsChecked',
+    'loadSeconds',
+    'roleChangesChecked',
+    'staleRoleReads',
+  ] as const) {
     into[key] += Number(part[key] ?? 0);
   }
-  for (const [status, n] of Object.entries(part.requestsByStatus ?? {})) into.requestsByStatus[status] = (into.requestsByStatus[status] ?? 0) + n;
+  for (const [status, n] of Object.entries(part.requestsByStatus ?? {}))
+    into.requestsByStatus[status] = (into.requestsByStatus[status] ?? 0) + n;
   into.faultsInjected += Number(part.faultsInjected ?? 0);
   into.faults.push(...(part.faults ?? []));
-  into.bruteForceGuessesBeforeLock = Math.max(into.bruteForceGuessesBeforeLock, Number(part.bruteForceGuessesBeforeLock ?? 0));
-  into.concurrentGuessesPerLockWindow = Math.max(into.concurrentGuessesPerLockWindow, Number(part.concurrentGuessesPerLockWindow ?? 0));
+  into.bruteForceGuessesBeforeLock = Math.max(
+    into.bruteForceGuessesBeforeLock,
+    Number(part.bruteForceGuessesBeforeLock ?? 0),
+  );
+  into.concurrentGuessesPerLockWindow = Math.max(
+    into.concurrentGuessesPerLockWindow,
+    Number(part.concurrentGuessesPerLockWindow ?? 0),
+  );
   for (const [process, ms] of Object.entries(part.eventLoopWorstMs ?? {})) {
     into.eventLoopWorstMs[process] = Math.max(into.eventLoopWorstMs[process] ?? 0, ms);
   }
   into.faultMatrix.push(...(part.faultMatrix ?? []));
   into.eventLoopBaselineMs = Math.max(into.eventLoopBaselineMs, Number(part.eventLoopBaselineMs ?? 0));
-  into.socketsOneAddressHolds = Math.max(into.socketsOneAddressHolds, Number(part.socketsOneAddressHolds ?? 0));
+  into.socketsOneAddressHolds = Math.max(
+    into.socketsOneAddressHolds,
+    Number(part.socketsOneAddressHolds ?? 0),
+  );
   into.violations.push(...(part.violations ?? []));
   into.recoveries.push(...(part.recoveries ?? []));
   into.clicksLostInRedisCrash.push(...(part.clicksLostInRedisCrash ?? []));
@@ -115,7 +138,11 @@ export function formatFigures(f: Figures): string {
     `sockets opened             ${f.socketsOpened}`,
     `attack requests            ${f.attacks}; wrong passwords taken before lock-out ${f.bruteForceGuessesBeforeLock}`,
     `guesses per lock window    ${f.concurrentGuessesPerLockWindow} of 200 wrong passwords sent 100 at a time (allowance 5)`,
-    `event loop per request     worst hostile request ${Object.entries(f.eventLoopWorstMs).map(([p, ms]) => `${p} ${ms.toFixed(1)} ms`).join(', ') || 'n/a'}; a plain request ${f.eventLoopBaselineMs.toFixed(1)} ms (budget 20 ms over it)`,
+    `event loop per request     worst hostile request ${
+      Object.entries(f.eventLoopWorstMs)
+        .map(([p, ms]) => `${p} ${ms.toFixed(1)} ms`)
+        .join(', ') || 'n/a'
+    }; a plain request ${f.eventLoopBaselineMs.toFixed(1)} ms (budget 20 ms over it)`,
     `role read-your-writes      ${f.roleChangesChecked} role changes, each followed at once by a click and a profile read: ${f.staleRoleReads} saw the old role`,
     `money fault matrix         ${f.faultMatrix.join('; ') || 'n/a'}`,
     `sockets one address holds  ${f.socketsOneAddressHolds || 'n/a'} (the next is refused; other suite files' sockets from this host included)`,

@@ -72,7 +72,14 @@ export default async function setup(project: TestProject) {
     const internalPort = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: join(root, gateway.deployable.dir),
-      env: { ...gateway.env, ...overrides, PORT: String(port), GATEWAY_PORT: String(port), GATEWAY_INTERNAL_PORT: String(internalPort), INSTANCE_NAME: `gateway-extra-${extraGateways.length + 1}` },
+      env: {
+        ...gateway.env,
+        ...overrides,
+        PORT: String(port),
+        GATEWAY_PORT: String(port),
+        GATEWAY_INTERNAL_PORT: String(internalPort),
+        INSTANCE_NAME: `gateway-extra-${extraGateways.length + 1}`,
+      },
       stdio: 'ignore',
     });
     extraGateways.push(child);
@@ -80,7 +87,12 @@ export default async function setup(project: TestProject) {
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`the extra gateway exited with ${child.exitCode}`);
-      const ok = await fetch(`http://127.0.0.1:${internalPort}/readyz`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${internalPort}/readyz`, {
+        signal: AbortSignal.timeout(1000),
+      }).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return url;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -116,7 +128,8 @@ export default async function setup(project: TestProject) {
             await stopServer(target as ServerName, body.signal === 'SIGKILL');
             // Redis restarted empty: its append-only file gone with the machine.
             if (target === 'redis' && body.wipe === true) {
-              for (const file of ['appendonlydir', 'dump.rdb']) rmSync(join(dir, 'servers', 'redis', file), { recursive: true, force: true });
+              for (const file of ['appendonlydir', 'dump.rdb'])
+                rmSync(join(dir, 'servers', 'redis', file), { recursive: true, force: true });
             }
           } else await system.stopProcess(target, (body.signal as NodeJS.Signals | undefined) ?? 'SIGKILL');
           break;
@@ -136,14 +149,17 @@ export default async function setup(project: TestProject) {
       }
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
     } catch (error) {
-      response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: (error as Error).message }));
+      response
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ message: (error as Error).message }));
     }
   });
   const controlPort = await freePort();
   await new Promise<void>((resolve) => control.listen(controlPort, '127.0.0.1', resolve));
 
   const databaseUrls: Record<string, string> = {};
-  for (const p of system.processes) if (p.deployable.database && p.env.DATABASE_URL) databaseUrls[p.name] = p.env.DATABASE_URL;
+  for (const p of system.processes)
+    if (p.deployable.database && p.env.DATABASE_URL) databaseUrls[p.name] = p.env.DATABASE_URL;
 
   const context: SuiteContext = {
     gatewayUrl: system.gatewayUrl,

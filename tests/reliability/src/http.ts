@@ -21,7 +21,11 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-export async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<Answer<T>> {
+export async function call<T = any>(
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<Answer<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.cookie) headers.cookie = options.cookie;
@@ -81,13 +85,18 @@ export async function registerPlayer(prefix = 'p'): Promise<Player> {
   const password = 'secret-password-1';
   for (let attempt = 0; ; attempt++) {
     const answer = await call('POST', '/api/user/register', { body: { username, email, password } });
-    if (answer.status === 200 || answer.status === 201) return { username, email, password, token: answer.body.token, cookie: refreshCookie(answer) };
-    if (attempt >= 20 || (answer.status >= 400 && answer.status < 500)) throw new Error(`register ${username}: ${answer.status} ${answer.text}`);
+    if (answer.status === 200 || answer.status === 201)
+      return { username, email, password, token: answer.body.token, cookie: refreshCookie(answer) };
+    if (attempt >= 20 || (answer.status >= 400 && answer.status < 500))
+      throw new Error(`register ${username}: ${answer.status} ${answer.text}`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }
 
-export async function login(emailOrUsername: string, password: string): Promise<{ token: string; cookie?: string }> {
+export async function login(
+  emailOrUsername: string,
+  password: string,
+): Promise<{ token: string; cookie?: string }> {
   const answer = await call('POST', '/api/user/login', { body: { emailOrUsername, password } });
   if (answer.status !== 200) throw new Error(`login ${emailOrUsername}: ${answer.status} ${answer.text}`);
   return { token: answer.body.token, cookie: refreshCookie(answer) };
@@ -100,17 +109,30 @@ export async function loginAdmin(): Promise<Player> {
 }
 
 /** Gives a user a role through the admin's public route; the player signs in again to carry it. */
-export async function grantRole(adminToken: string, player: Player, role: 'standard' | 'superuser' | 'admin'): Promise<Player> {
-  const answer = await call('POST', '/api/admin/updateRole', { token: adminToken, body: { email: player.email, role } });
+export async function grantRole(
+  adminToken: string,
+  player: Player,
+  role: 'standard' | 'superuser' | 'admin',
+): Promise<Player> {
+  const answer = await call('POST', '/api/admin/updateRole', {
+    token: adminToken,
+    body: { email: player.email, role },
+  });
   // 202: the role is changed, the game had not confirmed it yet (its event brings it there).
-  if (answer.status !== 200 && answer.status !== 202) throw new Error(`updateRole ${player.username}: ${answer.status} ${answer.text}`);
+  if (answer.status !== 200 && answer.status !== 202)
+    throw new Error(`updateRole ${player.username}: ${answer.status} ${answer.text}`);
   return { ...player, ...(await login(player.username, player.password)) };
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls until `check` gives a truthy value; returns it and how long it took, or throws naming `what`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 30_000, everyMs = 200): Promise<{ value: T; ms: number }> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 30_000,
+  everyMs = 200,
+): Promise<{ value: T; ms: number }> {
   const started = Date.now();
   let last: unknown;
   while (Date.now() - started < timeoutMs) {
@@ -122,5 +144,7 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     }
     await sleep(everyMs);
   }
-  throw new Error(`${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${(last as Error).message})` : ''}`);
+  throw new Error(
+    `${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${(last as Error).message})` : ''}`,
+  );
 }

@@ -1,7 +1,19 @@
 // Mixed traffic: players clicking (and buying when their clicks run out), a privileged player closing
 // rounds, winners collecting, the house collecting, and sockets connecting and dropping. Every outcome
 // is recorded so the invariants can be checked against what the clients were told.
-import { checkout, click, collect, newKey, setPayoutEmail, untilGameKnows, verifyAdmin, verifyEmails, type ClickRecord, type CollectRecord, type PurchaseRecord } from './actions.js';
+import {
+  checkout,
+  click,
+  collect,
+  newKey,
+  setPayoutEmail,
+  untilGameKnows,
+  verifyAdmin,
+  verifyEmails,
+  type ClickRecord,
+  type CollectRecord,
+  type PurchaseRecord,
+} from './actions.js';
 import { grantRole, loginAdmin, registerPlayer, sleep, type Player } from './http.js';
 import { watch, type Watcher } from './sockets.js';
 

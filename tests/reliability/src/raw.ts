@@ -9,13 +9,26 @@ export interface RawAnswer {
   text: string;
 }
 
-export function rawRequest(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
+export function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<RawAnswer> {
   const url = new URL(suite().gatewayUrl);
   figures.requests += 1;
   figures.attacks += 1;
   return new Promise((resolve) => {
     const req = request(
-      { host: url.hostname, port: Number(url.port), method, path, headers, timeout: 10_000, insecureHTTPParser: false },
+      {
+        host: url.hostname,
+        port: Number(url.port),
+        method,
+        path,
+        headers,
+        timeout: 10_000,
+        insecureHTTPParser: false,
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -23,7 +36,11 @@ export function rawRequest(method: string, path: string, headers: Record<string,
         res.on('end', () => {
           const key = `${Math.floor((res.statusCode ?? 0) / 100)}xx`;
           figures.requestsByStatus[key] = (figures.requestsByStatus[key] ?? 0) + 1;
-          resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text });
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+            text,
+          });
         });
       },
     );

@@ -33,7 +33,9 @@ export function watch(token?: string): Watcher {
   };
   socket.on('connect', () => (watcher.connects += 1));
   socket.on('disconnect', () => (watcher.disconnects += 1));
-  socket.on('gameStateUpdate', (state: { globalClicks: number }) => watcher.states.push({ at: Date.now(), globalClicks: state.globalClicks }));
+  socket.on('gameStateUpdate', (state: { globalClicks: number }) =>
+    watcher.states.push({ at: Date.now(), globalClicks: state.globalClicks }),
+  );
   socket.on('winner', (event: { username: string; pot: number }) => watcher.winners.push(event));
   return watcher;
 }

@@ -103,7 +103,8 @@ describe('the event loop under the worst inputs of every route', () => {
           status = (await call(route.method, route.path, { token: tokenFor(route), raw, headers })).status;
         });
         invariant(`${what} on ${label(route)} is answered without a 5xx`, status > 0 && status < 500, status);
-        for (const process of watched) best[process] = Math.min(best[process] ?? Infinity, delays[process] ?? 0);
+        for (const process of watched)
+          best[process] = Math.min(best[process] ?? Infinity, delays[process] ?? 0);
         if (watched.every((process) => best[process]! <= baseline + BUDGET_MS)) break;
       }
       for (const process of watched) {

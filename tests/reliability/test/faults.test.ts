@@ -4,7 +4,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkout, newKey } from '../src/actions.js';
 import { checkAll, notReady } from '../src/invariants.js';
-import { figures, invariant, recordRecovery, reportFigures, restartPart, stopPart, suite, violations, type FaultTarget } from '../src/context.js';
+import {
+  figures,
+  invariant,
+  recordRecovery,
+  reportFigures,
+  restartPart,
+  stopPart,
+  suite,
+  violations,
+  type FaultTarget,
+} from '../src/context.js';
 import { sleep, waitFor } from '../src/http.js';
 import { castPlayers, MixedLoad, type Cast } from '../src/load.js';
 import { heardSince, watch } from '../src/sockets.js';
@@ -46,8 +56,14 @@ async function injectProviderFaults(): Promise<void> {
   ];
   for (const fault of faults) {
     figures.faultsInjected += fault.times;
-    figures.faults.push(`${fault.target}:${fault.kind}${fault.status ? ` ${fault.status}` : ''} x${fault.times}`);
-    const response = await fetch(`${suite().urls.emulators}/__emulator/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) });
+    figures.faults.push(
+      `${fault.target}:${fault.kind}${fault.status ? ` ${fault.status}` : ''} x${fault.times}`,
+    );
+    const response = await fetch(`${suite().urls.emulators}/__emulator/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(fault),
+    });
     expect(response.status).toBe(200);
   }
 }
@@ -72,12 +88,18 @@ describe('one part down in the middle of the load', () => {
           await injectProviderFaults();
           // Purchases beside the load's meet every fault before the scenario ends (none left for later tests).
           // (Payouts failing are tested in money.test.ts, where a pot is sure to exist.)
-          await waitFor('every provider fault to be met', async () => {
-            const { pending } = (await (await fetch(`${suite().urls.emulators}/__emulator/faults`)).json()) as { pending: Record<string, number> };
-            if (Object.keys(pending).length === 0) return true;
-            load.purchases.push(await checkout(cast.players[0]!, '0.99', newKey()));
-            return false;
-          }, 30_000);
+          await waitFor(
+            'every provider fault to be met',
+            async () => {
+              const { pending } = (await (
+                await fetch(`${suite().urls.emulators}/__emulator/faults`)
+              ).json()) as { pending: Record<string, number> };
+              if (Object.keys(pending).length === 0) return true;
+              load.purchases.push(await checkout(cast.players[0]!, '0.99', newKey()));
+              return false;
+            },
+            30_000,
+          );
         } else {
           await stopPart(scenario.target, scenario.signal, scenario.wipe);
           await sleep(1000);
@@ -100,20 +122,33 @@ describe('one part down in the middle of the load', () => {
         ).catch((error: Error) => {
           throw new Error(`${error.message}; ${waiting}`);
         });
-        recordRecovery({ fault: name, recoveryMs: ms, outageMs: Date.now() - stoppedAt, failedDuringFault: load.failuresSince(stoppedAt) });
+        recordRecovery({
+          fault: name,
+          recoveryMs: ms,
+          outageMs: Date.now() - stoppedAt,
+          failedDuringFault: load.failuresSince(stoppedAt),
+        });
         await sleep(1000);
       } finally {
         await load.stop();
         load.closeSockets();
         survivor.close();
       }
-      const { clicksLost } = await checkAll(cast, load, { scenario: name, clickLossAllowed: scenario.target === 'redis' });
+      const { clicksLost } = await checkAll(cast, load, {
+        scenario: name,
+        clickLossAllowed: scenario.target === 'redis',
+      });
       if (scenario.target === 'redis') {
         figures.clicksLostInRedisCrash.push(clicksLost);
         // docs/game.md: at most the clicks since the last journal flush (100 ms and one flush). Checked
         // against the clicks accepted in the last second before the crash, to allow a busy machine's flush.
-        const lastSecond = load.clicks.filter((c) => c.status === 200 && c.at >= stoppedAt - 1000 && c.at <= stoppedAt).length;
-        invariant(`${name}: clicks lost within the bound`, clicksLost <= (scenario.wipe ? lastSecond : 0), { clicksLost, acceptedInLastSecond: lastSecond });
+        const lastSecond = load.clicks.filter(
+          (c) => c.status === 200 && c.at >= stoppedAt - 1000 && c.at <= stoppedAt,
+        ).length;
+        invariant(`${name}: clicks lost within the bound`, clicksLost <= (scenario.wipe ? lastSecond : 0), {
+          clicksLost,
+          acceptedInLastSecond: lastSecond,
+        });
       }
       expect(violations()).toEqual([]);
     });
@@ -122,5 +157,6 @@ describe('one part down in the middle of the load', () => {
 
 it('the suite knows every part it can stop', () => {
   const parts = new Set(suite().deployables);
-  for (const name of ['auth', 'game', 'payments', 'realtime', 'emulators', 'gateway']) expect(parts.has(name), name).toBe(true);
+  for (const name of ['auth', 'game', 'payments', 'realtime', 'emulators', 'gateway'])
+    expect(parts.has(name), name).toBe(true);
 });

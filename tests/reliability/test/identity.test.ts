@@ -3,10 +3,35 @@
 import { ROUTES, UNLIMITED_CLICKS } from '@omc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { click, gameProfile, profile, untilGameKnows } from '../src/actions.js';
-import { extraGateway, figures, invariant, reportFigures, restartPart, stopPart, suite, violations } from '../src/context.js';
-import { call, grantRole, login, loginAdmin, refreshCookie, registerPlayer, sleep, type Player } from '../src/http.js';
+import {
+  extraGateway,
+  figures,
+  invariant,
+  reportFigures,
+  restartPart,
+  stopPart,
+  suite,
+  violations,
+} from '../src/context.js';
+import {
+  call,
+  grantRole,
+  login,
+  loginAdmin,
+  refreshCookie,
+  registerPlayer,
+  sleep,
+  type Player,
+} from '../src/http.js';
 import { VALID_BODIES } from '../src/samples.js';
-import { confusedToken, forgedToken, realToken, tamperedToken, tokenClaims, unsignedToken } from '../src/tokens.js';
+import {
+  confusedToken,
+  forgedToken,
+  realToken,
+  tamperedToken,
+  tokenClaims,
+  unsignedToken,
+} from '../src/tokens.js';
 
 let admin: Player;
 let player: Player;
@@ -29,8 +54,19 @@ describe('tokens nobody was issued', () => {
       ['garbage', 'not-a-jwt'],
       ['alg none', unsignedToken({ sub: realAdmin.sub, username: realAdmin.username })],
       ['forged with another key', await forgedToken({ sub: realAdmin.sub, username: realAdmin.username })],
-      ['HS256 with the public key as secret', await confusedToken({ sub: realAdmin.sub, username: realAdmin.username })],
-      ['expired', await realToken({ sub: tokenClaims(player.token).sub, username: player.username, role: 'standard', exp: Math.floor(Date.now() / 1000) - 60 })],
+      [
+        'HS256 with the public key as secret',
+        await confusedToken({ sub: realAdmin.sub, username: realAdmin.username }),
+      ],
+      [
+        'expired',
+        await realToken({
+          sub: tokenClaims(player.token).sub,
+          username: player.username,
+          role: 'standard',
+          exp: Math.floor(Date.now() / 1000) - 60,
+        }),
+      ],
       ['own token with role edited to admin', tamperedToken(player.token, { role: 'admin' })],
       ['own token with subject edited to the admin', tamperedToken(player.token, { sub: realAdmin.sub })],
     ];
@@ -38,29 +74,66 @@ describe('tokens nobody was issued', () => {
       for (const [name, token] of cases) {
         figures.attacks += 1;
         const body = sampleBody(route.path);
-        const answer = await call(route.method, route.path, { token, ...(body === undefined ? {} : { body }) });
-        invariant(`${name} on ${route.method} ${route.path} is 401`, answer.status === 401, `${answer.status} ${answer.text.slice(0, 200)}`);
-        invariant(`${name} on ${route.method} ${route.path} names the problem`, typeof answer.body?.message === 'string' && answer.body.message.length > 0, answer.text.slice(0, 200));
+        const answer = await call(route.method, route.path, {
+          token,
+          ...(body === undefined ? {} : { body }),
+        });
+        invariant(
+          `${name} on ${route.method} ${route.path} is 401`,
+          answer.status === 401,
+          `${answer.status} ${answer.text.slice(0, 200)}`,
+        );
+        invariant(
+          `${name} on ${route.method} ${route.path} names the problem`,
+          typeof answer.body?.message === 'string' && answer.body.message.length > 0,
+          answer.text.slice(0, 200),
+        );
       }
     }
     expect(violations()).toEqual([]);
   });
-
 });
 
 describe('roles', () => {
   it('a standard user cannot reach admin routes nor raise their own role', async () => {
     for (const route of ROUTES.filter((r) => r.auth === 'admin')) {
       figures.attacks += 1;
-      const body = route.path === '/api/admin/updateRole' ? { email: player.email, role: 'admin' } : sampleBody(route.path);
-      const answer = await call(route.method, route.path, { token: player.token, ...(body === undefined ? {} : { body }) });
-      invariant(`standard user on ${route.method} ${route.path} is 403`, answer.status === 403, `${answer.status} ${answer.text.slice(0, 200)}`);
+      const body =
+        route.path === '/api/admin/updateRole'
+          ? { email: player.email, role: 'admin' }
+          : sampleBody(route.path);
+      const answer = await call(route.method, route.path, {
+        token: player.token,
+        ...(body === undefined ? {} : { body }),
+      });
+      invariant(
+        `standard user on ${route.method} ${route.path} is 403`,
+        answer.status === 403,
+        `${answer.status} ${answer.text.slice(0, 200)}`,
+      );
     }
     // Extra fields at sign-up do not choose a role.
-    const sneaky = await call('POST', '/api/user/register', { body: { username: `role_${Date.now() % 1e8}`, email: `role_${Date.now()}@example.com`, password: 'secret-password-1', role: 'admin' } });
+    const sneaky = await call('POST', '/api/user/register', {
+      body: {
+        username: `role_${Date.now() % 1e8}`,
+        email: `role_${Date.now()}@example.com`,
+        password: 'secret-password-1',
+        role: 'admin',
+      },
+    });
     figures.attacks += 1;
-    if (sneaky.status === 200 || sneaky.status === 201) invariant('a role sent at sign-up is ignored', tokenClaims(sneaky.body.token).role === 'standard', tokenClaims(sneaky.body.token));
-    else invariant('a role sent at sign-up is refused with a 4xx', sneaky.status >= 400 && sneaky.status < 500, sneaky.status);
+    if (sneaky.status === 200 || sneaky.status === 201)
+      invariant(
+        'a role sent at sign-up is ignored',
+        tokenClaims(sneaky.body.token).role === 'standard',
+        tokenClaims(sneaky.body.token),
+      );
+    else
+      invariant(
+        'a role sent at sign-up is refused with a 4xx',
+        sneaky.status >= 400 && sneaky.status < 500,
+        sneaky.status,
+      );
     const me = await call('GET', '/api/user/profile', { token: player.token });
     invariant('the player is still standard', me.body?.role === 'standard', me.body);
     expect(violations()).toEqual([]);
@@ -73,7 +146,11 @@ describe('roles', () => {
     await grantRole(admin.token, promoted, 'standard');
     figures.attacks += 1;
     const stale = await call('GET', '/api/admin/users', { token: adminsToken });
-    invariant('a demoted admin\'s old token no longer opens admin routes', stale.status === 403, `${stale.status} ${stale.text.slice(0, 200)}`);
+    invariant(
+      "a demoted admin's old token no longer opens admin routes",
+      stale.status === 403,
+      `${stale.status} ${stale.text.slice(0, 200)}`,
+    );
 
     // A demoted superuser clicks on their own balance again, whatever their old token says.
     const superuser = await grantRole(admin.token, await registerPlayer('desuper'), 'superuser');
@@ -85,7 +162,12 @@ describe('roles', () => {
     invariant('a demoted superuser is not unlimited any more', before?.hasInfiniteClicks === false, before);
     const spent = await click({ ...superuser, token: superToken });
     const after = await gameProfile({ ...superuser, token: superToken });
-    if (spent.status === 200) invariant('a demoted superuser\'s click is paid from their balance', after !== undefined && before !== undefined && after.freeClicks === before.freeClicks - 1, { before, after });
+    if (spent.status === 200)
+      invariant(
+        "a demoted superuser's click is paid from their balance",
+        after !== undefined && before !== undefined && after.freeClicks === before.freeClicks - 1,
+        { before, after },
+      );
     expect(violations()).toEqual([]);
   });
 });
@@ -100,21 +182,37 @@ describe('read-your-writes for role changes', () => {
       const raised = i % 2 === 0 ? 'superuser' : 'admin';
       for (const role of [raised, 'standard'] as const) {
         figures.attacks += 1;
-        const changed = await call('POST', '/api/admin/updateRole', { token: admin.token, body: { email: target.email, role } });
-        invariant(`updateRole to ${role} is 200`, changed.status === 200, `${changed.status} ${changed.text.slice(0, 200)}`);
+        const changed = await call('POST', '/api/admin/updateRole', {
+          token: admin.token,
+          body: { email: target.email, role },
+        });
+        invariant(
+          `updateRole to ${role} is 200`,
+          changed.status === 200,
+          `${changed.status} ${changed.text.slice(0, 200)}`,
+        );
         // The very next request, with the token issued before the change: no wait, no new sign-in.
         const clicked = await call('POST', '/api/game/click', { token: target.token });
         const free = clicked.status === 200 && clicked.body.freeClicks === UNLIMITED_CLICKS;
-        if (role !== 'standard' && !free) stale.push(`#${i} promoted to ${role}, next click: ${clicked.status} ${clicked.text.slice(0, 120)}`);
+        if (role !== 'standard' && !free)
+          stale.push(
+            `#${i} promoted to ${role}, next click: ${clicked.status} ${clicked.text.slice(0, 120)}`,
+          );
         if (role === 'standard' && free) stale.push(`#${i} demoted from ${raised}, next click still free`);
         const mine = await profile(target);
-        if (mine?.hasInfiniteClicks !== (role !== 'standard')) stale.push(`#${i} ${role}: profile hasInfiniteClicks ${mine?.hasInfiniteClicks}`);
-        if ((mine?.adminBalance !== null) !== (role === 'admin')) stale.push(`#${i} ${role}: profile adminBalance ${mine?.adminBalance}`);
+        if (mine?.hasInfiniteClicks !== (role !== 'standard'))
+          stale.push(`#${i} ${role}: profile hasInfiniteClicks ${mine?.hasInfiniteClicks}`);
+        if ((mine?.adminBalance !== null) !== (role === 'admin'))
+          stale.push(`#${i} ${role}: profile adminBalance ${mine?.adminBalance}`);
       }
     }
     figures.roleChangesChecked += iterations * 2;
     figures.staleRoleReads += stale.length;
-    invariant(`no request after updateRole saw the old role (${iterations * 2} changes)`, stale.length === 0, stale.slice(0, 6));
+    invariant(
+      `no request after updateRole saw the old role (${iterations * 2} changes)`,
+      stale.length === 0,
+      stale.slice(0, 6),
+    );
     expect(violations()).toEqual([]);
   });
 });
@@ -124,15 +222,27 @@ describe('accounts that changed behind a live token', () => {
     const gone = await registerPlayer('gone');
     await untilGameKnows(gone);
     const deleted = await call('DELETE', '/api/user/delete-account', { token: gone.token });
-    invariant('delete-account answers 200', deleted.status === 200, `${deleted.status} ${deleted.text.slice(0, 200)}`);
+    invariant(
+      'delete-account answers 200',
+      deleted.status === 200,
+      `${deleted.status} ${deleted.text.slice(0, 200)}`,
+    );
     for (const [method, path, body] of [
       ['POST', '/api/winners/setPaymentMethod', { paypalEmail: 'thief@example.com' }],
       ['POST', '/api/winners/collect', undefined],
-      ['POST', '/api/payments/checkout', { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: `gone-${Date.now()}` }],
+      [
+        'POST',
+        '/api/payments/checkout',
+        { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: `gone-${Date.now()}` },
+      ],
     ] as const) {
       figures.attacks += 1;
       const answer = await call(method, path, { token: gone.token, ...(body === undefined ? {} : { body }) });
-      invariant(`the deleted account's token on ${path} is 401`, answer.status === 401, `${answer.status} ${answer.text.slice(0, 200)}`);
+      invariant(
+        `the deleted account's token on ${path} is 401`,
+        answer.status === 401,
+        `${answer.status} ${answer.text.slice(0, 200)}`,
+      );
     }
     expect(violations()).toEqual([]);
   });
@@ -140,21 +250,38 @@ describe('accounts that changed behind a live token', () => {
   it('a restart of auth never promotes anyone: a demoted bootstrap admin stays demoted', async () => {
     const deputy = await grantRole(admin.token, await registerPlayer('deputy'), 'admin');
     const bootstrap = suite().admin;
-    const demoted = await call('POST', '/api/admin/updateRole', { token: deputy.token, body: { email: bootstrap.email, role: 'standard' } });
-    invariant('the deputy demotes the bootstrap admin', demoted.status === 200, `${demoted.status} ${demoted.text.slice(0, 200)}`);
+    const demoted = await call('POST', '/api/admin/updateRole', {
+      token: deputy.token,
+      body: { email: bootstrap.email, role: 'standard' },
+    });
+    invariant(
+      'the deputy demotes the bootstrap admin',
+      demoted.status === 200,
+      `${demoted.status} ${demoted.text.slice(0, 200)}`,
+    );
     try {
       await stopPart('auth', 'SIGTERM');
       await restartPart('auth');
       figures.attacks += 1;
       const again = await loginAdmin();
-      invariant('after a restart the demoted bootstrap admin is still standard', tokenClaims(again.token).role === 'standard', tokenClaims(again.token));
+      invariant(
+        'after a restart the demoted bootstrap admin is still standard',
+        tokenClaims(again.token).role === 'standard',
+        tokenClaims(again.token),
+      );
       const users = await call('GET', '/api/admin/users', { token: again.token });
       invariant('and cannot open admin routes', users.status === 403, users.status);
     } finally {
       // Leave the suite's admin as it was for the other files.
-      await call('POST', '/api/admin/updateRole', { token: deputy.token, body: { email: bootstrap.email, role: 'admin' } });
+      await call('POST', '/api/admin/updateRole', {
+        token: deputy.token,
+        body: { email: bootstrap.email, role: 'admin' },
+      });
       admin = await loginAdmin();
-      await call('POST', '/api/admin/updateRole', { token: admin.token, body: { email: deputy.email, role: 'standard' } });
+      await call('POST', '/api/admin/updateRole', {
+        token: admin.token,
+        body: { email: deputy.email, role: 'standard' },
+      });
     }
     expect(violations()).toEqual([]);
   });
@@ -175,7 +302,11 @@ describe('refresh tokens', () => {
     const replay = await call('POST', '/api/user/refresh', { cookie: session.cookie });
     invariant('a replayed refresh token is refused', replay.status === 401, replay.status);
     const legit = await call('POST', '/api/user/refresh', { cookie: rotated });
-    invariant('after a replay the family is revoked (the newer token fails too)', legit.status === 401, legit.status);
+    invariant(
+      'after a replay the family is revoked (the newer token fails too)',
+      legit.status === 401,
+      legit.status,
+    );
     expect(violations()).toEqual([]);
   });
 
@@ -183,9 +314,17 @@ describe('refresh tokens', () => {
     const victim = await registerPlayer('race');
     const session = await login(victim.username, victim.password);
     figures.attacks += 8;
-    const answers = await Promise.all(Array.from({ length: 8 }, () => call('POST', '/api/user/refresh', { cookie: session.cookie })));
-    const newCookies = new Set(answers.map(refreshCookie).filter((c): c is string => c !== undefined && !c.endsWith('=')));
-    invariant('no 5xx under concurrent refreshes', answers.every((a) => a.status < 500 && a.status !== 0), answers.map((a) => a.status));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => call('POST', '/api/user/refresh', { cookie: session.cookie })),
+    );
+    const newCookies = new Set(
+      answers.map(refreshCookie).filter((c): c is string => c !== undefined && !c.endsWith('=')),
+    );
+    invariant(
+      'no 5xx under concurrent refreshes',
+      answers.every((a) => a.status < 500 && a.status !== 0),
+      answers.map((a) => a.status),
+    );
     invariant('at most one new refresh token', newCookies.size <= 1, newCookies.size);
     expect(violations()).toEqual([]);
   });
@@ -199,7 +338,11 @@ describe('refresh tokens', () => {
 });
 
 describe('password guessing and the per-address limit', () => {
-  async function guess(target: Player, tries: number, baseUrl?: string): Promise<{ guesses: number; locked: boolean }> {
+  async function guess(
+    target: Player,
+    tries: number,
+    baseUrl?: string,
+  ): Promise<{ guesses: number; locked: boolean }> {
     let guesses = 0;
     for (let i = 0; i < tries; i++) {
       figures.attacks += 1;
@@ -210,7 +353,11 @@ describe('password guessing and the per-address limit', () => {
         ...(baseUrl ? { baseUrl } : {}),
       });
       if (answer.status === 429) {
-        invariant('the lock-out says to try again later', typeof answer.body?.message === 'string' && /try again/i.test(answer.body.message), answer.body);
+        invariant(
+          'the lock-out says to try again later',
+          typeof answer.body?.message === 'string' && /try again/i.test(answer.body.message),
+          answer.body,
+        );
         return { guesses, locked: true };
       }
       invariant('a wrong password is a 401', answer.status === 401, answer.status);
@@ -223,9 +370,19 @@ describe('password guessing and the per-address limit', () => {
     const target = await registerPlayer('brute');
     const { guesses, locked } = await guess(target, 20);
     invariant('guessing through the gateway is cut off', locked, guesses);
-    invariant('the gateway ignored the forged addresses (cut off at the per-address limit, 5)', guesses <= 5, guesses);
-    const right = await call('POST', '/api/user/login', { body: { emailOrUsername: target.username, password: target.password } });
-    invariant('from the locked-out address, even the right password waits', right.status === 429, right.status);
+    invariant(
+      'the gateway ignored the forged addresses (cut off at the per-address limit, 5)',
+      guesses <= 5,
+      guesses,
+    );
+    const right = await call('POST', '/api/user/login', {
+      body: { emailOrUsername: target.username, password: target.password },
+    });
+    invariant(
+      'from the locked-out address, even the right password waits',
+      right.status === 429,
+      right.status,
+    );
     expect(violations()).toEqual([]);
   });
 
@@ -238,8 +395,16 @@ describe('password guessing and the per-address limit', () => {
     figures.bruteForceGuessesBeforeLock = guesses;
     invariant('guessing from many addresses is cut off', locked, guesses);
     invariant('at most 50 guesses per window', guesses <= 50, guesses);
-    const right = await call('POST', '/api/user/login', { baseUrl: trusting, body: { emailOrUsername: target.username, password: target.password }, headers: { 'x-forwarded-for': '203.0.113.9' } });
-    invariant('a locked account refuses even the right password, from any address, for now', right.status === 429, right.status);
+    const right = await call('POST', '/api/user/login', {
+      baseUrl: trusting,
+      body: { emailOrUsername: target.username, password: target.password },
+      headers: { 'x-forwarded-for': '203.0.113.9' },
+    });
+    invariant(
+      'a locked account refuses even the right password, from any address, for now',
+      right.status === 429,
+      right.status,
+    );
     expect(violations()).toEqual([]);
   });
 
@@ -248,15 +413,27 @@ describe('password guessing and the per-address limit', () => {
     const statuses: number[] = [];
     for (let wave = 0; wave < 2; wave++) {
       const answers = await Promise.all(
-        Array.from({ length: 100 }, () => call('POST', '/api/user/login', { body: { emailOrUsername: target.username, password: 'wrong-password-1' } })),
+        Array.from({ length: 100 }, () =>
+          call('POST', '/api/user/login', {
+            body: { emailOrUsername: target.username, password: 'wrong-password-1' },
+          }),
+        ),
       );
       figures.attacks += answers.length;
       statuses.push(...answers.map((a) => a.status));
     }
     const evaluated = statuses.filter((s) => s === 401).length;
     figures.concurrentGuessesPerLockWindow = evaluated;
-    invariant('every concurrent guess is a 401 or a 429', statuses.every((s) => s === 401 || s === 429), statuses.filter((s) => s !== 401 && s !== 429));
-    invariant('at most the per-address allowance (5) is evaluated however many arrive at once', evaluated <= 5, evaluated);
+    invariant(
+      'every concurrent guess is a 401 or a 429',
+      statuses.every((s) => s === 401 || s === 429),
+      statuses.filter((s) => s !== 401 && s !== 429),
+    );
+    invariant(
+      'at most the per-address allowance (5) is evaluated however many arrive at once',
+      evaluated <= 5,
+      evaluated,
+    );
     expect(violations()).toEqual([]);
   });
 
@@ -265,10 +442,25 @@ describe('password guessing and the per-address limit', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 30; i++) {
       figures.attacks += 1;
-      statuses.push((await call('GET', '/api/game/rules', { baseUrl: limited, headers: { 'x-forwarded-for': `192.0.2.${i + 1}` } })).status);
+      statuses.push(
+        (
+          await call('GET', '/api/game/rules', {
+            baseUrl: limited,
+            headers: { 'x-forwarded-for': `192.0.2.${i + 1}` },
+          })
+        ).status,
+      );
     }
-    invariant('requests past the limit are refused with 429', statuses.filter((s) => s === 429).length >= 10, statuses);
-    invariant('the limit never fails with a 5xx', statuses.every((s) => s === 200 || s === 429), statuses);
+    invariant(
+      'requests past the limit are refused with 429',
+      statuses.filter((s) => s === 429).length >= 10,
+      statuses,
+    );
+    invariant(
+      'the limit never fails with a 5xx',
+      statuses.every((s) => s === 200 || s === 429),
+      statuses,
+    );
     expect(violations()).toEqual([]);
   });
 });

@@ -2,7 +2,18 @@
 // someone else's idempotency key, and the provider failing or losing its answer. Nothing is charged,
 // credited or paid twice, nothing is lost, and the ledger balances.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkout, collect, gameProfile, newKey, paymentsProfile, setPayoutEmail, untilGameKnows, verifyAdmin, verifyEmails, winRound } from '../src/actions.js';
+import {
+  checkout,
+  collect,
+  gameProfile,
+  newKey,
+  paymentsProfile,
+  setPayoutEmail,
+  untilGameKnows,
+  verifyAdmin,
+  verifyEmails,
+  winRound,
+} from '../src/actions.js';
 import { figures, invariant, reportFigures, suite, violations } from '../src/context.js';
 import { checkMoney, providerRecords } from '../src/invariants.js';
 import { call, grantRole, loginAdmin, registerPlayer, waitFor, type Player } from '../src/http.js';
@@ -15,7 +26,11 @@ const purchases: PurchaseRecord[] = [];
 const collects: CollectRecord[] = [];
 
 async function emulatorFault(body: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${suite().urls.emulators}/__emulator/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${suite().urls.emulators}/__emulator/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(response.status).toBe(200);
 }
 
@@ -29,7 +44,9 @@ async function purchased(player: Player): Promise<number> {
 
 beforeAll(async () => {
   // Each test queues its own provider faults; none may be left from elsewhere.
-  const { pending } = (await (await fetch(`${suite().urls.emulators}/__emulator/faults`)).json()) as { pending: Record<string, number> };
+  const { pending } = (await (await fetch(`${suite().urls.emulators}/__emulator/faults`)).json()) as {
+    pending: Record<string, number>;
+  };
   expect(pending, 'provider faults left queued before the money tests').toEqual({});
   admin = await loginAdmin();
   buyer = await registerPlayer('buyer');
@@ -44,14 +61,39 @@ afterAll(async () => {
 });
 
 describe('prices', () => {
-  it('an amount that is not a pack\'s price is refused, charged nowhere and credits nothing', async () => {
+  it("an amount that is not a pack's price is refused, charged nowhere and credits nothing", async () => {
     const chargesBefore = await charges();
     const clicksBefore = await purchased(buyer);
-    for (const amount of ['0.01', '0.98', '0.990', '1', '0', '-0.99', '99.99', '0.99 ', '1e2', '0x63', '9.99.', 'NaN', '4.989999']) {
+    for (const amount of [
+      '0.01',
+      '0.98',
+      '0.990',
+      '1',
+      '0',
+      '-0.99',
+      '99.99',
+      '0.99 ',
+      '1e2',
+      '0x63',
+      '9.99.',
+      'NaN',
+      '4.989999',
+    ]) {
       figures.attacks += 1;
-      const answer = await call('POST', '/api/payments/checkout', { token: buyer.token, body: { paymentMethodNonce: 'fake-valid-nonce', amount, idempotencyKey: newKey() } });
-      invariant(`amount ${JSON.stringify(amount)} is a 400`, answer.status === 400, `${answer.status} ${answer.text.slice(0, 160)}`);
-      invariant(`amount ${JSON.stringify(amount)} names the amount`, /amount/i.test(JSON.stringify(answer.body ?? {})), answer.text.slice(0, 160));
+      const answer = await call('POST', '/api/payments/checkout', {
+        token: buyer.token,
+        body: { paymentMethodNonce: 'fake-valid-nonce', amount, idempotencyKey: newKey() },
+      });
+      invariant(
+        `amount ${JSON.stringify(amount)} is a 400`,
+        answer.status === 400,
+        `${answer.status} ${answer.text.slice(0, 160)}`,
+      );
+      invariant(
+        `amount ${JSON.stringify(amount)} names the amount`,
+        /amount/i.test(JSON.stringify(answer.body ?? {})),
+        answer.text.slice(0, 160),
+      );
     }
     invariant('no charge for a tampered price', (await charges()) === chargesBefore);
     invariant('no clicks for a tampered price', (await purchased(buyer)) === clicksBefore);
@@ -63,15 +105,39 @@ describe('prices', () => {
     figures.attacks += 1;
     const answer = await call('POST', '/api/payments/checkout', {
       token: buyer.token,
-      body: { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: newKey(), clicks: 1_000_000, price: '0.01', packId: 'unlimited', amountCents: 1, userId: winner.username, unlimited: true },
+      body: {
+        paymentMethodNonce: 'fake-valid-nonce',
+        amount: '0.99',
+        idempotencyKey: newKey(),
+        clicks: 1_000_000,
+        price: '0.01',
+        packId: 'unlimited',
+        amountCents: 1,
+        userId: winner.username,
+        unlimited: true,
+      },
     });
     if (answer.status === 200 && answer.body.success) {
-      purchases.push({ user: buyer.username, amount: '0.99', key: '', status: 200, success: true, transactionId: answer.body.transactionId });
-      await waitFor('the pack to be credited', async () => (await purchased(buyer)) === clicksBefore + 100, 20_000);
-      invariant('the 0.99 pack credits 100 clicks, whatever else is sent', (await purchased(buyer)) === clicksBefore + 100);
+      purchases.push({
+        user: buyer.username,
+        amount: '0.99',
+        key: '',
+        status: 200,
+        success: true,
+        transactionId: answer.body.transactionId,
+      });
+      await waitFor(
+        'the pack to be credited',
+        async () => (await purchased(buyer)) === clicksBefore + 100,
+        20_000,
+      );
+      invariant(
+        'the 0.99 pack credits 100 clicks, whatever else is sent',
+        (await purchased(buyer)) === clicksBefore + 100,
+      );
       invariant('the buyer is not unlimited', (await gameProfile(buyer))?.hasInfiniteClicks === false);
       const charge = (await providerRecords()).charges.find((c) => c.id === answer.body.transactionId);
-      invariant('the charge is the pack\'s price', charge?.amountCents === 99, charge);
+      invariant("the charge is the pack's price", charge?.amountCents === 99, charge);
     } else {
       invariant('extra fields are refused with a 400', answer.status === 400, answer.status);
     }
@@ -91,22 +157,37 @@ describe('replays', () => {
     const again = await checkout(buyer, '0.99', key);
     invariant('a replay answers the same transaction', again.transactionId === first.transactionId, again);
     const burst = await Promise.all(Array.from({ length: 8 }, () => checkout(buyer, '0.99', key)));
-    invariant('a burst of replays answers the same transaction', burst.every((b) => b.status === 409 || b.transactionId === first.transactionId), burst.map((b) => b.status));
+    invariant(
+      'a burst of replays answers the same transaction',
+      burst.every((b) => b.status === 409 || b.transactionId === first.transactionId),
+      burst.map((b) => b.status),
+    );
 
     const freshKey = newKey();
     const race = await Promise.all(Array.from({ length: 8 }, () => checkout(buyer, '0.99', freshKey)));
     purchases.push(...race);
     const ids = new Set(race.filter((r) => r.success).map((r) => r.transactionId));
     invariant('eight concurrent first tries with one key make one transaction', ids.size === 1, [...ids]);
-    invariant('concurrent tries are answered 200 or 409, never 5xx', race.every((r) => r.status === 200 || r.status === 409), race.map((r) => r.status));
+    invariant(
+      'concurrent tries are answered 200 or 409, never 5xx',
+      race.every((r) => r.status === 200 || r.status === 409),
+      race.map((r) => r.status),
+    );
 
-    await waitFor('both packs to be credited', async () => (await purchased(buyer)) >= clicksBefore + 200, 20_000).catch(() => undefined);
-    invariant('two purchases, two packs credited', (await purchased(buyer)) === clicksBefore + 200, { before: clicksBefore, after: await purchased(buyer) });
+    await waitFor(
+      'both packs to be credited',
+      async () => (await purchased(buyer)) >= clicksBefore + 200,
+      20_000,
+    ).catch(() => undefined);
+    invariant('two purchases, two packs credited', (await purchased(buyer)) === clicksBefore + 200, {
+      before: clicksBefore,
+      after: await purchased(buyer),
+    });
     invariant('two purchases, two charges', (await charges()) === chargesBefore + 2);
     expect(violations()).toEqual([]);
   });
 
-  it('a key is the buyer\'s own: someone else using it buys for themselves, and another pack under it is refused', async () => {
+  it("a key is the buyer's own: someone else using it buys for themselves, and another pack under it is refused", async () => {
     const key = newKey();
     const original = await checkout(buyer, '0.99', key);
     purchases.push(original);
@@ -114,13 +195,21 @@ describe('replays', () => {
     // Keys are per buyer: the same string from another account is that account's own purchase.
     const other = await checkout(winner, '0.99', key);
     purchases.push(other);
-    invariant('another user\'s use of a key never returns the first buyer\'s transaction', other.transactionId !== original.transactionId, other);
+    invariant(
+      "another user's use of a key never returns the first buyer's transaction",
+      other.transactionId !== original.transactionId,
+      other,
+    );
     const chargesBefore = await charges();
     const changed = await checkout(buyer, '9.99', key);
     invariant('a key reused for another pack is a 409', changed.status === 409, changed);
     invariant('the reuse was not charged', (await charges()) === chargesBefore);
     const again = await checkout(buyer, '0.99', key);
-    invariant('the first purchase under the key is unchanged', again.transactionId === original.transactionId, again);
+    invariant(
+      'the first purchase under the key is unchanged',
+      again.transactionId === original.transactionId,
+      again,
+    );
     expect(violations()).toEqual([]);
   });
 });
@@ -138,9 +227,15 @@ describe('the provider failing', () => {
     }
     purchases.push(settled);
     invariant('the retry finds the lost charge and succeeds', settled.success === true, { first, settled });
-    const orderCharges = (await providerRecords()).charges.filter((c) => c.charged && c.id === settled.transactionId);
+    const orderCharges = (await providerRecords()).charges.filter(
+      (c) => c.charged && c.id === settled.transactionId,
+    );
     invariant('one charge for the purchase', orderCharges.length === 1, orderCharges);
-    await waitFor('the pack to be credited', async () => (await purchased(buyer)) >= clicksBefore + 100, 20_000).catch(() => undefined);
+    await waitFor(
+      'the pack to be credited',
+      async () => (await purchased(buyer)) >= clicksBefore + 100,
+      20_000,
+    ).catch(() => undefined);
     invariant('credited once', (await purchased(buyer)) === clicksBefore + 100);
     expect(violations()).toEqual([]);
   });
@@ -150,7 +245,11 @@ describe('the provider failing', () => {
     await emulatorFault({ target: 'braintree.sale', kind: 'status', status: 503, times: 1 });
     const failed = await checkout(buyer, '0.99', newKey());
     invariant('a provider error is not a success', failed.success !== true, failed);
-    invariant('a provider error is a 502 or a declined answer, not a 500', failed.status === 502 || failed.status === 200, failed.status);
+    invariant(
+      'a provider error is a 502 or a declined answer, not a 500',
+      failed.status === 502 || failed.status === 200,
+      failed.status,
+    );
     invariant('nothing charged', (await charges()) === chargesBefore);
     expect(violations()).toEqual([]);
   });
@@ -171,25 +270,55 @@ describe('collects', () => {
     // Not verified yet: refused with a 4xx naming the problem, and nothing moves.
     figures.attacks += 1;
     const unverified = await call('POST', '/api/winners/collect', { token: winner.token });
-    invariant('an unverified winner\'s collect is a 403 EMAIL_NOT_VERIFIED', unverified.status === 403 && unverified.body?.code === 'EMAIL_NOT_VERIFIED', unverified.text.slice(0, 200));
-    invariant('the refusal says to verify the email', /verify your account email/i.test(unverified.body?.message ?? ''), unverified.text.slice(0, 200));
-    invariant('an unverified collect pays nothing', (await providerRecords()).payouts.length === payoutsBefore);
-    invariant('an unverified collect leaves the winnings', (await paymentsProfile(winner))?.potEarned === earned);
+    invariant(
+      "an unverified winner's collect is a 403 EMAIL_NOT_VERIFIED",
+      unverified.status === 403 && unverified.body?.code === 'EMAIL_NOT_VERIFIED',
+      unverified.text.slice(0, 200),
+    );
+    invariant(
+      'the refusal says to verify the email',
+      /verify your account email/i.test(unverified.body?.message ?? ''),
+      unverified.text.slice(0, 200),
+    );
+    invariant(
+      'an unverified collect pays nothing',
+      (await providerRecords()).payouts.length === payoutsBefore,
+    );
+    invariant(
+      'an unverified collect leaves the winnings',
+      (await paymentsProfile(winner))?.potEarned === earned,
+    );
     // The winner uses the link in the mail, as a player would; from then on the collect pays.
     await verifyEmails([winner]);
     figures.attacks += 8;
     const burst = await Promise.all(Array.from({ length: 8 }, () => collect(winner)));
     collects.push(...burst);
     const paid = burst.filter((c) => c.status === 200);
-    invariant('exactly one of eight concurrent collects pays', paid.length === 1, burst.map((c) => c.status));
-    invariant('the others are refused with a 4xx', burst.every((c) => c.status === 200 || (c.status >= 400 && c.status < 500)), burst.map((c) => c.status));
+    invariant(
+      'exactly one of eight concurrent collects pays',
+      paid.length === 1,
+      burst.map((c) => c.status),
+    );
+    invariant(
+      'the others are refused with a 4xx',
+      burst.every((c) => c.status === 200 || (c.status >= 400 && c.status < 500)),
+      burst.map((c) => c.status),
+    );
     const replay = await collect(winner);
     collects.push(replay);
-    invariant('a collect replayed after payment pays nothing', replay.status >= 400 && replay.status < 500, replay.status);
+    invariant(
+      'a collect replayed after payment pays nothing',
+      replay.status >= 400 && replay.status < 500,
+      replay.status,
+    );
     const after = await paymentsProfile(winner);
     invariant('nothing left to collect', after?.potEarned === 0, after);
     const payouts = (await providerRecords()).payouts.slice(payoutsBefore);
-    invariant('one payout at the provider, of the whole winnings', payouts.length === 1 && payouts[0]!.amountCents === Math.round(earned * 100), { payouts, earned });
+    invariant(
+      'one payout at the provider, of the whole winnings',
+      payouts.length === 1 && payouts[0]!.amountCents === Math.round(earned * 100),
+      { payouts, earned },
+    );
     expect(violations()).toEqual([]);
   });
 
@@ -197,18 +326,29 @@ describe('collects', () => {
     purchases.push(await checkout(buyer, '0.99', newKey()));
     const before = (await paymentsProfile(winner))?.potEarned ?? 0;
     await winRound(winner);
-    await waitFor('the winnings to be credited', async () => ((await paymentsProfile(winner))?.potEarned ?? 0) > before);
+    await waitFor(
+      'the winnings to be credited',
+      async () => ((await paymentsProfile(winner))?.potEarned ?? 0) > before,
+    );
     const payoutsBefore = (await providerRecords()).payouts.length;
     await emulatorFault({ target: 'paypal.payouts', kind: 'timeout', delayMs: 500, afterEffect: true });
     const first = await collect(winner);
     collects.push(first);
     let settled = first;
-    for (let i = 0; i < 40 && settled.status !== 200 && ((await paymentsProfile(winner))?.potEarned ?? 0) > 0; i++) {
+    for (
+      let i = 0;
+      i < 40 && settled.status !== 200 && ((await paymentsProfile(winner))?.potEarned ?? 0) > 0;
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 500));
       settled = await collect(winner);
       collects.push(settled);
     }
-    await waitFor('the payout to settle', async () => (await paymentsProfile(winner))?.potEarned === 0, 30_000).catch(() => undefined);
+    await waitFor(
+      'the payout to settle',
+      async () => (await paymentsProfile(winner))?.potEarned === 0,
+      30_000,
+    ).catch(() => undefined);
     const payouts = (await providerRecords()).payouts.slice(payoutsBefore);
     invariant('the lost payout is paid exactly once', payouts.length === 1, payouts);
     invariant('nothing left to collect', (await paymentsProfile(winner))?.potEarned === 0);
@@ -222,7 +362,13 @@ describe('collects', () => {
       ['lost answer', [{ target: 'paypal.payouts', kind: 'timeout', delayMs: 300, afterEffect: true }]],
       ['cut body', [{ target: 'paypal.payouts', kind: 'cut' }]],
       ['duplicate answer', [{ target: 'paypal.payouts', kind: 'duplicate' }]],
-      ['lookup failure', [{ target: 'paypal.payouts', kind: 'duplicate' }, { target: 'paypal.getBatch', kind: 'timeout', delayMs: 300, afterEffect: false, times: 5 }]],
+      [
+        'lookup failure',
+        [
+          { target: 'paypal.payouts', kind: 'duplicate' },
+          { target: 'paypal.getBatch', kind: 'timeout', delayMs: 300, afterEffect: false, times: 5 },
+        ],
+      ],
     ];
     const checkoutPoints: [string, Record<string, unknown>[]][] = [
       ['before the request', [{ target: 'braintree.sale', kind: 'status', status: 503 }]],
@@ -230,7 +376,13 @@ describe('collects', () => {
       ['lost answer', [{ target: 'braintree.sale', kind: 'timeout', delayMs: 300, afterEffect: true }]],
       ['cut body', [{ target: 'braintree.sale', kind: 'cut' }]],
       ['duplicate answer', []],
-      ['lookup failure', [{ target: 'braintree.sale', kind: 'timeout', delayMs: 300, afterEffect: true }, { target: 'braintree.search', kind: 'status', status: 503, times: 2 }]],
+      [
+        'lookup failure',
+        [
+          { target: 'braintree.sale', kind: 'timeout', delayMs: 300, afterEffect: true },
+          { target: 'braintree.search', kind: 'status', status: 503, times: 2 },
+        ],
+      ],
     ];
 
     for (const [point, faults] of checkoutPoints) {
@@ -259,12 +411,16 @@ describe('collects', () => {
       purchases.push(await checkout(buyer, '0.99', newKey()));
       const before = (await paymentsProfile(winner))?.potEarned ?? 0;
       await winRound(winner);
-      await waitFor('the winnings to be credited', async () => ((await paymentsProfile(winner))?.potEarned ?? 0) > before);
+      await waitFor(
+        'the winnings to be credited',
+        async () => ((await paymentsProfile(winner))?.potEarned ?? 0) > before,
+      );
       const payoutsBefore = (await providerRecords()).payouts.length;
       for (const fault of faults) await emulatorFault(fault);
       for (let i = 0; i < 20 && ((await paymentsProfile(winner))?.potEarned ?? 0) > 0; i++) {
         collects.push(await collect(winner));
-        if (((await paymentsProfile(winner))?.potEarned ?? 0) > 0) await new Promise((r) => setTimeout(r, 300));
+        if (((await paymentsProfile(winner))?.potEarned ?? 0) > 0)
+          await new Promise((r) => setTimeout(r, 300));
       }
       const paid = (await providerRecords()).payouts.slice(payoutsBefore).length;
       const settled = (await paymentsProfile(winner))?.potEarned === 0;
@@ -282,8 +438,16 @@ describe('collects', () => {
     invariant('a standard user collecting the house pot is a 403', stranger.status === 403, stranger.status);
     const burst = await Promise.all(Array.from({ length: 6 }, () => collect(admin, '/api/admin/collect')));
     collects.push(...burst);
-    invariant('at most one of six concurrent house collects pays', burst.filter((c) => c.status === 200).length <= 1, burst.map((c) => c.status));
-    invariant('house collects never fail with a 5xx', burst.every((c) => c.status > 0 && c.status < 500), burst.map((c) => c.status));
+    invariant(
+      'at most one of six concurrent house collects pays',
+      burst.filter((c) => c.status === 200).length <= 1,
+      burst.map((c) => c.status),
+    );
+    invariant(
+      'house collects never fail with a 5xx',
+      burst.every((c) => c.status > 0 && c.status < 500),
+      burst.map((c) => c.status),
+    );
     const house = await paymentsProfile(admin);
     invariant('the house pot is empty after paying out', house?.adminBalance === 0, house);
     expect(violations()).toEqual([]);
@@ -292,7 +456,13 @@ describe('collects', () => {
   it('a winner with nothing to collect, or without a payout email, gets a 4xx that says why', async () => {
     figures.attacks += 2;
     const nothing = await call('POST', '/api/winners/collect', { token: buyer.token });
-    invariant('nothing to collect is a 4xx with a message', nothing.status >= 400 && nothing.status < 500 && typeof (nothing.body?.error ?? nothing.body?.message) === 'string', nothing.text.slice(0, 160));
+    invariant(
+      'nothing to collect is a 4xx with a message',
+      nothing.status >= 400 &&
+        nothing.status < 500 &&
+        typeof (nothing.body?.error ?? nothing.body?.message) === 'string',
+      nothing.text.slice(0, 160),
+    );
     expect(violations()).toEqual([]);
   });
 });

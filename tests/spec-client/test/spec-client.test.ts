@@ -368,7 +368,10 @@ describe("SPEC's client against the whole system", () => {
     expect(deleted.status).toBe(200);
     expectError(await second.profile(), 401);
     // The game hears of the deletion by event: the winners list shows no user once it has.
-    await until(async () => (await admin.winners()).body.winners[0].userId === null, 'the winner to show no user');
+    await until(
+      async () => (await admin.winners()).body.winners[0].userId === null,
+      'the winner to show no user',
+    );
   });
 
   it('every live update any page heard carried the whole state, pot a number', () => {

@@ -42,7 +42,8 @@ describe('the running system', () => {
       const response = await fetch(`${urls[service]}/readyz`);
       expect(response.status, service).toBe(200);
       const body = (await response.json()) as { checks: Record<string, string> };
-      for (const dependency of dependencies) expect(body.checks[dependency], `${service} ${dependency}`).toBe('ok');
+      for (const dependency of dependencies)
+        expect(body.checks[dependency], `${service} ${dependency}`).toBe('ok');
     }
   });
 
@@ -50,7 +51,10 @@ describe('the running system', () => {
     const requestId = `trace-${Date.now()}`;
     const response = await fetch(`${gatewayUrl}/api/game/state`, { headers: { 'x-request-id': requestId } });
     expect(response.headers.get('x-request-id')).toBe(requestId);
-    await eventually(() => readFileSync(join(logsDir, 'game.log'), 'utf8').includes(requestId), 'the id in the game log');
+    await eventually(
+      () => readFileSync(join(logsDir, 'game.log'), 'utf8').includes(requestId),
+      'the id in the game log',
+    );
   });
 
   it('with SIGNUP_FREE_CLICKS_AFTER_VERIFICATION on, the sign-up clicks come once the email is verified from the mail', async () => {

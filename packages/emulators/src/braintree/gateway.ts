@@ -10,7 +10,14 @@ export interface EmulatedTransaction {
   id: string;
   merchantId: string;
   type: 'sale' | 'credit';
-  status: 'authorized' | 'submitted_for_settlement' | 'settling' | 'settled' | 'voided' | 'processor_declined' | 'gateway_rejected';
+  status:
+    | 'authorized'
+    | 'submitted_for_settlement'
+    | 'settling'
+    | 'settled'
+    | 'voided'
+    | 'processor_declined'
+    | 'gateway_rejected';
   amount: string;
   amountCents: number;
   currencyIsoCode: string;
@@ -42,14 +49,33 @@ export class BraintreeState {
   }
 }
 
-const newId = (length = 8) => randomBytes(length).toString('base64url').replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, length).padEnd(length, '0');
+const newId = (length = 8) =>
+  randomBytes(length)
+    .toString('base64url')
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(0, length)
+    .padEnd(length, '0');
 
 function sendXml(reply: FastifyReply, status: number, root: string, value: XmlValue) {
-  return reply.status(status).header('content-type', 'application/xml; charset=utf-8').send(xmlDocument(root, value));
+  return reply
+    .status(status)
+    .header('content-type', 'application/xml; charset=utf-8')
+    .send(xmlDocument(root, value));
 }
 
-function validationError(reply: FastifyReply, scope: string, errors: { code: string; attribute: string; message: string }[], params: XmlNode = {}) {
-  const nested: XmlNode = { errors: { $array: 'error', items: errors.map((e) => ({ code: e.code, attribute: e.attribute, message: e.message })) } };
+function validationError(
+  reply: FastifyReply,
+  scope: string,
+  errors: { code: string; attribute: string; message: string }[],
+  params: XmlNode = {},
+) {
+  const nested: XmlNode = {
+    errors: {
+      $array: 'error',
+      items: errors.map((e) => ({ code: e.code, attribute: e.attribute, message: e.message })),
+    },
+  };
   return sendXml(reply, 422, 'api-error-response', {
     errors: { [scope]: nested, errors: { $array: 'error', items: [] } },
     params,
@@ -76,18 +102,34 @@ export function transactionXml(t: EmulatedTransaction): XmlNode {
     refundedTransactionId: t.refundedTransactionId,
     refundIds: { $array: 'item', items: t.refundIds },
     disputes: { $array: 'dispute', items: [] },
-    statusHistory: { $array: 'status-event', items: t.statusHistory.map((s) => ({ status: s.status, amount: s.amount, timestamp: s.timestamp })) },
+    statusHistory: {
+      $array: 'status-event',
+      items: t.statusHistory.map((s) => ({ status: s.status, amount: s.amount, timestamp: s.timestamp })),
+    },
   };
   if (Object.keys(t.customFields).length > 0) node.customFields = { ...t.customFields };
   if (t.instrument === 'credit_card' && t.card) {
-    node.creditCard = { bin: t.card.bin, last4: t.card.last4, cardType: t.card.cardType, expirationMonth: '12', expirationYear: '2030', maskedNumber: `${t.card.bin}******${t.card.last4}` };
+    node.creditCard = {
+      bin: t.card.bin,
+      last4: t.card.last4,
+      cardType: t.card.cardType,
+      expirationMonth: '12',
+      expirationYear: '2030',
+      maskedNumber: `${t.card.bin}******${t.card.last4}`,
+    };
   }
-  if (t.instrument === 'paypal_account') node.paypal = { payerEmail: 'payer@example.com', paymentId: `PAYID-${t.id.toUpperCase()}`, payerStatus: 'VERIFIED' };
+  if (t.instrument === 'paypal_account')
+    node.paypal = {
+      payerEmail: 'payer@example.com',
+      paymentId: `PAYID-${t.id.toUpperCase()}`,
+      payerStatus: 'VERIFIED',
+    };
   return node;
 }
 
 function parseAmount(amount: unknown): number | undefined {
-  const text = typeof amount === 'number' ? amount.toFixed(2) : typeof amount === 'string' ? amount.trim() : '';
+  const text =
+    typeof amount === 'number' ? amount.toFixed(2) : typeof amount === 'string' ? amount.trim() : '';
   const match = /^(\d{1,7})(?:\.(\d{1,2}))?$/.exec(text);
   if (!match) return undefined;
   return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
@@ -102,7 +144,14 @@ export interface BraintreeOptions {
   publicUrl: () => string;
   record: (call: { target: FaultTarget; key: string | null; outcome: string }) => void;
   /** Applies a queued fault; returns true when the request was answered (or dropped) by it. */
-  applyFault: (target: FaultTarget, request: FastifyRequest, reply: FastifyReply, effect?: () => void, given?: Fault, key?: string | null) => Promise<boolean>;
+  applyFault: (
+    target: FaultTarget,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    effect?: () => void,
+    given?: Fault,
+    key?: string | null,
+  ) => Promise<boolean>;
 }
 
 export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOptions): Promise<void> {
@@ -135,7 +184,9 @@ export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOp
       notice: 'Local emulator: no real money moves.',
     };
     options.record({ target: 'braintree.clientToken', key: null, outcome: 'ok' });
-    return sendXml(reply, 201, 'client-token', { value: Buffer.from(JSON.stringify(token)).toString('base64') });
+    return sendXml(reply, 201, 'client-token', {
+      value: Buffer.from(JSON.stringify(token)).toString('base64'),
+    });
   });
 
   app.post('/merchants/:merchantId/transactions', async (request, reply) => {
@@ -146,20 +197,54 @@ export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOp
     const nonce = typeof input.payment_method_nonce === 'string' ? input.payment_method_nonce : '';
     const options_ = (input.options ?? {}) as { submit_for_settlement?: boolean | string };
     const submit = options_.submit_for_settlement === true || options_.submit_for_settlement === 'true';
-    const params: XmlNode = { transaction: { type: String(input.type ?? ''), amount: String(input.amount ?? ''), orderId: orderId ?? undefined } };
+    const params: XmlNode = {
+      transaction: {
+        type: String(input.type ?? ''),
+        amount: String(input.amount ?? ''),
+        orderId: orderId ?? undefined,
+      },
+    };
 
     const cents = parseAmount(input.amount);
     if (input.amount === undefined || input.amount === null || input.amount === '') {
-      return validationError(reply, 'transaction', [{ code: '81502', attribute: 'amount', message: 'Amount is required.' }], params);
+      return validationError(
+        reply,
+        'transaction',
+        [{ code: '81502', attribute: 'amount', message: 'Amount is required.' }],
+        params,
+      );
     }
-    if (cents === undefined) return validationError(reply, 'transaction', [{ code: '81503', attribute: 'amount', message: 'Amount is an invalid format.' }], params);
-    if (cents === 0) return validationError(reply, 'transaction', [{ code: '81531', attribute: 'amount', message: 'Amount must be greater than zero.' }], params);
-    if (!nonce) return validationError(reply, 'transaction', [{ code: '91508', attribute: 'base', message: 'Cannot determine payment method.' }], params);
+    if (cents === undefined)
+      return validationError(
+        reply,
+        'transaction',
+        [{ code: '81503', attribute: 'amount', message: 'Amount is an invalid format.' }],
+        params,
+      );
+    if (cents === 0)
+      return validationError(
+        reply,
+        'transaction',
+        [{ code: '81531', attribute: 'amount', message: 'Amount must be greater than zero.' }],
+        params,
+      );
+    if (!nonce)
+      return validationError(
+        reply,
+        'transaction',
+        [{ code: '91508', attribute: 'base', message: 'Cannot determine payment method.' }],
+        params,
+      );
 
     const outcome: NonceOutcome = TEST_NONCES[nonce] ?? UNKNOWN_NONCE;
     if (outcome.kind === 'validation') {
       options.record({ target: 'braintree.sale', key: orderId, outcome: 'validation_error' });
-      return validationError(reply, 'transaction', [{ code: outcome.code, attribute: outcome.attribute, message: outcome.message }], params);
+      return validationError(
+        reply,
+        'transaction',
+        [{ code: outcome.code, attribute: outcome.attribute, message: outcome.message }],
+        params,
+      );
     }
 
     const now = new Date();
@@ -174,14 +259,22 @@ export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOp
       amountCents: cents,
       currencyIsoCode: 'EUR',
       orderId,
-      customFields: Object.fromEntries(Object.entries((input.custom_fields ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)])),
+      customFields: Object.fromEntries(
+        Object.entries((input.custom_fields ?? {}) as Record<string, unknown>).map(([k, v]) => [
+          k,
+          String(v),
+        ]),
+      ),
       paymentMethodNonce: nonce,
       instrument: outcome.instrument,
       processorResponseCode: '1000',
       processorResponseText: 'Approved',
       processorResponseType: 'approved',
       gatewayRejectionReason: null,
-      card: 'cardType' in outcome ? { cardType: outcome.cardType, last4: outcome.last4, bin: outcome.bin } : undefined,
+      card:
+        'cardType' in outcome
+          ? { cardType: outcome.cardType, last4: outcome.last4, bin: outcome.bin }
+          : undefined,
       refundedTransactionId: null,
       refundIds: [],
       createdAt: now,
@@ -201,7 +294,11 @@ export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOp
     } else if (submit) {
       transaction.status = 'submitted_for_settlement';
     }
-    transaction.statusHistory.push({ status: transaction.status, amount: transaction.amount, timestamp: now });
+    transaction.statusHistory.push({
+      status: transaction.status,
+      amount: transaction.amount,
+      timestamp: now,
+    });
 
     const effect = () => {
       state.transactions.set(transaction.id, transaction);
@@ -211,7 +308,10 @@ export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOp
     options.record({ target: 'braintree.sale', key: orderId, outcome: transaction.status });
 
     if (transaction.status === 'processor_declined' || transaction.status === 'gateway_rejected') {
-      const message = transaction.status === 'processor_declined' ? transaction.processorResponseText : `Gateway Rejected: ${transaction.gatewayRejectionReason}`;
+      const message =
+        transaction.status === 'processor_declined'
+          ? transaction.processorResponseText
+          : `Gateway Rejected: ${transaction.gatewayRejectionReason}`;
       return sendXml(reply, 422, 'api-error-response', {
         errors: { errors: { $array: 'error', items: [] } },
         params,
@@ -226,7 +326,8 @@ export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOp
     const { merchantId, id } = request.params as { merchantId: string; id: string };
     if (await options.applyFault('braintree.find', request, reply)) return reply;
     const transaction = state.transactions.get(id);
-    if (!transaction || transaction.merchantId !== merchantId) return reply.status(404).header('content-type', 'application/xml; charset=utf-8').send('');
+    if (!transaction || transaction.merchantId !== merchantId)
+      return reply.status(404).header('content-type', 'application/xml; charset=utf-8').send('');
     return sendXml(reply, 200, 'transaction', transactionXml(transaction));
   });
 
@@ -242,15 +343,23 @@ export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOp
     const { merchantId } = request.params as { merchantId: string };
     if (await options.applyFault('braintree.search', request, reply)) return reply;
     const search = ((request.body ?? {}) as { search?: Record<string, unknown> }).search ?? {};
-    const ids = [...state.transactions.values()].filter((t) => t.merchantId === merchantId && matches(t, search)).map((t) => t.id);
-    options.record({ target: 'braintree.search', key: (search.order_id as { is?: string } | undefined)?.is ?? null, outcome: `${ids.length} found` });
+    const ids = [...state.transactions.values()]
+      .filter((t) => t.merchantId === merchantId && matches(t, search))
+      .map((t) => t.id);
+    options.record({
+      target: 'braintree.search',
+      key: (search.order_id as { is?: string } | undefined)?.is ?? null,
+      outcome: `${ids.length} found`,
+    });
     return sendXml(reply, 200, 'search-results', { pageSize: 50, ids: { $array: 'item', items: ids } });
   });
 
   app.post('/merchants/:merchantId/transactions/advanced_search', async (request, reply) => {
     const { merchantId } = request.params as { merchantId: string };
     const search = ((request.body ?? {}) as { search?: Record<string, unknown> }).search ?? {};
-    const found = [...state.transactions.values()].filter((t) => t.merchantId === merchantId && matches(t, search));
+    const found = [...state.transactions.values()].filter(
+      (t) => t.merchantId === merchantId && matches(t, search),
+    );
     return sendXml(reply, 200, 'credit-card-transactions', {
       $array: 'transaction',
       $type: 'collection',
@@ -261,13 +370,25 @@ export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOp
   app.put('/merchants/:merchantId/transactions/:id/void', async (request, reply) => {
     const { id } = request.params as { id: string };
     const transaction = state.transactions.get(id);
-    if (!transaction) return reply.status(404).header('content-type', 'application/xml; charset=utf-8').send('');
+    if (!transaction)
+      return reply.status(404).header('content-type', 'application/xml; charset=utf-8').send('');
     if (transaction.status !== 'authorized' && transaction.status !== 'submitted_for_settlement') {
-      return validationError(reply, 'transaction', [{ code: '91504', attribute: 'base', message: 'Transaction can only be voided if status is authorized, submitted_for_settlement, or - for PayPal - settlement_pending.' }]);
+      return validationError(reply, 'transaction', [
+        {
+          code: '91504',
+          attribute: 'base',
+          message:
+            'Transaction can only be voided if status is authorized, submitted_for_settlement, or - for PayPal - settlement_pending.',
+        },
+      ]);
     }
     transaction.status = 'voided';
     transaction.updatedAt = new Date();
-    transaction.statusHistory.push({ status: 'voided', amount: transaction.amount, timestamp: transaction.updatedAt });
+    transaction.statusHistory.push({
+      status: 'voided',
+      amount: transaction.amount,
+      timestamp: transaction.updatedAt,
+    });
     options.record({ target: 'braintree.sale', key: transaction.orderId, outcome: 'voided' });
     return sendXml(reply, 200, 'transaction', transactionXml(transaction));
   });
@@ -275,9 +396,12 @@ export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOp
   app.post('/merchants/:merchantId/transactions/:id/refund', async (request, reply) => {
     const { merchantId, id } = request.params as { merchantId: string; id: string };
     const transaction = state.transactions.get(id);
-    if (!transaction) return reply.status(404).header('content-type', 'application/xml; charset=utf-8').send('');
+    if (!transaction)
+      return reply.status(404).header('content-type', 'application/xml; charset=utf-8').send('');
     if (transaction.status !== 'settled' && transaction.status !== 'settling') {
-      return validationError(reply, 'transaction', [{ code: '91506', attribute: 'base', message: 'Cannot refund a transaction unless it is settled.' }]);
+      return validationError(reply, 'transaction', [
+        { code: '91506', attribute: 'base', message: 'Cannot refund a transaction unless it is settled.' },
+      ]);
     }
     const now = new Date();
     const refund: EmulatedTransaction = {
@@ -315,7 +439,11 @@ export const WEBHOOK_KINDS = [
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
 /** A signed notification about one of the emulator's transactions, in the form Braintree posts it. */
-export function buildWebhook(transaction: EmulatedTransaction, kind: WebhookKind, keys: { publicKey: string; privateKey: string }): { bt_signature: string; bt_payload: string } {
+export function buildWebhook(
+  transaction: EmulatedTransaction,
+  kind: WebhookKind,
+  keys: { publicKey: string; privateKey: string },
+): { bt_signature: string; bt_payload: string } {
   let subject: XmlNode;
   if (kind.startsWith('transaction_')) {
     subject = { transaction: transactionXml(transaction) };

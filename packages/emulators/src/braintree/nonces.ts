@@ -1,13 +1,27 @@
 // Braintree's published test nonces and test amounts, and what each one does to a sale.
-export type Instrument = 'credit_card' | 'paypal_account' | 'venmo_account' | 'apple_pay_card' | 'android_pay_card';
+export type Instrument =
+  'credit_card' | 'paypal_account' | 'venmo_account' | 'apple_pay_card' | 'android_pay_card';
 
 export type NonceOutcome =
   | { kind: 'approved'; instrument: Instrument; cardType?: string; last4?: string; bin?: string }
-  | { kind: 'processor_declined'; instrument: Instrument; code: string; text: string; cardType?: string; last4?: string; bin?: string }
+  | {
+      kind: 'processor_declined';
+      instrument: Instrument;
+      code: string;
+      text: string;
+      cardType?: string;
+      last4?: string;
+      bin?: string;
+    }
   | { kind: 'gateway_rejected'; instrument: Instrument; reason: string }
   | { kind: 'validation'; code: string; attribute: string; message: string };
 
-const card = (cardType: string, bin: string, last4: string) => ({ instrument: 'credit_card' as const, cardType, bin, last4 });
+const card = (cardType: string, bin: string, last4: string) => ({
+  instrument: 'credit_card' as const,
+  cardType,
+  bin,
+  last4,
+});
 
 export const TEST_NONCES: Record<string, NonceOutcome> = {
   'fake-valid-nonce': { kind: 'approved', ...card('Visa', '401288', '1881') },
@@ -37,15 +51,58 @@ export const TEST_NONCES: Record<string, NonceOutcome> = {
   'fake-android-pay-visa-nonce': { kind: 'approved', instrument: 'android_pay_card' },
   'fake-android-pay-mastercard-nonce': { kind: 'approved', instrument: 'android_pay_card' },
   'fake-google-pay-nonce': { kind: 'approved', instrument: 'android_pay_card' },
-  'fake-processor-declined-visa-nonce': { kind: 'processor_declined', code: '2000', text: 'Do Not Honor', ...card('Visa', '400011', '0002') },
-  'fake-processor-declined-mastercard-nonce': { kind: 'processor_declined', code: '2000', text: 'Do Not Honor', ...card('MasterCard', '510510', '5100') },
-  'fake-processor-declined-amex-nonce': { kind: 'processor_declined', code: '2000', text: 'Do Not Honor', ...card('American Express', '378734', '1000') },
-  'fake-processor-declined-discover-nonce': { kind: 'processor_declined', code: '2000', text: 'Do Not Honor', ...card('Discover', '601100', '0004') },
-  'fake-processor-failure-jcb-nonce': { kind: 'processor_declined', code: '3000', text: 'Processor Network Unavailable - Try Again', ...card('JCB', '353011', '3000') },
-  'fake-gateway-rejected-fraud-nonce': { kind: 'gateway_rejected', instrument: 'credit_card', reason: 'fraud' },
-  'fake-gateway-rejected-kount-nonce': { kind: 'gateway_rejected', instrument: 'credit_card', reason: 'risk_threshold' },
-  'fake-consumed-nonce': { kind: 'validation', code: '93107', attribute: 'payment_method_nonce', message: 'Cannot use a payment_method_nonce more than once.' },
-  'fake-luhn-invalid-nonce': { kind: 'validation', code: '81715', attribute: 'number', message: 'Credit card number is invalid.' },
+  'fake-processor-declined-visa-nonce': {
+    kind: 'processor_declined',
+    code: '2000',
+    text: 'Do Not Honor',
+    ...card('Visa', '400011', '0002'),
+  },
+  'fake-processor-declined-mastercard-nonce': {
+    kind: 'processor_declined',
+    code: '2000',
+    text: 'Do Not Honor',
+    ...card('MasterCard', '510510', '5100'),
+  },
+  'fake-processor-declined-amex-nonce': {
+    kind: 'processor_declined',
+    code: '2000',
+    text: 'Do Not Honor',
+    ...card('American Express', '378734', '1000'),
+  },
+  'fake-processor-declined-discover-nonce': {
+    kind: 'processor_declined',
+    code: '2000',
+    text: 'Do Not Honor',
+    ...card('Discover', '601100', '0004'),
+  },
+  'fake-processor-failure-jcb-nonce': {
+    kind: 'processor_declined',
+    code: '3000',
+    text: 'Processor Network Unavailable - Try Again',
+    ...card('JCB', '353011', '3000'),
+  },
+  'fake-gateway-rejected-fraud-nonce': {
+    kind: 'gateway_rejected',
+    instrument: 'credit_card',
+    reason: 'fraud',
+  },
+  'fake-gateway-rejected-kount-nonce': {
+    kind: 'gateway_rejected',
+    instrument: 'credit_card',
+    reason: 'risk_threshold',
+  },
+  'fake-consumed-nonce': {
+    kind: 'validation',
+    code: '93107',
+    attribute: 'payment_method_nonce',
+    message: 'Cannot use a payment_method_nonce more than once.',
+  },
+  'fake-luhn-invalid-nonce': {
+    kind: 'validation',
+    code: '81715',
+    attribute: 'number',
+    message: 'Credit card number is invalid.',
+  },
 };
 
 export const UNKNOWN_NONCE: NonceOutcome = {
@@ -56,12 +113,18 @@ export const UNKNOWN_NONCE: NonceOutcome = {
 };
 
 /** Braintree's test amounts: 2000.00–2999.99 decline with that code, 3000.00–3000.99 fail, 5001.00 is rejected. */
-export function amountOutcome(cents: number): { kind: 'processor_declined'; code: string; text: string } | { kind: 'gateway_rejected'; reason: string } | undefined {
+export function amountOutcome(
+  cents: number,
+):
+  | { kind: 'processor_declined'; code: string; text: string }
+  | { kind: 'gateway_rejected'; reason: string }
+  | undefined {
   if (cents >= 200000 && cents <= 299999) {
     const code = String(Math.floor(cents / 100));
     return { kind: 'processor_declined', code, text: DECLINE_TEXT[code] ?? 'Processor Declined' };
   }
-  if (cents >= 300000 && cents <= 300099) return { kind: 'processor_declined', code: '3000', text: 'Processor Network Unavailable - Try Again' };
+  if (cents >= 300000 && cents <= 300099)
+    return { kind: 'processor_declined', code: '3000', text: 'Processor Network Unavailable - Try Again' };
   if (cents === 500100) return { kind: 'gateway_rejected', reason: 'application_incomplete' };
   return undefined;
 }
@@ -70,7 +133,7 @@ const DECLINE_TEXT: Record<string, string> = {
   '2000': 'Do Not Honor',
   '2001': 'Insufficient Funds',
   '2002': 'Limit Exceeded',
-  '2003': 'Cardholder\'s Activity Limit Exceeded',
+  '2003': "Cardholder's Activity Limit Exceeded",
   '2004': 'Expired Card',
   '2005': 'Invalid Credit Card Number',
   '2006': 'Invalid Expiration Date',

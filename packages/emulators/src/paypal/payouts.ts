@@ -32,8 +32,22 @@ export class PayPalState {
 
 const upperId = (length: number) => randomBytes(length).toString('hex').toUpperCase().slice(0, length);
 
-function paypalError(reply: FastifyReply, status: number, name: string, message: string, details: { field?: string; issue: string; location?: string }[] = [], links: unknown[] = []) {
-  return reply.status(status).send({ name, message, debug_id: upperId(13).toLowerCase(), details, links, information_link: `https://developer.paypal.com/docs/api/payments.payouts-batch/#errors` });
+function paypalError(
+  reply: FastifyReply,
+  status: number,
+  name: string,
+  message: string,
+  details: { field?: string; issue: string; location?: string }[] = [],
+  links: unknown[] = [],
+) {
+  return reply.status(status).send({
+    name,
+    message,
+    debug_id: upperId(13).toLowerCase(),
+    details,
+    links,
+    information_link: `https://developer.paypal.com/docs/api/payments.payouts-batch/#errors`,
+  });
 }
 
 export interface PayPalOptions {
@@ -41,7 +55,14 @@ export interface PayPalOptions {
   faults: Faults;
   publicUrl: () => string;
   record: (call: { target: FaultTarget; key: string | null; outcome: string }) => void;
-  applyFault: (target: FaultTarget, request: FastifyRequest, reply: FastifyReply, effect?: () => void, given?: Fault, key?: string | null) => Promise<boolean>;
+  applyFault: (
+    target: FaultTarget,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    effect?: () => void,
+    given?: Fault,
+    key?: string | null,
+  ) => Promise<boolean>;
 }
 
 function batchView(payout: EmulatedPayout, publicUrl: string, detailed: boolean) {
@@ -49,10 +70,23 @@ function batchView(payout: EmulatedPayout, publicUrl: string, detailed: boolean)
     payout_batch_id: payout.payoutBatchId,
     batch_status: detailed ? 'SUCCESS' : 'PENDING',
     time_created: payout.createdAt.toISOString(),
-    ...(detailed ? { time_completed: payout.createdAt.toISOString(), amount: payout.amount, fees: { currency: payout.amount.currency, value: '0.00' } } : {}),
+    ...(detailed
+      ? {
+          time_completed: payout.createdAt.toISOString(),
+          amount: payout.amount,
+          fees: { currency: payout.amount.currency, value: '0.00' },
+        }
+      : {}),
     sender_batch_header: { sender_batch_id: payout.senderBatchId, email_subject: 'You have a payout!' },
   };
-  const links = [{ href: `${publicUrl}/v1/payments/payouts/${payout.payoutBatchId}`, rel: 'self', method: 'GET', encType: 'application/json' }];
+  const links = [
+    {
+      href: `${publicUrl}/v1/payments/payouts/${payout.payoutBatchId}`,
+      rel: 'self',
+      method: 'GET',
+      encType: 'application/json',
+    },
+  ];
   if (!detailed) return { batch_header: header, links };
   return {
     batch_header: header,
@@ -63,9 +97,21 @@ function batchView(payout: EmulatedPayout, publicUrl: string, detailed: boolean)
         transaction_status: 'SUCCESS',
         payout_batch_id: payout.payoutBatchId,
         payout_item_fee: { currency: payout.amount.currency, value: '0.00' },
-        payout_item: { recipient_type: 'EMAIL', amount: payout.amount, note: payout.note, receiver: payout.receiver, sender_item_id: payout.senderItemId },
+        payout_item: {
+          recipient_type: 'EMAIL',
+          amount: payout.amount,
+          note: payout.note,
+          receiver: payout.receiver,
+          sender_item_id: payout.senderItemId,
+        },
         time_processed: payout.createdAt.toISOString(),
-        links: [{ href: `${publicUrl}/v1/payments/payouts-item/${payout.payoutItemId}`, rel: 'item', method: 'GET' }],
+        links: [
+          {
+            href: `${publicUrl}/v1/payments/payouts-item/${payout.payoutItemId}`,
+            rel: 'item',
+            method: 'GET',
+          },
+        ],
       },
     ],
     links,
@@ -75,21 +121,32 @@ function batchView(payout: EmulatedPayout, publicUrl: string, detailed: boolean)
 export async function paypalRoutes(app: FastifyInstance, options: PayPalOptions): Promise<void> {
   const { state } = options;
 
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(String(body))));
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(String(body))));
+    },
+  );
 
   app.post('/v1/oauth2/token', async (request, reply) => {
     if (await options.applyFault('paypal.oauth', request, reply)) return reply;
     const match = /^Basic (.+)$/.exec(request.headers.authorization ?? '');
     const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
-    const [clientId, secret] = [decoded.slice(0, decoded.indexOf(':')), decoded.slice(decoded.indexOf(':') + 1)];
+    const [clientId, secret] = [
+      decoded.slice(0, decoded.indexOf(':')),
+      decoded.slice(decoded.indexOf(':') + 1),
+    ];
     if (!match || !clientId || !secret || decoded.indexOf(':') < 0) {
-      return reply.status(401).send({ error: 'invalid_client', error_description: 'Client Authentication failed' });
+      return reply
+        .status(401)
+        .send({ error: 'invalid_client', error_description: 'Client Authentication failed' });
     }
     const grant = (request.body as Record<string, string> | undefined)?.grant_type;
     if (grant !== 'client_credentials') {
-      return reply.status(400).send({ error: 'unsupported_grant_type', error_description: 'Grant Type is NULL or not supported' });
+      return reply
+        .status(400)
+        .send({ error: 'unsupported_grant_type', error_description: 'Grant Type is NULL or not supported' });
     }
     const accessToken = `A21AA${randomBytes(24).toString('base64url')}`;
     const expiresIn = 32_400;
@@ -109,7 +166,9 @@ export async function paypalRoutes(app: FastifyInstance, options: PayPalOptions)
     const match = /^Bearer (.+)$/.exec(request.headers.authorization ?? '');
     const token = match ? state.tokens.get(match[1]!) : undefined;
     if (!token || token.expiresAt < Date.now()) {
-      void reply.status(401).send({ error: 'invalid_token', error_description: 'Token signature verification failed' });
+      void reply
+        .status(401)
+        .send({ error: 'invalid_token', error_description: 'Token signature verification failed' });
       return undefined;
     }
     return token.clientId;
@@ -120,24 +179,50 @@ export async function paypalRoutes(app: FastifyInstance, options: PayPalOptions)
     if (!clientId) return reply;
     const body = (request.body ?? {}) as {
       sender_batch_header?: { sender_batch_id?: unknown };
-      items?: { recipient_type?: string; receiver?: unknown; amount?: { value?: unknown; currency?: unknown }; note?: unknown; sender_item_id?: unknown }[];
+      items?: {
+        recipient_type?: string;
+        receiver?: unknown;
+        amount?: { value?: unknown; currency?: unknown };
+        note?: unknown;
+        sender_item_id?: unknown;
+      }[];
     };
     const senderBatchId = body.sender_batch_header?.sender_batch_id;
     if (typeof senderBatchId !== 'string' || senderBatchId.length === 0 || senderBatchId.length > 256) {
-      return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [{ field: 'sender_batch_header.sender_batch_id', location: 'body', issue: 'Required field missing' }]);
+      return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [
+        { field: 'sender_batch_header.sender_batch_id', location: 'body', issue: 'Required field missing' },
+      ]);
     }
     const items = Array.isArray(body.items) ? body.items : [];
     if (items.length !== 1) {
-      return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [{ field: 'items', location: 'body', issue: 'This emulator takes exactly one item per batch' }]);
+      return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [
+        { field: 'items', location: 'body', issue: 'This emulator takes exactly one item per batch' },
+      ]);
     }
     const item = items[0]!;
     const value = typeof item.amount?.value === 'string' ? item.amount.value : '';
     const match = /^(\d{1,9})\.(\d{2})$/.exec(value);
     if (!match || Number(match[1]) * 100 + Number(match[2]) === 0) {
-      return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [{ field: 'items[0].amount.value', location: 'body', issue: 'Amount must be a positive value with two decimals' }]);
+      return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [
+        {
+          field: 'items[0].amount.value',
+          location: 'body',
+          issue: 'Amount must be a positive value with two decimals',
+        },
+      ]);
     }
-    if (typeof item.receiver !== 'string' || item.receiver.length > 254 || !/^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/.test(item.receiver)) {
-      return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [{ field: 'items[0].receiver', location: 'body', issue: 'Receiver is invalid or does not match with type' }]);
+    if (
+      typeof item.receiver !== 'string' ||
+      item.receiver.length > 254 ||
+      !/^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/.test(item.receiver)
+    ) {
+      return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [
+        {
+          field: 'items[0].receiver',
+          location: 'body',
+          issue: 'Receiver is invalid or does not match with type',
+        },
+      ]);
     }
     const currency = typeof item.amount?.currency === 'string' ? item.amount.currency : 'EUR';
 
@@ -147,8 +232,21 @@ export async function paypalRoutes(app: FastifyInstance, options: PayPalOptions)
         400,
         'USER_BUSINESS_ERROR',
         'User business error.',
-        [{ field: 'SENDER_BATCH_ID', location: 'body', issue: `Batch with given sender_batch_id already exists` }],
-        [{ href: `${options.publicUrl()}/v1/payments/payouts/${existing.payoutBatchId}`, rel: 'self', method: 'GET', encType: 'application/json' }],
+        [
+          {
+            field: 'SENDER_BATCH_ID',
+            location: 'body',
+            issue: `Batch with given sender_batch_id already exists`,
+          },
+        ],
+        [
+          {
+            href: `${options.publicUrl()}/v1/payments/payouts/${existing.payoutBatchId}`,
+            rel: 'self',
+            method: 'GET',
+            encType: 'application/json',
+          },
+        ],
       );
 
     const existingId = state.bySenderBatchId.get(senderBatchId);
@@ -180,7 +278,8 @@ export async function paypalRoutes(app: FastifyInstance, options: PayPalOptions)
       options.record({ target: 'paypal.payouts', key: senderBatchId, outcome: 'duplicate (injected)' });
       return duplicate(payout);
     }
-    if (fault && (await options.applyFault('paypal.payouts', request, reply, effect, fault, senderBatchId))) return reply;
+    if (fault && (await options.applyFault('paypal.payouts', request, reply, effect, fault, senderBatchId)))
+      return reply;
     effect();
     options.record({ target: 'paypal.payouts', key: senderBatchId, outcome: 'paid' });
     return reply.status(201).send(batchView(payout, options.publicUrl(), false));
@@ -190,7 +289,10 @@ export async function paypalRoutes(app: FastifyInstance, options: PayPalOptions)
     if (!authorize(request, reply)) return reply;
     if (await options.applyFault('paypal.getBatch', request, reply)) return reply;
     const payout = state.payouts.get((request.params as { id: string }).id);
-    if (!payout) return paypalError(reply, 404, 'RESOURCE_NOT_FOUND', 'The requested resource was not found.', [{ issue: 'Batch not found' }]);
+    if (!payout)
+      return paypalError(reply, 404, 'RESOURCE_NOT_FOUND', 'The requested resource was not found.', [
+        { issue: 'Batch not found' },
+      ]);
     return batchView(payout, options.publicUrl(), true);
   });
 }

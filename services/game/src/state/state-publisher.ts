@@ -50,7 +50,10 @@ export function startStatePublisher(
     const data = encoder.encode(JSON.stringify(stateEvent(state, clock())));
     const trace = pendingTrace;
     pendingTrace = undefined;
-    if (trace) void publishTraced(SUBJECTS.gameState, trace, (headers) => nats.nc.publish(SUBJECTS.gameState, data, { headers }));
+    if (trace)
+      void publishTraced(SUBJECTS.gameState, trace, (headers) =>
+        nats.nc.publish(SUBJECTS.gameState, data, { headers }),
+      );
     else nats.nc.publish(SUBJECTS.gameState, data);
     options.onPublished?.();
   };

@@ -2,14 +2,33 @@
 // between us and Braintree, and credit it once. The purchase id is the order id at the provider, so a
 // call whose answer was lost is found there again (reconciliation) instead of being charged again.
 import { createHash } from 'node:crypto';
-import { type CheckoutRequest, type CheckoutResponse, errorBody, formatEuroAmount, makeEvent, packById, packForAmount, type PackId, PACKS, SUBJECTS } from '@omc/contracts';
+import {
+  type CheckoutRequest,
+  type CheckoutResponse,
+  errorBody,
+  formatEuroAmount,
+  makeEvent,
+  packById,
+  packForAmount,
+  type PackId,
+  PACKS,
+  SUBJECTS,
+} from '@omc/contracts';
 import { badRequest, conflict, enqueueEvent } from '@omc/service-kit';
 import type { Deps } from '../deps.js';
 import { ACCOUNTS } from '../ledger/accounts.js';
 import { postMovement } from '../ledger/ledger.repo.js';
 import type { PaymentsMetrics } from '../metrics.js';
 import { isApproved, type ProviderTransaction } from '../providers/braintree.js';
-import { abandonedPurchases, claimPurchase, findOrCreatePurchase, finishPurchase, getPurchase, releasePurchase, type Purchase } from './purchases.repo.js';
+import {
+  abandonedPurchases,
+  claimPurchase,
+  findOrCreatePurchase,
+  finishPurchase,
+  getPurchase,
+  releasePurchase,
+  type Purchase,
+} from './purchases.repo.js';
 
 export interface CheckoutResult {
   status: 200 | 409 | 502;
@@ -18,7 +37,10 @@ export interface CheckoutResult {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function splitPrice(priceCents: number, potSharePercent: number): { potShareCents: number; houseShareCents: number } {
+export function splitPrice(
+  priceCents: number,
+  potSharePercent: number,
+): { potShareCents: number; houseShareCents: number } {
   const potShareCents = Math.floor((priceCents * potSharePercent) / 100);
   return { potShareCents, houseShareCents: priceCents - potShareCents };
 }
@@ -38,7 +60,10 @@ export class CheckoutService {
   async checkout(userId: string, request: CheckoutRequest): Promise<CheckoutResult> {
     const pack = packForAmount(request.amount);
     if (!pack) {
-      throw badRequest(`amount must be the price of a pack (${PACKS.map((p) => formatEuroAmount(p.priceCents)).join(', ')}); got "${request.amount}"`, 'amount');
+      throw badRequest(
+        `amount must be the price of a pack (${PACKS.map((p) => formatEuroAmount(p.priceCents)).join(', ')}); got "${request.amount}"`,
+        'amount',
+      );
     }
     const nonceHash = createHash('sha256').update(request.paymentMethodNonce).digest('hex');
     const purchase = await findOrCreatePurchase(this.deps.db, {
@@ -49,7 +74,10 @@ export class CheckoutService {
       amountCents: pack.priceCents,
     });
     if (purchase.user_id !== userId || purchase.pack_id !== pack.id || purchase.nonce_hash !== nonceHash) {
-      throw conflict('idempotencyKey was already used for a different checkout; use a new key for a new purchase', 'idempotencyKey');
+      throw conflict(
+        'idempotencyKey was already used for a different checkout; use a new key for a new purchase',
+        'idempotencyKey',
+      );
     }
 
     // Wait for whoever is calling the provider for this purchase, or take the call ourselves.
@@ -60,7 +88,13 @@ export class CheckoutService {
       const attempt = await claimPurchase(this.deps.db, purchase.id, this.leaseMs);
       if (attempt !== undefined) return this.attempt(current, attempt, request.paymentMethodNonce);
       if (Date.now() > deadline) {
-        return { status: 409, body: errorBody('This payment is still being processed; try again in a moment with the same idempotencyKey.', { success: false as const }) };
+        return {
+          status: 409,
+          body: errorBody(
+            'This payment is still being processed; try again in a moment with the same idempotencyKey.',
+            { success: false as const },
+          ),
+        };
       }
       await sleep(50);
     }
@@ -68,7 +102,14 @@ export class CheckoutService {
 
   private answer(purchase: Purchase): CheckoutResult {
     if (purchase.status === 'succeeded') {
-      return { status: 200, body: { success: true, transactionId: purchase.provider_transaction_id!, clicks: packById(purchase.pack_id as PackId).clicks } };
+      return {
+        status: 200,
+        body: {
+          success: true,
+          transactionId: purchase.provider_transaction_id!,
+          clicks: packById(purchase.pack_id as PackId).clicks,
+        },
+      };
     }
     const error = purchase.error ?? 'The payment did not go through. Nothing was charged.';
     return { status: 200, body: errorBody(error, { success: false as const }) };
@@ -87,7 +128,11 @@ export class CheckoutService {
       try {
         found = await this.deps.payments.findByOrderId(purchase.id);
       } catch (error) {
-        await releasePurchase(this.deps.db, purchase.id, `reconciliation failed: ${(error as Error).message}`);
+        await releasePurchase(
+          this.deps.db,
+          purchase.id,
+          `reconciliation failed: ${(error as Error).message}`,
+        );
         this.metrics.checkouts.inc({ outcome: 'unavailable' });
         return this.unavailable((error as Error).message);
       }
@@ -97,16 +142,26 @@ export class CheckoutService {
 
     let result;
     try {
-      result = await this.deps.payments.sale({ amount: formatEuroAmount(pack.priceCents), nonce, orderId: purchase.id });
+      result = await this.deps.payments.sale({
+        amount: formatEuroAmount(pack.priceCents),
+        nonce,
+        orderId: purchase.id,
+      });
     } catch (error) {
       // No answer: the charge may or may not exist. Ask Braintree by our order id.
-      this.deps.log.warn({ purchaseId: purchase.id, err: (error as Error).message }, 'Braintree sale without an answer; reconciling by order id');
+      this.deps.log.warn(
+        { purchaseId: purchase.id, err: (error as Error).message },
+        'Braintree sale without an answer; reconciling by order id',
+      );
       try {
         const found = await this.deps.payments.findByOrderId(purchase.id);
         const settled = await this.settleFromProvider(purchase, found);
         if (settled) return settled;
       } catch (searchError) {
-        this.deps.log.warn({ purchaseId: purchase.id, err: (searchError as Error).message }, 'reconciliation search failed');
+        this.deps.log.warn(
+          { purchaseId: purchase.id, err: (searchError as Error).message },
+          'reconciliation search failed',
+        );
       }
       // Keep the lease: the unanswered call could still land while it lasts, and a retry then finds it.
       this.metrics.checkouts.inc({ outcome: 'unavailable' });
@@ -118,27 +173,48 @@ export class CheckoutService {
       result.kind === 'declined'
         ? `The payment was declined: ${result.message}. Nothing was charged.`
         : `The payment method was not accepted: ${result.message} Nothing was charged.`;
-    await finishPurchase(this.deps.db, purchase.id, { status: result.kind === 'declined' ? 'declined' : 'failed', providerTransactionId: result.kind === 'declined' ? (result.transaction?.id ?? null) : null, error: message });
+    await finishPurchase(this.deps.db, purchase.id, {
+      status: result.kind === 'declined' ? 'declined' : 'failed',
+      providerTransactionId: result.kind === 'declined' ? (result.transaction?.id ?? null) : null,
+      error: message,
+    });
     this.metrics.checkouts.inc({ outcome: result.kind });
     return this.answer((await getPurchase(this.deps.db, purchase.id))!);
   }
 
   /** Applies what Braintree holds for this order id; undefined when it holds nothing. */
-  private async settleFromProvider(purchase: Purchase, found: ProviderTransaction[]): Promise<CheckoutResult | undefined> {
+  private async settleFromProvider(
+    purchase: Purchase,
+    found: ProviderTransaction[],
+  ): Promise<CheckoutResult | undefined> {
     const approved = found.filter(isApproved);
     if (approved.length > 0) {
       const [keep, ...extra] = approved;
       // Two charges for one order id can only come from a lost answer racing a retry: keep one, void the rest.
       for (const duplicate of extra) {
-        this.deps.log.error({ purchaseId: purchase.id, transactionId: duplicate.id }, 'second charge for one purchase; voiding it');
-        await this.deps.payments.void(duplicate.id).catch((error) => this.deps.log.error({ err: error, transactionId: duplicate.id }, 'void failed; refund it by hand'));
+        this.deps.log.error(
+          { purchaseId: purchase.id, transactionId: duplicate.id },
+          'second charge for one purchase; voiding it',
+        );
+        await this.deps.payments
+          .void(duplicate.id)
+          .catch((error) =>
+            this.deps.log.error(
+              { err: error, transactionId: duplicate.id },
+              'void failed; refund it by hand',
+            ),
+          );
       }
       return this.complete(purchase, keep!);
     }
     if (found.length > 0) {
       const last = found[found.length - 1]!;
       const message = `The payment was declined (${last.status}). Nothing was charged.`;
-      await finishPurchase(this.deps.db, purchase.id, { status: 'declined', providerTransactionId: last.id, error: message });
+      await finishPurchase(this.deps.db, purchase.id, {
+        status: 'declined',
+        providerTransactionId: last.id,
+        error: message,
+      });
       this.metrics.checkouts.inc({ outcome: 'declined' });
       return this.answer((await getPurchase(this.deps.db, purchase.id))!);
     }
@@ -148,9 +224,16 @@ export class CheckoutService {
   /** One database transaction: the purchase succeeds, the ledger moves, the event is queued. */
   private async complete(purchase: Purchase, transaction: ProviderTransaction): Promise<CheckoutResult> {
     const pack = packById(purchase.pack_id as PackId);
-    const { potShareCents, houseShareCents } = splitPrice(purchase.amount_cents, this.deps.config.POT_SHARE_PERCENT);
+    const { potShareCents, houseShareCents } = splitPrice(
+      purchase.amount_cents,
+      this.deps.config.POT_SHARE_PERCENT,
+    );
     const completed = await this.deps.db.transaction().execute(async (trx) => {
-      const finished = await finishPurchase(trx, purchase.id, { status: 'succeeded', providerTransactionId: transaction.id, error: null });
+      const finished = await finishPurchase(trx, purchase.id, {
+        status: 'succeeded',
+        providerTransactionId: transaction.id,
+        error: null,
+      });
       if (!finished) return false;
       await postMovement(trx, {
         kind: 'purchase',
@@ -192,7 +275,9 @@ export class CheckoutService {
    * Settles purchases left pending by a crash or an abandoned retry: found at Braintree, they are
    * credited; not found long after the last call could have landed, they failed.
    */
-  async reconcilePending(options: { minAgeMs?: number; giveUpAfterMs?: number } = {}): Promise<{ completed: number; failed: number }> {
+  async reconcilePending(
+    options: { minAgeMs?: number; giveUpAfterMs?: number } = {},
+  ): Promise<{ completed: number; failed: number }> {
     const giveUpAfterMs = options.giveUpAfterMs ?? 10 * 60_000;
     let completed = 0;
     let failed = 0;
@@ -208,13 +293,21 @@ export class CheckoutService {
         }
         const age = Date.now() - new Date(purchase.updated_at).getTime();
         if (age >= giveUpAfterMs) {
-          await finishPurchase(this.deps.db, purchase.id, { status: 'failed', providerTransactionId: null, error: 'The payment never reached the provider. Nothing was charged.' });
+          await finishPurchase(this.deps.db, purchase.id, {
+            status: 'failed',
+            providerTransactionId: null,
+            error: 'The payment never reached the provider. Nothing was charged.',
+          });
           failed++;
         } else {
           await releasePurchase(this.deps.db, purchase.id, 'not found at the provider yet');
         }
       } catch (error) {
-        await releasePurchase(this.deps.db, purchase.id, `reconciliation failed: ${(error as Error).message}`);
+        await releasePurchase(
+          this.deps.db,
+          purchase.id,
+          `reconciliation failed: ${(error as Error).message}`,
+        );
       }
     }
     return { completed, failed };

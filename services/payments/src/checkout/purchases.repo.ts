@@ -19,13 +19,27 @@ export async function findOrCreatePurchase(
       const key = `key:${input.userId}:${input.idempotencyKey}`;
       await trx
         .insertInto('purchases')
-        .values({ id: randomUUID(), user_id: input.userId, idempotency_key: key, nonce_hash: input.nonceHash, pack_id: input.packId, amount_cents: input.amountCents, status: 'pending' })
+        .values({
+          id: randomUUID(),
+          user_id: input.userId,
+          idempotency_key: key,
+          nonce_hash: input.nonceHash,
+          pack_id: input.packId,
+          amount_cents: input.amountCents,
+          status: 'pending',
+        })
         .onConflict((oc) => oc.column('idempotency_key').doNothing())
         .execute();
-      return trx.selectFrom('purchases').selectAll().where('idempotency_key', '=', key).executeTakeFirstOrThrow();
+      return trx
+        .selectFrom('purchases')
+        .selectAll()
+        .where('idempotency_key', '=', key)
+        .executeTakeFirstOrThrow();
     }
     // Serialise this user's checkouts with this nonce, then reuse a recent one or start a new one.
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`${input.userId}:${input.nonceHash}`}, 0))`.execute(trx);
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`${input.userId}:${input.nonceHash}`}, 0))`.execute(
+      trx,
+    );
     const recent = await trx
       .selectFrom('purchases')
       .selectAll()
@@ -40,7 +54,15 @@ export async function findOrCreatePurchase(
     const id = randomUUID();
     return trx
       .insertInto('purchases')
-      .values({ id, user_id: input.userId, idempotency_key: `nonce:${input.userId}:${input.nonceHash}:${id}`, nonce_hash: input.nonceHash, pack_id: input.packId, amount_cents: input.amountCents, status: 'pending' })
+      .values({
+        id,
+        user_id: input.userId,
+        idempotency_key: `nonce:${input.userId}:${input.nonceHash}:${id}`,
+        nonce_hash: input.nonceHash,
+        pack_id: input.packId,
+        amount_cents: input.amountCents,
+        status: 'pending',
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
   });
@@ -57,7 +79,11 @@ export async function getPurchase(db: Db, id: string): Promise<Purchase | undefi
 export async function claimPurchase(db: Db, id: string, leaseMs: number): Promise<number | undefined> {
   const row = await db
     .updateTable('purchases')
-    .set({ attempts: sql`attempts + 1`, lease_until: sql`now() + make_interval(secs => ${leaseMs / 1000})`, updated_at: sql`now()` })
+    .set({
+      attempts: sql`attempts + 1`,
+      lease_until: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
+      updated_at: sql`now()`,
+    })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', sql<Date>`now()`)]))
@@ -67,18 +93,33 @@ export async function claimPurchase(db: Db, id: string, leaseMs: number): Promis
 }
 
 export async function releasePurchase(db: Db, id: string, error: string): Promise<void> {
-  await db.updateTable('purchases').set({ lease_until: null, error, updated_at: sql`now()` }).where('id', '=', id).where('status', '=', 'pending').execute();
+  await db
+    .updateTable('purchases')
+    .set({ lease_until: null, error, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 /** Moves a pending purchase to its final state; false when it was no longer pending (someone else finished it). */
 export async function finishPurchase(
   trx: Db,
   id: string,
-  outcome: { status: 'succeeded' | 'declined' | 'failed'; providerTransactionId: string | null; error: string | null },
+  outcome: {
+    status: 'succeeded' | 'declined' | 'failed';
+    providerTransactionId: string | null;
+    error: string | null;
+  },
 ): Promise<boolean> {
   const row = await trx
     .updateTable('purchases')
-    .set({ status: outcome.status, provider_transaction_id: outcome.providerTransactionId, error: outcome.error, lease_until: null, updated_at: sql`now()` })
+    .set({
+      status: outcome.status,
+      provider_transaction_id: outcome.providerTransactionId,
+      error: outcome.error,
+      lease_until: null,
+      updated_at: sql`now()`,
+    })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .returning('id')

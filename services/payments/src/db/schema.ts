@@ -8,11 +8,30 @@ export type PurchaseStatus = 'pending' | 'succeeded' | 'declined' | 'failed';
 export type PayoutStatus = 'pending' | 'completed' | 'failed';
 
 export interface Database extends OutboxTable {
-  users: { id: string; username: string | null; email: string | null; role: string; role_changed_at: NullableTimestamp; deleted_at: NullableTimestamp; updated_at: Timestamp };
+  users: {
+    id: string;
+    username: string | null;
+    email: string | null;
+    role: string;
+    role_changed_at: NullableTimestamp;
+    deleted_at: NullableTimestamp;
+    updated_at: Timestamp;
+  };
   payees: { user_id: string; paypal_email: string; updated_at: Timestamp };
   accounts: { id: string; kind: 'external' | 'internal'; user_id: string | null; created_at: Timestamp };
-  ledger_transactions: { id: string; kind: 'purchase' | 'round_won' | 'payout'; reference: string; created_at: Timestamp };
-  ledger_entries: { id: Generated<number>; transaction_id: string; account_id: string; amount_cents: number; created_at: Timestamp };
+  ledger_transactions: {
+    id: string;
+    kind: 'purchase' | 'round_won' | 'payout';
+    reference: string;
+    created_at: Timestamp;
+  };
+  ledger_entries: {
+    id: Generated<number>;
+    transaction_id: string;
+    account_id: string;
+    amount_cents: number;
+    created_at: Timestamp;
+  };
   purchases: {
     id: string;
     user_id: string;
@@ -45,6 +64,13 @@ export interface Database extends OutboxTable {
     created_at: Timestamp;
     completed_at: NullableTimestamp;
   };
-  round_wins: { round: number; winner_user_id: string; pot_cents: number; credited_cents: number; event_id: string; created_at: Timestamp };
+  round_wins: {
+    round: number;
+    winner_user_id: string;
+    pot_cents: number;
+    credited_cents: number;
+    event_id: string;
+    created_at: Timestamp;
+  };
   webhook_events: { id: string; kind: string; subject_id: string | null; received_at: Timestamp };
 }

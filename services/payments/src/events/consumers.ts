@@ -16,7 +16,13 @@ export async function startConsumers(deps: Deps, metrics: PaymentsMetrics): Prom
     nats: deps.nats,
     stream: STREAMS.auth.name,
     durable: 'payments-users',
-    subjects: [SUBJECTS.userRegistered, SUBJECTS.userRoleChanged, SUBJECTS.userRenamed, SUBJECTS.userEmailChanged, SUBJECTS.userDeleted],
+    subjects: [
+      SUBJECTS.userRegistered,
+      SUBJECTS.userRoleChanged,
+      SUBJECTS.userRenamed,
+      SUBJECTS.userEmailChanged,
+      SUBJECTS.userDeleted,
+    ],
     log: deps.log,
     onResult,
     handle: async (event) => {
@@ -31,7 +37,9 @@ export async function startConsumers(deps: Deps, metrics: PaymentsMetrics): Prom
     log: deps.log,
     onResult,
     handle: async (event) => {
-      await processOnce(deps.db, event, (trx) => applyRoundWon(trx, event as EventEnvelope<typeof SUBJECTS.roundWon>, deps.log));
+      await processOnce(deps.db, event, (trx) =>
+        applyRoundWon(trx, event as EventEnvelope<typeof SUBJECTS.roundWon>, deps.log),
+      );
     },
   });
   return [users, wins];

@@ -48,7 +48,8 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
     join ledger_transactions t on t.reference = 'purchase:' || p.id::text
     join ledger_entries e on e.transaction_id = t.id and e.account_id = 'external:braintree'
     group by p.id, p.amount_cents having -sum(e.amount_cents) <> p.amount_cents`.execute(db);
-  for (const row of wrongPrice.rows) problems.push(`purchase ${row.id} charged ${row.amount_cents} but posted ${row.cash_in}`);
+  for (const row of wrongPrice.rows)
+    problems.push(`purchase ${row.id} charged ${row.amount_cents} but posted ${row.cash_in}`);
 
   const payoutMismatch = await sql<{ id: string; problem: string }>`
     select p.id, case when t.id is null then 'completed but not in the ledger' else 'in the ledger but not completed' end as problem
@@ -58,24 +59,39 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
   for (const row of payoutMismatch.rows) problems.push(`payout ${row.id ?? '(unknown)'}: ${row.problem}`);
 
   const pendingTwice = await sql<{ account_id: string }>`
-    select account_id from payouts where status = 'pending' group by account_id having count(*) > 1`.execute(db);
-  for (const row of pendingTwice.rows) problems.push(`account ${row.account_id} has more than one unfinished payout`);
+    select account_id from payouts where status = 'pending' group by account_id having count(*) > 1`.execute(
+    db,
+  );
+  for (const row of pendingTwice.rows)
+    problems.push(`account ${row.account_id} has more than one unfinished payout`);
 
   // Reconciliation with the game: a round whose announced pot exceeded what the ledger's pot held.
   const shortfalls = await sql<{ round: number; pot_cents: number; credited_cents: number }>`
-    select round, pot_cents, credited_cents from round_wins where credited_cents <> pot_cents order by round`.execute(db);
-  for (const row of shortfalls.rows) problems.push(`round ${row.round} was won with a pot of ${row.pot_cents} but the ledger's pot held ${row.credited_cents}`);
+    select round, pot_cents, credited_cents from round_wins where credited_cents <> pot_cents order by round`.execute(
+    db,
+  );
+  for (const row of shortfalls.rows)
+    problems.push(
+      `round ${row.round} was won with a pot of ${row.pot_cents} but the ledger's pot held ${row.credited_cents}`,
+    );
   const roundMismatch = await sql<{ round: number }>`
     select w.round from round_wins w
     left join ledger_transactions t on t.reference = 'round:' || w.round::text
     left join ledger_entries e on e.transaction_id = t.id and e.account_id = 'winnings:' || w.winner_user_id::text
-    group by w.round, w.credited_cents having coalesce(sum(e.amount_cents), 0) <> w.credited_cents`.execute(db);
-  for (const row of roundMismatch.rows) problems.push(`round ${row.round}: the winner's credit in the ledger differs from the win recorded`);
+    group by w.round, w.credited_cents having coalesce(sum(e.amount_cents), 0) <> w.credited_cents`.execute(
+    db,
+  );
+  for (const row of roundMismatch.rows)
+    problems.push(`round ${row.round}: the winner's credit in the ledger differs from the win recorded`);
 
   const balances = await sql<{ account_id: string; cents: number }>`
-    select account_id, sum(amount_cents)::bigint as cents from ledger_entries group by account_id order by account_id`.execute(db);
+    select account_id, sum(amount_cents)::bigint as cents from ledger_entries group by account_id order by account_id`.execute(
+    db,
+  );
   const counts = await sql<{ transactions: number; entries: number }>`
-    select (select count(*) from ledger_transactions)::bigint as transactions, (select count(*) from ledger_entries)::bigint as entries`.execute(db);
+    select (select count(*) from ledger_transactions)::bigint as transactions, (select count(*) from ledger_entries)::bigint as entries`.execute(
+    db,
+  );
   const total = balances.rows.reduce((sum, row) => sum + Number(row.cents), 0);
   if (total !== 0) problems.push(`all accounts together sum to ${total}, not 0`);
 

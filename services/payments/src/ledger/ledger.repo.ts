@@ -22,9 +22,18 @@ export async function ensureAccount(db: Db, accountId: string, userId: string | 
 }
 
 /** Serialises movements on one account until the surrounding transaction ends. */
-export async function lockAccount(trx: Transaction<Database>, accountId: string, userId: string | null = null): Promise<void> {
+export async function lockAccount(
+  trx: Transaction<Database>,
+  accountId: string,
+  userId: string | null = null,
+): Promise<void> {
   await ensureAccount(trx, accountId, userId);
-  await trx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().executeTakeFirstOrThrow();
+  await trx
+    .selectFrom('accounts')
+    .select('id')
+    .where('id', '=', accountId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
 }
 
 /**
@@ -33,7 +42,9 @@ export async function lockAccount(trx: Transaction<Database>, accountId: string,
  */
 export async function postMovement(trx: Transaction<Database>, movement: Movement): Promise<boolean> {
   const entries = movement.entries.filter((e) => e.amountCents !== 0);
-  for (const e of entries) if (!Number.isSafeInteger(e.amountCents)) throw new Error(`ledger amounts are integer cents, got ${e.amountCents}`);
+  for (const e of entries)
+    if (!Number.isSafeInteger(e.amountCents))
+      throw new Error(`ledger amounts are integer cents, got ${e.amountCents}`);
   const sum = entries.reduce((total, e) => total + e.amountCents, 0);
   if (sum !== 0) throw new Error(`ledger movement ${movement.reference} does not balance (sum ${sum})`);
   if (entries.length === 0) return false;
@@ -45,10 +56,17 @@ export async function postMovement(trx: Transaction<Database>, movement: Movemen
     .returning('id')
     .executeTakeFirst();
   if (!inserted) return false;
-  for (const e of entries) await ensureAccount(trx, e.accountId, e.accountId.startsWith('winnings:') ? e.accountId.slice('winnings:'.length) : null);
+  for (const e of entries)
+    await ensureAccount(
+      trx,
+      e.accountId,
+      e.accountId.startsWith('winnings:') ? e.accountId.slice('winnings:'.length) : null,
+    );
   await trx
     .insertInto('ledger_entries')
-    .values(entries.map((e) => ({ transaction_id: id, account_id: e.accountId, amount_cents: e.amountCents })))
+    .values(
+      entries.map((e) => ({ transaction_id: id, account_id: e.accountId, amount_cents: e.amountCents })),
+    )
     .execute();
   return true;
 }

@@ -10,22 +10,40 @@ export async function setPayee(db: Db, userId: string, paypalEmail: string): Pro
   await db
     .insertInto('payees')
     .values({ user_id: userId, paypal_email: paypalEmail })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ paypal_email: paypalEmail, updated_at: sql`now()` }))
+    .onConflict((oc) =>
+      oc.column('user_id').doUpdateSet({ paypal_email: paypalEmail, updated_at: sql`now()` }),
+    )
     .execute();
 }
 
 export async function getPayee(db: Db, userId: string): Promise<string | null> {
-  const row = await db.selectFrom('payees').select('paypal_email').where('user_id', '=', userId).executeTakeFirst();
+  const row = await db
+    .selectFrom('payees')
+    .select('paypal_email')
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return row?.paypal_email ?? null;
 }
 
 export async function pendingPayout(trx: Db, accountId: string): Promise<Payout | undefined> {
-  return trx.selectFrom('payouts').selectAll().where('account_id', '=', accountId).where('status', '=', 'pending').executeTakeFirst();
+  return trx
+    .selectFrom('payouts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
 }
 
 export async function insertPayout(
   trx: Db,
-  input: { userId: string; kind: 'winnings' | 'house'; accountId: string; amountCents: number; paypalEmail: string; leaseMs: number },
+  input: {
+    userId: string;
+    kind: 'winnings' | 'house';
+    accountId: string;
+    amountCents: number;
+    paypalEmail: string;
+    leaseMs: number;
+  },
 ): Promise<Payout> {
   return trx
     .insertInto('payouts')
@@ -57,13 +75,23 @@ export async function claimPayout(trx: Db, id: string, leaseMs: number): Promise
 }
 
 export async function releasePayout(db: Db, id: string, error: string, attempts: number): Promise<void> {
-  await db.updateTable('payouts').set({ lease_until: null, error, attempts: sql`attempts + ${attempts}` }).where('id', '=', id).where('status', '=', 'pending').execute();
+  await db
+    .updateTable('payouts')
+    .set({ lease_until: null, error, attempts: sql`attempts + ${attempts}` })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 export async function finishPayout(
   trx: Db,
   id: string,
-  outcome: { status: 'completed' | 'failed'; providerBatchId: string | null; error: string | null; attempts: number },
+  outcome: {
+    status: 'completed' | 'failed';
+    providerBatchId: string | null;
+    error: string | null;
+    attempts: number;
+  },
 ): Promise<boolean> {
   const row = await trx
     .updateTable('payouts')

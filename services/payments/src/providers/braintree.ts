@@ -18,7 +18,15 @@ export type SaleResult =
   /** The provider answered, but refused the request itself (unknown or used nonce, bad amount). */
   | { kind: 'rejected'; message: string };
 
-const APPROVED = new Set(['authorized', 'authorizing', 'submitted_for_settlement', 'settling', 'settled', 'settlement_pending', 'settlement_confirmed']);
+const APPROVED = new Set([
+  'authorized',
+  'authorizing',
+  'submitted_for_settlement',
+  'settling',
+  'settled',
+  'settlement_pending',
+  'settlement_confirmed',
+]);
 
 export function isApproved(transaction: ProviderTransaction): boolean {
   return APPROVED.has(transaction.status);
@@ -42,7 +50,12 @@ export interface PaymentGateway {
 }
 
 function view(transaction: braintree.Transaction): ProviderTransaction {
-  return { id: transaction.id, status: transaction.status, amount: transaction.amount, orderId: transaction.orderId ?? null };
+  return {
+    id: transaction.id,
+    status: transaction.status,
+    amount: transaction.amount,
+    orderId: transaction.orderId ?? null,
+  };
 }
 
 export function createBraintreeGateway(config: Config): PaymentGateway {
@@ -50,9 +63,19 @@ export function createBraintreeGateway(config: Config): PaymentGateway {
   if (config.BRAINTREE_ENVIRONMENT === 'emulator') {
     const url = new URL(config.BRAINTREE_EMULATOR_URL);
     const port = url.port || '80';
-    environment = new braintree.Environment(url.hostname, port, `${url.protocol}//${url.host}`, false, url.hostname, port);
+    environment = new braintree.Environment(
+      url.hostname,
+      port,
+      `${url.protocol}//${url.host}`,
+      false,
+      url.hostname,
+      port,
+    );
   } else {
-    environment = config.BRAINTREE_ENVIRONMENT === 'production' ? braintree.Environment.Production : braintree.Environment.Sandbox;
+    environment =
+      config.BRAINTREE_ENVIRONMENT === 'production'
+        ? braintree.Environment.Production
+        : braintree.Environment.Sandbox;
   }
   const gateway = new braintree.BraintreeGateway({
     environment,
@@ -72,7 +95,12 @@ export function createBraintreeGateway(config: Config): PaymentGateway {
     },
 
     async sale({ amount, nonce, orderId }) {
-      const result = await gateway.transaction.sale({ amount, paymentMethodNonce: nonce, orderId, options: { submitForSettlement: true } });
+      const result = await gateway.transaction.sale({
+        amount,
+        paymentMethodNonce: nonce,
+        orderId,
+        options: { submitForSettlement: true },
+      });
       if (result.success) return { kind: 'approved', transaction: view(result.transaction) };
       if (result.transaction) {
         const t = result.transaction;
@@ -89,7 +117,9 @@ export function createBraintreeGateway(config: Config): PaymentGateway {
     async findByOrderId(orderId) {
       return new Promise((resolve, reject) => {
         const found: ProviderTransaction[] = [];
-        const stream = gateway.transaction.search((search) => search.orderId().is(orderId)) as unknown as NodeJS.ReadableStream;
+        const stream = gateway.transaction.search((search) =>
+          search.orderId().is(orderId),
+        ) as unknown as NodeJS.ReadableStream;
         stream.on('data', (t: braintree.Transaction) => found.push(view(t)));
         stream.on('end', () => resolve(found));
         stream.on('error', reject);
@@ -101,17 +131,31 @@ export function createBraintreeGateway(config: Config): PaymentGateway {
     },
 
     async parseWebhook(signature, payload) {
-      const notification = (await gateway.webhookNotification.parse(signature, payload)) as braintree.WebhookNotification & {
+      const notification = (await gateway.webhookNotification.parse(
+        signature,
+        payload,
+      )) as braintree.WebhookNotification & {
         transaction?: braintree.Transaction;
         dispute?: braintree.Dispute & { transactionDetails?: { id: string }; transaction?: { id: string } };
       };
       if (notification.kind.startsWith('transaction_') && notification.transaction) {
-        return { kind: 'transaction', notification: notification.kind, transactionId: notification.transaction.id, status: notification.transaction.status };
+        return {
+          kind: 'transaction',
+          notification: notification.kind,
+          transactionId: notification.transaction.id,
+          status: notification.transaction.status,
+        };
       }
       if (notification.kind.startsWith('dispute_') && notification.dispute) {
         const dispute = notification.dispute;
         const transactionId = dispute.transactionDetails?.id ?? dispute.transaction?.id ?? '';
-        return { kind: 'dispute', notification: notification.kind, transactionId, disputeId: dispute.id, status: String(dispute.status) };
+        return {
+          kind: 'dispute',
+          notification: notification.kind,
+          transactionId,
+          disputeId: dispute.id,
+          status: String(dispute.status),
+        };
       }
       return { kind: 'other', notification: notification.kind };
     },

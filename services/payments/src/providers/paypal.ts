@@ -69,7 +69,8 @@ export function createPayPalClient(options: PayPalOptions): PayoutsClient {
     } catch (error) {
       throw new Error(`PayPal OAuth did not answer: ${(error as Error).message}`);
     }
-    if (response.status >= 500 || response.status === 429) throw new Error(`PayPal OAuth answered ${response.status}`);
+    if (response.status >= 500 || response.status === 429)
+      throw new Error(`PayPal OAuth answered ${response.status}`);
     if (!response.ok) throw new NotSent(`PayPal refused our credentials (${response.status})`);
     const body = (await response.json()) as { access_token: string; expires_in: number };
     cached = { token: body.access_token, expiresAt: Date.now() + Math.max(body.expires_in - 60, 30) * 1000 };
@@ -96,9 +97,17 @@ export function createPayPalClient(options: PayPalOptions): PayoutsClient {
     try {
       response = await fetch(`${options.baseUrl}/v1/payments/payouts`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json' },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
         body: JSON.stringify({
-          sender_batch_header: { sender_batch_id: request.senderBatchId, email_subject: 'One Million Clicks payout', recipient_type: 'EMAIL' },
+          sender_batch_header: {
+            sender_batch_id: request.senderBatchId,
+            email_subject: 'One Million Clicks payout',
+            recipient_type: 'EMAIL',
+          },
           items: [
             {
               recipient_type: 'EMAIL',
@@ -117,7 +126,8 @@ export function createPayPalClient(options: PayPalOptions): PayoutsClient {
     if (response.status === 201 || response.status === 200) {
       // Accepted, but a body that fails to read says nothing more: unknown, and the retry's duplicate
       // answer names the batch.
-      const body = (await response.json().catch(() => undefined)) as { batch_header?: { payout_batch_id?: string } } | undefined;
+      const body = (await response.json().catch(() => undefined)) as
+        { batch_header?: { payout_batch_id?: string } } | undefined;
       const payoutBatchId = body?.batch_header?.payout_batch_id;
       if (!payoutBatchId) throw new Error(`PayPal answered ${response.status} with a body we could not read`);
       return { kind: 'paid', payoutBatchId };
@@ -126,7 +136,8 @@ export function createPayPalClient(options: PayPalOptions): PayoutsClient {
       cached = undefined;
       throw new Error('PayPal token expired');
     }
-    if (response.status >= 500 || response.status === 429 || response.status === 408) throw new Error(`PayPal answered ${response.status}`);
+    if (response.status >= 500 || response.status === 429 || response.status === 408)
+      throw new Error(`PayPal answered ${response.status}`);
     const error = (await response.json().catch(() => ({}))) as PayPalError;
     const duplicate = error.details?.some((d) => d.field?.toUpperCase() === 'SENDER_BATCH_ID');
     if (duplicate) {
@@ -134,11 +145,20 @@ export function createPayPalClient(options: PayPalOptions): PayoutsClient {
       // taken from the link; the lookup goes to our configured host.
       const href = error.links?.find((l) => l.rel === 'self')?.href ?? error.links?.[0]?.href ?? '';
       const batchId = href.split('/').filter(Boolean).pop();
-      options.log.warn({ senderBatchId: request.senderBatchId, batchId }, 'PayPal already has this sender_batch_id: an earlier attempt landed');
+      options.log.warn(
+        { senderBatchId: request.senderBatchId, batchId },
+        'PayPal already has this sender_batch_id: an earlier attempt landed',
+      );
       return { kind: 'paid', payoutBatchId: batchId ? await getBatch(batchId) : request.senderBatchId };
     }
-    const detail = error.details?.map((d) => d.issue).filter(Boolean).join('; ');
-    return { kind: 'refused', message: `${error.message ?? `PayPal answered ${response.status}`}${detail ? ` (${detail})` : ''}` };
+    const detail = error.details
+      ?.map((d) => d.issue)
+      .filter(Boolean)
+      .join('; ');
+    return {
+      kind: 'refused',
+      message: `${error.message ?? `PayPal answered ${response.status}`}${detail ? ` (${detail})` : ''}`,
+    };
   };
 
   return {
@@ -152,9 +172,14 @@ export function createPayPalClient(options: PayPalOptions): PayoutsClient {
           return { ...outcome, attempts: n };
         } catch (error) {
           lastError = (error as Error).message;
-          if (error instanceof NotSent && !maybeSent) return { kind: 'refused', message: lastError, attempts: n };
-          options.log.warn({ senderBatchId: request.senderBatchId, attempt: n, err: lastError }, 'PayPal payout attempt failed; retrying with the same sender_batch_id');
-          if (n < options.maxAttempts) await new Promise((r) => setTimeout(r, options.retryBaseMs * 2 ** (n - 1)));
+          if (error instanceof NotSent && !maybeSent)
+            return { kind: 'refused', message: lastError, attempts: n };
+          options.log.warn(
+            { senderBatchId: request.senderBatchId, attempt: n, err: lastError },
+            'PayPal payout attempt failed; retrying with the same sender_batch_id',
+          );
+          if (n < options.maxAttempts)
+            await new Promise((r) => setTimeout(r, options.retryBaseMs * 2 ** (n - 1)));
         }
       }
       return { kind: 'unknown', message: lastError, attempts: options.maxAttempts };

@@ -43,7 +43,13 @@ export function startStateFeed(options: StateFeedOptions): StateFeed {
     callback: (error, msg) => {
       if (error) return;
       // A state that continues a trace (a purchase credited) is handed to the broadcast inside its span.
-      if (msg.headers) void consumeTraced(msg.subject, msg.headers, () => accept(msg.data, msg.subject), 'broadcast game.state.v1');
+      if (msg.headers)
+        void consumeTraced(
+          msg.subject,
+          msg.headers,
+          () => accept(msg.data, msg.subject),
+          'broadcast game.state.v1',
+        );
       else accept(msg.data, msg.subject);
     },
   });

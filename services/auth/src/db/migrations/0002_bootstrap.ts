@@ -6,7 +6,12 @@ export const bootstrapMigration: Migration = {
   async up(db: Kysely<any>) {
     await db.schema
       .createTable('bootstrap_admin')
-      .addColumn('singleton', 'boolean', (c) => c.primaryKey().defaultTo(true).check(sql`singleton`))
+      .addColumn('singleton', 'boolean', (c) =>
+        c
+          .primaryKey()
+          .defaultTo(true)
+          .check(sql`singleton`),
+      )
       .addColumn('user_id', 'uuid')
       .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .execute();

@@ -47,16 +47,28 @@ export const paymentsMigration: Migration = {
       .addColumn('amount_cents', 'bigint', (c) => c.notNull().check(sql`amount_cents <> 0`))
       .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .execute();
-    await db.schema.createIndex('ledger_entries_account').on('ledger_entries').columns(['account_id', 'id']).execute();
-    await db.schema.createIndex('ledger_entries_transaction').on('ledger_entries').column('transaction_id').execute();
+    await db.schema
+      .createIndex('ledger_entries_account')
+      .on('ledger_entries')
+      .columns(['account_id', 'id'])
+      .execute();
+    await db.schema
+      .createIndex('ledger_entries_transaction')
+      .on('ledger_entries')
+      .column('transaction_id')
+      .execute();
     // Append-only: corrections are new transactions, never edits.
     await sql`
       create function ledger_append_only() returns trigger language plpgsql as $$
       begin
         raise exception 'the ledger is append-only: % on % is not allowed', tg_op, tg_table_name;
       end $$`.execute(db);
-    await sql`create trigger ledger_entries_append_only before update or delete on ledger_entries for each row execute function ledger_append_only()`.execute(db);
-    await sql`create trigger ledger_transactions_append_only before update or delete on ledger_transactions for each row execute function ledger_append_only()`.execute(db);
+    await sql`create trigger ledger_entries_append_only before update or delete on ledger_entries for each row execute function ledger_append_only()`.execute(
+      db,
+    );
+    await sql`create trigger ledger_transactions_append_only before update or delete on ledger_transactions for each row execute function ledger_append_only()`.execute(
+      db,
+    );
 
     await db.schema
       .createTable('purchases')
@@ -66,7 +78,9 @@ export const paymentsMigration: Migration = {
       .addColumn('nonce_hash', 'text', (c) => c.notNull())
       .addColumn('pack_id', 'text', (c) => c.notNull())
       .addColumn('amount_cents', 'integer', (c) => c.notNull().check(sql`amount_cents > 0`))
-      .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('pending', 'succeeded', 'declined', 'failed')`))
+      .addColumn('status', 'text', (c) =>
+        c.notNull().check(sql`status in ('pending', 'succeeded', 'declined', 'failed')`),
+      )
       .addColumn('provider_transaction_id', 'text')
       .addColumn('error', 'text')
       .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
@@ -76,9 +90,15 @@ export const paymentsMigration: Migration = {
       .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .execute();
-    await db.schema.createIndex('purchases_user_nonce').on('purchases').columns(['user_id', 'nonce_hash', 'created_at']).execute();
+    await db.schema
+      .createIndex('purchases_user_nonce')
+      .on('purchases')
+      .columns(['user_id', 'nonce_hash', 'created_at'])
+      .execute();
     await sql`create index purchases_pending on purchases (created_at) where status = 'pending'`.execute(db);
-    await sql`create unique index purchases_provider_transaction on purchases (provider_transaction_id) where provider_transaction_id is not null`.execute(db);
+    await sql`create unique index purchases_provider_transaction on purchases (provider_transaction_id) where provider_transaction_id is not null`.execute(
+      db,
+    );
 
     await db.schema
       .createTable('payouts')
@@ -88,7 +108,9 @@ export const paymentsMigration: Migration = {
       .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
       .addColumn('amount_cents', 'bigint', (c) => c.notNull().check(sql`amount_cents > 0`))
       .addColumn('paypal_email', 'text', (c) => c.notNull())
-      .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('pending', 'completed', 'failed')`))
+      .addColumn('status', 'text', (c) =>
+        c.notNull().check(sql`status in ('pending', 'completed', 'failed')`),
+      )
       .addColumn('provider_batch_id', 'text')
       .addColumn('error', 'text')
       .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
@@ -97,7 +119,9 @@ export const paymentsMigration: Migration = {
       .addColumn('completed_at', 'timestamptz')
       .execute();
     // One unfinished payout per account at a time: concurrent collects cannot pay twice.
-    await sql`create unique index payouts_one_pending on payouts (account_id) where status = 'pending'`.execute(db);
+    await sql`create unique index payouts_one_pending on payouts (account_id) where status = 'pending'`.execute(
+      db,
+    );
 
     await db.schema
       .createTable('round_wins')
