@@ -1,10 +1,16 @@
 // `npm start`: the whole system on this machine, the gateway serving the built web app at
 // http://localhost:8080. Ctrl-C (or SIGTERM, SIGHUP, or its parent going away) stops everything it
 // started, servers included, within STOP_BOUND_MS (docs/operations.md, "Stopping npm start").
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startPrometheus, startSystem, type PrometheusHandle, type System } from '@omc/infra';
+import {
+  ensureWebBuilt,
+  startPrometheus,
+  startSystem,
+  webBuildIsCurrent,
+  type PrometheusHandle,
+  type System,
+} from '@omc/infra';
 
 const root = process.cwd();
 /** Past this, whatever has not stopped is killed (SIGKILL) by its PID. */
@@ -53,10 +59,17 @@ setInterval(() => {
   if (process.ppid !== parent) void stop('parent gone');
 }, 250).unref();
 
+// Built again only when its sources changed: a build empties web/dist under anything serving it.
 if (existsSync(join(root, 'web', 'package.json'))) {
-  console.log('[start] building the web app');
-  const build = spawnSync('pnpm', ['--filter', '@omc/web', 'run', 'build'], { stdio: 'inherit' });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  if (webBuildIsCurrent(root)) console.log('[start] the web app is built and current');
+  else {
+    console.log('[start] building the web app');
+    try {
+      ensureWebBuilt(root);
+    } catch {
+      process.exit(1);
+    }
+  }
 }
 
 // Where the data lives and which ports: .data/dev and the default ports, unless a test asks otherwise.

@@ -33,6 +33,7 @@ export {
   type PrometheusTarget,
 } from './prometheus.js';
 export { startMailCatcher, type MailCatcher } from './mail-catcher.js';
+export { ensureWebBuilt, webBuildIsCurrent } from './web-build.js';
 export { caughtMails, linkIn, mailedLink, mailsTo, tokenOf, type CaughtMail } from './inbox.js';
 export {
   verifyEmailFromCatcher,

@@ -1,9 +1,7 @@
 // Starts the whole system as `npm start` does (free ports, throw-away data), with SPEC section 1's demo
 // round: milestones at 10 and 50, the pot at 100. Builds the web app when it is not built yet.
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSystem } from '@omc/infra';
+import { ensureWebBuilt, startSystem } from '@omc/infra';
 import { workspaceRoot } from '@omc/testkit';
 import type { TestProject } from 'vitest/node';
 
@@ -22,10 +20,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   const root = workspaceRoot();
-  if (!existsSync(join(root, 'web', 'dist', 'index.html'))) {
-    const build = spawnSync('pnpm', ['--filter', '@omc/web', 'run', 'build'], { cwd: root, stdio: 'ignore' });
-    if (build.status !== 0) throw new Error('the web app did not build');
-  }
+  ensureWebBuilt(root, { stdio: 'ignore' });
   const dir = join(root, '.data', 'test', `spec-client-${process.pid}`);
   const system = await startSystem({
     root,

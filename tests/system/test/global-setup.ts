@@ -1,9 +1,7 @@
 // Starts the whole system as `npm start` does (on free ports, throw-away data) and builds the web app
 // when it is not built yet.
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSystem } from '@omc/infra';
+import { ensureWebBuilt, startSystem } from '@omc/infra';
 import { workspaceRoot } from '@omc/testkit';
 import type { TestProject } from 'vitest/node';
 
@@ -15,10 +13,7 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject) {
   const root = workspaceRoot();
-  if (!existsSync(join(root, 'web', 'dist', 'index.html'))) {
-    const build = spawnSync('pnpm', ['--filter', '@omc/web', 'run', 'build'], { cwd: root, stdio: 'ignore' });
-    if (build.status !== 0) throw new Error('the web app did not build');
-  }
+  ensureWebBuilt(root, { stdio: 'ignore' });
   const dir = join(root, '.data', 'test', `system-${process.pid}`);
   const system = await startSystem({
     root,
