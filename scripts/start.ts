@@ -16,6 +16,10 @@ const root = process.cwd();
 /** Past this, whatever has not stopped is killed (SIGKILL) by its PID. */
 const STOP_BOUND_MS = 20_000;
 
+// A reader that went away (`npm start | tee start.log`, tee ended by the same Ctrl-C) makes every later
+// write fail with EPIPE: the stop must go on and stop everything all the same, not die on its first line.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+
 // Filled once start-up is over; the stop below may be asked for before.
 const state: { system?: System; prometheus?: PrometheusHandle; stopping: boolean } = { stopping: false };
 // `npm start -- --prometheus` (or PROMETHEUS=1): Debian's Prometheus beside the system, rules loaded.

@@ -90,8 +90,11 @@ afterEach(() => {
   current = undefined;
 });
 
-/** `npm start` typed into a fresh terminal; resolves once it says it is running. */
-async function npmStartInTerminal(): Promise<{
+/**
+ * `npm start` typed into a fresh terminal, its output through `through` when given (a pipe, as
+ * `| tee start.log`); resolves once it says it is running.
+ */
+async function npmStartInTerminal(through = ''): Promise<{
   marker: string;
   gatewayUrl: string;
   npm: Proc;
@@ -101,7 +104,7 @@ async function npmStartInTerminal(): Promise<{
   const dir = join(ROOT, '.data', 'test', `stop-${marker}`);
   current = { marker, dir, servers: [] };
   expect(tmux(['new-session', '-d', '-s', 'omc', '-x', '200', '-y', '50', '-c', ROOT]).status).toBe(0);
-  const command = `env OMC_STOP_MARKER=${marker} OMC_INFRA=native OMC_START_PORTS=free OMC_START_DIR=${dir} npm start`;
+  const command = `env OMC_STOP_MARKER=${marker} OMC_INFRA=native OMC_START_PORTS=free OMC_START_DIR=${dir} npm start${through}`;
   tmux(['send-keys', '-t', 'omc', command, 'Enter']);
   const running = await until(
     '"is running" on the terminal',
@@ -148,6 +151,15 @@ describe('stopping npm start', () => {
     const { marker, gatewayUrl } = await npmStartInTerminal();
     tmux(['send-keys', '-t', 'omc', 'C-c']);
     await expectAllGone(marker, gatewayUrl, 'Ctrl-C');
+  });
+
+  it('Ctrl-C stops everything when the output goes through a pipe that the same Ctrl-C ends', async () => {
+    // `npm start 2>&1 | tee start.log`: tee dies with the Ctrl-C, and every line npm start writes while it
+    // stops goes to a closed pipe; that must not cut the stop short and leave servers behind.
+    const log = join(ROOT, '.data', 'test', `stop-tee-${randomBytes(4).toString('hex')}.log`);
+    const { marker, gatewayUrl } = await npmStartInTerminal(` 2>&1 | tee ${log}`);
+    tmux(['send-keys', '-t', 'omc', 'C-c']);
+    await expectAllGone(marker, gatewayUrl, 'Ctrl-C through tee');
   });
 
   it("SIGTERM to npm's process stops every process and server it started", async () => {
