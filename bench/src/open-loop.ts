@@ -1,9 +1,10 @@
 // Open-loop click generator process: clicks leave on a fixed schedule whatever the server does (one
 // every 1/rate seconds), and each click's latency counts from the time it was due, not from when a free
 // connection let it go: a server that stalls cannot hide its stall by slowing the generator down (no
-// coordinated omission). Connections are pooled (undici, keep-alive, one request per connection at a
-// time, many connections, as many players are).
-import { Pool } from 'undici';
+// coordinated omission). Connections are pooled (keep-alive, one request per connection at a time,
+// many connections, as many players are), through a client that costs the shared cores little
+// (click-client.ts).
+import { ClickClient } from './click-client.js';
 import { Histogram, type HistogramData } from './stats.js';
 import { nowMs, serveCalls } from './workers.js';
 
@@ -44,14 +45,11 @@ const COUNTER = /"globalClicks"\s*:\s*(\d+)/;
 const MESSAGE = /"(message|error|msg)"\s*:\s*"[^"]+"/;
 
 async function run(options: OpenLoopOptions): Promise<OpenLoopResult> {
-  const origin = new URL(options.url).origin;
-  const pool = new Pool(origin, {
+  const client = new ClickClient({
+    origin: new URL(options.url).origin,
+    path: '/api/game/click',
     connections: options.connections,
-    pipelining: 1,
-    keepAliveTimeout: 30_000,
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-    connect: { timeout: options.timeoutMs },
+    timeoutMs: options.timeoutMs,
   });
   const acceptedLatency = new Histogram(1, 20_000);
   const refusalLatency = new Histogram(1, 20_000);
@@ -73,16 +71,11 @@ async function run(options: OpenLoopOptions): Promise<OpenLoopResult> {
 
   const one = (index: number, scheduled: number) => {
     const token = options.tokens[index % options.tokens.length]!;
-    pool
-      .request({
-        path: '/api/game/click',
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}` },
-      })
-      .then(async (response) => {
-        const body = await response.body.text();
+    client.click(token, (error, answer) => {
+      if (error || !answer) failed += 1;
+      else {
         const at = nowMs();
-        const status = response.statusCode;
+        const { status, body } = answer;
         if (status >= 200 && status < 300) {
           const match = COUNTER.exec(body);
           acceptedLatency.record(at - scheduled);
@@ -93,19 +86,15 @@ async function run(options: OpenLoopOptions): Promise<OpenLoopResult> {
         } else if (status === 503 || status === 429) {
           refused += 1;
           refusalLatency.record(at - scheduled);
-          if (response.headers['retry-after'] !== undefined) withRetryAfter += 1;
+          if (answer.retryAfter) withRetryAfter += 1;
           if (MESSAGE.test(body)) withMessage += 1;
         } else {
           otherStatus[status] = (otherStatus[status] ?? 0) + 1;
         }
-      })
-      .catch(() => {
-        failed += 1;
-      })
-      .finally(() => {
-        done += 1;
-        if (done === total) finish();
-      });
+      }
+      done += 1;
+      if (done === total) finish();
+    });
   };
 
   // Sends every click that is due, then yields; a timer of 1 ms keeps the schedule within a millisecond
@@ -125,7 +114,7 @@ async function run(options: OpenLoopOptions): Promise<OpenLoopResult> {
     setTimeout(pump, Math.max(0, start - nowMs()));
   });
   if (total > 0) await finished;
-  await pool.close();
+  await client.close();
 
   const seen = new Set<number>();
   let duplicateOrdinals = 0;
