@@ -62,11 +62,13 @@ export interface Results {
     throughput?: ThroughputResult;
     fanout: FanoutPoint[];
     roundEnd?: RoundEndResult;
-    openLoop?: OpenLoopScenario;
+    openLoop: OpenLoopScenario[];
     errors: string[];
     durationS: number;
   };
+  /** One sweep per place the listening sockets connect (straight to realtime, through the gateway). */
   openLoop: {
+    via: OpenLoopScenario['via'];
     sustainedRate: number | null;
     overload: {
       factor: number;
@@ -79,7 +81,7 @@ export interface Results {
       duplicateOrdinals: number;
       unanswered: number;
     }[];
-  } | null;
+  }[];
 }
 
 export const TARGETS = {
@@ -98,6 +100,9 @@ export const TARGETS = {
   refusalP99Ms: 50,
 };
 
+const viaLabel = (via: OpenLoopScenario['via']) =>
+  via === 'gateway' ? "sockets through the gateway's tunnel" : 'sockets straight to realtime';
+
 const fmt = (v: number | null | undefined, unit = '') =>
   v === null || v === undefined ? 'n/a' : `${round(v)}${unit}`;
 
@@ -108,11 +113,11 @@ export function buildResults(input: {
   throughput?: ThroughputResult;
   fanout: FanoutPoint[];
   roundEnd?: RoundEndResult;
-  openLoop?: OpenLoopScenario;
+  openLoop?: OpenLoopScenario[];
   errors: string[];
   durationS: number;
 }): Results {
-  const { throughput, fanout, roundEnd, settings, openLoop } = input;
+  const { throughput, fanout, roundEnd, settings, openLoop = [] } = input;
   const tickMs = 1000 / settings.broadcastHz;
   const byCount = <T>(pick: (p: FanoutPoint) => T) =>
     Object.fromEntries(fanout.map((p) => [String(p.requested), pick(p)]));
@@ -184,44 +189,45 @@ export function buildResults(input: {
       ' B/s',
     );
   }
-  if (openLoop) {
+  for (const ol of openLoop) {
+    const where = viaLabel(ol.via);
     check(
-      `Open loop: sustained clicks/s with p99 click to screen <= ${TARGETS.openLoopP99Ms} ms, ${openLoop.listeners} listening sockets`,
-      openLoop.sustainedRate,
+      `Open loop, ${where}: sustained clicks/s with p99 click to screen <= ${TARGETS.openLoopP99Ms} ms, ${ol.listeners} listening sockets`,
+      ol.sustainedRate,
       `>= ${TARGETS.openLoopSustainedRate}`,
       (v) => v >= TARGETS.openLoopSustainedRate,
     );
-    const knee = openLoop.sustainedRate ?? 0;
-    const of = openLoop.sustainedRate === null ? 'the lowest rate tried (no knee)' : 'the knee';
-    for (const { factor, point } of openLoop.overload) {
+    const knee = ol.sustainedRate ?? 0;
+    const of = ol.sustainedRate === null ? 'the lowest rate tried (no knee)' : 'the knee';
+    for (const { factor, point } of ol.overload) {
       check(
-        `Open loop at ${factor}× ${of} (${point.rate}/s offered): goodput / knee`,
+        `Open loop, ${where}, at ${factor}× ${of} (${point.rate}/s offered): goodput / knee`,
         knee > 0 ? point.acceptedPerSecond / knee : null,
         `>= ${TARGETS.overloadGoodputShare}`,
         (v) => v >= TARGETS.overloadGoodputShare,
       );
       check(
-        `Open loop at ${factor}× ${of}: p99 click to screen of accepted clicks`,
+        `Open loop, ${where}, at ${factor}× ${of}: p99 click to screen of accepted clicks`,
         point.clickToScreenP99Ms,
         `<= ${TARGETS.openLoopP99Ms} ms`,
         (v) => v <= TARGETS.openLoopP99Ms,
         ' ms',
       );
       check(
-        `Open loop at ${factor}× ${of}: refusal answered, p99 (${Math.round(point.refusedPerSecond)} refused/s)`,
+        `Open loop, ${where}, at ${factor}× ${of}: refusal answered, p99 (${Math.round(point.refusedPerSecond)} refused/s)`,
         point.refusedPerSecond > 0 ? point.refusalP99Ms : null,
         `<= ${TARGETS.refusalP99Ms} ms`,
         (v) => v <= TARGETS.refusalP99Ms,
         ' ms',
       );
       checks.push({
-        figure: `Open loop at ${factor}× ${of}: counter moved minus accepted clicks / duplicate ordinals / unanswered`,
+        figure: `Open loop, ${where}, at ${factor}× ${of}: counter moved minus accepted clicks / duplicate ordinals / unanswered`,
         value: `${point.counterDrift} / ${point.duplicateOrdinals} / ${point.failed}`,
         target: '0 / 0 / 0',
         met: point.counterDrift === 0 && point.duplicateOrdinals === 0 && point.failed === 0,
       });
       checks.push({
-        figure: `Open loop at ${factor}× ${of}: refusals with Retry-After and an error message`,
+        figure: `Open loop, ${where}, at ${factor}× ${of}: refusals with Retry-After and an error message`,
         value: `${point.refusalsWithRetryAfter} and ${point.refusalsWithMessage} of ${point.refused}`,
         target: 'all',
         met: point.refusalsWithRetryAfter === point.refused && point.refusalsWithMessage === point.refused,
@@ -274,22 +280,21 @@ export function buildResults(input: {
     unreached: fanout
       .filter((p) => p.connected < p.requested)
       .map((p) => ({ requested: p.requested, connected: p.connected })),
-    openLoop: openLoop
-      ? {
-          sustainedRate: openLoop.sustainedRate,
-          overload: openLoop.overload.map(({ factor, point }) => ({
-            factor,
-            offered: point.rate,
-            goodput: Math.round(point.acceptedPerSecond),
-            refusedPerSecond: Math.round(point.refusedPerSecond),
-            acceptedClickToScreenP99Ms: round(point.clickToScreenP99Ms),
-            refusalP99Ms: round(point.refusalP99Ms),
-            counterDrift: point.counterDrift,
-            duplicateOrdinals: point.duplicateOrdinals,
-            unanswered: point.failed,
-          })),
-        }
-      : null,
+    openLoop: openLoop.map((ol) => ({
+      via: ol.via,
+      sustainedRate: ol.sustainedRate,
+      overload: ol.overload.map(({ factor, point }) => ({
+        factor,
+        offered: point.rate,
+        goodput: Math.round(point.acceptedPerSecond),
+        refusedPerSecond: Math.round(point.refusedPerSecond),
+        acceptedClickToScreenP99Ms: round(point.clickToScreenP99Ms),
+        refusalP99Ms: round(point.refusalP99Ms),
+        counterDrift: point.counterDrift,
+        duplicateOrdinals: point.duplicateOrdinals,
+        unanswered: point.failed,
+      })),
+    })),
     checks,
     details: {
       settings,
@@ -366,10 +371,9 @@ export function markdown(results: Results): string {
       lines.push('');
     }
   }
-  const ol = results.details.openLoop;
-  if (ol) {
+  for (const ol of results.details.openLoop) {
     lines.push(
-      `Open loop (clicks on a fixed schedule, latency from each click's scheduled time; ${ol.listeners} sockets listening, ${ol.timed} timed; sweep, then ${ol.overload.map((o) => `${o.factor}×`).join(' and ')} ${ol.sustainedRate === null ? `the lowest rate tried (${ol.overloadBase}/s; no rate held)` : 'the knee'}):`,
+      `Open loop, ${viaLabel(ol.via)} (clicks on a fixed schedule, latency from each click's scheduled time; ${ol.listeners} sockets listening, ${ol.timed} timed; sweep, then ${ol.overload.map((o) => `${o.factor}×`).join(' and ')} ${ol.sustainedRate === null ? `the lowest rate tried (${ol.overloadBase}/s; no rate held)` : 'the knee'}):`,
     );
     lines.push('');
     lines.push(
@@ -383,20 +387,23 @@ export function markdown(results: Results): string {
       );
     lines.push('');
     lines.push(
-      'CPU per accepted click (µs) and cores used in each step (the whole step, clicks and the 1,000 sockets):',
+      'CPU per accepted click (µs) and cores used in each step (the whole step, clicks and the listening sockets; the click generator and the socket clients are the load, on the same cores):',
     );
     lines.push('');
     lines.push(
-      '| Offered/s | Gateway µs/click | Game µs/click | Redis µs/click | Realtime µs/message | Cores: gateway / game / realtime / Redis / NATS |',
+      '| Offered/s | Gateway µs/click | Game µs/click | Redis µs/click | Realtime µs/message | Cores: gateway / game / realtime / Redis / NATS | Cores: generator / socket clients |',
     );
-    lines.push('|---|---|---|---|---|---|');
+    lines.push('|---|---|---|---|---|---|---|');
     for (const p of [...ol.sweep, ...ol.overload.map((o) => o.point)])
       lines.push(
         `| ${p.rate} | ${fmt(p.cpuMicrosPerClick?.gateway)} | ${fmt(p.cpuMicrosPerClick?.game)} | ${fmt(p.cpuMicrosPerClick?.redis)} | ${fmt(p.realtimeCpuMicrosPerMessage)} | ` +
-          `${['gateway', 'game', 'realtime', 'redis', 'nats'].map((n) => fmt(p.cores?.[n])).join(' / ')} |`,
+          `${['gateway', 'game', 'realtime', 'redis', 'nats'].map((n) => fmt(p.cores?.[n])).join(' / ')} | ` +
+          `${['generator', 'sockets'].map((n) => fmt(p.cores?.[n])).join(' / ')} |`,
       );
     lines.push('');
-    lines.push(`Sustained rate (the knee): ${ol.sustainedRate ?? 'none held'} clicks/s.`);
+    lines.push(
+      `Sustained rate (the knee), ${viaLabel(ol.via)}: ${ol.sustainedRate ?? 'none held'} clicks/s.`,
+    );
     lines.push('');
   }
   if (t) {

@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   let throughput: ThroughputResult | undefined;
   const fanout: FanoutPoint[] = [];
   let roundEnd: RoundEndResult | undefined;
-  let openLoop: OpenLoopScenario | undefined;
+  const openLoop: OpenLoopScenario[] = [];
   const runs = (name: (typeof settings.scenarios)[number]) => settings.scenarios.includes(name);
   let machine: Machine | undefined;
   try {
@@ -122,12 +122,12 @@ async function main(): Promise<void> {
         log(`[bench] click throughput failed: ${(error as Error).stack}`);
       }
     }
-    if (runs('open-loop')) {
+    for (const via of runs('open-loop') ? settings.openLoop.via : []) {
       try {
-        openLoop = await measureOpenLoop(bs, settings, log);
+        openLoop.push(await measureOpenLoop(bs, settings, via, log));
       } catch (error) {
-        errors.push(`open loop: ${(error as Error).message}`);
-        log(`[bench] open loop failed: ${(error as Error).stack}`);
+        errors.push(`open loop (sockets via ${via}): ${(error as Error).message}`);
+        log(`[bench] open loop (sockets via ${via}) failed: ${(error as Error).stack}`);
         await stopAllWorkers().catch(() => undefined);
       }
     }
@@ -260,7 +260,7 @@ async function main(): Promise<void> {
   log(
     `[bench] wrote ${outDir}/latest.json, latest.md and cost-curve.png in ${Math.round((Date.now() - started) / 1000)} s`,
   );
-  process.exit(errors.length > 0 && !throughput && !openLoop && fanout.length === 0 ? 1 : 0);
+  process.exit(errors.length > 0 && !throughput && openLoop.length === 0 && fanout.length === 0 ? 1 : 0);
 }
 
 await main();

@@ -39,6 +39,11 @@ export interface BenchSettings {
   /** Which scenarios run (BENCH_SCENARIOS), in the order of the run. */
   scenarios: Scenario[];
   openLoop: {
+    /**
+     * Where the listening sockets connect, one sweep each (BENCH_OPEN_LOOP_VIA=realtime,gateway): as
+     * production routes them (straight to realtime) and as `npm start` does (through the gateway).
+     */
+    via: ('realtime' | 'gateway')[];
     listeners: number;
     /** Listening sockets that time every update (the rest only listen). */
     timed: number;
@@ -82,6 +87,7 @@ const full: BenchSettings = {
   socketClient: 'protocol',
   scenarios: [...SCENARIOS],
   openLoop: {
+    via: ['realtime', 'gateway'],
     listeners: 1000,
     timed: 50,
     startRate: 500,
@@ -139,6 +145,12 @@ export function loadSettings(
     if (counts.some((n) => !Number.isInteger(n) || n < 1))
       throw new Error('BENCH_SOCKETS must be comma-separated positive integers, e.g. 500,1000');
     settings.socketCounts = counts;
+  }
+  if (env.BENCH_OPEN_LOOP_VIA) {
+    const via = env.BENCH_OPEN_LOOP_VIA.split(',').map((v) => v.trim());
+    if (via.length === 0 || via.some((v) => v !== 'gateway' && v !== 'realtime'))
+      throw new Error('BENCH_OPEN_LOOP_VIA must list realtime and/or gateway, e.g. realtime,gateway');
+    settings.openLoop = { ...settings.openLoop, via: via as ('realtime' | 'gateway')[] };
   }
   if (env.BENCH_SOCKET_VIA) {
     if (env.BENCH_SOCKET_VIA !== 'gateway' && env.BENCH_SOCKET_VIA !== 'realtime')
