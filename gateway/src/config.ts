@@ -71,7 +71,7 @@ export const configSchema = z
     /** Clicks the gateway lets in flight to the game at most; over the adaptive limit a click gets a 503 at once. 0 turns shedding off. */
     CLICK_MAX_IN_FLIGHT: env.int(512, 0, 100_000),
     /** The click round trip (and event-loop lateness) the adaptive click limit holds to, in ms. */
-    CLICK_TARGET_MS: env.int(25, 1, 10_000),
+    CLICK_TARGET_MS: env.int(50, 1, 10_000),
     /** The Braintree emulator in development: the payment form in the browser talks to it. */
     BRAINTREE_EMULATOR_URL: httpUrl.optional(),
     ...tracingEnvSchema.shape,
