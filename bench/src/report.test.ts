@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildResults, markdown, type Machine } from './report.js';
 import type { FanoutPoint } from './scenarios/fanout.js';
+import type { OpenLoopPoint, OpenLoopScenario } from './scenarios/open-loop.js';
 import { loadSettings } from './settings.js';
 
 const machine: Machine = {
@@ -79,5 +80,72 @@ describe('the fan-out figures in the report', () => {
     expect(table).toContain('clicks asked at 2000/s');
     expect(table).toContain('| 12 µs | 10 µs | 1.2 |');
     expect(table).toContain('| 100 ms | 25 / 50 ms |');
+  });
+});
+
+describe('the open-loop figures in the report', () => {
+  const openPoint = (rate: number, accepted: number, held: boolean): OpenLoopPoint => ({
+    rate,
+    offered: rate * 5,
+    acceptedPerSecond: accepted,
+    refusedPerSecond: rate - accepted,
+    refused: (rate - accepted) * 5,
+    failed: 0,
+    otherStatus: {},
+    acceptedAnswerP99Ms: 40,
+    refusalP99Ms: rate > accepted ? 30 : null,
+    refusalsWithRetryAfter: (rate - accepted) * 5,
+    refusalsWithMessage: (rate - accepted) * 5,
+    clickToScreenP50Ms: 60,
+    clickToScreenP99Ms: held ? 120 : 200,
+    seenWithin2s: accepted / rate,
+    counterDrift: 0,
+    duplicateOrdinals: 0,
+    sendLagP99Ms: 5,
+    cpuMicrosPerClick: { gateway: 200, game: 70, redis: 10 },
+    realtimeCpuMicrosPerMessage: 15,
+    cores: { gateway: 0.5, generator: 0.15, sockets: 0.12 },
+    held,
+  });
+  const sweep = (via: OpenLoopScenario['via'], knee: number): OpenLoopScenario => ({
+    via,
+    listeners: 1000,
+    timed: 50,
+    sweep: [openPoint(knee, knee, true), openPoint(knee * 2, knee * 1.5, false)],
+    sustainedRate: knee,
+    overloadBase: knee,
+    overload: [2, 3].map((factor) => ({ factor, point: openPoint(knee * factor, knee * 1.5, false) })),
+  });
+  const results = buildResults({
+    date: new Date('2026-11-25T00:00:00Z'),
+    machine,
+    settings: loadSettings([], { BENCH_SCENARIOS: 'open-loop' }),
+    fanout: [],
+    openLoop: [sweep('realtime', 3000), sweep('gateway', 1000)],
+    errors: [],
+    durationS: 60,
+  });
+
+  it('checks each sweep against the targets under its own name, knee and overload alike', () => {
+    const sustained = results.checks.filter((c) => c.figure.includes('sustained clicks/s'));
+    expect(sustained.map((c) => [c.figure.split(':')[0], c.value])).toEqual([
+      ['Open loop, sockets straight to realtime', '3000'],
+      ["Open loop, sockets through the gateway's tunnel", '1000'],
+    ]);
+    const goodput = results.checks.filter((c) => c.figure.endsWith('goodput / knee'));
+    expect(goodput.map((c) => c.value)).toEqual(['1.5', '1.5', '1.5', '1.5']);
+    expect(results.openLoop.map((o) => [o.via, o.sustainedRate])).toEqual([
+      ['realtime', 3000],
+      ['gateway', 1000],
+    ]);
+  });
+
+  it("prints both sweeps' tables, with the load's own cores beside the servers'", () => {
+    const table = markdown(results);
+    expect(table).toContain('Sustained rate (the knee), sockets straight to realtime: 3000 clicks/s.');
+    expect(table).toContain(
+      "Sustained rate (the knee), sockets through the gateway's tunnel: 1000 clicks/s.",
+    );
+    expect(table).toContain('| 0.15 / 0.12 |');
   });
 });

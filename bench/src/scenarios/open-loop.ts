@@ -231,17 +231,13 @@ export async function measureOpenLoop(
 
   const sweep: OpenLoopPoint[] = [];
   try {
-    // A warm-up step, not counted: the generator's pooled connections open and every process's code
-    // is compiled before the first measured step.
-    // Fresh processes answer their first thousands of requests slowly (code not yet optimised, pools
-    // still opening), so the warm-up runs at half the first rate, then at the first rate.
+    // Two warm-up steps, not counted (half the first rate, then the first rate): fresh processes answer
+    // their first thousands of requests slowly, code not yet optimised and pools still opening.
     log('[bench]   open loop warm-up:');
     for (const rate of [o.startRate / 2, o.startRate]) await step(rate);
-    /**
-     * A rate holds when one step of it holds; a step that does not is tried once more before the rate
-     * counts as too high, so one stall of a shared machine (another process's burst) does not end the
-     * sweep below rates that hold. Both tries are in the sweep's record.
-     */
+    // A rate holds when one step of it holds; a step that does not is tried once more before the rate
+    // counts as too high, so one stall of a shared machine (another process's burst) does not end the
+    // sweep below rates that hold. Both tries are in the sweep's record.
     const holds = async (rate: number): Promise<boolean> => {
       for (let attempt = 0; attempt < 2; attempt++) {
         const point = await step(rate);
