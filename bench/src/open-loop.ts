@@ -34,8 +34,8 @@ export interface OpenLoopResult {
   /** Scheduled time to answer, for accepted clicks and for refusals. */
   acceptedLatency: HistogramData;
   refusalLatency: HistogramData;
-  /** Every accepted click's ordinal and the time it was due. */
-  acks: { ordinals: number[]; scheduled: number[] };
+  /** Every accepted click's ordinal, the time it was due and the time its answer arrived. */
+  acks: { ordinals: number[]; scheduled: number[]; answered: number[] };
   duplicateOrdinals: number;
   /** How late the generator sent clicks compared with their schedule (its own lag), p99 in ms. */
   sendLagP99Ms: number;
@@ -56,6 +56,7 @@ async function run(options: OpenLoopOptions): Promise<OpenLoopResult> {
   const sendLag = new Histogram(0.5, 10_000);
   const ordinals: number[] = [];
   const scheduledOf: number[] = [];
+  const answeredAt: number[] = [];
   const otherStatus: Record<string, number> = {};
   let refused = 0;
   let failed = 0;
@@ -82,6 +83,7 @@ async function run(options: OpenLoopOptions): Promise<OpenLoopResult> {
           if (match) {
             ordinals.push(Number(match[1]));
             scheduledOf.push(scheduled);
+            answeredAt.push(at);
           }
         } else if (status === 503 || status === 429) {
           refused += 1;
@@ -134,7 +136,7 @@ async function run(options: OpenLoopOptions): Promise<OpenLoopResult> {
     refusalsWithMessage: withMessage,
     acceptedLatency: acceptedLatency.toJSON(),
     refusalLatency: refusalLatency.toJSON(),
-    acks: { ordinals, scheduled: scheduledOf },
+    acks: { ordinals, scheduled: scheduledOf, answered: answeredAt },
     duplicateOrdinals,
     sendLagP99Ms: sendLag.percentile(99) ?? 0,
   };

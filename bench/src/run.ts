@@ -134,15 +134,18 @@ async function main(): Promise<void> {
     // Clicks at half the maximum rate while clients watch (a fixed modest rate if throughput failed).
     const halfRate = settings.fanoutClickRate ?? Math.max(50, (throughput?.chosen.okPerSecond ?? 400) / 2);
 
+    // The fan-out's clicks leave on a fixed schedule, from the open-loop generator.
+    const clicker = startWorker('open-loop');
     for (const count of runs('fanout') ? settings.socketCounts : []) {
       try {
-        fanout.push(await measureFanout(bs, settings, loader, halfRate, count, log));
+        fanout.push(await measureFanout(bs, settings, clicker, halfRate, count, log));
       } catch (error) {
         errors.push(`fan-out at ${count} clients: ${(error as Error).message}`);
         log(`[bench] fan-out at ${count} failed: ${(error as Error).stack}`);
         await stopAllWorkers().catch(() => undefined);
       }
     }
+    await clicker.stop();
     if (runs('round-end')) {
       try {
         roundEnd = await measureRoundEnd(bs, settings, loader, halfRate, log);

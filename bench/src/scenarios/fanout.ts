@@ -5,11 +5,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchSystem } from '../bench-system.js';
-import type { HttpLoadResult } from '../http-load.js';
+import type { OpenLoopResult } from '../open-loop.js';
 import { cpuSeconds, rssBytes } from '../proc.js';
 import { bucketPercentile, readHistogram, type Buckets } from '../prom.js';
 import type { BenchSettings } from '../settings.js';
-import { median, ratio, sampleEvenly } from '../stats.js';
+import { Histogram, median, ratio, sampleEvenly } from '../stats.js';
 import { startWorker, type Worker } from '../workers.js';
 import { connectFleet, type Fleet } from './sockets.js';
 
@@ -22,7 +22,8 @@ export interface FanoutPoint {
   clickRateAsked: number;
   /** Clicks answered with a refusal (the click path shedding load), per second, and the answers' p99. */
   clicksRefusedPerSecond: number;
-  clickAnswerP99Ms: number;
+  /** From each click's scheduled time to its answer. */
+  clickAnswerP99Ms: number | null;
   clickToScreen: {
     p50Ms: number | null;
     p99Ms: number | null;
@@ -62,14 +63,14 @@ const msOf = (seconds: number | null) => (seconds === null ? null : seconds * 10
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The processes whose CPU is accounted for, by group: the services, Redis and NATS, the load generators. */
-function accountedProcesses(bs: BenchSystem, fleet: Fleet, loader: Worker): Record<string, number[]> {
+function accountedProcesses(bs: BenchSystem, fleet: Fleet, clicker: Worker): Record<string, number[]> {
   const groups: Record<string, number[]> = {};
   for (const p of bs.system.processes) (groups[p.name] ??= []).push(p.pid);
   const { redis, nats } = bs.system.infra.pids;
   if (redis) groups.redis = [redis];
   if (nats) groups.nats = [nats];
   groups['socket clients'] = fleet.workers.map((w) => w.pid);
-  groups['click load'] = [loader.pid];
+  groups['click load'] = [clicker.pid];
   return groups;
 }
 
@@ -149,7 +150,8 @@ async function measureBaseline(
 export async function measureFanout(
   bs: BenchSystem,
   settings: BenchSettings,
-  loader: Worker,
+  /** The open-loop generator's worker: clicks on a fixed schedule while the clients watch. */
+  clicker: Worker,
   clickRate: number,
   count: number,
   log: (line: string) => void,
@@ -180,26 +182,27 @@ export async function measureFanout(
     const rssWith = await steadyRss(realtime.pid);
 
     await fleet.mark();
-    const groups = accountedProcesses(bs, fleet, loader);
+    const groups = accountedProcesses(bs, fleet, clicker);
     const groupsBefore = cpuByGroup(groups);
     const wallBefore = Date.now();
     // Realtime's /metrics is read outside the window whose CPU is counted.
     const writesBefore = await tickWrites(realtime.internalUrl);
     const cpuBefore = cpuSeconds(realtime.pid);
-    const load = await loader.call<HttpLoadResult>(
+    // Clicks on a fixed schedule (the open-loop generator), not in a burst at the start of each second
+    // (autocannon's rate, which left most ticks of a second with no change to send).
+    const load = await clicker.call<OpenLoopResult>(
       'run',
       {
         url: bs.gatewayUrl,
-        path: '/api/game/click',
-        method: 'POST',
-        connections: settings.clickConnectionsAtHalfRate,
-        durationS: settings.fanoutDurationS,
         tokens: bs.users.map((u) => u.token),
-        overallRate: Math.max(1, Math.round(clickRate)),
-        recordAcks: true,
+        rate: Math.max(1, Math.round(clickRate)),
+        durationS: settings.fanoutDurationS,
+        connections: settings.clickConnectionsAtHalfRate,
+        timeoutMs: 10_000,
       },
-      (settings.fanoutDurationS + 60) * 1000,
+      (settings.fanoutDurationS * 4 + 70) * 1000,
     );
+    const answers = Histogram.fromJSON(load.acceptedLatency);
     // The last tick after the last click.
     await sleep(Math.ceil(1000 / settings.broadcastHz) + 200);
     const cpuAfter = cpuSeconds(realtime.pid);
@@ -213,11 +216,12 @@ export async function measureFanout(
 
     const order = load
       .acks!.ordinals.map((_, i) => i)
-      .sort((a, b) => load.acks!.ordinals[a]! - load.acks!.ordinals[b]!);
+      .sort((a, b) => load.acks.ordinals[a]! - load.acks.ordinals[b]!);
     const picked = sampleEvenly(order, MAX_ACKS_JOINED);
+    // Click to screen counts from each click's answer, as before.
     const acks = {
-      ordinals: picked.map((i) => load.acks!.ordinals[i]!),
-      times: picked.map((i) => load.acks!.times[i]!),
+      ordinals: picked.map((i) => load.acks.ordinals[i]!),
+      times: picked.map((i) => load.acks.answered[i]!),
     };
     const { total, histogram } = await fleet.measure(acks);
 
@@ -228,10 +232,10 @@ export async function measureFanout(
       connected: fleet.connected,
       failed: fleet.failed,
       connectErrors: fleet.errors,
-      clicksPerSecond: load.okPerSecond,
+      clicksPerSecond: load.accepted / load.durationS,
       clickRateAsked: clickRate,
-      clicksRefusedPerSecond: load.non2xx / load.durationS,
-      clickAnswerP99Ms: load.latencyMs.p99,
+      clicksRefusedPerSecond: load.refused / load.durationS,
+      clickAnswerP99Ms: answers.percentile(99) ?? null,
       clickToScreen: {
         p50Ms: histogram?.percentile(50) ?? null,
         p99Ms: histogram?.percentile(99) ?? null,
