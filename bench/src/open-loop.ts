@@ -23,6 +23,8 @@ export interface OpenLoopResult {
   rate: number;
   offered: number;
   durationS: number;
+  /** From the first click's scheduled time to the last answer: the time the clicks really took. */
+  elapsedS: number;
   accepted: number;
   refused: number;
   /** Answers other than 2xx or a refusal (4xx/5xx that are not 429/503). */
@@ -116,6 +118,7 @@ async function run(options: OpenLoopOptions): Promise<OpenLoopResult> {
     setTimeout(pump, Math.max(0, start - nowMs()));
   });
   if (total > 0) await finished;
+  const elapsedS = (nowMs() - start) / 1000;
   await client.close();
 
   const seen = new Set<number>();
@@ -128,6 +131,7 @@ async function run(options: OpenLoopOptions): Promise<OpenLoopResult> {
     rate: options.rate,
     offered: total,
     durationS: options.durationS,
+    elapsedS,
     accepted: acceptedLatency.count,
     refused,
     otherStatus,
