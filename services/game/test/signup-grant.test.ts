@@ -66,7 +66,10 @@ describe('sign-up clicks with SIGNUP_FREE_CLICKS_AFTER_VERIFICATION on', () => {
     await verified(h, user, `new_${user.username}@example.test`);
     await settled(h);
     expect((await h.balance(user)).freeClicks).toBe(9);
-    // Written to Postgres: a Redis rebuilt from it neither loses nor repeats the grant.
+    // Written to Postgres: a Redis rebuilt from it neither loses nor repeats the grant. The journal is
+    // written first, as its flush would within 100 ms: a click still only in Redis's journal when Redis
+    // is lost is within the loss the design allows (docs/game.md), and not what this test is about.
+    await h.app.game.flushJournal();
     await h.restartRedisEmpty();
     await eventually(
       async () => (await h.balance(user).catch(() => undefined))?.freeClicks === 9,
