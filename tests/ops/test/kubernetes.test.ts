@@ -456,6 +456,16 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
     expect(objects().some((o) => o.kind === 'Secret' && o.metadata.name.startsWith('omc-jwt'))).toBe(false);
   });
 
+  it("gives the gateway's request budget a Redis key of its own, apart from the round's Redis", () => {
+    // Each counted request is a script call: on the round's Redis it doubled Redis's CPU per click.
+    const redisKey = (deployment: string) =>
+      podOf(find(objects(), 'Deployment', deployment)).containers[0]!.env!.find(
+        (e) => e.name === 'REDIS_URL',
+      )!.valueFrom!.secretKeyRef!.key;
+    expect(redisKey('gateway')).toBe('GATEWAY_REDIS_URL');
+    expect(redisKey('game')).toBe('REDIS_URL');
+  });
+
   it('configures payments for the emulators in dev and the real providers in prod', () => {
     const settings = (name: string) =>
       objects().find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith(`${name}-`))!.data as Record<
