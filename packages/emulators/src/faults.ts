@@ -1,5 +1,7 @@
 // Test controls: faults queued per target and consumed one request at a time, so a test can say
 // "the next three payout calls answer 503" or "the next sale is charged but its answer never comes".
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
 export const FAULT_TARGETS = [
   'braintree.clientToken',
   'braintree.sale',
@@ -79,4 +81,21 @@ export class Faults {
   clear(): void {
     this.queues.clear();
   }
+}
+
+/** What the app gives each provider's routes: the fault queue, its own URL, and the call log. */
+export interface ProviderRouteOptions {
+  faults: Faults;
+  /** Public URL of this emulator (the Braintree client token's configUrl, PayPal's links). */
+  publicUrl: () => string;
+  record: (call: { target: FaultTarget; key: string | null; outcome: string }) => void;
+  /** Applies a queued fault; returns true when the request was answered (or dropped) by it. */
+  applyFault: (
+    target: FaultTarget,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    effect?: () => void,
+    given?: Fault,
+    key?: string | null,
+  ) => Promise<boolean>;
 }

@@ -1,8 +1,8 @@
 // Braintree's gateway API as the `braintree` Node SDK calls it: JSON requests (underscored keys), XML
 // answers, HTTP Basic auth with the merchant's public and private key, under /merchants/:merchantId.
 import { createHmac, createHash, randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Fault, Faults, FaultTarget } from '../faults.js';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ProviderRouteOptions } from '../faults.js';
 import { xmlDocument, type XmlNode, type XmlValue } from '../xml.js';
 import { amountOutcome, TEST_NONCES, UNKNOWN_NONCE, type Instrument, type NonceOutcome } from './nonces.js';
 
@@ -137,21 +137,8 @@ function parseAmount(amount: unknown): number | undefined {
 
 const formatAmount = (cents: number) => `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
 
-export interface BraintreeOptions {
+export interface BraintreeOptions extends ProviderRouteOptions {
   state: BraintreeState;
-  faults: Faults;
-  /** Public URL of this emulator, for the client token's configUrl. */
-  publicUrl: () => string;
-  record: (call: { target: FaultTarget; key: string | null; outcome: string }) => void;
-  /** Applies a queued fault; returns true when the request was answered (or dropped) by it. */
-  applyFault: (
-    target: FaultTarget,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    effect?: () => void,
-    given?: Fault,
-    key?: string | null,
-  ) => Promise<boolean>;
 }
 
 export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOptions): Promise<void> {

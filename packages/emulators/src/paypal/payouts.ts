@@ -3,7 +3,7 @@
 // reusing it answers PayPal's duplicate error with a link to the original batch.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Fault, Faults, FaultTarget } from '../faults.js';
+import type { ProviderRouteOptions } from '../faults.js';
 
 export interface EmulatedPayout {
   payoutBatchId: string;
@@ -50,19 +50,8 @@ function paypalError(
   });
 }
 
-export interface PayPalOptions {
+export interface PayPalOptions extends ProviderRouteOptions {
   state: PayPalState;
-  faults: Faults;
-  publicUrl: () => string;
-  record: (call: { target: FaultTarget; key: string | null; outcome: string }) => void;
-  applyFault: (
-    target: FaultTarget,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    effect?: () => void,
-    given?: Fault,
-    key?: string | null,
-  ) => Promise<boolean>;
 }
 
 function batchView(payout: EmulatedPayout, publicUrl: string, detailed: boolean) {
