@@ -73,7 +73,7 @@ export const ROUTES: readonly RouteContract[] = [
     service: 'auth',
     auth: 'user',
     body: auth.ChangePasswordRequest,
-    response: MessageResponse,
+    response: auth.MessageWithTokenResponse,
   },
   {
     method: 'PUT',
@@ -144,7 +144,13 @@ export const ROUTES: readonly RouteContract[] = [
     auth: 'user',
     response: auth.SessionsResponse,
   },
-  { method: 'DELETE', path: '/api/user/sessions', service: 'auth', auth: 'user', response: MessageResponse },
+  {
+    method: 'DELETE',
+    path: '/api/user/sessions',
+    service: 'auth',
+    auth: 'user',
+    response: auth.MessageWithTokenResponse,
+  },
   {
     method: 'DELETE',
     path: '/api/user/sessions/:id',
