@@ -258,6 +258,7 @@ describe('recovery beats a stolen token', () => {
         link: 'https://play.example/undo?token=t',
         address: hostile,
         days: 7,
+        hours: 72,
       });
       for (const part of [mail.text, mail.html]) {
         expect(part).not.toContain('https://clicks.example.com');
