@@ -180,13 +180,15 @@ export class ClickBatcher {
       });
       for (const [outcome, n] of counts) this.hooks.onOutcome?.(outcome, n);
       if ((counts.get('accepted') ?? 0) > 0) {
-        this.hooks.onStateChanged?.({
-          round: reply.state.round,
-          globalClicks: reply.state.globalClicks,
-          potCents: reply.state.potCents,
-          lastClickUser: reply.state.lastClickerName,
-          lastWinner: reply.state.lastWinnerName,
-        });
+        this.hooks.onStateChanged?.(
+          this.state.remember({
+            round: reply.state.round,
+            globalClicks: reply.state.globalClicks,
+            potCents: reply.state.potCents,
+            lastClickUser: reply.state.lastClickerName,
+            lastWinner: reply.state.lastWinnerName,
+          }),
+        );
       }
       pending = [];
       if (notLoaded.length > 0) {

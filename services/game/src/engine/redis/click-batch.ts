@@ -131,7 +131,7 @@ for i = 1, n do
         end
         if clicks >= target then
           won = 1
-          local w = { round = round, userId = uid, username = u.name or '', potCents = pot, clicks = clicks, at = now }
+          local w = { round = round, userId = uid, username = u.name or '', potCents = pot, clicks = clicks, at = now, epoch = epoch }
           seg.win = w
           wins[#wins + 1] = w
           st[6], st[7] = uid, u.name or ''
@@ -170,7 +170,7 @@ if accepted > 0 then
   end
   seq = seq + 1
   local w = #writes
-  writes[w + 1], writes[w + 2] = 'j:' .. seq, epoch .. ':' .. seq .. ':' .. cjson.encode({ segs = journal })
+  writes[w + 1], writes[w + 2] = 'j:' .. seq, epoch .. ':' .. seq .. ':' .. cjson.encode({ segs = journal, t = now })
   w = w + 2
   writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = 'round', round, 'clicks', clicks
   writes[w + 5], writes[w + 6], writes[w + 7], writes[w + 8] = 'pot', pot, 'seq', seq
