@@ -248,10 +248,20 @@ export async function recordWinOnce(
   return recorded && recorded.won_at.getTime() !== win.at ? 'replayed' : 'duplicate';
 }
 
-/** The sign-up clicks of these users are in granted_clicks now (written with them, by the journal). */
-export async function markSignupGranted(db: Db, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.updateTable('users').set({ signup_clicks_granted: true }).where('id', 'in', ids).execute();
+/**
+ * Adds a user's sign-up clicks with their mark, once: written by the event's handler before the event is
+ * acknowledged (so a Redis lost before the journal's flush loses no grant), and again by the journal,
+ * which then changes nothing. Returns whether this call granted them.
+ */
+export async function recordSignupGrant(db: Db, userId: string, clicks: number): Promise<boolean> {
+  const row = await db
+    .updateTable('users')
+    .set((eb) => ({ granted_clicks: eb('granted_clicks', '+', clicks), signup_clicks_granted: true }))
+    .where('id', '=', userId)
+    .where('signup_clicks_granted', '=', false)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function addGrantedClicks(db: Db, deltas: Map<string, number>): Promise<void> {

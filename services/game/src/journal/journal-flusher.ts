@@ -17,8 +17,8 @@ import {
   journalCursors,
   lockJournal,
   lockStateWritesShared,
-  markSignupGranted,
   recordPurchase,
+  recordSignupGrant,
   recordWinOnce,
   saveJournalCursor,
 } from '../engine/game.repo.js';
@@ -186,14 +186,11 @@ async function applyEntries(
   const granted = new Map<string, number>();
   const purchasedSpent = new Map<string, { userId: string; round: number; spent: number }>();
   const positions = new Map<number, { pos: number; last: string | null }>();
-  const signupGranted: string[] = [];
   let wins = 0;
   for (const entry of entries) {
     if (entry.purchase) await recordPurchase(trx, entry.purchase);
-    if (entry.grant) {
-      granted.set(entry.grant.userId, (granted.get(entry.grant.userId) ?? 0) + entry.grant.clicks);
-      signupGranted.push(entry.grant.userId);
-    }
+    // The event's handler usually recorded it already; once either way.
+    if (entry.grant) await recordSignupGrant(trx, entry.grant.userId, entry.grant.clicks);
     for (const seg of entry.segs ?? []) {
       for (const [userId, [spentPurchased, spentGranted]] of entriesOf(seg.spends)) {
         if (spentGranted) granted.set(userId, (granted.get(userId) ?? 0) - spentGranted);
@@ -218,7 +215,6 @@ async function applyEntries(
     }
   }
   await addGrantedClicks(trx, granted);
-  await markSignupGranted(trx, signupGranted);
   await addPurchasedSpent(trx, [...purchasedSpent.values()]);
   // A won round's row was closed by recordWin; its position is the target, which greatest() keeps.
   await advanceRounds(trx, positions);
