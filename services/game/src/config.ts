@@ -69,6 +69,12 @@ export const configSchema = baseEnvSchema
      * Retry-After instead of hanging; the state is served from the last one read).
      */
     REDIS_COMMAND_TIMEOUT_MS: env.int(1000, 50, 60_000),
+    /**
+     * The most journal entries Redis may hold that Postgres has not taken (a Postgres outage): past it,
+     * clicks answer 503 with Retry-After instead of filling Redis until it refuses every write. One entry
+     * is one click batch (at most 200 per second per instance) and weighs about 0.2-2 KB. 0: no bound.
+     */
+    JOURNAL_MAX_BACKLOG: env.int(100_000, 0, 100_000_000),
     /** How often the write-behind journal is flushed from Redis to Postgres. */
     JOURNAL_FLUSH_MS: env.int(100, 5, 600_000),
     /**
