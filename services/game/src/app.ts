@@ -18,6 +18,7 @@ import { gameMetrics, type GameMetrics } from './metrics.js';
 import { startStatePublisher, type StatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
 import { roleRoutes } from './users/role.routes.js';
+import { internalWinsRoutes } from './winners/internal-wins.routes.js';
 import { winnersRoutes } from './winners/winners.routes.js';
 
 /** What the routes of this app share: the dependencies, the engine and the service's metrics. */
@@ -76,7 +77,8 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     drainOutbox: (timeoutMs?: number) => background.outbox?.drain(timeoutMs) ?? notStarted(),
   });
   const ctx: GameContext = { deps, engine, metrics };
-  for (const routes of [clickRoutes, stateRoutes, winnersRoutes, roleRoutes]) await app.register(routes, ctx);
+  for (const routes of [clickRoutes, stateRoutes, winnersRoutes, internalWinsRoutes, roleRoutes])
+    await app.register(routes, ctx);
   app.addHook('onClose', async () => {
     await (background.stop ?? (() => engine.close()))();
   });
