@@ -121,11 +121,14 @@ export async function start(app: PaymentsApp): Promise<void> {
       : undefined;
   timer?.unref();
   // The bus is the doorbell, the game's record the truth: wins whose event was lost are credited.
+  let firstPass = true;
   const wins =
     deps.config.EVENT_RECONCILE_INTERVAL_MS > 0
       ? startPollLoop(
           async () => {
-            await app.payments.reconcileWins();
+            // The first pass waits one interval: at start the events in flight arrive by themselves.
+            if (firstPass) firstPass = false;
+            else await app.payments.reconcileWins();
             return false;
           },
           {

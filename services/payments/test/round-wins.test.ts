@@ -122,4 +122,28 @@ describe("round wins against the game's record", () => {
     await handled(late.id);
     expect(await balance(h.deps.db, winningsAccount(winner))).toBe(pot);
   });
+
+  it('serves its completed purchases to the game, as their events said, page by page', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    await fillPot();
+    await fillPot();
+    const first = await h.app.inject({
+      url: `/internal/purchases/completed?since=${encodeURIComponent(since)}&limit=1`,
+    });
+    expect(first.statusCode).toBe(200);
+    const [one] = first.json().purchases;
+    expect(one).toMatchObject({ packId: 'unlimited', unlimited: true, clicks: null, amountCents: 999 });
+    expect(one.potShareCents + one.houseShareCents).toBe(999);
+    const next = await h.app.inject({
+      url: `/internal/purchases/completed?since=${encodeURIComponent(since)}&afterAt=${encodeURIComponent(one.completedAt)}&afterId=${one.purchaseId}`,
+    });
+    const rest = next.json().purchases as { purchaseId: string }[];
+    expect(rest.length).toBeGreaterThanOrEqual(1);
+    expect(rest.map((p) => p.purchaseId)).not.toContain(one.purchaseId);
+    const half = await h.app.inject({
+      url: `/internal/purchases/completed?since=${encodeURIComponent(since)}&afterAt=${encodeURIComponent(one.completedAt)}`,
+    });
+    expect(half.statusCode).toBe(400);
+    expect(half.json().message).toMatch(/afterAt and afterId/);
+  });
 });

@@ -143,7 +143,7 @@ export async function abandonedPurchases(db: Db, minAgeMs: number, limit = 50): 
 /**
  * Completed purchases as their purchase.completed events said, for the game's reconciliation: oldest
  * completion first (the ledger's purchase transaction is the moment and the shares), paged by
- * (completedAt, purchaseId).
+ * (completedAt, purchaseId), the moment in milliseconds as JSON carries it.
  */
 export async function completedPurchasesSince(
   db: Kysely<Database>,
@@ -161,7 +161,7 @@ export async function completedPurchasesSince(
   }[]
 > {
   const after = page.after
-    ? sql`and (t.created_at, p.id) > (${page.after.at}, ${page.after.id}::uuid)`
+    ? sql`and (date_trunc('milliseconds', t.created_at), p.id) > (${page.after.at}, ${page.after.id}::uuid)`
     : sql``;
   const { rows } = await sql<{
     id: string;
@@ -173,7 +173,8 @@ export async function completedPurchasesSince(
     pot_share_cents: string;
     house_share_cents: string;
   }>`
-    select p.id, p.user_id, p.pack_id, p.amount_cents, p.provider_transaction_id, t.created_at as completed_at,
+    select p.id, p.user_id, p.pack_id, p.amount_cents, p.provider_transaction_id,
+      date_trunc('milliseconds', t.created_at) as completed_at,
       coalesce((select sum(e.amount_cents) from ledger_entries e
         where e.transaction_id = t.id and e.account_id = ${page.roundPot}), 0) as pot_share_cents,
       coalesce((select sum(e.amount_cents) from ledger_entries e
@@ -181,7 +182,7 @@ export async function completedPurchasesSince(
     from purchases p
     join ledger_transactions t on t.kind = 'purchase' and t.reference = 'purchase:' || p.id::text
     where p.status = 'succeeded' and t.created_at >= ${page.since} ${after}
-    order by t.created_at, p.id
+    order by date_trunc('milliseconds', t.created_at), p.id
     limit ${page.limit}`.execute(db);
   return rows.map((r) => ({
     ...r,
