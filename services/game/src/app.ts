@@ -6,6 +6,7 @@ import {
   observeConsumerLag,
   startOutboxRelay,
   startPollLoop,
+  startRetention,
   type OutboxRelay,
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
@@ -17,6 +18,7 @@ import { startGameConsumers } from './events/consumers.js';
 import { reconcilePurchases } from './events/purchase-reconciler.js';
 import { startJournalFlusher, type JournalFlusher } from './journal/journal-flusher.js';
 import { gameMetrics, type GameMetrics } from './metrics.js';
+import { prunePurchaseMarks } from './engine/purchases.js';
 import { startStatePublisher, type StatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
 import { roleRoutes } from './users/role.routes.js';
@@ -154,7 +156,16 @@ export async function start(app: GameApp): Promise<void> {
           },
         )
       : undefined;
+  // Old outbox rows, processed-event marks and Redis purchase marks are deleted (retention).
+  const retention = startRetention({
+    db,
+    log,
+    clock: deps.clock,
+    config,
+    also: () => prunePurchaseMarks(db, redis, deps.clock()),
+  });
   background.stop = async () => {
+    await retention.stop();
     await reconciler?.stop();
     await Promise.all(consumers.map((c) => c.stop()));
     await publisher.stop();

@@ -1,4 +1,4 @@
-import { baseEnvSchema, env, parseConfig } from '@omc/service-kit';
+import { baseEnvSchema, env, parseConfig, retentionEnvSchema } from '@omc/service-kit';
 import { z } from 'zod';
 
 export interface MilestoneRule {
@@ -24,6 +24,7 @@ export function parseMilestones(text: string): MilestoneRule[] | string {
 
 export const configSchema = baseEnvSchema
   .extend({
+    ...retentionEnvSchema.shape,
     PORT: env.port(3002),
     ROUND_TARGET: env.int(1_000_000, 1, 1_000_000_000_000),
     MILESTONES: z

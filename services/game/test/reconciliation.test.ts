@@ -4,6 +4,9 @@
 import { INTERNAL_WINS_PATH, type InternalPurchase } from '@omc/contracts';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@omc/testkit';
+import { KEYS } from '../src/engine/keys.js';
+import { prunePurchaseMarks } from '../src/engine/purchases.js';
 import { startGame, type Harness } from './support.js';
 
 /** Payments' GET /internal/purchases/completed, answering from a list a test fills. */
@@ -67,6 +70,23 @@ describe('reconciliation with the producers’ records', () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect((await h.balance(buyer)).purchasedClicks).toBe(before.purchasedClicks + 100);
     expect((await h.state(buyer)).pot).toBeCloseTo(potBefore + 0.5);
+  });
+
+  it("bounds Redis' purchase marks: a recorded purchase's mark goes after an hour, and its late event credits nothing", async () => {
+    const buyer = await h.registerUser();
+    const event = h.purchaseEvent(buyer, 'clicks500', 100);
+    await h.publish(event);
+    await eventually(async () => (await h.balance(buyer)).purchasedClicks === 500, 'purchase applied');
+    const { db, redis } = h.app.game.deps;
+    expect(await redis.hexists(KEYS.purchases, event.data.purchaseId)).toBe(1);
+    // Within the hour the mark stays (an application may be racing); after it, it goes.
+    expect(await prunePurchaseMarks(db, redis, Date.now())).toBe(0);
+    expect(await prunePurchaseMarks(db, redis, Date.now() + 2 * 3_600_000)).toBeGreaterThanOrEqual(1);
+    expect(await redis.hexists(KEYS.purchases, event.data.purchaseId)).toBe(0);
+    // The same event again, past JetStream's duplicate window: Postgres' record keeps it from counting twice.
+    await h.publish(event, `${event.id}-redelivered`);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await h.balance(buyer)).purchasedClicks).toBe(500);
   });
 
   it("serves the round's recorded win to payments, and 404 for a round nobody won", async () => {

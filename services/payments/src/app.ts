@@ -3,6 +3,7 @@ import {
   migrateToLatest,
   observeConsumerLag,
   startPollLoop,
+  startRetention,
   startOutboxRelay,
   type OutboxRelay,
 } from '@omc/service-kit';
@@ -139,8 +140,12 @@ export async function start(app: PaymentsApp): Promise<void> {
         )
       : undefined;
 
+  // Old outbox rows and processed-event marks are deleted (retention).
+  const retention = startRetention({ db: deps.db, log: deps.log, clock: deps.clock, config: deps.config });
+
   app.addHook('onClose', async () => {
     if (timer) clearInterval(timer);
+    await retention.stop();
     await wins?.stop();
     await Promise.all(consumers.map((c) => c.stop()));
     await relay.stop();

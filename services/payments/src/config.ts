@@ -1,4 +1,4 @@
-import { baseEnvSchema, ConfigError, env, parseConfig } from '@omc/service-kit';
+import { baseEnvSchema, ConfigError, env, parseConfig, retentionEnvSchema } from '@omc/service-kit';
 import { z } from 'zod';
 
 const optionalText = () =>
@@ -20,6 +20,7 @@ export const EMULATOR_CREDENTIALS = {
 export const configSchema = baseEnvSchema
   .omit({ REDIS_URL: true })
   .extend({
+    ...retentionEnvSchema.shape,
     PORT: env.port(3003),
     /** Auth, asked on every money path who the caller is now (GET /internal/account). */
     AUTH_URL: env.url(['http', 'https']).default('http://127.0.0.1:3001'),
