@@ -4,8 +4,9 @@ import {
   createServiceApp,
   ensureStream,
   migrateToLatest,
-  startOutboxRelay,
   type OutboxRelay,
+  startOutboxRelay,
+  startRetention,
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/admin.routes.js';
@@ -112,7 +113,7 @@ export async function start(app: AuthApp): Promise<void> {
   const { deps } = ctx;
   const background = backgrounds.get(app)!;
   await migrateToLatest(deps.db, migrations);
-  await ensureStream(deps.nats.jsm, STREAMS.auth);
+  await ensureStream(deps.nats.jsm, STREAMS.auth, { replicas: deps.config.NATS_STREAM_REPLICAS });
 
   const relay = startOutboxRelay(deps.db, deps.nats, deps.log, {
     ...(background.options.outboxIntervalMs ? { intervalMs: background.options.outboxIntervalMs } : {}),
@@ -120,6 +121,9 @@ export async function start(app: AuthApp): Promise<void> {
   });
   background.relay = relay;
   app.addHook('onClose', async () => relay.stop());
+  // Old outbox rows and processed-event marks are deleted (retention; sent mail: the mail sender).
+  const retention = startRetention({ db: deps.db, log: deps.log, clock: deps.clock, config: deps.config });
+  app.addHook('onClose', async () => retention.stop());
   const mail = startMail(
     deps,
     background.options.mailIntervalMs ? { intervalMs: background.options.mailIntervalMs } : {},

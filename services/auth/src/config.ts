@@ -1,4 +1,4 @@
-import { baseEnvSchema, env, parseConfig } from '@omc/service-kit';
+import { baseEnvSchema, env, parseConfig, retentionEnvSchema } from '@omc/service-kit';
 import { EmailField, PasswordField, UsernameField } from '@omc/contracts';
 import { z } from 'zod';
 
@@ -9,6 +9,7 @@ const optionalText = z
 
 export const configSchema = baseEnvSchema
   .extend({
+    ...retentionEnvSchema.shape,
     PORT: env.port(3001),
     JWT_PRIVATE_KEY: env.pem('PRIVATE'),
     GAME_URL: env.url(['http', 'https']).default('http://127.0.0.1:3002'),
@@ -48,6 +49,8 @@ export const configSchema = baseEnvSchema
     /** A mail the server refused or could not take is tried again after this, doubling up to MAIL_RETRY_MAX_MS. */
     MAIL_RETRY_BASE_MS: env.int(2_000, 10, 3600_000),
     MAIL_RETRY_MAX_MS: env.int(10 * 60_000, 10, 24 * 3600_000),
+    /** How long a sent mail is kept (its text holds the links it carried), then deleted. */
+    MAIL_RETENTION_HOURS: env.int(24, 1, 24 * 90),
     /** How long one SMTP conversation may take before it counts as failed (and is retried). */
     SMTP_TIMEOUT_MS: env.int(15_000, 100, 120_000),
     /** Minutes a password-reset link stays valid. */

@@ -6,6 +6,7 @@ import {
   observeConsumerLag,
   startOutboxRelay,
   startPollLoop,
+  startRetention,
   type OutboxRelay,
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
@@ -14,11 +15,14 @@ import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
 import { GameEngine } from './engine/game-engine.js';
 import { startGameConsumers } from './events/consumers.js';
+import { reconcilePurchases } from './events/purchase-reconciler.js';
 import { journalBacklog, startJournalFlusher, type JournalFlusher } from './journal/journal-flusher.js';
 import { gameMetrics, type GameMetrics } from './metrics.js';
+import { prunePurchaseMarks } from './engine/purchases.js';
 import { startStatePublisher, type StatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
 import { roleRoutes } from './users/role.routes.js';
+import { internalWinsRoutes } from './winners/internal-wins.routes.js';
 import { winnersRoutes } from './winners/winners.routes.js';
 
 /** What the routes of this app share: the dependencies, the engine and the service's metrics. */
@@ -34,6 +38,8 @@ export interface GameApp extends FastifyInstance {
     flushJournal(timeoutMs?: number): Promise<void>;
     /** Publishes every queued outbox event now (tests). */
     drainOutbox(timeoutMs?: number): Promise<void>;
+    /** One reconciliation pass with payments' completed purchases; the purchases it applied. */
+    reconcilePurchases(): Promise<number>;
   };
 }
 
@@ -80,9 +86,25 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     metrics,
     flushJournal: (timeoutMs?: number) => background.flusher?.drain(timeoutMs) ?? notStarted(),
     drainOutbox: (timeoutMs?: number) => background.outbox?.drain(timeoutMs) ?? notStarted(),
+    reconcilePurchases: async () => {
+      const since = new Date(deps.clock() - config.EVENT_RECONCILE_LOOKBACK_HOURS * 3_600_000);
+      const repaired = await reconcilePurchases(
+        {
+          db: deps.db,
+          engine,
+          paymentsUrl: config.PAYMENTS_URL,
+          timeoutMs: config.PAYMENTS_TIMEOUT_MS,
+          log: deps.log,
+        },
+        since,
+      );
+      metrics.purchasesReconciled.inc(repaired);
+      return repaired;
+    },
   });
   const ctx: GameContext = { deps, engine, metrics };
-  for (const routes of [clickRoutes, stateRoutes, winnersRoutes, roleRoutes]) await app.register(routes, ctx);
+  for (const routes of [clickRoutes, stateRoutes, winnersRoutes, internalWinsRoutes, roleRoutes])
+    await app.register(routes, ctx);
   app.addHook('onClose', async () => {
     await (background.stop ?? (() => engine.close()))();
   });
@@ -96,8 +118,10 @@ export async function start(app: GameApp): Promise<void> {
   const background = backgrounds.get(app)!;
   await migrateToLatest(db, migrations);
   // The game publishes round wins and reads auth's and payments' events: make sure each stream exists,
-  // whatever order the services start in (idempotent, same configuration as their owners').
-  for (const stream of [STREAMS.game, STREAMS.auth, STREAMS.payments]) await ensureStream(nats.jsm, stream);
+  // whatever order the services start in (idempotent, same configuration as their owners'; where its
+  // NATS user may not create another's stream, its consumers wait for the owner to).
+  for (const stream of [STREAMS.game, STREAMS.auth, STREAMS.payments])
+    await ensureStream(nats.jsm, stream, { replicas: config.NATS_STREAM_REPLICAS });
   const outbox = startOutboxRelay(db, nats, log, { intervalMs: 100 });
   metrics.observeOutboxBacklog(() => outbox.backlog());
   observeConsumerLag(deps.metrics, nats);
@@ -131,7 +155,35 @@ export async function start(app: GameApp): Promise<void> {
     log,
     onResult: (subject, outcome) => metrics.eventsConsumed.inc({ subject, outcome }),
   });
+  // Purchases whose event was lost are applied from payments' record.
+  let firstPass = true;
+  const reconciler =
+    config.EVENT_RECONCILE_INTERVAL_MS > 0
+      ? startPollLoop(
+          async () => {
+            // The first pass waits one interval: at start the events in flight arrive by themselves.
+            if (firstPass) firstPass = false;
+            else await app.game.reconcilePurchases();
+            return false;
+          },
+          {
+            intervalMs: config.EVENT_RECONCILE_INTERVAL_MS,
+            log,
+            failureMessage: "reconciliation with payments' purchases failed; next pass later",
+          },
+        )
+      : undefined;
+  // Old outbox rows, processed-event marks and Redis purchase marks are deleted (retention).
+  const retention = startRetention({
+    db,
+    log,
+    clock: deps.clock,
+    config,
+    also: () => prunePurchaseMarks(db, redis, deps.clock()),
+  });
   background.stop = async () => {
+    await retention.stop();
+    await reconciler?.stop();
     await Promise.all(consumers.map((c) => c.stop()));
     await fence.stop();
     await publisher.stop();

@@ -1,4 +1,4 @@
-import { baseEnvSchema, ConfigError, env, parseConfig } from '@omc/service-kit';
+import { baseEnvSchema, ConfigError, env, parseConfig, retentionEnvSchema } from '@omc/service-kit';
 import { z } from 'zod';
 
 const optionalText = () =>
@@ -20,10 +20,21 @@ export const EMULATOR_CREDENTIALS = {
 export const configSchema = baseEnvSchema
   .omit({ REDIS_URL: true })
   .extend({
+    ...retentionEnvSchema.shape,
     PORT: env.port(3003),
     /** Auth, asked on every money path who the caller is now (GET /internal/account). */
     AUTH_URL: env.url(['http', 'https']).default('http://127.0.0.1:3001'),
     AUTH_TIMEOUT_MS: env.int(2000, 100, 60_000),
+    /** The game, asked for its record of a won round before it is credited (GET /internal/wins). */
+    GAME_URL: env.url(['http', 'https']).default('http://127.0.0.1:3002'),
+    GAME_TIMEOUT_MS: env.int(2000, 100, 60_000),
+    /**
+     * How often the game's record of wins is compared with the wins credited, so a win whose event was
+     * lost is credited within this (0: never; tests drive it themselves).
+     */
+    EVENT_RECONCILE_INTERVAL_MS: env.int(60_000, 0, 3_600_000),
+    /** How far back each reconciliation pass looks. */
+    EVENT_RECONCILE_LOOKBACK_HOURS: env.int(168, 1, 24 * 365),
     POT_SHARE_PERCENT: env.int(50, 0, 100),
     BRAINTREE_ENVIRONMENT: z.enum(['emulator', 'sandbox', 'production']).optional(),
     BRAINTREE_EMULATOR_URL: env.url(['http']).default('http://127.0.0.1:3100'),

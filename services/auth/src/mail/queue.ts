@@ -77,10 +77,19 @@ export async function unsentCount(db: Db): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-/** Sent mail is kept a week (for support), then deleted. */
-export async function purgeSentMail(db: Db, now: number): Promise<void> {
-  await db
+/**
+ * Sent mail is kept MAIL_RETENTION_HOURS (a day by default, for support: its text holds the links it
+ * carried), then deleted; so is unsent mail older than its links can live (a week).
+ */
+export async function purgeSentMail(db: Db, now: number, retentionMs: number): Promise<number> {
+  const sent = await db
     .deleteFrom('mail_queue')
-    .where('sent_at', '<', new Date(now - 7 * 24 * 3600_000))
-    .execute();
+    .where('sent_at', '<', new Date(now - retentionMs))
+    .executeTakeFirst();
+  const stale = await db
+    .deleteFrom('mail_queue')
+    .where('sent_at', 'is', null)
+    .where('created_at', '<', new Date(now - 7 * 24 * 3600_000))
+    .executeTakeFirst();
+  return Number(sent.numDeletedRows) + Number(stale.numDeletedRows);
 }

@@ -79,7 +79,7 @@ export function startMailSender(deps: Deps, options: { intervalMs?: number } = {
         count = await pass();
         if (deps.clock() - lastPurge > 3600_000) {
           lastPurge = deps.clock();
-          await purgeSentMail(db, lastPurge);
+          await purgeSentMail(db, lastPurge, deps.config.MAIL_RETENTION_HOURS * 3_600_000);
         }
       } catch (error) {
         if (!stopped) log.warn({ err: error }, 'mail queue pass failed');

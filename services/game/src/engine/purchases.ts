@@ -1,5 +1,6 @@
 // Applying a completed purchase to the current round, once.
 import type { PurchaseCompletedV1 } from '@omc/contracts';
+import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Database } from '../db/schema.js';
@@ -62,3 +63,37 @@ export async function applyPurchase(
   }
   throw new Error('purchase could not be applied');
 }
+
+/** How long a purchase stays in Redis' purchases hash after Postgres recorded it. */
+export const PURCHASE_MARK_RETENTION_MS = 60 * 60_000;
+
+/**
+ * Bounds Redis' purchases hash: a purchase Postgres recorded longer than `retentionMs` ago is dropped from
+ * it (a late redelivery of its event finds Postgres' record first and changes nothing); those not yet
+ * recorded, or recorded a moment ago (an application may be racing), stay. Returns how many went.
+ */
+export async function prunePurchaseMarks(
+  db: Kysely<Database>,
+  redis: Redis,
+  now: number,
+  retentionMs = PURCHASE_MARK_RETENTION_MS,
+): Promise<number> {
+  let cursor = '0';
+  let removed = 0;
+  do {
+    const [next, flat] = await redis.hscan(KEYS.purchases, cursor, 'COUNT', 500);
+    cursor = next;
+    const ids = flat.filter((_, i) => i % 2 === 0).filter((id) => UUID.test(id));
+    if (ids.length === 0) continue;
+    const old = await db
+      .selectFrom('purchases')
+      .select('purchase_id')
+      .where('purchase_id', 'in', ids)
+      .where('applied_at', '<', new Date(now - retentionMs))
+      .execute();
+    if (old.length > 0) removed += await redis.hdel(KEYS.purchases, ...old.map((r) => r.purchase_id));
+  } while (cursor !== '0');
+  return removed;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

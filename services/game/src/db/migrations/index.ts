@@ -5,6 +5,7 @@ import { gameMigration } from './0001_game.js';
 import { userChangeOrderMigration } from './0002_user_change_order.js';
 import { signupGrantMigration } from './0003_signup_grant.js';
 import { stateGenerationMigration } from './0004_state_generation.js';
+import { retentionMigration } from './0008_retention.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0002_user_change_order': userChangeOrderMigration,
   '0003_signup_grant': signupGrantMigration,
   '0004_state_generation': stateGenerationMigration,
+  '0008_retention': retentionMigration,
 };
