@@ -6,7 +6,7 @@ export default defineConfig({
     // One system of many processes for the whole matrix; its rows run in order, never side by side.
     fileParallelism: false,
     testTimeout: 420_000,
-    hookTimeout: 240_000,
+    hookTimeout: 600_000,
     teardownTimeout: 60_000,
   },
 });

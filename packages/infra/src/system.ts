@@ -56,6 +56,8 @@ export interface SystemOptions {
   logs?: 'inherit' | 'files';
   /** How many realtime instances (they share one audience through Redis). */
   realtimeInstances?: number;
+  /** How long each process may take to answer /readyz 200 at start (default 60 s). */
+  readyTimeoutMs?: number;
   /**
    * How many processes of each part (default one; `realtimeInstances` for realtime when not given here).
    * A part with several processes is reached through a round-robin TCP balancer (as a Kubernetes Service
@@ -303,7 +305,13 @@ export async function startSystem(given: SystemOptions): Promise<System> {
       child,
       pid: child.pid!,
     };
-    await waitReady(running.internalUrl, child, name);
+    try {
+      await waitReady(running.internalUrl, child, name, options.readyTimeoutMs);
+    } catch (error) {
+      // A process that never became ready is not left running behind the failed start.
+      await killProcess(child, 'SIGKILL');
+      throw error;
+    }
     return running;
   };
 

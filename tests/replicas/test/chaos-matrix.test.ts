@@ -322,6 +322,8 @@ beforeAll(async () => {
     root,
     dir,
     instances: INSTANCES,
+    // Eleven processes starting at once on two busy cores: each gets longer than the usual minute.
+    readyTimeoutMs: 240_000,
     redisAppendOnly: true,
     env: ENV,
     log: () => undefined,
