@@ -143,8 +143,8 @@ async function newSentinel(): Promise<Sentinel> {
   return { player };
 }
 
-async function sentinelBuys(sentinel: Sentinel): Promise<void> {
-  await nearRoundStart();
+async function sentinelBuys(sentinel: Sentinel, atRoundStart: boolean): Promise<void> {
+  if (atRoundStart) await nearRoundStart();
   sentinel.purchase = await buyPackSurely(sentinel.player, 30_000);
   extraPurchases.push(sentinel.purchase);
 }
@@ -211,8 +211,11 @@ async function checkCounter(findings: Findings): Promise<void> {
 
 interface Row {
   name: string;
-  /** Does the fault; `buy` is when the sentinel buys (inside the window the fault puts at risk). Resolves when the harm is done. */
-  fault(buy: () => Promise<void>): Promise<string | void>;
+  /**
+   * Does the fault; `buy` is when the sentinel buys (inside the window the fault puts at risk), by
+   * default once a round has just begun. Resolves when the harm is done.
+   */
+  fault(buy: (atRoundStart?: boolean) => Promise<void>): Promise<string | void>;
 }
 
 const redisUrl = () => system.infra.redisUrl;
@@ -229,6 +232,14 @@ async function killServer(name: 'redis' | 'nats'): Promise<void> {
     await sleep(50);
   }
   throw new Error(`${name} (pid ${pid}) did not die`);
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+    await sleep(100);
+  }
 }
 
 async function flushRedis(): Promise<void> {
@@ -261,8 +272,10 @@ const ROWS: Row[] = [
   {
     name: 'Redis rolled back 3 s',
     async fault(buy) {
+      // The copy and the pack in the same round, so the pack is one the rolled-back round must still hold.
+      await nearRoundStart();
       const copy = await copyRedis(redisUrl());
-      await buy();
+      await buy(false);
       await sleep(3000);
       await restoreRedis(redisUrl(), copy);
       return `${copy.keys.length} keys put back`;
@@ -302,15 +315,30 @@ const ROWS: Row[] = [
   {
     name: 'NATS killed, unsynced tail lost',
     async fault(buy) {
+      // The game's replicas are behind (paused, as a busy or stalled pod is), so the purchase's event
+      // is acknowledged to payments and stored, but not yet consumed, when NATS dies and loses the tail
+      // of its store it had not synced (JetStream syncs every 2 min by default).
       const store = join(dir, 'servers', 'nats', 'jetstream');
       const synced = jetstreamBlocks(store);
-      await buy();
-      // JetStream syncs to disk every 2 min by default: 3 s of events is well within what a crash of the
-      // machine can take with it.
-      await sleep(3000);
-      await killServer('nats');
-      const bytes = loseUnsyncedTail(store, synced);
-      await system.infra.restartServer('nats');
+      const games = system.processes.filter((p) => p.deployable.name === 'game').map((p) => p.pid);
+      await nearRoundStart();
+      for (const pid of games) process.kill(pid, 'SIGSTOP');
+      let bytes = 0;
+      try {
+        await buy(false);
+        await until('payments to publish the purchase', async () => {
+          const [row] = await stores.query<{ n: number }>(
+            'payments',
+            `select count(*)::int as n from outbox where published_at is null`,
+          );
+          return row?.n === 0;
+        });
+        await killServer('nats');
+        bytes = loseUnsyncedTail(store, synced);
+        await system.infra.restartServer('nats');
+      } finally {
+        for (const pid of games) process.kill(pid, 'SIGCONT');
+      }
       return `${bytes} bytes of stream cut`;
     },
   },
@@ -361,8 +389,8 @@ async function runRow(row: Row): Promise<RowResult> {
   const sentinel = await newSentinel();
   const notes: string[] = [];
   let harmStarted = Date.now();
-  const faultNote = await row.fault(async () => {
-    await sentinelBuys(sentinel);
+  const faultNote = await row.fault(async (atRoundStart = true) => {
+    await sentinelBuys(sentinel, atRoundStart);
     harmStarted = Date.now();
   });
   if (faultNote) notes.push(faultNote);
