@@ -15,13 +15,18 @@ export async function buildInternalApp(
     log: deps.log,
     logger: options.logger,
   });
-  registerHealth(app, {
-    redis: () => pingRedis(deps.redis),
-    // Ready means players can be served: not before the public port listens, nor once it has closed.
-    public: () => {
-      if (!publicApp.server.listening) throw new Error('the public port is not listening');
+  registerHealth(
+    app,
+    {
+      // Ready means players can be served: not before the public port listens, nor once it has closed.
+      public: () => {
+        if (!publicApp.server.listening) throw new Error('the public port is not listening');
+      },
     },
-  });
+    1000,
+    // The request budget's Redis fails open: reported, never a reason to stop serving.
+    { redis: () => pingRedis(deps.redis) },
+  );
   serveMetrics(app, deps.metrics);
   return app;
 }

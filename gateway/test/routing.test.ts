@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ROUTE_PREFIXES, ROUTES } from '@omc/contracts';
+import { freePort } from '@omc/infra';
 import { resetRedis, testInfra } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
@@ -407,5 +408,22 @@ describe('gateway rate limit', () => {
     });
     // The web app and the gateway's health are not counted against the budget.
     expect((await rawRequest(gateways[1]!.internalUrl, '/healthz')).status).toBe(200);
+  });
+
+  it('stays ready and serves without its rate-limit Redis, reporting it down', async () => {
+    // Nothing listens on this port: the budget fails open, and readiness does not depend on it.
+    const gateway = await startGateway({
+      AUTH_URL: upstream.url,
+      GAME_URL: upstream.url,
+      PAYMENTS_URL: upstream.url,
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+      RATE_LIMIT_PER_IP: '6',
+    });
+    gateways.push(gateway);
+    const readyz = await rawRequest(gateway.internalUrl, '/readyz');
+    expect(readyz.status).toBe(200);
+    expect(readyz.json()).toMatchObject({ status: 'ready', checks: { public: 'ok' } });
+    expect(readyz.json().checks.redis).toMatch(/^down/);
+    expect((await rawRequest(gateway.url, '/api/game/state')).status).toBe(200);
   });
 });

@@ -16,6 +16,7 @@ export {
   type ServerHandle,
 } from './native.js';
 export { startInfra, ensureInfraInstalled, type Infra, type InfraOptions, type ServerName } from './infra.js';
+export { CONTAINER_IMAGES } from './containers.js';
 export {
   startSystem,
   DEPLOYABLES,

@@ -77,7 +77,10 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
       source = needed.length === 3 ? 'docker' : 'mixed';
       log('[infra] starting PostgreSQL, Redis and NATS in Docker');
       try {
-        started = await startContainers();
+        started = await startContainers({
+          dataDir: options.persistent ? join(options.dir, 'docker') : undefined,
+          redisAppendOnly: options.redisAppendOnly,
+        });
       } catch (error) {
         // An engine that answers but cannot pull (no registry) is no reason to fail: the native servers do.
         const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
@@ -93,7 +96,11 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
       mkdirSync(options.dir, { recursive: true });
       const jobs: Promise<void>[] = [];
       if (!given.postgres)
-        jobs.push(startPostgres(join(options.dir, 'postgres')).then((h) => void (started.postgres = h)));
+        jobs.push(
+          startPostgres(join(options.dir, 'postgres'), { durable: options.persistent }).then(
+            (h) => void (started.postgres = h),
+          ),
+        );
       if (!given.redis)
         jobs.push(
           startRedis(join(options.dir, 'redis'), { appendOnly: options.redisAppendOnly }).then(
@@ -119,7 +126,7 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
   }
 
   const starters: Record<ServerName, (port: number) => Promise<ServerHandle>> = {
-    postgres: (port) => startPostgres(join(options.dir, 'postgres'), { port }),
+    postgres: (port) => startPostgres(join(options.dir, 'postgres'), { port, durable: options.persistent }),
     redis: (port) => startRedis(join(options.dir, 'redis'), { appendOnly: options.redisAppendOnly, port }),
     nats: (port) => startNats(join(options.dir, 'nats'), { port }),
   };

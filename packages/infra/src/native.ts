@@ -189,7 +189,15 @@ function readPid(file: string): number | undefined {
   }
 }
 
-export async function startPostgres(dir: string, opts: { port?: number } = {}): Promise<ServerHandle> {
+/**
+ * `durable` (npm start) keeps Postgres' crash safety; without it (tests, benchmarks) fsync, synchronous
+ * commit and full-page writes are off: fast, and a machine crash may corrupt the data, which tests throw
+ * away anyway.
+ */
+export async function startPostgres(
+  dir: string,
+  opts: { port?: number; durable?: boolean } = {},
+): Promise<ServerHandle> {
   const bin = postgresBinDir();
   if (!bin) throw new InfraError('PostgreSQL is not installed (Debian package postgresql)');
   mkdirSync(dir, { recursive: true });
@@ -220,9 +228,7 @@ export async function startPostgres(dir: string, opts: { port?: number } = {}): 
     '-c listen_addresses=127.0.0.1',
     `-k ${dir}`,
     '-c max_connections=400',
-    '-c fsync=off',
-    '-c synchronous_commit=off',
-    '-c full_page_writes=off',
+    ...(opts.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
   ].join(' ');
   const start = asPostgresUser(join(bin, 'pg_ctl'), [
     '-D',

@@ -83,7 +83,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
       body = { message: 'Internal server error', code: 'INTERNAL' };
     }
 
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    // A 503 the service chose (a store away, a queue full) says when to try again; it is no bug to log
+    // with its stack.
+    if (error instanceof AppError && status === 503) {
+      if (!reply.hasHeader('retry-after')) void reply.header('retry-after', '1');
+      request.log.warn({ status, code: body.code, msg: body.message }, 'request refused: unavailable');
+    } else if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ status, code: body.code, msg: body.message }, 'request refused');
 
     void reply.status(status).send(errorBody(body.message, { ...body, requestId }));

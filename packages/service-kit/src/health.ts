@@ -1,5 +1,7 @@
-// Liveness and readiness. /readyz reports each dependency and answers 503 while any is down, so the
-// gateway and Kubernetes stop sending traffic until it returns, without a restart.
+// Liveness and readiness. /readyz reports each dependency and answers 503 while one the pod cannot serve
+// without is down, so Kubernetes stops sending it traffic until it returns, without a restart. A store
+// the pod can serve without (its pages, cached state, refusing fast what needs the store) is reported
+// but does not make it unready: a stall of a store every pod shares would otherwise empty the Service.
 import type { FastifyInstance } from 'fastify';
 
 export type Check = () => Promise<unknown> | unknown;
@@ -36,14 +38,24 @@ export function readinessOf(app: FastifyInstance): Readiness | undefined {
   return readinessByApp.get(app);
 }
 
-export function registerHealth(app: FastifyInstance, checks: Record<string, Check>, timeoutMs = 1000): void {
+/**
+ * `checks` gate readiness; `reported` are only shown in /readyz's report (each check answers within
+ * `timeoutMs`, so /readyz answers within it too while a store stalls).
+ */
+export function registerHealth(
+  app: FastifyInstance,
+  checks: Record<string, Check>,
+  timeoutMs = 1000,
+  reported: Record<string, Check> = {},
+): void {
   let last: boolean | undefined;
   const readiness: Readiness = {
     async evaluate() {
-      const names = Object.keys(checks);
-      const results = await Promise.all(names.map((name) => runCheck(checks[name]!, timeoutMs)));
+      const all = { ...reported, ...checks };
+      const names = Object.keys(all);
+      const results = await Promise.all(names.map((name) => runCheck(all[name]!, timeoutMs)));
       const report = Object.fromEntries(names.map((name, i) => [name, results[i]!]));
-      const ready = results.every((r) => r === 'ok');
+      const ready = names.every((name, i) => !(name in checks) || results[i] === 'ok');
       if (last !== undefined && last !== ready) readiness.onChange?.(ready);
       last = ready;
       return { ready, report };

@@ -95,7 +95,7 @@ export function serveMetrics(app: FastifyInstance, metrics: Metrics): void {
     readiness.onChange = () => changes.inc();
     metrics.gauge(
       'service_ready',
-      '1 while /readyz answers ready (every dependency up), else 0',
+      '1 while /readyz answers ready (every store it cannot serve without is up), else 0',
       [],
       async function collect() {
         this.set((await readiness.evaluate()).ready ? 1 : 0);

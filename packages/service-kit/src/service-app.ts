@@ -20,20 +20,31 @@ export interface ServiceAppDeps {
   nats?: Nats;
 }
 
+export type Store = 'postgres' | 'redis' | 'nats';
+
 export interface ServiceAppOptions extends Omit<ServerOptions, 'log'> {
   /** Verifies access tokens (and signs them, given the private key). */
   tokens?: TokenKeys;
+  /**
+   * Stores this service serves without (refusing fast what needs them): /readyz reports them but stays
+   * ready while they are down. Unlisted stores make the pod unready while down.
+   */
+  readyWithout?: Store[];
 }
 
 export async function createServiceApp(deps: ServiceAppDeps, options: ServiceAppOptions): Promise<App> {
   const app = createServer({ ...options, log: deps.log });
   if (options.tokens) await registerTokens(app, options.tokens);
   const { db, redis, nats } = deps;
+  const stores: Partial<Record<Store, Check>> = {};
+  if (db) stores.postgres = () => pingDb(db);
+  if (redis) stores.redis = () => pingRedis(redis);
+  if (nats) stores.nats = () => pingNats(nats);
   const checks: Record<string, Check> = {};
-  if (db) checks.postgres = () => pingDb(db);
-  if (redis) checks.redis = () => pingRedis(redis);
-  if (nats) checks.nats = () => pingNats(nats);
-  registerHealth(app, checks);
+  const reported: Record<string, Check> = {};
+  for (const [name, check] of Object.entries(stores) as [Store, Check][])
+    (options.readyWithout?.includes(name) ? reported : checks)[name] = check;
+  registerHealth(app, checks, 1000, reported);
   registerMetrics(app, deps.metrics);
   return app;
 }

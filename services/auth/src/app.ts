@@ -52,6 +52,8 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
     trustProxyHops: config.TRUST_PROXY_HOPS,
     logger: options.logger,
     tokens: { publicKey: config.JWT_PUBLIC_KEY, privateKey: config.JWT_PRIVATE_KEY },
+    // Events wait in the outbox while NATS is away; only Postgres is needed to serve.
+    readyWithout: ['nats'],
   });
   await app.register(fastifyCookie);
   app.decorateRequest('account', null);

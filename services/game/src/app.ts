@@ -5,6 +5,7 @@ import {
   migrateToLatest,
   observeConsumerLag,
   startOutboxRelay,
+  startPollLoop,
   type OutboxRelay,
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
@@ -13,7 +14,7 @@ import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
 import { GameEngine } from './engine/game-engine.js';
 import { startGameConsumers } from './events/consumers.js';
-import { startJournalFlusher, type JournalFlusher } from './journal/journal-flusher.js';
+import { journalBacklog, startJournalFlusher, type JournalFlusher } from './journal/journal-flusher.js';
 import { gameMetrics, type GameMetrics } from './metrics.js';
 import { startStatePublisher, type StatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
@@ -53,6 +54,10 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     trustProxyHops: config.TRUST_PROXY_HOPS,
     logger: options.logger,
     tokens: { publicKey: config.JWT_PUBLIC_KEY },
+    // Every game pod shares these stores, and each serves something without each: the rules, the winners
+    // and the last state without Redis (clicks refused fast with 503), clicks without Postgres (the
+    // journal waits in Redis) or NATS. Unready for a shared store's stall would empty the Service.
+    readyWithout: ['postgres', 'redis', 'nats'],
   });
 
   const metrics = gameMetrics(deps.metrics);
@@ -63,6 +68,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     onOutcome: (outcome, count) => metrics.clicks.inc({ outcome }, count),
     onWin: () => metrics.roundsWon.inc(),
     onWinPersisted: () => background.outbox?.nudge(),
+    onRebuilt: (cause) => metrics.stateRebuilds.inc({ cause }),
     onStateChanged: (state) => background.publisher?.changed(state),
   });
   const notStarted = async () => {
@@ -98,6 +104,18 @@ export async function start(app: GameApp): Promise<void> {
   const flusher = startJournalFlusher(db, redis, log, {
     intervalMs: config.JOURNAL_FLUSH_MS,
     onWinsWritten: () => outbox.nudge(),
+    onStale: (stale) =>
+      void engine
+        .replaceStaleState(stale)
+        .catch((error: unknown) => log.error({ err: error }, 'rebuilding a stale Redis state failed')),
+    onFlushed: (entries) => metrics.journalFlushed.inc(entries),
+  });
+  metrics.observeJournalBacklog(() => journalBacklog(redis));
+  // The fence check: a Redis that came back older than Postgres is rebuilt within FENCE_CHECK_MS.
+  const fence = startPollLoop(async () => (await engine.verifyState(), false), {
+    intervalMs: config.FENCE_CHECK_MS,
+    log,
+    failureMessage: 'comparing Redis with Postgres failed; will retry',
   });
   const publisher = startStatePublisher(engine, nats, log, deps.clock, {
     intervalMs: config.STATE_PUBLISH_MS,
@@ -115,6 +133,7 @@ export async function start(app: GameApp): Promise<void> {
   });
   background.stop = async () => {
     await Promise.all(consumers.map((c) => c.stop()));
+    await fence.stop();
     await publisher.stop();
     await engine.close();
     await flusher

@@ -64,8 +64,25 @@ export const configSchema = baseEnvSchema
     CLICK_QUEUE_MAX: env.int(2000, 0, 1_000_000),
     /** The time from a click's arrival to its outcome that the adaptive queue limit holds to, in ms. */
     CLICK_QUEUE_TARGET_MS: env.int(50, 1, 10_000),
+    /**
+     * A Redis command without an answer after this long fails (a stalled Redis: clicks answer 503 with
+     * Retry-After instead of hanging; the state is served from the last one read).
+     */
+    REDIS_COMMAND_TIMEOUT_MS: env.int(1000, 50, 60_000),
+    /**
+     * The most journal entries Redis may hold that Postgres has not taken (a Postgres outage): past it,
+     * clicks answer 503 with Retry-After instead of filling Redis until it refuses every write. One entry
+     * is one click batch (at most 200 per second per instance) and weighs about 0.2-2 KB. 0: no bound.
+     */
+    JOURNAL_MAX_BACKLOG: env.int(100_000, 0, 100_000_000),
     /** How often the write-behind journal is flushed from Redis to Postgres. */
     JOURNAL_FLUSH_MS: env.int(100, 5, 600_000),
+    /**
+     * How often every instance compares Redis with what Postgres recorded (generation, journal position,
+     * last won round) and rebuilds a Redis found behind: the bound on how long a Redis that came back older
+     * (a restored copy, a lagging replica promoted) is played on.
+     */
+    FENCE_CHECK_MS: env.int(1000, 10, 600_000),
     /**
      * At most one game.state.v1 publication per this window: a change after a quiet window goes out at
      * once, changes during a window go out together at its end. Short, because a click waits for this

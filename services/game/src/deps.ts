@@ -12,7 +12,9 @@ export async function createDeps(config: Config): Promise<Deps> {
     config,
     // A click batch must run at most once: a command in flight when the connection drops is failed, never
     // sent again after the reconnect (it may have run already).
-    redis: { autoResendUnfulfilledCommands: false },
+    // A stalled Redis (paused, swapping, a failover under way) fails commands after a bound instead of
+    // holding requests open.
+    redis: { autoResendUnfulfilledCommands: false, commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS },
   });
   return { ...baseDeps({ name: 'game', logLevel: config.LOG_LEVEL }), config, ...stores };
 }

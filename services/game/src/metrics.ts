@@ -8,6 +8,7 @@ export interface RoundView {
 
 export function gameMetrics(metrics: Metrics) {
   let backlog: () => Promise<number> = async () => 0;
+  let journal: () => Promise<number> = async () => 0;
   let roundState: () => Promise<RoundView | undefined> = async () => undefined;
   let target = 0;
   // The round as Redis holds it, read at each scrape (one small read): its number, clicks, target, pot.
@@ -55,6 +56,27 @@ export function gameMetrics(metrics: Metrics) {
     observeOutboxBacklog(source: () => Promise<number>) {
       backlog = source;
     },
+    // The write-behind journal: entries in Redis not yet in Postgres (-1 while Redis does not answer).
+    journalBacklog: metrics.gauge(
+      'game_journal_backlog_entries',
+      'Journal entries in Redis not yet written to Postgres',
+      [],
+      async function collect() {
+        this.set(await journal().catch(() => -1));
+      },
+    ),
+    observeJournalBacklog(source: () => Promise<number>) {
+      journal = source;
+    },
+    journalFlushed: metrics.counter(
+      'game_journal_flushed_entries_total',
+      'Journal entries written to Postgres by this instance',
+    ),
+    stateRebuilds: metrics.counter(
+      'game_state_rebuilds_total',
+      'Round state rebuilt from Postgres: Redis had lost it (missing) or was behind Postgres (stale)',
+      ['cause'],
+    ),
   };
 }
 

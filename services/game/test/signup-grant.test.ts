@@ -116,3 +116,32 @@ describe('sign-up clicks with SIGNUP_FREE_CLICKS_AFTER_VERIFICATION on', () => {
     }, 'the grant written to Postgres');
   });
 });
+
+describe('a sign-up grant and a Redis lost before the journal is written', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startGame({
+      name: 'signup_durable',
+      // The journal is never flushed on its own: only the grant's own record can save it.
+      env: { SIGNUP_FREE_CLICKS_AFTER_VERIFICATION: 'true', JOURNAL_FLUSH_MS: '600000' },
+    });
+  });
+  afterAll(async () => h?.close());
+
+  it('keeps the grant once its event was acknowledged, and still grants it only once', async () => {
+    const user = await h.registerUser();
+    await verified(h, user);
+    await eventually(async () => (await h.balance(user)).freeClicks === 10, 'the sign-up clicks');
+    await settled(h);
+
+    await h.restartRedisEmpty();
+
+    await eventually(
+      async () => (await h.balance(user).catch(() => undefined))?.freeClicks === 10,
+      'the grant reloaded from Postgres',
+    );
+    await verified(h, user);
+    await settled(h);
+    expect((await h.balance(user)).freeClicks).toBe(10);
+  });
+});

@@ -202,6 +202,8 @@ export async function startGame(options: { env?: Record<string, string>; instanc
     },
 
     redisUrl: () => redis.url,
+    /** The PID of the test's own redis-server (to pause it with SIGSTOP and resume it with SIGCONT). */
+    redisPid: () => redis.pid,
 
     /** Stops Redis by its PID and starts an empty one on the same port (its data is not kept). */
     async restartRedisEmpty() {

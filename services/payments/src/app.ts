@@ -48,6 +48,8 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     name: 'payments',
     logger: options.logger,
     tokens: { publicKey: deps.config.JWT_PUBLIC_KEY },
+    // Events wait in the outbox while NATS is away; only Postgres is needed to serve.
+    readyWithout: ['nats'],
   });
 
   const outbox: { relay?: OutboxRelay } = {};

@@ -12,7 +12,13 @@ export interface RealtimeApp extends FastifyInstance {
 }
 
 export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<RealtimeApp> {
-  const app = await createServiceApp(deps, { name: 'realtime', logger: options.logger });
+  const app = await createServiceApp(deps, {
+    name: 'realtime',
+    logger: options.logger,
+    // Sockets are served through a stall of either: without Redis each pod still fans out to its own
+    // sockets, without NATS they keep the last state until it returns.
+    readyWithout: ['redis', 'nats'],
+  });
   app.decorate('realtime', { deps, live: null });
   return app as RealtimeApp;
 }

@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CONTAINER_IMAGES } from '@omc/infra';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   composeConfig,
@@ -213,6 +214,11 @@ describe('docker-compose.yml', () => {
   it('runs the servers on a read-only root too, their data on volumes', () => {
     for (const name of ['postgres', 'redis', 'nats', 'jwt-keys'])
       expect(service(name).read_only, name).toBe(true);
+  });
+
+  it('runs the same server versions as npm start does on a Docker engine', () => {
+    for (const name of ['postgres', 'redis', 'nats'] as const)
+      expect(interpolateDefaults(service(name).image!), name).toBe(CONTAINER_IMAGES[name]);
   });
 
   it('generates the development JWT keys instead of committing them', () => {

@@ -55,7 +55,17 @@ export interface WinnersTable {
 export interface JournalCursorTable {
   epoch: string;
   seq: number;
+  /** Fingerprint of the entry at `seq` (null for cursors written before it was kept). */
+  last_entry: string | null;
   updated_at: Generated<Date>;
+}
+
+/** One row: the Redis state Postgres accepts writes from (the fence). */
+export interface StateGenerationTable {
+  id: number;
+  generation: number;
+  epoch: string;
+  changed_at: Generated<Date>;
 }
 
 export interface Database extends OutboxTable {
@@ -65,4 +75,5 @@ export interface Database extends OutboxTable {
   rounds: RoundsTable;
   winners: WinnersTable;
   journal_cursor: JournalCursorTable;
+  state_generation: StateGenerationTable;
 }

@@ -9,7 +9,7 @@ import type { ClickBatchReply, ClickStatus } from './redis/click-batch.js';
 import type { GameRedis } from './redis-commands.js';
 import type { RoundState } from './round-state.js';
 import type { ClickOutcome, EngineHooks } from './types.js';
-import { unavailable } from './unavailable.js';
+import { journalFull, unavailable } from './unavailable.js';
 import type { UserStore } from './user-store.js';
 import type { WinWriter } from './win-writer.js';
 
@@ -138,6 +138,7 @@ export class ClickBatcher {
             this.config.CLICK_RATE_PER_USER,
             this.config.CLICK_RATE_PER_IP,
             this.milestones,
+            this.config.JOURNAL_MAX_BACKLOG,
             ...pending.flatMap((p, i) => [p.userId, addresses.slots[i]!]),
           ],
           pending.length,
@@ -145,6 +146,12 @@ export class ClickBatcher {
       } catch (error) {
         this.log.warn({ err: error }, 'click batch failed');
         for (const p of pending) p.reject(unavailable());
+        return;
+      }
+      if (reply.journalFull) {
+        // Postgres has not taken the journal for a while: refuse rather than fill Redis.
+        this.hooks.onOutcome?.('journal_full', pending.length);
+        for (const p of pending) p.reject(journalFull());
         return;
       }
       if (reply.stateMissing) {
@@ -180,13 +187,15 @@ export class ClickBatcher {
       });
       for (const [outcome, n] of counts) this.hooks.onOutcome?.(outcome, n);
       if ((counts.get('accepted') ?? 0) > 0) {
-        this.hooks.onStateChanged?.({
-          round: reply.state.round,
-          globalClicks: reply.state.globalClicks,
-          potCents: reply.state.potCents,
-          lastClickUser: reply.state.lastClickerName,
-          lastWinner: reply.state.lastWinnerName,
-        });
+        this.hooks.onStateChanged?.(
+          this.state.remember({
+            round: reply.state.round,
+            globalClicks: reply.state.globalClicks,
+            potCents: reply.state.potCents,
+            lastClickUser: reply.state.lastClickerName,
+            lastWinner: reply.state.lastWinnerName,
+          }),
+        );
       }
       pending = [];
       if (notLoaded.length > 0) {

@@ -12,7 +12,7 @@ import type { Database } from '../db/schema.js';
 import { ClickBatcher } from './click-batcher.js';
 import { applyPurchase } from './purchases.js';
 import { gameRedis, type GameRedis } from './redis-commands.js';
-import { RoundState } from './round-state.js';
+import { RoundState, type StaleState } from './round-state.js';
 import type { ClickOutcome, EngineHooks, HotState, UserView } from './types.js';
 import { UserStore } from './user-store.js';
 import { WinWriter } from './win-writer.js';
@@ -40,7 +40,13 @@ export class GameEngine {
     private readonly hooks: EngineHooks = {},
   ) {
     this.scripts = gameRedis(redis);
-    this.wins = new WinWriter(db, log, hooks);
+    this.wins = new WinWriter(db, log, hooks, (win) => {
+      // Two wins of one round: the Redis that decided the second one went back behind Postgres.
+      if (win.epoch)
+        void this.state
+          .replaceStale({ epoch: win.epoch, reason: `round ${win.round} won twice`, proven: true })
+          .catch((error: unknown) => log.error({ err: error }, 'rebuilding a stale Redis state failed'));
+    });
     this.state = new RoundState(db, redis, this.scripts, this.wins, log, hooks);
     this.users = new UserStore(db, redis, this.scripts, this.state, clock, hooks);
     this.clicks = new ClickBatcher(
@@ -73,6 +79,24 @@ export class GameEngine {
   /** Rebuilds the round state in Redis from Postgres when Redis has none; one rebuild at a time. */
   ensureState(): Promise<void> {
     return this.state.ensure();
+  }
+
+  /**
+   * The fence check: rebuilds Redis from Postgres when it is behind what Postgres recorded (it runs
+   * every FENCE_CHECK_MS on every instance). Returns why it rebuilt, or null.
+   */
+  verifyState(): Promise<StaleState | null> {
+    return this.state.verify();
+  }
+
+  /** Rebuilds a Redis state proven behind Postgres (the journal flusher found it diverged). */
+  replaceStaleState(stale: StaleState): Promise<void> {
+    return this.state.replaceStale(stale);
+  }
+
+  /** Resolves once this instance's win writes under way have finished. */
+  winsSettled(): Promise<void> {
+    return this.wins.settled();
   }
 
   /** Loads into Redis the users it lacks; returns the ids Postgres does not know either. */

@@ -235,10 +235,33 @@ export async function recordWin(trx: Transaction<Database>, win: WinRecord): Pro
   return true;
 }
 
-/** The sign-up clicks of these users are in granted_clicks now (written with them, by the journal). */
-export async function markSignupGranted(db: Db, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.updateTable('users').set({ signup_clicks_granted: true }).where('id', 'in', ids).execute();
+/**
+ * Writes a win once per round, telling a duplicate of a recorded win (the journal's second path) from a
+ * second win of a round already won, which only a Redis state behind Postgres can produce.
+ */
+export async function recordWinOnce(
+  trx: Transaction<Database>,
+  win: WinRecord,
+): Promise<'written' | 'duplicate' | 'replayed'> {
+  if (await recordWin(trx, win)) return 'written';
+  const recorded = await recordedWin(trx, win.round);
+  return recorded && recorded.won_at.getTime() !== win.at ? 'replayed' : 'duplicate';
+}
+
+/**
+ * Adds a user's sign-up clicks with their mark, once: written by the event's handler before the event is
+ * acknowledged (so a Redis lost before the journal's flush loses no grant), and again by the journal,
+ * which then changes nothing. Returns whether this call granted them.
+ */
+export async function recordSignupGrant(db: Db, userId: string, clicks: number): Promise<boolean> {
+  const row = await db
+    .updateTable('users')
+    .set((eb) => ({ granted_clicks: eb('granted_clicks', '+', clicks), signup_clicks_granted: true }))
+    .where('id', '=', userId)
+    .where('signup_clicks_granted', '=', false)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function addGrantedClicks(db: Db, deltas: Map<string, number>): Promise<void> {
@@ -273,26 +296,98 @@ export async function advanceRounds(
   }
 }
 
-export async function journalCursors(db: Db, epochs: string[]): Promise<Map<string, number>> {
+export interface JournalCursor {
+  seq: number;
+  /** Fingerprint of the entry at `seq`; null for cursors written before it was kept. */
+  lastEntry: string | null;
+}
+
+export async function journalCursors(db: Db, epochs: string[]): Promise<Map<string, JournalCursor>> {
   if (epochs.length === 0) return new Map();
   const rows = await db
     .selectFrom('journal_cursor')
-    .select(['epoch', 'seq'])
+    .select(['epoch', 'seq', 'last_entry'])
     .where('epoch', 'in', epochs)
     .execute();
-  return new Map(rows.map((r) => [r.epoch, Number(r.seq)]));
+  return new Map(rows.map((r) => [r.epoch, { seq: Number(r.seq), lastEntry: r.last_entry }]));
 }
 
-export async function saveJournalCursor(db: Db, epoch: string, seq: number): Promise<void> {
+export async function saveJournalCursor(
+  db: Db,
+  epoch: string,
+  seq: number,
+  lastEntry: string,
+): Promise<void> {
   await db
     .insertInto('journal_cursor')
-    .values({ epoch, seq })
+    .values({ epoch, seq, last_entry: lastEntry })
     .onConflict((oc) =>
-      oc
-        .column('epoch')
-        .doUpdateSet({ seq: sql`greatest(journal_cursor.seq, excluded.seq)`, updated_at: new Date() }),
+      oc.column('epoch').doUpdateSet({
+        last_entry: sql`case when excluded.seq >= journal_cursor.seq then excluded.last_entry else journal_cursor.last_entry end`,
+        seq: sql`greatest(journal_cursor.seq, excluded.seq)`,
+        updated_at: new Date(),
+      }),
     )
     .execute();
+}
+
+export interface StateGeneration {
+  generation: number;
+  epoch: string;
+}
+
+/** The Redis state Postgres accepts writes from; undefined before the first rebuild recorded one. */
+export async function currentGeneration(db: Db): Promise<StateGeneration | undefined> {
+  const row = await db
+    .selectFrom('state_generation')
+    .select(['generation', 'epoch'])
+    .where('id', '=', 1)
+    .executeTakeFirst();
+  return row ? { generation: Number(row.generation), epoch: row.epoch } : undefined;
+}
+
+/**
+ * Records the epoch of a running Redis state as the current generation when none is recorded yet (the
+ * first start after this record existed); returns the generation recorded, whichever it is.
+ */
+export async function adoptGeneration(db: Db, epoch: string): Promise<StateGeneration> {
+  await db
+    .insertInto('state_generation')
+    .values({ id: 1, generation: 1, epoch })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  return (await currentGeneration(db))!;
+}
+
+/** A rebuild's new epoch becomes the generation Postgres accepts writes from; returns its number. */
+export async function advanceGeneration(db: Db, epoch: string): Promise<number> {
+  const row = await db
+    .insertInto('state_generation')
+    .values({ id: 1, generation: 1, epoch })
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet({
+        generation: sql`state_generation.generation + 1`,
+        epoch: sql`excluded.epoch`,
+        changed_at: sql`now()`,
+      }),
+    )
+    .returning('generation')
+    .executeTakeFirstOrThrow();
+  return Number(row.generation);
+}
+
+/** The highest round with a recorded winner (0 = none). */
+export async function lastWonRound(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('winners')
+    .select((eb) => eb.fn.max<number>('round').as('round'))
+    .executeTakeFirst();
+  return Number(row?.round ?? 0);
+}
+
+/** Who won the round as recorded (to tell a duplicate of this win from a second, replayed one). */
+export async function recordedWin(db: Db, round: number) {
+  return db.selectFrom('winners').select(['clicks', 'won_at']).where('round', '=', round).executeTakeFirst();
 }
 
 /** What Postgres knows of the round in play, to rebuild Redis from. */

@@ -8,6 +8,8 @@ export interface WinRecord {
   clicks: number;
   /** Milliseconds since the epoch. */
   at: number;
+  /** The Redis epoch that decided it (absent in entries written before the fence). */
+  epoch?: string;
 }
 
 export interface JournalSegment {

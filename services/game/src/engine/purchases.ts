@@ -24,6 +24,8 @@ export async function applyPurchase(
   const { db, scripts, state, users, hooks } = parts;
   const known = await purchaseRound(db, purchase.purchaseId);
   if (known !== undefined) return known;
+  // Money goes only into a Redis that is not behind Postgres (one that went back is rebuilt first).
+  await state.verify();
   for (let attempt = 0; attempt < 4; attempt++) {
     const reply = await scripts.applyPurchase(
       [KEYS.game, KEYS.purchases],

@@ -68,7 +68,7 @@ export interface GameRedis {
   updateUserMeta(hash: string, args: Arg[]): Promise<boolean>;
   /** ARGV: userId, clicks (GRANT_SIGNUP_CLICKS). */
   grantSignupClicks(hash: string, userId: string, clicks: number): Promise<GrantSignupReply>;
-  restoreState(hash: string, args: Arg[]): Promise<boolean>;
+  restoreState(keys: [game: string, purchases: string], args: Arg[]): Promise<boolean>;
   journalStep(hash: string, args: Arg[]): Promise<JournalStepReply>;
   evictIdleUsers(hash: string, cursor: string, count: number, cutoff: number): Promise<EvictIdleUsersReply>;
 }
@@ -112,8 +112,8 @@ export function gameRedis(redis: Redis): GameRedis {
       decodeChangedReply(await redis.gameUpdateUserMeta(1, hash, ...args)),
     grantSignupClicks: async (hash, userId, clicks) =>
       decodeGrantSignupReply(await redis.gameGrantSignupClicks(1, hash, userId, clicks)),
-    restoreState: async (hash, args) =>
-      decodeRestoreStateReply(await redis.gameRestoreState(1, hash, ...args)),
+    restoreState: async (keys, args) =>
+      decodeRestoreStateReply(await redis.gameRestoreState(keys.length, ...keys, ...args)),
     journalStep: async (hash, args) => decodeJournalStepReply(await redis.gameJournalStep(1, hash, ...args)),
     evictIdleUsers: async (hash, cursor, count, cutoff) =>
       decodeEvictIdleUsersReply(await redis.gameEvictIdleUsers(1, hash, cursor, count, cutoff)),

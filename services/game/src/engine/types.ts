@@ -27,6 +27,8 @@ export interface EngineHooks {
   onOutcome?: (outcome: string, count: number) => void;
   onWin?: (win: WinRecord) => void;
   onWinPersisted?: () => void;
+  /** The round state was rebuilt from Postgres: Redis had lost it, or was found behind Postgres. */
+  onRebuilt?: (cause: 'missing' | 'stale') => void;
   /** The state changed; `state` is the state right after the change when the step returned it. */
   onStateChanged?: (state?: HotState) => void;
 }

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
-import { lockStateWritesShared, recordWin } from './game.repo.js';
+import { currentGeneration, lockStateWritesShared, recordWinOnce } from './game.repo.js';
 import type { WinRecord } from './journal-types.js';
 import type { EngineHooks } from './types.js';
 
@@ -16,6 +16,8 @@ export class WinWriter {
     private readonly db: Kysely<Database>,
     private readonly log: Logger,
     private readonly hooks: EngineHooks,
+    /** A second win of a recorded round came back: the Redis that decided it is behind Postgres. */
+    private readonly onReplayedWin: (win: WinRecord) => void = () => undefined,
   ) {}
 
   /** Starts writing each win; retried for a while, then left to the journal. */
@@ -41,10 +43,22 @@ export class WinWriter {
   private async persist(win: WinRecord): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.db.transaction().execute(async (trx) => {
+        const outcome = await this.db.transaction().execute(async (trx) => {
           await lockStateWritesShared(trx);
-          await recordWin(trx, win);
+          // The fence: a win decided by a Redis state since rebuilt (its round reopened from Postgres) is
+          // not written; the round is played again and its next winner is the one recorded.
+          const generation = await currentGeneration(trx);
+          if (win.epoch && generation && generation.epoch !== win.epoch) return 'fenced' as const;
+          return recordWinOnce(trx, win);
         });
+        if (outcome === 'fenced') {
+          this.log.warn(
+            { round: win.round, winner: win.userId, epoch: win.epoch },
+            'win decided by a Redis state rebuilt since; not written (the round is played again)',
+          );
+          return;
+        }
+        if (outcome === 'replayed') this.onReplayedWin(win);
         this.hooks.onWinPersisted?.();
         return;
       } catch (error) {

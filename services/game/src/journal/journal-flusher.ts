@@ -3,7 +3,7 @@
 // few times per second. Entries are applied once (a cursor per Redis epoch), and removed from Redis only
 // after their Postgres transaction committed (by the next step, in the same call that takes the next
 // entries), so an instance crash loses nothing.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startPollLoop, type Redis } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
@@ -13,17 +13,29 @@ import {
   addGrantedClicks,
   addPurchasedSpent,
   advanceRounds,
+  currentGeneration,
   journalCursors,
   lockJournal,
   lockStateWritesShared,
-  markSignupGranted,
   recordPurchase,
-  recordWin,
+  recordSignupGrant,
+  recordWinOnce,
   saveJournalCursor,
 } from '../engine/game.repo.js';
 import { entriesOf, parseJournalEntry, type JournalEntry } from '../engine/journal-types.js';
 import { KEYS } from '../engine/keys.js';
 import { gameRedis } from '../engine/redis-commands.js';
+import type { StaleState } from '../engine/round-state.js';
+
+/** What a flush found when Redis's journal is not the continuation of what Postgres applied. */
+class StaleJournal extends Error {
+  constructor(readonly stale: StaleState) {
+    super(stale.reason);
+  }
+}
+
+/** The fingerprint of a raw journal entry, kept beside the cursor to recognise the entry later. */
+const fingerprint = (raw: string) => createHash('sha1').update(raw).digest('base64url');
 
 const MAX_ENTRIES = 500;
 /** How long the flusher's lock outlives its last step (another instance takes over after that). */
@@ -37,11 +49,27 @@ export interface JournalFlusher {
   stop(): Promise<void>;
 }
 
+/** Entries in Redis not yet written to Postgres (seq - fseq). */
+export async function journalBacklog(redis: Redis): Promise<number> {
+  const [seq, fseq] = await redis.hmget(KEYS.game, 'seq', 'fseq');
+  return Math.max(0, Number(seq ?? 0) - Number(fseq ?? 0));
+}
+
 export function startJournalFlusher(
   db: Kysely<Database>,
   redis: Redis,
   log: Logger,
-  options: { intervalMs: number; onWinsWritten?: () => void },
+  options: {
+    intervalMs: number;
+    onWinsWritten?: () => void;
+    /**
+     * Redis's journal is behind Postgres (another generation, or entries that differ from those applied):
+     * nothing of it was written, and Redis must be rebuilt from Postgres.
+     */
+    onStale?: (stale: StaleState) => void;
+    /** Entries flushed to Postgres (a metric). */
+    onFlushed?: (entries: number) => void;
+  },
 ): JournalFlusher {
   const scripts = gameRedis(redis);
   // One token per flusher: the lock is renewed at each step while entries flow.
@@ -66,23 +94,54 @@ export function startJournalFlusher(
     written = undefined;
     if (taken.lockedByAnother) return -1;
     if (taken.entries.length === 0) return 0;
-    const entries = taken.entries.map(parseJournalEntry);
-    const wins = await db.transaction().execute(async (trx) => {
-      // The Redis lock can expire under a very slow Postgres; this lock keeps two flushes from both
-      // reading the cursor before either commits.
-      await lockJournal(trx);
-      // A rebuild of the round state waits for this write (round-state.ts).
-      await lockStateWritesShared(trx);
-      const cursors = await journalCursors(trx, [...new Set(entries.map((e) => e.epoch))]);
-      const fresh = entries.filter((e) => e.seq > (cursors.get(e.epoch) ?? 0));
-      const count = await applyEntries(trx, fresh);
-      const highest = new Map<string, number>();
-      for (const e of fresh) highest.set(e.epoch, Math.max(highest.get(e.epoch) ?? 0, e.seq));
-      for (const [epoch, seq] of highest) await saveJournalCursor(trx, epoch, seq);
-      return count;
-    });
+    const raws = taken.entries;
+    const entries = raws.map(parseJournalEntry);
+    // Entries of one step share an epoch: the one Redis holds.
+    const epoch = entries[0]!.epoch;
+    let wins: number;
+    try {
+      wins = await db.transaction().execute(async (trx) => {
+        // The Redis lock can expire under a very slow Postgres; this lock keeps two flushes from both
+        // reading the cursor before either commits.
+        await lockJournal(trx);
+        // A rebuild of the round state waits for this write (round-state.ts).
+        await lockStateWritesShared(trx);
+        // The fence: only the Redis generation Postgres accepts is written.
+        const generation = await currentGeneration(trx);
+        if (generation && generation.epoch !== epoch)
+          throw new StaleJournal({
+            epoch,
+            reason: `journal of epoch ${epoch}; Postgres accepts epoch ${generation.epoch}`,
+          });
+        const cursor = (await journalCursors(trx, [epoch])).get(epoch);
+        const applied = cursor?.seq ?? 0;
+        // Entries at or below the cursor were applied already (a crash between the commit and their
+        // removal), unless Redis went back and wrote other entries under the same numbers: the entry at
+        // the cursor tells, by its fingerprint. Nothing is dropped without that proof.
+        const atCursor = entries.findIndex((e) => e.seq === applied);
+        if (cursor?.lastEntry && atCursor >= 0 && fingerprint(raws[atCursor]!) !== cursor.lastEntry)
+          throw new StaleJournal({
+            epoch,
+            reason: `journal entry ${applied} differs from the one Postgres applied`,
+            proven: true,
+          });
+        // Taken in order of seq: the last fresh entry is the new cursor.
+        const fresh = entries.filter((e) => e.seq > applied);
+        const count = await applyEntries(trx, fresh, epoch);
+        const last = entries.length - 1;
+        if (fresh.length > 0)
+          await saveJournalCursor(trx, epoch, entries[last]!.seq, fingerprint(raws[last]!));
+        return count;
+      });
+    } catch (error) {
+      if (!(error instanceof StaleJournal)) throw error;
+      log.warn({ epoch, reason: error.stale.reason }, 'journal not written: Redis is behind Postgres');
+      options.onStale?.(error.stale);
+      return 0;
+    }
     // Committed: the next step removes these entries from Redis (entries of one step share an epoch).
-    written = { epoch: entries[0]!.epoch, upto: Math.max(...entries.map((e) => e.seq)) };
+    written = { epoch, upto: Math.max(...entries.map((e) => e.seq)) };
+    options.onFlushed?.(entries.length);
     if (wins > 0) options.onWinsWritten?.();
     return entries.length;
   };
@@ -115,19 +174,23 @@ export function startJournalFlusher(
   };
 }
 
-/** Applies journal entries in one transaction, aggregated; returns how many wins it wrote. */
-async function applyEntries(trx: Parameters<typeof recordWin>[0], entries: JournalEntry[]): Promise<number> {
+/**
+ * Applies journal entries in one transaction, aggregated; returns how many wins it wrote. A second win of
+ * a round already won aborts it: only a Redis that went back behind Postgres replays a won round.
+ */
+async function applyEntries(
+  trx: Parameters<typeof recordWinOnce>[0],
+  entries: JournalEntry[],
+  epoch: string,
+): Promise<number> {
   const granted = new Map<string, number>();
   const purchasedSpent = new Map<string, { userId: string; round: number; spent: number }>();
   const positions = new Map<number, { pos: number; last: string | null }>();
-  const signupGranted: string[] = [];
   let wins = 0;
   for (const entry of entries) {
     if (entry.purchase) await recordPurchase(trx, entry.purchase);
-    if (entry.grant) {
-      granted.set(entry.grant.userId, (granted.get(entry.grant.userId) ?? 0) + entry.grant.clicks);
-      signupGranted.push(entry.grant.userId);
-    }
+    // The event's handler usually recorded it already; once either way.
+    if (entry.grant) await recordSignupGrant(trx, entry.grant.userId, entry.grant.clicks);
     for (const seg of entry.segs ?? []) {
       for (const [userId, [spentPurchased, spentGranted]] of entriesOf(seg.spends)) {
         if (spentGranted) granted.set(userId, (granted.get(userId) ?? 0) - spentGranted);
@@ -143,11 +206,15 @@ async function applyEntries(trx: Parameters<typeof recordWin>[0], entries: Journ
       const known = positions.get(seg.r);
       if (!known || seg.pos >= known.pos)
         positions.set(seg.r, { pos: seg.pos, last: seg.last ?? known?.last ?? null });
-      if (seg.win && (await recordWin(trx, seg.win))) wins++;
+      if (seg.win) {
+        const outcome = await recordWinOnce(trx, seg.win);
+        if (outcome === 'written') wins++;
+        if (outcome === 'replayed')
+          throw new StaleJournal({ epoch, reason: `round ${seg.win.round} won twice`, proven: true });
+      }
     }
   }
   await addGrantedClicks(trx, granted);
-  await markSignupGranted(trx, signupGranted);
   await addPurchasedSpent(trx, [...purchasedSpent.values()]);
   // A won round's row was closed by recordWin; its position is the target, which greatest() keeps.
   await advanceRounds(trx, positions);

@@ -9,22 +9,25 @@ import type { WinRecord } from '../journal-types.js';
  * with one HSET (the journal entry included), whatever its size: three Redis commands per batch.
  * KEYS: game hash (state, journal and users), then one rate bucket per client address in the batch.
  * ARGV: now (ms), target, rate per second per user, rate per second per address (0 = none), milestones
- * "at:reward,...", then for each click its user id and the number of its address's bucket among the
- * KEYS after the first (0 = no address).
- * Replies { -1 } when the state is missing (Redis lost its data: rebuild first), else a flat array that
+ * "at:reward,...", the most journal entries Redis may hold unflushed (0 = no bound), then for each click
+ * its user id and the number of its address's bucket among the KEYS after the first (0 = no address).
+ * Replies { -1 } when the state is missing (Redis lost its data: rebuild first), { -2 } when the journal
+ * holds the most entries it may (Postgres is not taking them: nothing is counted), else a flat array that
  * decodeClickBatchReply reads: HEADER fields, then CLICK_FIELDS per click.
  * An address bucket is a string "tokens:ms" that expires once it would be full again.
  */
 export const CLICK_BATCH = `${USER_RECORD_LUA}
 local H = KEYS[1]
-local n = (#ARGV - 5) / 2
+local n = (#ARGV - 6) / 2
 local ids, seen = {}, {}
 for i = 1, n do
-  local uid = ARGV[4 + 2 * i]
+  local uid = ARGV[5 + 2 * i]
   if not seen[uid] then seen[uid] = true; ids[#ids + 1] = uid end
 end
-local st = redis.call('HMGET', H, 'round', 'clicks', 'pot', 'epoch', 'seq', 'lwu', 'lwn', unpack(ids))
+local st = redis.call('HMGET', H, 'round', 'clicks', 'pot', 'epoch', 'seq', 'lwu', 'lwn', 'fseq', unpack(ids))
 if not st[1] then return {-1} end
+local maxBacklog = tonumber(ARGV[6])
+if maxBacklog > 0 and tonumber(st[5]) - tonumber(st[8] or '0') >= maxBacklog then return {-2} end
 local round = tonumber(st[1])
 local clicks = tonumber(st[2])
 local pot = tonumber(st[3])
@@ -52,7 +55,7 @@ for k = 2, #KEYS do
 end
 local users = {}
 for j, uid in ipairs(ids) do
-  local u = readUser(st[7 + j])
+  local u = readUser(st[8 + j])
   u.tokens = u.tokens or rate
   u.tokensAt = u.tokensAt or now
   users[uid] = u
@@ -70,8 +73,8 @@ local function newseg()
 end
 newseg()
 for i = 1, n do
-  local uid = ARGV[4 + 2 * i]
-  local b = buckets[tonumber(ARGV[5 + 2 * i])]
+  local uid = ARGV[5 + 2 * i]
+  local b = buckets[tonumber(ARGV[6 + 2 * i])]
   local u = users[uid]
   local status, ordinal, clickRound, balance, reward, won = 0, 0, round, 0, 0, 0
   if u.deleted == 1 then
@@ -131,7 +134,7 @@ for i = 1, n do
         end
         if clicks >= target then
           won = 1
-          local w = { round = round, userId = uid, username = u.name or '', potCents = pot, clicks = clicks, at = now }
+          local w = { round = round, userId = uid, username = u.name or '', potCents = pot, clicks = clicks, at = now, epoch = epoch }
           seg.win = w
           wins[#wins + 1] = w
           st[6], st[7] = uid, u.name or ''
@@ -170,7 +173,7 @@ if accepted > 0 then
   end
   seq = seq + 1
   local w = #writes
-  writes[w + 1], writes[w + 2] = 'j:' .. seq, epoch .. ':' .. seq .. ':' .. cjson.encode({ segs = journal })
+  writes[w + 1], writes[w + 2] = 'j:' .. seq, epoch .. ':' .. seq .. ':' .. cjson.encode({ segs = journal, t = now })
   w = w + 2
   writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = 'round', round, 'clicks', clicks
   writes[w + 5], writes[w + 6], writes[w + 7], writes[w + 8] = 'pot', pot, 'seq', seq
@@ -231,8 +234,15 @@ export interface StateAfterBatch {
 }
 
 export type ClickBatchReply =
-  | { stateMissing: true }
-  | { stateMissing: false; wins: WinRecord[]; state: StateAfterBatch; clicks: ClickResult[] };
+  | { stateMissing: true; journalFull: false }
+  | { journalFull: true; stateMissing: false }
+  | {
+      journalFull: false;
+      stateMissing: false;
+      wins: WinRecord[];
+      state: StateAfterBatch;
+      clicks: ClickResult[];
+    };
 
 /** Fields before the per-click results: status, wins, round, counter, pot, last clicker, last winner. */
 const HEADER = 7;
@@ -240,7 +250,8 @@ const HEADER = 7;
 const CLICK_FIELDS = 6;
 
 export function decodeClickBatchReply(reply: (number | string)[], clickCount: number): ClickBatchReply {
-  if (Number(reply[0]) === -1) return { stateMissing: true };
+  if (Number(reply[0]) === -1) return { stateMissing: true, journalFull: false };
+  if (Number(reply[0]) === -2) return { journalFull: true, stateMissing: false };
   if (reply.length !== HEADER + clickCount * CLICK_FIELDS)
     throw new Error(`click batch reply has ${reply.length} fields for ${clickCount} clicks`);
   const [, wins, round, globalClicks, potCents, lastClicker, lastWinner] = reply;
@@ -260,6 +271,7 @@ export function decodeClickBatchReply(reply: (number | string)[], clickCount: nu
   }
   return {
     stateMissing: false,
+    journalFull: false,
     wins: typeof wins === 'string' && wins !== '' ? (JSON.parse(wins) as WinRecord[]) : [],
     state: {
       round: Number(round),

@@ -30,6 +30,7 @@ describe('click batch reply', () => {
     ];
     expect(decodeClickBatchReply(reply, 7)).toEqual({
       stateMissing: false,
+      journalFull: false,
       wins: [win],
       state: { round: 4, globalClicks: 0, potCents: 0, lastClickerName: 'bo', lastWinnerName: 'bo' },
       clicks: [
@@ -53,8 +54,9 @@ describe('click batch reply', () => {
     });
   });
 
-  it('tells a missing state apart, and refuses a reply that does not fit the batch', () => {
-    expect(decodeClickBatchReply([-1], 3)).toEqual({ stateMissing: true });
+  it('tells a missing state and a full journal apart, and refuses a reply that does not fit the batch', () => {
+    expect(decodeClickBatchReply([-1], 3)).toEqual({ stateMissing: true, journalFull: false });
+    expect(decodeClickBatchReply([-2], 3)).toEqual({ stateMissing: false, journalFull: true });
     expect(() => decodeClickBatchReply([1, '', 1, 1, 0, '', '', 1, 1, 1, 1, 0], 1)).toThrow(
       /fields for 1 clicks/,
     );

@@ -113,7 +113,7 @@ local H = KEYS[1]
 local st = redis.call('HMGET', H, 'seq', 'fseq')
 local seq, fseq = tonumber(st[1] or '0'), tonumber(st[2] or '0')
 local cutoff = tonumber(ARGV[3])
-local notUsers = { round = 1, clicks = 1, pot = 1, epoch = 1, seq = 1, fseq = 1, flk = 1, lcu = 1, lcn = 1, lwu = 1, lwn = 1 }
+local notUsers = { round = 1, clicks = 1, pot = 1, epoch = 1, gen = 1, seq = 1, fseq = 1, flk = 1, lcu = 1, lcn = 1, lwu = 1, lwn = 1 }
 local scan = redis.call('HSCAN', H, ARGV[1], 'COUNT', tonumber(ARGV[2]))
 local evict = {}
 local fields = scan[2]

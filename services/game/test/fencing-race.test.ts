@@ -1,0 +1,87 @@
+// Win writes and rebuilds are ordered with any number of game instances: a win decided by a Redis state
+// that was lost and rebuilt meanwhile, written late by another instance (its write waiting for a
+// Postgres connection), never commits after the rebuild reopened its round.
+import { eventually } from '@omc/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGame, type Harness } from './support.js';
+
+const TARGET = 50;
+
+describe('a late win write from another instance and a rebuild', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startGame({
+      name: 'fence-race',
+      instances: 3,
+      env: {
+        ROUND_TARGET: String(TARGET),
+        MILESTONES: '',
+        CLICK_RATE_PER_USER: '100000',
+        JOURNAL_FLUSH_MS: '600000',
+        FENCE_CHECK_MS: '600000',
+      },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  /** Holds every connection of one instance's Postgres pool until released. */
+  async function holdPool(app: (typeof h.apps)[number], size = 20) {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held = 0;
+    const holders = Array.from({ length: size }, () =>
+      app.game.deps.db.connection().execute(async () => {
+        held++;
+        await gate;
+      }),
+    );
+    await eventually(() => held === size, 'every connection held');
+    return async () => {
+      release();
+      await Promise.all(holders);
+    };
+  }
+
+  it('records the round won once, by the winner of the round as it was played again', async () => {
+    const [first, late, replay] = [h.apps[0]!, h.apps[1]!, h.apps[2]!];
+    const [early, lateWinner, replayWinner] = await h.registerUsers(3, 'superuser');
+    for (let i = 0; i < 30; i++) expect((await h.click(early!, first)).statusCode).toBe(200);
+    await first.game.flushJournal();
+
+    // The second instance closes the round; its win write waits for a Postgres connection.
+    const releasePool = await holdPool(late);
+    const closing = [];
+    for (let i = 0; i < 20; i++) closing.push((await h.click(lateWinner!, late)).json());
+    expect(closing.at(-1)).toMatchObject({ globalClicks: TARGET, won: true });
+
+    // Redis loses everything; the third instance rebuilds from Postgres: round 1 at 30 clicks.
+    await h.restartRedisEmpty();
+    await eventually(async () => (await replay.inject('/api/game/state')).statusCode === 200, 'rebuilt');
+    expect(await h.state(undefined, replay)).toMatchObject({ globalClicks: 30 });
+
+    // Now the late write goes through; the round it closed was reopened by the rebuild.
+    await releasePool();
+    await late.game.engine.winsSettled();
+
+    const replayed = [];
+    for (let i = 0; i < 20; i++) replayed.push((await h.click(replayWinner!, replay)).json());
+    expect(replayed.at(-1)).toMatchObject({ globalClicks: TARGET, won: true });
+    await replay.game.engine.winsSettled();
+    await eventually(
+      async () => (await replay.inject('/api/winners')).json().winners.length > 0,
+      'a winner recorded',
+    );
+    // One winner for round 1: the one who was told so when it was played to its end.
+    const winners = (await replay.inject('/api/winners')).json().winners as {
+      userId: { username: string };
+    }[];
+    expect(winners.map((w) => w.userId.username)).toEqual([replayWinner!.username]);
+    expect(await h.state(undefined, replay)).toMatchObject({
+      globalClicks: 0,
+      lastWinner: replayWinner!.username,
+    });
+  });
+});
