@@ -14,11 +14,13 @@ import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
 import { GameEngine } from './engine/game-engine.js';
 import { startGameConsumers } from './events/consumers.js';
+import { reconcilePurchases } from './events/purchase-reconciler.js';
 import { journalBacklog, startJournalFlusher, type JournalFlusher } from './journal/journal-flusher.js';
 import { gameMetrics, type GameMetrics } from './metrics.js';
 import { startStatePublisher, type StatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
 import { roleRoutes } from './users/role.routes.js';
+import { internalWinsRoutes } from './winners/internal-wins.routes.js';
 import { winnersRoutes } from './winners/winners.routes.js';
 
 /** What the routes of this app share: the dependencies, the engine and the service's metrics. */
@@ -34,6 +36,8 @@ export interface GameApp extends FastifyInstance {
     flushJournal(timeoutMs?: number): Promise<void>;
     /** Publishes every queued outbox event now (tests). */
     drainOutbox(timeoutMs?: number): Promise<void>;
+    /** One reconciliation pass with payments' completed purchases; the purchases it applied. */
+    reconcilePurchases(): Promise<number>;
   };
 }
 
@@ -80,9 +84,25 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     metrics,
     flushJournal: (timeoutMs?: number) => background.flusher?.drain(timeoutMs) ?? notStarted(),
     drainOutbox: (timeoutMs?: number) => background.outbox?.drain(timeoutMs) ?? notStarted(),
+    reconcilePurchases: async () => {
+      const since = new Date(deps.clock() - config.EVENT_RECONCILE_LOOKBACK_HOURS * 3_600_000);
+      const repaired = await reconcilePurchases(
+        {
+          db: deps.db,
+          engine,
+          paymentsUrl: config.PAYMENTS_URL,
+          timeoutMs: config.PAYMENTS_TIMEOUT_MS,
+          log: deps.log,
+        },
+        since,
+      );
+      metrics.purchasesReconciled.inc(repaired);
+      return repaired;
+    },
   });
   const ctx: GameContext = { deps, engine, metrics };
-  for (const routes of [clickRoutes, stateRoutes, winnersRoutes, roleRoutes]) await app.register(routes, ctx);
+  for (const routes of [clickRoutes, stateRoutes, winnersRoutes, internalWinsRoutes, roleRoutes])
+    await app.register(routes, ctx);
   app.addHook('onClose', async () => {
     await (background.stop ?? (() => engine.close()))();
   });
@@ -131,7 +151,26 @@ export async function start(app: GameApp): Promise<void> {
     log,
     onResult: (subject, outcome) => metrics.eventsConsumed.inc({ subject, outcome }),
   });
+  // Purchases whose event was lost are applied from payments' record.
+  let firstPass = true;
+  const reconciler =
+    config.EVENT_RECONCILE_INTERVAL_MS > 0
+      ? startPollLoop(
+          async () => {
+            // The first pass waits one interval: at start the events in flight arrive by themselves.
+            if (firstPass) firstPass = false;
+            else await app.game.reconcilePurchases();
+            return false;
+          },
+          {
+            intervalMs: config.EVENT_RECONCILE_INTERVAL_MS,
+            log,
+            failureMessage: "reconciliation with payments' purchases failed; next pass later",
+          },
+        )
+      : undefined;
   background.stop = async () => {
+    await reconciler?.stop();
     await Promise.all(consumers.map((c) => c.stop()));
     await fence.stop();
     await publisher.stop();

@@ -90,6 +90,16 @@ export const configSchema = baseEnvSchema
      * CLICK_BATCH_WINDOW_MS, so a shorter window adds few messages.
      */
     STATE_PUBLISH_MS: env.int(2, 1, 10_000),
+    /** Payments, asked on a schedule for completed purchases the game has not applied. */
+    PAYMENTS_URL: env.url(['http', 'https']).default('http://127.0.0.1:3003'),
+    PAYMENTS_TIMEOUT_MS: env.int(5000, 100, 60_000),
+    /**
+     * How often completed purchases are compared with those applied, so a purchase whose event was lost
+     * is credited within this (0: never; tests drive it themselves).
+     */
+    EVENT_RECONCILE_INTERVAL_MS: env.int(60_000, 0, 3_600_000),
+    /** How far back each reconciliation pass looks. */
+    EVENT_RECONCILE_LOOKBACK_HOURS: env.int(168, 1, 24 * 365),
   })
   .superRefine((config, ctx) => {
     for (const milestone of config.MILESTONES) {

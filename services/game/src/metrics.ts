@@ -40,6 +40,10 @@ export function gameMetrics(metrics: Metrics) {
       [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000],
     ),
     roundsWon: metrics.counter('game_rounds_won_total', 'Rounds closed by this instance'),
+    purchasesReconciled: metrics.counter(
+      'game_purchases_reconciled_total',
+      "Purchases applied from payments' record by reconciliation (their event never arrived)",
+    ),
     eventsConsumed: metrics.counter('game_events_consumed_total', 'Events consumed by subject and outcome', [
       'subject',
       'outcome',

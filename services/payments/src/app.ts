@@ -2,6 +2,7 @@ import {
   createServiceApp,
   migrateToLatest,
   observeConsumerLag,
+  startPollLoop,
   startOutboxRelay,
   type OutboxRelay,
 } from '@omc/service-kit';
@@ -17,6 +18,9 @@ import { PayoutsService } from './payouts/payouts.service.js';
 import { profileRoutes } from './profile/profile.routes.js';
 import { ProfileService } from './profile/profile.service.js';
 import { AccountCheck } from './users/account-check.js';
+import { GameRecord } from './wins/game-record.js';
+import { reconcileWins } from './wins/wins.service.js';
+import { internalPurchasesRoutes } from './checkout/internal-purchases.routes.js';
 import { UsersService } from './users/users.service.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { WebhooksService } from './webhooks/webhooks.service.js';
@@ -29,6 +33,8 @@ export interface PaymentsContext {
   payouts: PayoutsService;
   users: UsersService;
   accounts: AccountCheck;
+  /** The game's record of won rounds. */
+  game: GameRecord;
   profile: ProfileService;
   webhooks: WebhooksService;
 }
@@ -37,6 +43,8 @@ export interface PaymentsApp extends FastifyInstance {
   payments: PaymentsContext & {
     /** Publishes every queued outbox event now (tests). */
     drainOutbox(timeoutMs?: number): Promise<void>;
+    /** One reconciliation pass with the game's record of wins; the wins it credited (tests, the timer). */
+    reconcileWins(): Promise<number>;
   };
 }
 
@@ -61,11 +69,13 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     authUrl: deps.config.AUTH_URL,
     timeoutMs: deps.config.AUTH_TIMEOUT_MS,
   });
+  const game = new GameRecord({ gameUrl: deps.config.GAME_URL, timeoutMs: deps.config.GAME_TIMEOUT_MS });
   const ctx: PaymentsContext = {
     deps,
     metrics,
     users,
     accounts,
+    game,
     checkout: new CheckoutService(deps, metrics, nudge),
     payouts: new PayoutsService(deps, users, metrics, nudge),
     profile: new ProfileService(deps, users, accounts),
@@ -77,19 +87,25 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       if (!outbox.relay) throw new Error('the payments app is not started');
       await outbox.relay.drain(timeoutMs);
     },
+    reconcileWins: async () => {
+      const lookback = deps.config.EVENT_RECONCILE_LOOKBACK_HOURS * 3_600_000;
+      const repaired = await reconcileWins(deps.db, game, new Date(Date.now() - lookback), deps.log);
+      metrics.reconciled.inc({ kind: 'win' }, repaired);
+      return repaired;
+    },
   });
-  for (const routes of [checkoutRoutes, payoutRoutes, profileRoutes, webhookRoutes])
+  for (const routes of [checkoutRoutes, payoutRoutes, profileRoutes, webhookRoutes, internalPurchasesRoutes])
     await app.register(routes, ctx);
   return app as PaymentsApp;
 }
 
 /** Migrations, the outbox relay, the consumers and the reconciliation timer. */
 export async function start(app: PaymentsApp): Promise<void> {
-  const { deps, metrics, checkout, payouts } = app.payments;
+  const { deps, metrics, checkout, payouts, game } = app.payments;
   await migrateToLatest(deps.db, migrations);
   const relay = startOutboxRelay(deps.db, deps.nats, deps.log);
   outboxes.get(app)!.relay = relay;
-  const consumers = await startConsumers(deps, metrics);
+  const consumers = await startConsumers(deps, metrics, game);
   observeConsumerLag(deps.metrics, deps.nats);
   observeMoney(deps.metrics, deps.db, deps.log);
 
@@ -106,9 +122,28 @@ export async function start(app: PaymentsApp): Promise<void> {
         }, deps.config.RECONCILE_INTERVAL_MS)
       : undefined;
   timer?.unref();
+  // The bus is the doorbell, the game's record the truth: wins whose event was lost are credited.
+  let firstPass = true;
+  const wins =
+    deps.config.EVENT_RECONCILE_INTERVAL_MS > 0
+      ? startPollLoop(
+          async () => {
+            // The first pass waits one interval: at start the events in flight arrive by themselves.
+            if (firstPass) firstPass = false;
+            else await app.payments.reconcileWins();
+            return false;
+          },
+          {
+            intervalMs: deps.config.EVENT_RECONCILE_INTERVAL_MS,
+            log: deps.log,
+            failureMessage: "reconciliation with the game's wins failed; next pass later",
+          },
+        )
+      : undefined;
 
   app.addHook('onClose', async () => {
     if (timer) clearInterval(timer);
+    await wins?.stop();
     await Promise.all(consumers.map((c) => c.stop()));
     await relay.stop();
   });

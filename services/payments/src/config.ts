@@ -24,6 +24,16 @@ export const configSchema = baseEnvSchema
     /** Auth, asked on every money path who the caller is now (GET /internal/account). */
     AUTH_URL: env.url(['http', 'https']).default('http://127.0.0.1:3001'),
     AUTH_TIMEOUT_MS: env.int(2000, 100, 60_000),
+    /** The game, asked for its record of a won round before it is credited (GET /internal/wins). */
+    GAME_URL: env.url(['http', 'https']).default('http://127.0.0.1:3002'),
+    GAME_TIMEOUT_MS: env.int(2000, 100, 60_000),
+    /**
+     * How often the game's record of wins is compared with the wins credited, so a win whose event was
+     * lost is credited within this (0: never; tests drive it themselves).
+     */
+    EVENT_RECONCILE_INTERVAL_MS: env.int(60_000, 0, 3_600_000),
+    /** How far back each reconciliation pass looks. */
+    EVENT_RECONCILE_LOOKBACK_HOURS: env.int(168, 1, 24 * 365),
     POT_SHARE_PERCENT: env.int(50, 0, 100),
     BRAINTREE_ENVIRONMENT: z.enum(['emulator', 'sandbox', 'production']).optional(),
     BRAINTREE_EMULATOR_URL: env.url(['http']).default('http://127.0.0.1:3100'),

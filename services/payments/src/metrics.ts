@@ -9,6 +9,10 @@ export interface PaymentsMetrics {
   checkouts: ReturnType<Metrics['counter']>;
   payouts: ReturnType<Metrics['counter']>;
   eventsConsumed: ReturnType<Metrics['counter']>;
+  /** Round won events by outcome: credited, duplicate, forged (the game has no such win). */
+  roundWonEvents: ReturnType<Metrics['counter']>;
+  /** Wins and purchases repaired by reconciliation with the producer's record (their event lost). */
+  reconciled: ReturnType<Metrics['counter']>;
 }
 
 export function paymentsMetrics(metrics: Metrics, outboxBacklog: () => Promise<number>): PaymentsMetrics {
@@ -33,6 +37,16 @@ export function paymentsMetrics(metrics: Metrics, outboxBacklog: () => Promise<n
       'subject',
       'outcome',
     ]),
+    roundWonEvents: metrics.counter(
+      'payments_round_won_events_total',
+      "Round won events by outcome (credited, duplicate, forged: the game's record has no such win)",
+      ['outcome'],
+    ),
+    reconciled: metrics.counter(
+      'payments_reconciled_total',
+      "Wins credited by reconciliation with the game's record (their event never arrived)",
+      ['kind'],
+    ),
   };
 }
 

@@ -1,7 +1,15 @@
 // One payments service per test file: real Postgres (a fresh clone of the migrated template), real NATS
 // and Redis, and the provider emulator in this process on a free port, reached by the real SDK.
 import { startEmulator, type RunningEmulator } from '@omc/emulators';
-import { makeEvent, STREAMS, type EventEnvelope, type EventPayload, type Subject } from '@omc/contracts';
+import {
+  INTERNAL_WINS_PATH,
+  makeEvent,
+  STREAMS,
+  type EventEnvelope,
+  type EventPayload,
+  type InternalWin,
+  type Subject,
+} from '@omc/contracts';
 import { ensureStream, publishEvent } from '@omc/service-kit';
 import {
   freshDatabase,
@@ -31,6 +39,8 @@ export interface Harness {
   keys: { publicKey: string; privateKey: string };
   /** Auth as the money paths ask it: by default the token's own subject and role. */
   auth: AuthStandIn;
+  /** The game's record of won rounds, as payments asks it before crediting a win. */
+  game: GameStandIn;
   token(user: { sub: string; username?: string; role?: 'standard' | 'admin' | 'superuser' }): Promise<string>;
   publish<S extends Subject>(subject: S, data: EventPayload<S>, id?: string): Promise<EventEnvelope<S>>;
   assertLedgerBalances(): Promise<void>;
@@ -53,6 +63,39 @@ export interface AuthStandIn {
   down: boolean;
   calls: number;
   close(): Promise<void>;
+}
+
+/** A stand-in for the game's GET /internal/wins: the wins a test recorded, and nothing else. */
+export interface GameStandIn {
+  url: string;
+  wins: Map<number, InternalWin>;
+  down: boolean;
+  close(): Promise<void>;
+}
+
+async function startGameStandIn(): Promise<GameStandIn> {
+  const server = Fastify({ logger: false, forceCloseConnections: true });
+  const standIn: GameStandIn = { url: '', wins: new Map(), down: false, close: () => server.close() };
+  server.get<{ Params: { round: string } }>(`${INTERNAL_WINS_PATH}/:round`, async (request, reply) => {
+    if (standIn.down) return reply.status(503).send({ message: 'unavailable' });
+    const win = standIn.wins.get(Number(request.params.round));
+    return win ?? reply.status(404).send({ message: 'no such win' });
+  });
+  server.get<{ Querystring: { since: string; afterRound?: string; limit?: string } }>(
+    INTERNAL_WINS_PATH,
+    async (request, reply) => {
+      if (standIn.down) return reply.status(503).send({ message: 'unavailable' });
+      const since = new Date(request.query.since).getTime();
+      const after = Number(request.query.afterRound ?? 0);
+      const wins = [...standIn.wins.values()]
+        .filter((w) => w.round > after && new Date(w.wonAt).getTime() >= since)
+        .sort((a, b) => a.round - b.round)
+        .slice(0, Number(request.query.limit ?? 200));
+      return { wins };
+    },
+  );
+  standIn.url = await server.listen({ port: 0, host: '127.0.0.1' });
+  return standIn;
 }
 
 async function startAuthStandIn(): Promise<AuthStandIn> {
@@ -85,6 +128,7 @@ async function startAuthStandIn(): Promise<AuthStandIn> {
 export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness> {
   await resetNats();
   const auth = await startAuthStandIn();
+  const game = await startGameStandIn();
   const database = await freshDatabase();
   const emulator = await startEmulator();
   const keys = generateTokenKeys();
@@ -97,6 +141,8 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
     PAYPAL_RETRY_BASE_MS: '10',
     RECONCILE_INTERVAL_MS: '0',
     AUTH_URL: auth.url,
+    GAME_URL: game.url,
+    EVENT_RECONCILE_INTERVAL_MS: '0',
     ...env,
   });
   const deps = await createDeps(config);
@@ -122,6 +168,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
     published,
     keys,
     auth,
+    game,
     token: (user) =>
       signAccessToken(keys.privateKey, {
         sub: user.sub,
@@ -145,6 +192,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
       await deps.close();
       await emulator.stop();
       await auth.close();
+      await game.close();
       await database.drop();
     },
   };

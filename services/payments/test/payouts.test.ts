@@ -51,18 +51,17 @@ describe('winnings and payouts', () => {
 
   /** game.round.won.v1 as the game publishes it; returns the event. */
   async function winRound(winnerUserId: string, potCents: number, id?: string, roundNumber = ++round) {
-    return h.publish(
-      SUBJECTS.roundWon,
-      {
-        round: roundNumber,
-        winnerUserId,
-        winnerUsername: 'winner',
-        potCents,
-        clicks: 100,
-        wonAt: new Date().toISOString(),
-      },
-      id,
-    );
+    const win = {
+      round: roundNumber,
+      winnerUserId,
+      winnerUsername: 'winner',
+      potCents,
+      clicks: 100,
+      wonAt: new Date().toISOString(),
+    };
+    // The game records the win before its event goes out; payments credits what the record says.
+    if (!h.game.wins.has(roundNumber)) h.game.wins.set(roundNumber, win);
+    return h.publish(SUBJECTS.roundWon, win, id);
   }
 
   async function winner(potPacks = ['9.99']): Promise<{ userId: string; token: string; potCents: number }> {

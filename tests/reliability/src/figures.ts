@@ -45,6 +45,11 @@ export interface Figures {
   /** Role changes followed at once by a click and a profile read with the old token, and how many saw the old role. */
   roleChangesChecked: number;
   staleRoleReads: number;
+  /** Tokens, cookies and passwords of the account journey found in any process's log, of those searched. */
+  tokensInLogs: number;
+  secretsSearched: number;
+  /** Each service's NATS user: the subjects it may publish, and another's subject it was refused. */
+  busPermissions: string[];
 }
 
 export function emptyFigures(): Figures {
@@ -75,6 +80,9 @@ export function emptyFigures(): Figures {
     faultMatrix: [],
     roleChangesChecked: 0,
     staleRoleReads: 0,
+    tokensInLogs: 0,
+    secretsSearched: 0,
+    busPermissions: [],
   };
 }
 
@@ -92,6 +100,8 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
     'loadSeconds',
     'roleChangesChecked',
     'staleRoleReads',
+    'tokensInLogs',
+    'secretsSearched',
   ] as const) {
     into[key] += Number(part[key] ?? 0);
   }
@@ -111,6 +121,7 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
     into.eventLoopWorstMs[process] = Math.max(into.eventLoopWorstMs[process] ?? 0, ms);
   }
   into.faultMatrix.push(...(part.faultMatrix ?? []));
+  into.busPermissions.push(...(part.busPermissions ?? []));
   into.eventLoopBaselineMs = Math.max(into.eventLoopBaselineMs, Number(part.eventLoopBaselineMs ?? 0));
   into.socketsOneAddressHolds = Math.max(
     into.socketsOneAddressHolds,
@@ -147,6 +158,8 @@ export function formatFigures(f: Figures): string {
     `money fault matrix         ${f.faultMatrix.join('; ') || 'n/a'}`,
     `sockets one address holds  ${f.socketsOneAddressHolds || 'n/a'} (the next is refused; other suite files' sockets from this host included)`,
     `mixed load                 ${f.loadSeconds} s; requests unanswered or 5xx in it ${f.unansweredInLoad}`,
+    `tokens found in logs       ${f.tokensInLogs} of ${f.secretsSearched} tokens, cookies and passwords of the account journey (register, verify, reset, change email, undo)`,
+    `subjects each service may publish${f.busPermissions.length ? `\n  - ${f.busPermissions.join('\n  - ')}` : ' n/a'}`,
     `invariants checked         ${f.invariantsChecked}`,
     `violations                 ${f.violations.length}${f.violations.length ? `\n  - ${f.violations.join('\n  - ')}` : ''}`,
     `recovery after each fault  ${f.recoveries.map((r) => `${r.fault} ${(r.recoveryMs / 1000).toFixed(1)} s (outage ${(r.outageMs / 1000).toFixed(1)} s, ${r.failedDuringFault} clicks refused)`).join(', ') || 'none'}`,

@@ -4,7 +4,7 @@
 // and restart them. At the end it prints the suite's figures and stops everything by PID.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, startSystem, type ServerName, type System } from '@omc/infra';
 import { workspaceRoot } from '@omc/testkit';
@@ -55,6 +55,8 @@ export default async function setup(project: TestProject) {
     dir,
     redisAppendOnly: true,
     env: { ...SUITE_ENV, OMC_INFRA: 'native' },
+    // Auth logs what it does with accounts at info, where a leaked token would be (the log check reads it).
+    envFor: { auth: { LOG_LEVEL: 'info' } },
     log: () => undefined,
   });
   const startupMs = Date.now() - started;
@@ -80,7 +82,12 @@ export default async function setup(project: TestProject) {
         GATEWAY_INTERNAL_PORT: String(internalPort),
         INSTANCE_NAME: `gateway-extra-${extraGateways.length + 1}`,
       },
-      stdio: 'ignore',
+      // Its log beside the others', so the log checks read it too.
+      stdio: [
+        'ignore',
+        openSync(join(dir, 'logs', `gateway-extra-${extraGateways.length + 1}.log`), 'a'),
+        openSync(join(dir, 'logs', `gateway-extra-${extraGateways.length + 1}.log`), 'a'),
+      ],
     });
     extraGateways.push(child);
     const url = `http://127.0.0.1:${port}`;

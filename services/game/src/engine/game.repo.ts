@@ -475,3 +475,40 @@ export async function lockStateWritesForRebuild(trx: Transaction<Database>): Pro
 export async function lockJournal(trx: Transaction<Database>): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtext(${JOURNAL_LOCK}))`.execute(trx);
 }
+
+/**
+ * Won rounds as the game recorded them (payments credits a win only as written here): one round, or those
+ * won since `since` after `afterRound`, by round. A win whose winner left no id (none today) is skipped.
+ */
+export async function recordedWins(
+  db: Db,
+  filter: { round: number } | { since: Date; afterRound: number; limit: number },
+): Promise<
+  {
+    round: number;
+    winnerUserId: string;
+    winnerUsername: string;
+    potCents: number;
+    clicks: number;
+    wonAt: string;
+  }[]
+> {
+  let query = db
+    .selectFrom('winners')
+    .select(['round', 'user_id', 'username', 'pot_cents', 'clicks', 'won_at'])
+    .where('user_id', 'is not', null)
+    .orderBy('round');
+  query =
+    'round' in filter
+      ? query.where('round', '=', filter.round)
+      : query.where('won_at', '>=', filter.since).where('round', '>', filter.afterRound).limit(filter.limit);
+  const rows = await query.execute();
+  return rows.map((r) => ({
+    round: Number(r.round),
+    winnerUserId: r.user_id!,
+    winnerUsername: r.username || 'deleted user',
+    potCents: Number(r.pot_cents),
+    clicks: Number(r.clicks),
+    wonAt: r.won_at.toISOString(),
+  }));
+}

@@ -139,3 +139,55 @@ export async function abandonedPurchases(db: Db, minAgeMs: number, limit = 50): 
     .limit(limit)
     .execute();
 }
+
+/**
+ * Completed purchases as their purchase.completed events said, for the game's reconciliation: oldest
+ * completion first (the ledger's purchase transaction is the moment and the shares), paged by
+ * (completedAt, purchaseId), the moment in milliseconds as JSON carries it.
+ */
+export async function completedPurchasesSince(
+  db: Kysely<Database>,
+  page: { since: Date; after?: { at: Date; id: string }; limit: number; roundPot: string; house: string },
+): Promise<
+  {
+    id: string;
+    user_id: string;
+    pack_id: string;
+    amount_cents: number;
+    provider_transaction_id: string | null;
+    completed_at: Date;
+    pot_share_cents: number;
+    house_share_cents: number;
+  }[]
+> {
+  const after = page.after
+    ? sql`and (date_trunc('milliseconds', t.created_at), p.id) > (${page.after.at}, ${page.after.id}::uuid)`
+    : sql``;
+  const { rows } = await sql<{
+    id: string;
+    user_id: string;
+    pack_id: string;
+    amount_cents: number;
+    provider_transaction_id: string | null;
+    completed_at: Date;
+    pot_share_cents: string;
+    house_share_cents: string;
+  }>`
+    select p.id, p.user_id, p.pack_id, p.amount_cents, p.provider_transaction_id,
+      date_trunc('milliseconds', t.created_at) as completed_at,
+      coalesce((select sum(e.amount_cents) from ledger_entries e
+        where e.transaction_id = t.id and e.account_id = ${page.roundPot}), 0) as pot_share_cents,
+      coalesce((select sum(e.amount_cents) from ledger_entries e
+        where e.transaction_id = t.id and e.account_id = ${page.house}), 0) as house_share_cents
+    from purchases p
+    join ledger_transactions t on t.kind = 'purchase' and t.reference = 'purchase:' || p.id::text
+    where p.status = 'succeeded' and t.created_at >= ${page.since} ${after}
+    order by date_trunc('milliseconds', t.created_at), p.id
+    limit ${page.limit}`.execute(db);
+  return rows.map((r) => ({
+    ...r,
+    amount_cents: Number(r.amount_cents),
+    pot_share_cents: Number(r.pot_share_cents),
+    house_share_cents: Number(r.house_share_cents),
+  }));
+}

@@ -5,9 +5,14 @@ import { ensureStream, processOnce, startConsumer, type Consumer } from '@omc/se
 import type { Deps } from '../deps.js';
 import type { PaymentsMetrics } from '../metrics.js';
 import { UsersService } from '../users/users.service.js';
+import type { GameRecord } from '../wins/game-record.js';
 import { applyRoundWon } from '../wins/wins.service.js';
 
-export async function startConsumers(deps: Deps, metrics: PaymentsMetrics): Promise<Consumer[]> {
+export async function startConsumers(
+  deps: Deps,
+  metrics: PaymentsMetrics,
+  game: GameRecord,
+): Promise<Consumer[]> {
   await ensureStream(deps.nats.jsm, STREAMS.auth);
   await ensureStream(deps.nats.jsm, STREAMS.game);
   await ensureStream(deps.nats.jsm, STREAMS.payments);
@@ -37,9 +42,13 @@ export async function startConsumers(deps: Deps, metrics: PaymentsMetrics): Prom
     log: deps.log,
     onResult,
     handle: async (event) => {
-      await processOnce(deps.db, event, (trx) =>
-        applyRoundWon(trx, event as EventEnvelope<typeof SUBJECTS.roundWon>, deps.log),
+      const outcome = await applyRoundWon(
+        deps.db,
+        game,
+        event as EventEnvelope<typeof SUBJECTS.roundWon>,
+        deps.log,
       );
+      metrics.roundWonEvents.inc({ outcome });
     },
   });
   return [users, wins];

@@ -23,3 +23,9 @@ export async function insertRoundWin(
     .executeTakeFirst();
   return inserted !== undefined;
 }
+
+/** The rounds credited from `fromRound` on. */
+export async function creditedRoundsSince(db: Db, fromRound: number): Promise<Set<number>> {
+  const rows = await db.selectFrom('round_wins').select('round').where('round', '>=', fromRound).execute();
+  return new Set(rows.map((r) => Number(r.round)));
+}

@@ -1,44 +1,106 @@
-// A won round moves its pot from the round pot account to the winner's winnings, once per round.
-import type { EventEnvelope, SUBJECTS } from '@omc/contracts';
-import type { Transaction } from 'kysely';
+// A won round moves its pot from the round pot account to the winner's winnings, once per round, and only
+// as the game recorded it: an event names a round, the game's record says who won it and what it held.
+import type { EventEnvelope, InternalWin, SUBJECTS } from '@omc/contracts';
+import { processOnce } from '@omc/service-kit';
+import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
 import { ACCOUNTS, winningsAccount } from '../ledger/accounts.js';
 import { balance, lockAccount, postMovement } from '../ledger/ledger.repo.js';
-import { insertRoundWin } from './wins.repo.js';
+import type { GameRecord } from './game-record.js';
+import { creditedRoundsSince, insertRoundWin } from './wins.repo.js';
 
-export async function applyRoundWon(
+/** Credits the recorded win once, in the caller's transaction; false when the round was already credited. */
+export async function creditRecordedWin(
   trx: Transaction<Database>,
+  win: InternalWin,
+  source: string,
+  log: Logger,
+): Promise<boolean> {
+  {
+    const { round, winnerUserId, potCents } = win;
+    await lockAccount(trx, ACCOUNTS.roundPot);
+    const available = await balance(trx, ACCOUNTS.roundPot);
+    // The pot holds what purchases put in it; the ledger never credits money it does not hold.
+    const credited = Math.min(potCents, Math.max(available, 0));
+    const inserted = await insertRoundWin(trx, {
+      round,
+      winnerUserId,
+      potCents,
+      creditedCents: credited,
+      eventId: source,
+    });
+    if (!inserted) return false;
+    if (credited < potCents)
+      log.error(
+        { round, potCents, available },
+        'round pot larger than the ledger pot; credited what the ledger holds',
+      );
+    await postMovement(trx, {
+      kind: 'round_won',
+      reference: `round:${round}`,
+      entries: [
+        { accountId: ACCOUNTS.roundPot, amountCents: -credited },
+        { accountId: winningsAccount(winnerUserId), amountCents: credited },
+      ],
+    });
+    return true;
+  }
+}
+
+/**
+ * A round won event: the game's record of that round is credited (not the event's own figures), once per
+ * event id; an event for a round the game has no win for credits nothing and is logged as forged. The
+ * game is asked before the transaction opens; no answer throws, and the event comes again.
+ */
+export async function applyRoundWon(
+  db: Kysely<Database>,
+  game: GameRecord,
   event: EventEnvelope<typeof SUBJECTS.roundWon>,
   log: Logger,
-): Promise<void> {
-  const { round, winnerUserId, potCents } = event.data;
-  await lockAccount(trx, ACCOUNTS.roundPot);
-  const available = await balance(trx, ACCOUNTS.roundPot);
-  // The pot holds what purchases put in it; the ledger never credits money it does not hold.
-  const credited = Math.min(potCents, Math.max(available, 0));
-  const inserted = await insertRoundWin(trx, {
-    round,
-    winnerUserId,
-    potCents,
-    creditedCents: credited,
-    eventId: event.id,
-  });
-  if (!inserted) {
-    log.warn({ round, eventId: event.id }, 'round already credited; duplicate win event ignored');
-    return;
-  }
-  if (credited < potCents)
+): Promise<'credited' | 'duplicate' | 'forged'> {
+  const record = await game.win(event.data.round);
+  if (!record) {
     log.error(
-      { round, potCents, available },
-      'round pot larger than the ledger pot; credited what the ledger holds',
+      { round: event.data.round, eventId: event.id, named: event.data.winnerUserId },
+      'round won event for a round the game has no win for; nothing credited',
     );
-  await postMovement(trx, {
-    kind: 'round_won',
-    reference: `round:${round}`,
-    entries: [
-      { accountId: ACCOUNTS.roundPot, amountCents: -credited },
-      { accountId: winningsAccount(winnerUserId), amountCents: credited },
-    ],
+    await processOnce(db, event, async () => undefined);
+    return 'forged';
+  }
+  if (record.winnerUserId !== event.data.winnerUserId || record.potCents !== event.data.potCents)
+    log.error(
+      { round: record.round, eventId: event.id },
+      "round won event differs from the game's record; the record is credited",
+    );
+  let credited = false;
+  await processOnce(db, event, async (trx) => {
+    credited = await creditRecordedWin(trx, record, event.id, log);
   });
+  if (!credited) log.warn({ round: record.round, eventId: event.id }, 'round already credited');
+  return credited ? 'credited' : 'duplicate';
+}
+
+/** Credits every win the game recorded since `since` that was not credited (its event lost). */
+export async function reconcileWins(
+  db: Kysely<Database>,
+  game: GameRecord,
+  since: Date,
+  log: Logger,
+): Promise<number> {
+  const wins = await game.winsSince(since);
+  if (wins.length === 0) return 0;
+  const credited = await creditedRoundsSince(db, wins[0]!.round);
+  let repaired = 0;
+  for (const win of wins) {
+    if (credited.has(win.round)) continue;
+    const repairedNow = await db
+      .transaction()
+      .execute((trx) => creditRecordedWin(trx, win, `reconciled:round:${win.round}`, log));
+    if (repairedNow) {
+      repaired += 1;
+      log.warn({ round: win.round }, 'round win credited by reconciliation (its event never arrived)');
+    }
+  }
+  return repaired;
 }
