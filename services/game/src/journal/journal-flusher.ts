@@ -117,7 +117,8 @@ export function startJournalFlusher(
         const applied = cursor?.seq ?? 0;
         // Entries at or below the cursor were applied already (a crash between the commit and their
         // removal), unless Redis went back and wrote other entries under the same numbers: the entry at
-        // the cursor tells, by its fingerprint. Nothing is dropped without that proof.
+        // the cursor tells, by its fingerprint; a Redis whose journal stops short of the cursor is caught
+        // by the fence check (its seq is below the cursor), and rebuilt either way.
         const atCursor = entries.findIndex((e) => e.seq === applied);
         if (cursor?.lastEntry && atCursor >= 0 && fingerprint(raws[atCursor]!) !== cursor.lastEntry)
           throw new StaleJournal({
@@ -127,6 +128,11 @@ export function startJournalFlusher(
           });
         // Taken in order of seq: the last fresh entry is the new cursor.
         const fresh = entries.filter((e) => e.seq > applied);
+        if (fresh.length < entries.length)
+          log.info(
+            { epoch, applied, skipped: entries.length - fresh.length },
+            'journal entries Postgres already applied skipped (their removal from Redis was cut short)',
+          );
         const count = await applyEntries(trx, fresh, epoch);
         const last = entries.length - 1;
         if (fresh.length > 0)
