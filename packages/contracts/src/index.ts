@@ -8,3 +8,4 @@ export * from './events.js';
 export * from './socket.js';
 export * from './routes.js';
 export * from './internal.js';
+export * from './bus.js';

@@ -42,3 +42,10 @@ export {
   verifyEmailsFromCatcher,
   type VerifyFromCatcherOptions,
 } from './verify-email.js';
+export {
+  BUS_USER_NAMES,
+  natsAuthorization,
+  natsPasswordVariable,
+  natsUrlWithUser,
+  randomNatsPasswords,
+} from './nats-config.js';

@@ -3,7 +3,9 @@
 // ports with their data in a git-ignored folder. Every server started here is stopped by its own PID.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { BusUserName } from '@omc/contracts';
 import { dockerAvailable, startContainers } from './containers.js';
+import { natsAuthorization, natsUrlWithUser, randomNatsPasswords } from './nats-config.js';
 import {
   ensureNativeServers,
   removeDir,
@@ -18,6 +20,11 @@ export interface Infra {
   databaseUrl: string;
   redisUrl: string;
   natsUrl: string;
+  /**
+   * The NATS URL a service connects with: its own user and password where this NATS was started here
+   * (each service may publish and read only its own subjects); `natsUrl` otherwise.
+   */
+  natsUrlFor(service: BusUserName): string;
   /** How each server was obtained, for the logs. */
   source: 'environment' | 'docker' | 'native' | 'mixed';
   /** Native servers' PIDs, so a test that injects faults can stop and restart them. */
@@ -70,6 +77,10 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
   const pids: Infra['pids'] = {};
   let source: Infra['source'] = 'environment';
   let started: Partial<Record<'postgres' | 'redis' | 'nats', ServerHandle>> = {};
+  // A user per service (least privilege on the bus); clients without credentials (test harnesses) get
+  // the loopback server's open user.
+  const natsPasswords = randomNatsPasswords();
+  const natsConfig = natsAuthorization({ passwords: natsPasswords, openLoopback: true });
 
   if (needed.length > 0) {
     let native = usesNativeServers(env);
@@ -107,7 +118,10 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
             (h) => void (started.redis = h),
           ),
         );
-      if (!given.nats) jobs.push(startNats(join(options.dir, 'nats')).then((h) => void (started.nats = h)));
+      if (!given.nats)
+        jobs.push(
+          startNats(join(options.dir, 'nats'), { config: natsConfig }).then((h) => void (started.nats = h)),
+        );
       const results = await Promise.allSettled(jobs);
       const failure = results.find((r) => r.status === 'rejected');
       if (failure) {
@@ -128,7 +142,7 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
   const starters: Record<ServerName, (port: number) => Promise<ServerHandle>> = {
     postgres: (port) => startPostgres(join(options.dir, 'postgres'), { port, durable: options.persistent }),
     redis: (port) => startRedis(join(options.dir, 'redis'), { appendOnly: options.redisAppendOnly, port }),
-    nats: (port) => startNats(join(options.dir, 'nats'), { port }),
+    nats: (port) => startNats(join(options.dir, 'nats'), { port, config: natsConfig }),
   };
   const ownHandle = (name: ServerName) => {
     const handle = started[name];
@@ -142,6 +156,10 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
     databaseUrl: given.postgres ?? started.postgres!.url,
     redisUrl: given.redis ?? started.redis!.url,
     natsUrl: given.nats ?? started.nats!.url,
+    natsUrlFor: (service) =>
+      !given.nats && handles.includes(started.nats!)
+        ? natsUrlWithUser(started.nats!.url, service, natsPasswords[service])
+        : (given.nats ?? started.nats!.url),
     source,
     pids,
     async stopServer(name) {

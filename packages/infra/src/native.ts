@@ -10,6 +10,7 @@ import {
   readdirSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
@@ -295,7 +296,14 @@ export async function startRedis(
   return { url: `redis://127.0.0.1:${port}`, pid, stop: () => killByPid(pid) };
 }
 
-export async function startNats(dir: string, opts: { port?: number } = {}): Promise<ServerHandle> {
+/**
+ * NATS with JetStream; `config` (the users and their permissions, packages/infra/src/nats-config.ts) is
+ * written to the data folder and given to the server.
+ */
+export async function startNats(
+  dir: string,
+  opts: { port?: number; config?: string } = {},
+): Promise<ServerHandle> {
   if (!which('nats-server')) throw new InfraError('NATS is not installed (Debian package nats-server)');
   mkdirSync(join(dir, 'jetstream'), { recursive: true });
   const port = opts.port ?? (await freePort());
@@ -303,9 +311,22 @@ export async function startNats(dir: string, opts: { port?: number } = {}): Prom
   const stale = readPid(pidFile);
   if (stale && processAlive(stale)) await killByPid(stale);
   const logFd = openSync(join(dir, 'nats.log'), 'a');
+  const configFile = join(dir, 'nats.conf');
+  if (opts.config !== undefined) writeFileSync(configFile, opts.config, { mode: 0o600 });
   const child = spawn(
     'nats-server',
-    ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream'), '-P', pidFile],
+    [
+      ...(opts.config !== undefined ? ['-c', configFile] : []),
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-js',
+      '-sd',
+      join(dir, 'jetstream'),
+      '-P',
+      pidFile,
+    ],
     {
       detached: true,
       stdio: ['ignore', logFd, logFd],

@@ -12,6 +12,7 @@ import {
   type WriteStream,
 } from 'node:fs';
 import { join } from 'node:path';
+import { BUS_USERS, type BusUserName } from '@omc/contracts';
 import { ensureDatabase } from './databases.js';
 import { startBalancer, type Balancer } from './balancer.js';
 import { startInfra, type Infra } from './infra.js';
@@ -19,6 +20,8 @@ import { startMailCatcher, type MailCatcher } from './mail-catcher.js';
 import { freePort } from './native.js';
 
 export type DeployableName = 'emulators' | 'auth' | 'game' | 'payments' | 'realtime' | 'gateway';
+
+const isBusUser = (name: DeployableName): name is BusUserName => name in BUS_USERS;
 
 export interface Deployable {
   name: DeployableName;
@@ -239,7 +242,6 @@ export async function startSystem(given: SystemOptions): Promise<System> {
 
   const wiring: NodeJS.ProcessEnv = {
     REDIS_URL: infra.redisUrl,
-    NATS_URL: infra.natsUrl,
     JWT_PUBLIC_KEY: keys.publicKey,
     AUTH_URL: url('auth'),
     GAME_URL: url('game'),
@@ -340,7 +342,9 @@ export async function startSystem(given: SystemOptions): Promise<System> {
             ...baseEnv,
             // The servers' URLs as resolved above, and each service's own database.
             REDIS_URL: infra.redisUrl,
-            NATS_URL: infra.natsUrl,
+            // Each service as its own NATS user, with its own subjects only; the gateway and the
+            // emulators use no NATS and get no credentials.
+            ...(isBusUser(d.name) ? { NATS_URL: infra.natsUrlFor(d.name) } : {}),
             DATABASE_URL: databases[d.name],
             ...options.envFor?.[d.name],
             PORT: String(ports.get(name)),

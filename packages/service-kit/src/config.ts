@@ -58,7 +58,14 @@ export const baseEnvSchema = z.object({
   LOG_LEVEL: env.logLevel(),
   DATABASE_URL: env.url(['postgres', 'postgresql']),
   REDIS_URL: env.url(['redis', 'rediss']),
+  /** The service's NATS user travels in the URL: nats://user:password@host:4222 (least privilege on the bus). */
   NATS_URL: z.string().min(1, 'must be a NATS URL, or several separated by commas'),
+  /** Copies JetStream keeps of each stream the service owns: 1 in development, 3 in production. */
+  NATS_STREAM_REPLICAS: z.coerce
+    .number()
+    .int()
+    .refine((n) => [1, 3, 5].includes(n), 'must be 1, 3 or 5')
+    .default(1),
   JWT_PUBLIC_KEY: env.pem('PUBLIC'),
   SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
   ...tracingEnvSchema.shape,

@@ -1,6 +1,6 @@
 // NATS with JetStream: streams declared from packages/contracts, events published with their id as
 // Nats-Msg-Id (JetStream drops duplicates), durable consumers that ack only after the work is done.
-import { EVENT_PAYLOADS, parseEvent, type EventEnvelope, type Subject } from '@omc/contracts';
+import { busInboxPrefix, EVENT_PAYLOADS, parseEvent, type EventEnvelope, type Subject } from '@omc/contracts';
 import {
   AckPolicy,
   connect,
@@ -24,9 +24,30 @@ export interface Nats {
   close(): Promise<void>;
 }
 
+/**
+ * The servers of a NATS_URL and the user it names (nats://user:password@host:port): each service
+ * connects as its own NATS user, whose permissions allow its own subjects only (packages/contracts' bus.ts).
+ */
+export function parseNatsUrl(url: string): { servers: string[]; user?: string; pass?: string } {
+  let user: string | undefined;
+  let pass: string | undefined;
+  const servers = url.split(',').map((entry) => {
+    const server = entry.trim();
+    if (!server.includes('@')) return server;
+    const parsed = new URL(server.includes('://') ? server : `nats://${server}`);
+    user = decodeURIComponent(parsed.username);
+    pass = decodeURIComponent(parsed.password);
+    return `${parsed.protocol}//${parsed.host}`;
+  });
+  return { servers, ...(user ? { user, pass } : {}) };
+}
+
 export async function connectNats(url: string, name: string): Promise<Nats> {
+  const { servers, user, pass } = parseNatsUrl(url);
   const nc = await connect({
-    servers: url.split(',').map((s) => s.trim()),
+    servers,
+    // Replies arrive on the user's own inbox prefix, which no other user may subscribe to.
+    ...(user ? { user, pass, inboxPrefix: busInboxPrefix(user) } : {}),
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 250,
@@ -51,30 +72,56 @@ export async function pingNats(nats: Nats): Promise<void> {
   await nats.nc.flush();
 }
 
-/** Creates the stream, or updates its subjects; idempotent, safe from several instances at once. */
+/** Stream settings from the service's configuration (NATS_STREAM_REPLICAS: 1 in development, 3 in production). */
+export interface StreamSettings {
+  replicas?: number;
+}
+
+const isPermissionError = (error: unknown) =>
+  (error as { code?: string })?.code === 'PERMISSIONS_VIOLATION' ||
+  String((error as Error)?.message).includes('Permissions Violation');
+
+/**
+ * Creates the stream, or updates its subjects and replicas; idempotent, safe from several instances at
+ * once. A service may create and update only the stream it owns (its NATS user's permissions): for
+ * another's stream the refusal is expected and ignored, and its consumers wait until the owner creates it.
+ * Returns whether the stream was created or updated here.
+ */
 export async function ensureStream(
   jsm: JetStreamManager,
   stream: { name: string; subjects: readonly string[] },
-): Promise<void> {
+  settings: StreamSettings = {},
+): Promise<boolean> {
   const config = {
     name: stream.name,
     subjects: [...stream.subjects],
     storage: StorageType.File,
+    num_replicas: settings.replicas ?? 1,
     duplicate_window: nanos(10 * 60 * 1000),
-    max_age: nanos(30 * 24 * 60 * 60 * 1000),
+    max_age: nanos(STREAM_MAX_AGE_MS),
   };
   try {
-    await jsm.streams.info(stream.name);
-    await jsm.streams.update(stream.name, config);
-  } catch (error) {
-    if (!String((error as Error).message).includes('not found')) throw error;
     try {
-      await jsm.streams.add(config);
-    } catch (addError) {
-      if (!String((addError as Error).message).includes('already in use')) throw addError;
+      await jsm.streams.info(stream.name);
+      await jsm.streams.update(stream.name, config);
+      return true;
+    } catch (error) {
+      if (!String((error as Error).message).includes('not found')) throw error;
+      try {
+        await jsm.streams.add(config);
+      } catch (addError) {
+        if (!String((addError as Error).message).includes('already in use')) throw addError;
+      }
+      return true;
     }
+  } catch (error) {
+    if (isPermissionError(error)) return false;
+    throw error;
   }
 }
+
+/** How long a stream keeps an event: consumers' processed-event marks must outlive it (retention). */
+export const STREAM_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
 export async function publishEvent<S extends Subject>(
   js: JetStreamClient,

@@ -110,7 +110,7 @@ export async function start(app: AuthApp): Promise<void> {
   const { deps } = ctx;
   const background = backgrounds.get(app)!;
   await migrateToLatest(deps.db, migrations);
-  await ensureStream(deps.nats.jsm, STREAMS.auth);
+  await ensureStream(deps.nats.jsm, STREAMS.auth, { replicas: deps.config.NATS_STREAM_REPLICAS });
 
   const relay = startOutboxRelay(deps.db, deps.nats, deps.log, {
     ...(background.options.outboxIntervalMs ? { intervalMs: background.options.outboxIntervalMs } : {}),

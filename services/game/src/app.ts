@@ -116,8 +116,10 @@ export async function start(app: GameApp): Promise<void> {
   const background = backgrounds.get(app)!;
   await migrateToLatest(db, migrations);
   // The game publishes round wins and reads auth's and payments' events: make sure each stream exists,
-  // whatever order the services start in (idempotent, same configuration as their owners').
-  for (const stream of [STREAMS.game, STREAMS.auth, STREAMS.payments]) await ensureStream(nats.jsm, stream);
+  // whatever order the services start in (idempotent, same configuration as their owners'; where its
+  // NATS user may not create another's stream, its consumers wait for the owner to).
+  for (const stream of [STREAMS.game, STREAMS.auth, STREAMS.payments])
+    await ensureStream(nats.jsm, stream, { replicas: config.NATS_STREAM_REPLICAS });
   const outbox = startOutboxRelay(db, nats, log, { intervalMs: 100 });
   metrics.observeOutboxBacklog(() => outbox.backlog());
   observeConsumerLag(deps.metrics, nats);

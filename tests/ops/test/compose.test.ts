@@ -141,7 +141,10 @@ describe('docker-compose.yml', () => {
       // Payments keeps nothing in Redis (docs/payments.md): only the others are given it.
       if (d.name === 'payments') expect(e.REDIS_URL).toBeUndefined();
       else expect(e.REDIS_URL).toBe('redis://redis:6379');
-      expect(e.NATS_URL).toBe('nats://nats:4222');
+      // Each service as its own NATS user (least privilege on the bus); the gateway uses no NATS.
+      if (d.name === 'gateway') expect(e.NATS_URL).toBeUndefined();
+      else
+        expect(interpolateDefaults(e.NATS_URL!)).toBe(`nats://${d.name}:dev-only-${d.name}-nats@nats:4222`);
       expect(e.JWT_PUBLIC_KEY_FILE).toBe('/run/omc-keys/jwt-public.pem');
       expect(e.JWT_PRIVATE_KEY_FILE === undefined).toBe(d.name !== 'auth');
     }

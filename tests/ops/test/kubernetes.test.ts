@@ -352,6 +352,9 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
       'auth->game',
       'auth->payments',
       'payments->auth',
+      // Reconciliation: payments reads the game's wins, the game payments' completed purchases.
+      'payments->game',
+      'game->payments',
       ...(overlay === 'dev' ? ['payments->emulators'] : []),
     ]);
     const actual = new Set<string>();

@@ -14,6 +14,8 @@ export interface SuiteContext {
   databaseUrls: Record<string, string>;
   redisUrl: string;
   natsUrl: string;
+  /** Each service's own NATS URL (its user and password): what it may publish and read is its own. */
+  natsUrls: Record<string, string>;
   keys: { publicKey: string; privateKey: string };
   admin: { username: string; email: string; password: string };
   controlUrl: string;

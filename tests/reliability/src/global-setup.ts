@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, startSystem, type ServerName, type System } from '@omc/infra';
+import { BUS_USER_NAMES, freePort, startSystem, type ServerName, type System } from '@omc/infra';
 import { workspaceRoot } from '@omc/testkit';
 import type { TestProject } from 'vitest/node';
 import { emptyFigures, formatFigures, mergeFigures, type Figures } from './figures.js';
@@ -175,6 +175,7 @@ export default async function setup(project: TestProject) {
     databaseUrls,
     redisUrl: system.infra.redisUrl,
     natsUrl: system.infra.natsUrl,
+    natsUrls: Object.fromEntries(BUS_USER_NAMES.map((name) => [name, system.infra.natsUrlFor(name)])),
     keys: system.keys,
     admin: system.admin,
     controlUrl: `http://127.0.0.1:${controlPort}`,

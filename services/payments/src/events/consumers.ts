@@ -13,9 +13,9 @@ export async function startConsumers(
   metrics: PaymentsMetrics,
   game: GameRecord,
 ): Promise<Consumer[]> {
-  await ensureStream(deps.nats.jsm, STREAMS.auth);
-  await ensureStream(deps.nats.jsm, STREAMS.game);
-  await ensureStream(deps.nats.jsm, STREAMS.payments);
+  const settings = { replicas: deps.config.NATS_STREAM_REPLICAS };
+  for (const stream of [STREAMS.payments, STREAMS.auth, STREAMS.game])
+    await ensureStream(deps.nats.jsm, stream, settings);
   const onResult = (subject: string, outcome: string) => metrics.eventsConsumed.inc({ subject, outcome });
   const users = startConsumer({
     nats: deps.nats,

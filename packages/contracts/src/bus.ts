@@ -1,0 +1,89 @@
+// Least privilege on the bus: one NATS user per service, allowed to publish its own subjects and to read
+// through its own durable consumers only. The NATS server's configuration (native, compose, Kubernetes)
+// is generated from this table; a service's credentials travel in its NATS_URL (nats://user:pass@host).
+import { STREAMS, SUBJECTS } from './events.js';
+
+export type BusUserName = 'auth' | 'game' | 'payments' | 'realtime';
+
+export interface BusUser {
+  /** Subjects it may publish (its own events), besides the JetStream API calls below. */
+  publishes: string[];
+  /** Core NATS subjects it may subscribe to (its replies arrive on its own inbox prefix). */
+  subscribes: string[];
+  /** The stream it owns (creates and updates). */
+  ownsStream?: string;
+  /** Its durable consumers: [stream, durable]. */
+  consumers: [stream: string, durable: string][];
+  /** Ordered (ephemeral) consumers it reads a stream's subject with: [stream, subject]. */
+  watches?: [stream: string, subject: string][];
+  /** It answers requests (publishing to the asker's reply subject only). */
+  answersRequests?: boolean;
+}
+
+export const BUS_USERS: Record<BusUserName, BusUser> = {
+  auth: {
+    publishes: [...STREAMS.auth.subjects],
+    subscribes: [],
+    ownsStream: STREAMS.auth.name,
+    consumers: [[STREAMS.auth.name, 'auth-mail']],
+  },
+  game: {
+    publishes: [...STREAMS.game.subjects, SUBJECTS.gameState],
+    subscribes: [SUBJECTS.gameStateRequest],
+    ownsStream: STREAMS.game.name,
+    consumers: [
+      [STREAMS.auth.name, 'game-auth'],
+      [STREAMS.payments.name, 'game-payments'],
+    ],
+    answersRequests: true,
+  },
+  payments: {
+    publishes: [...STREAMS.payments.subjects],
+    subscribes: [],
+    ownsStream: STREAMS.payments.name,
+    consumers: [
+      [STREAMS.auth.name, 'payments-users'],
+      [STREAMS.game.name, 'payments-round-won'],
+    ],
+  },
+  realtime: {
+    publishes: [SUBJECTS.gameStateRequest],
+    subscribes: [SUBJECTS.gameState],
+    consumers: [],
+    // Winners are announced from the game's stream, read from the newest message on.
+    watches: [[STREAMS.game.name, SUBJECTS.roundWon]],
+  },
+};
+
+/** Where a user's request replies arrive: its own prefix, so no other user can read them. */
+export const busInboxPrefix = (user: string) => `_INBOX_${user}`;
+
+/** Every subject a user may publish and subscribe to, JetStream API calls included. */
+export function busPermissions(name: BusUserName): { publish: string[]; subscribe: string[] } {
+  const user = BUS_USERS[name];
+  const publish = [
+    ...user.publishes,
+    '$JS.API.INFO',
+    '$JS.API.STREAM.INFO.*',
+    '$JS.API.STREAM.NAMES',
+    ...(user.ownsStream
+      ? [`$JS.API.STREAM.CREATE.${user.ownsStream}`, `$JS.API.STREAM.UPDATE.${user.ownsStream}`]
+      : []),
+    ...user.consumers.flatMap(([stream, durable]) => [
+      `$JS.API.CONSUMER.CREATE.${stream}.${durable}`,
+      `$JS.API.CONSUMER.CREATE.${stream}.${durable}.>`,
+      `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.${durable}`,
+      `$JS.API.CONSUMER.INFO.${stream}.${durable}`,
+      `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`,
+      `$JS.ACK.${stream}.${durable}.>`,
+    ]),
+    ...(user.watches ?? []).flatMap(([stream, subject]) => [
+      `$JS.API.CONSUMER.CREATE.${stream}`,
+      `$JS.API.CONSUMER.CREATE.${stream}.*.${subject}`,
+      `$JS.API.CONSUMER.INFO.${stream}.*`,
+      `$JS.API.CONSUMER.DELETE.${stream}.*`,
+      `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
+    ]),
+  ];
+  return { publish, subscribe: [...user.subscribes, `${busInboxPrefix(name)}.>`] };
+}
