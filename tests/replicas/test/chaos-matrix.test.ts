@@ -197,11 +197,13 @@ async function checkSentinel(sentinel: Sentinel, findings: Findings): Promise<st
 /**
  * The counter never below what Postgres recorded, and no won round played again. A Redis that came back
  * older is found by the game's fence within a bound, so the probe is repeated for up to
- * STALE_BOUND_MS: a counter still behind after it is a loss. Returns how long the counter was behind.
+ * STALE_BOUND_MS: a counter still behind after it is a loss. Returns how long the counter was seen
+ * behind (0 when the first probe found it where Postgres has it).
  */
 async function checkCounter(findings: Findings): Promise<number> {
   const started = Date.now();
   let problems: { lost: string[]; doubled: string[] } = { lost: [], doubled: [] };
+  let behindSince: number | undefined;
   do {
     const recorded = await stores.query<{ round: string; clicks: number; won: boolean }>(
       'game',
@@ -221,7 +223,10 @@ async function checkCounter(findings: Findings): Promise<number> {
     const newest = Math.max(0, ...recorded.filter((r) => r.won).map((r) => Number(r.round)));
     if (now.round! <= newest)
       problems.doubled.push(`round ${now.round} played after round ${newest} was won`);
-    if (problems.lost.length + problems.doubled.length === 0) return Date.now() - started;
+    // Behind for as long as probes were refused the truth: 0 when the first one saw it.
+    if (problems.lost.length + problems.doubled.length === 0)
+      return behindSince ? Date.now() - behindSince : 0;
+    behindSince ??= Date.now();
     await sleep(250);
   } while (Date.now() - started < STALE_BOUND_MS);
   for (const f of problems.lost) findings.lost.add(`${f} after ${STALE_BOUND_MS / 1000} s`);
@@ -425,7 +430,7 @@ async function runRow(row: Row): Promise<RowResult> {
   const early: Findings = { lost: new Set(), doubled: new Set(), pending: [], recounted: new Set() };
   if (accepted) {
     const behindMs = await checkCounter(early);
-    if (behindMs > 500) notes.push(`counter behind Postgres' record for ${(behindMs / 1000).toFixed(1)} s`);
+    if (behindMs > 0) notes.push(`counter behind Postgres' record for ${(behindMs / 1000).toFixed(1)} s`);
     notes.push(await checkSentinel(sentinel, early));
   }
   await restarting;
