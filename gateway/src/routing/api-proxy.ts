@@ -97,8 +97,15 @@ export async function apiProxy(app: FastifyInstance, config: Config, metrics: Me
           delete headers.tracestate;
           return withTraceHeaders(headers, request);
         },
-        // No replays: a request that reached an upstream is never sent twice by the gateway.
-        retryDelay: () => null,
+        // No replays of writes: a click or a checkout that reached an upstream is never sent twice by
+        // the gateway. A read whose kept-alive connection closed without an answer (the replica behind it
+        // died) is sent once more, on a new connection the upstream's balancer gives a live replica.
+        retryDelay: ({ err, req, attempt }) =>
+          attempt === 0 &&
+          (req.method === 'GET' || req.method === 'HEAD') &&
+          (err as ProxyError | null)?.code === 'UND_ERR_SOCKET'
+            ? 1
+            : null,
         onError: (reply, { error }) => {
           const { status, message } = upstreamFailure(service, error as ProxyError);
           failures.inc({ service, status: String(status) });

@@ -33,6 +33,7 @@ export {
   type PrometheusOptions,
   type PrometheusTarget,
 } from './prometheus.js';
+export { startBalancer, type Balancer } from './balancer.js';
 export { startMailCatcher, type MailCatcher } from './mail-catcher.js';
 export { ensureWebBuilt, webBuildIsCurrent } from './web-build.js';
 export { caughtMails, linkIn, mailedLink, mailsTo, tokenOf, type CaughtMail } from './inbox.js';

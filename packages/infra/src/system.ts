@@ -14,6 +14,7 @@ import {
 import { join } from 'node:path';
 import { BUS_USERS, type BusUserName } from '@omc/contracts';
 import { ensureDatabase } from './databases.js';
+import { startBalancer, type Balancer } from './balancer.js';
 import { startInfra, type Infra } from './infra.js';
 import { startMailCatcher, type MailCatcher } from './mail-catcher.js';
 import { freePort } from './native.js';
@@ -58,6 +59,16 @@ export interface SystemOptions {
   logs?: 'inherit' | 'files';
   /** How many realtime instances (they share one audience through Redis). */
   realtimeInstances?: number;
+  /** How long each process may take to answer /readyz 200 at start (default 60 s). */
+  readyTimeoutMs?: number;
+  /**
+   * How many processes of each part (default one; `realtimeInstances` for realtime when not given here).
+   * A part with several processes is reached through a round-robin TCP balancer (as a Kubernetes Service
+   * spreads over pods): its URL in the others' wiring and in `urls` is the balancer's; realtime's
+   * instances are listed one by one in REALTIME_URLS, as before. Instances after the first are named
+   * `<part>-2`, `<part>-3`, ...
+   */
+  instances?: Partial<Record<DeployableName, number>>;
   redisAppendOnly?: boolean;
   log?: (line: string) => void;
   /**
@@ -90,6 +101,8 @@ export interface System {
   admin: { username: string; email: string; password: string };
   /** The development mail catcher, when started. */
   mail?: MailCatcher;
+  /** The balancer in front of each part that runs several processes (not realtime). */
+  balancers: Partial<Record<DeployableName, Balancer>>;
   /** Stops one process by its PID (SIGTERM, or SIGKILL to simulate a crash). */
   stopProcess(name: string, signal?: NodeJS.Signals): Promise<void>;
   /** Starts a stopped process again with the same port and environment. */
@@ -188,11 +201,13 @@ export async function startSystem(given: SystemOptions): Promise<System> {
   };
 
   const ports = new Map<string, number>();
-  const realtimeCount = Math.max(1, options.realtimeInstances ?? 1);
+  const countOf = (d: Deployable) =>
+    Math.max(
+      1,
+      options.instances?.[d.name] ?? (d.name === 'realtime' ? (options.realtimeInstances ?? 1) : 1),
+    );
   const instanceNames = (d: Deployable) =>
-    d.name === 'realtime'
-      ? Array.from({ length: realtimeCount }, (_, i) => (i === 0 ? 'realtime' : `realtime-${i + 1}`))
-      : [d.name];
+    Array.from({ length: countOf(d) }, (_, i) => (i === 0 ? d.name : `${d.name}-${i + 1}`));
   for (const d of present) {
     for (const [i, name] of instanceNames(d).entries()) {
       ports.set(
@@ -203,9 +218,23 @@ export async function startSystem(given: SystemOptions): Promise<System> {
         ports.set(`${name}:internal`, options.ports === 'default' ? d.internalPort : await freePort());
     }
   }
-  const url = (name: string) => `http://127.0.0.1:${ports.get(name)}`;
-  const internalUrl = (name: string) => url(ports.has(`${name}:internal`) ? `${name}:internal` : name);
-  const realtimeUrls = [...ports.keys()].filter((n) => n.startsWith('realtime')).map(url);
+  const instanceUrl = (name: string) => `http://127.0.0.1:${ports.get(name)}`;
+  const internalUrl = (name: string) =>
+    instanceUrl(ports.has(`${name}:internal`) ? `${name}:internal` : name);
+  const realtimeUrls = [...ports.keys()]
+    .filter((n) => n.startsWith('realtime') && !n.endsWith(':internal'))
+    .map(instanceUrl);
+  // Several processes of a part (other than realtime, which the gateway spreads itself) sit behind one
+  // balancer; everything else reaches the part through it.
+  const balancers: Partial<Record<DeployableName, Balancer>> = {};
+  for (const d of present) {
+    if (d.name === 'realtime' || countOf(d) < 2) continue;
+    balancers[d.name] = await startBalancer(instanceNames(d).map((n) => ports.get(n)!));
+  }
+  const stopBalancers = async () => {
+    for (const b of Object.values(balancers)) await b.stop();
+  };
+  const url = (name: string) => balancers[name as DeployableName]?.url ?? instanceUrl(name);
 
   const databases: Partial<Record<DeployableName, string>> = {};
   for (const d of present)
@@ -245,6 +274,7 @@ export async function startSystem(given: SystemOptions): Promise<System> {
       smtp: Number(baseEnv.SMTP_PORT ?? (options.ports === 'default' ? 1025 : 0)),
       ui: Number(baseEnv.MAIL_UI_PORT ?? (options.ports === 'default' ? 1080 : 0)),
     }).catch(async (error) => {
+      await stopBalancers();
       await infra.stop();
       throw error;
     });
@@ -271,19 +301,26 @@ export async function startSystem(given: SystemOptions): Promise<System> {
       name,
       deployable,
       port: ports.get(name)!,
-      url: url(name),
+      url: instanceUrl(name),
       internalUrl: internalUrl(name),
       env,
       child,
       pid: child.pid!,
     };
-    await waitReady(running.internalUrl, child, name);
+    try {
+      await waitReady(running.internalUrl, child, name, options.readyTimeoutMs);
+    } catch (error) {
+      // A process that never became ready is not left running behind the failed start.
+      await killProcess(child, 'SIGKILL');
+      throw error;
+    }
     return running;
   };
 
   const stopAll = async () => {
     for (const p of [...processes].reverse()) await killProcess(p.child);
     if (mail) await killProcess(mail.child);
+    await stopBalancers();
     await infra.stop();
   };
 
@@ -347,6 +384,7 @@ export async function startSystem(given: SystemOptions): Promise<System> {
     keys,
     admin,
     ...(mail ? { mail } : {}),
+    balancers,
     async stopProcess(name, signal = 'SIGTERM') {
       // The mail catcher is a part too: a mail server that goes down and comes back.
       if (name === 'maildev' && mail) return killProcess(mail.child, signal);
