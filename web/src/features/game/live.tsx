@@ -15,6 +15,7 @@ import { io, type Socket } from 'socket.io-client';
 import { useTranslation } from 'react-i18next';
 import { markServerData } from '../../api/generations';
 import { queryKeys } from '../../api/keys';
+import { awaitingPurchase } from '../../api/purchaseWatch';
 import { formatMoney } from '../../i18n/format';
 import { useNotices } from '../../components/Notices';
 import { useSession } from '../../session/SessionProvider';
@@ -71,7 +72,10 @@ export function useLiveGame(): LiveGame {
   useEffect(() => {
     const socket = factory(() => tokenRef.current);
     let retry: ReturnType<typeof setTimeout> | null = null;
-    // State updates arrive up to 10 times a second; the profile follows at most once a second.
+    // The profile is read when it can have changed: a (re)connect, a win, and, after the player's own
+    // purchase, a pot change (the purchase reaching the game), at most once a second. Not on every state
+    // update: the click's answer carries the clicker's balance.
+    let lastPot: number | null = null;
     let profileTimer: ReturnType<typeof setTimeout> | null = null;
     const reloadProfile = () => {
       if (profileTimer) return;
@@ -100,7 +104,8 @@ export function useLiveGame(): LiveGame {
       if (!state.success) return console.warn('ignored a malformed gameStateUpdate', state.error);
       markServerData('gameState');
       queryClient.setQueryData<GameState>(queryKeys.gameState, state.data);
-      reloadProfile();
+      if (lastPot !== null && state.data.pot !== lastPot && awaitingPurchase()) reloadProfile();
+      lastPot = state.data.pot;
     });
     socket.on('winner', (payload) => {
       const winner = WinnerEvent.safeParse(payload);
