@@ -4,6 +4,7 @@ import type { FanoutPoint } from './scenarios/fanout.js';
 import type { OpenLoopScenario } from './scenarios/open-loop.js';
 import type { RoundEndResult } from './scenarios/round-end.js';
 import type { ThroughputResult } from './scenarios/throughput.js';
+import type { LighthousePage } from './scenarios/lighthouse.js';
 import { PRESSES_PER_SECOND, type WebMixResult } from './scenarios/web-mix.js';
 import type { BenchSettings } from './settings.js';
 import { round } from './stats.js';
@@ -65,6 +66,7 @@ export interface Results {
     roundEnd?: RoundEndResult;
     openLoop: OpenLoopScenario[];
     webMix?: WebMixResult;
+    lighthouse: LighthousePage[];
     errors: string[];
     durationS: number;
   };
@@ -117,10 +119,11 @@ export function buildResults(input: {
   roundEnd?: RoundEndResult;
   openLoop?: OpenLoopScenario[];
   webMix?: WebMixResult;
+  lighthouse?: LighthousePage[];
   errors: string[];
   durationS: number;
 }): Results {
-  const { throughput, fanout, roundEnd, settings, openLoop = [], webMix } = input;
+  const { throughput, fanout, roundEnd, settings, openLoop = [], webMix, lighthouse = [] } = input;
   const tickMs = 1000 / settings.broadcastHz;
   const byCount = <T>(pick: (p: FanoutPoint) => T) =>
     Object.fromEntries(fanout.map((p) => [String(p.requested), pick(p)]));
@@ -139,6 +142,24 @@ export function buildResults(input: {
       met: value === null || value === undefined ? null : met(value),
     });
 
+  // The first screen on a phone (Lighthouse, mobile, simulated throttling).
+  for (const page of lighthouse) {
+    check(`Lighthouse ${page.path}: performance`, page.performance, '≥ 0.95', (v) => v >= 0.95);
+    check(
+      `Lighthouse ${page.path}: first contentful paint`,
+      page.firstContentfulPaintMs,
+      '≤ 1800 ms',
+      (v) => v <= 1800,
+      ' ms',
+    );
+    check(
+      `Lighthouse ${page.path}: largest contentful paint`,
+      page.largestContentfulPaintMs,
+      '≤ 2500 ms',
+      (v) => v <= 2500,
+      ' ms',
+    );
+  }
   // Players as the web app behaves, first: the recorded mix and what it costs the whole cluster.
   if (webMix) {
     check(
@@ -336,6 +357,7 @@ export function buildResults(input: {
       roundEnd,
       openLoop,
       webMix,
+      lighthouse,
       errors: input.errors,
       durationS: input.durationS,
     },

@@ -14,6 +14,7 @@ import { measureFanout, type FanoutPoint } from './scenarios/fanout.js';
 import { measureOpenLoop, type OpenLoopScenario } from './scenarios/open-loop.js';
 import { measureRoundEnd, type RoundEndResult } from './scenarios/round-end.js';
 import { measureThroughput, type ThroughputResult } from './scenarios/throughput.js';
+import { measureLighthouse, type LighthousePage } from './scenarios/lighthouse.js';
 import { measureWebMix, type WebMixResult } from './scenarios/web-mix.js';
 import { loadSettings, SCENARIOS } from './settings.js';
 import { startWorker, stopAllWorkers } from './workers.js';
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
   let roundEnd: RoundEndResult | undefined;
   const openLoop: OpenLoopScenario[] = [];
   let webMix: WebMixResult | undefined;
+  let lighthousePages: LighthousePage[] = [];
   const runs = (name: (typeof settings.scenarios)[number]) => settings.scenarios.includes(name);
   let machine: Machine | undefined;
   try {
@@ -170,6 +172,14 @@ async function main(): Promise<void> {
         log(`[bench] web mix failed: ${(error as Error).stack}`);
       }
     }
+    if (runs('lighthouse')) {
+      try {
+        lighthousePages = await measureLighthouse(bs, log);
+      } catch (error) {
+        errors.push(`lighthouse: ${(error as Error).message}`);
+        log(`[bench] lighthouse failed: ${(error as Error).stack}`);
+      }
+    }
     await loader.stop();
   } catch (error) {
     errors.push(`system: ${(error as Error).message}`);
@@ -207,6 +217,7 @@ async function main(): Promise<void> {
     roundEnd,
     openLoop,
     webMix,
+    lighthouse: lighthousePages,
     errors,
     durationS: (Date.now() - started) / 1000,
   });
