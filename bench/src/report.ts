@@ -4,6 +4,8 @@ import type { FanoutPoint } from './scenarios/fanout.js';
 import type { OpenLoopScenario } from './scenarios/open-loop.js';
 import type { RoundEndResult } from './scenarios/round-end.js';
 import type { ThroughputResult } from './scenarios/throughput.js';
+import type { LighthousePage } from './scenarios/lighthouse.js';
+import { PRESSES_PER_SECOND, type WebMixResult } from './scenarios/web-mix.js';
 import type { BenchSettings } from './settings.js';
 import { round } from './stats.js';
 
@@ -63,6 +65,8 @@ export interface Results {
     fanout: FanoutPoint[];
     roundEnd?: RoundEndResult;
     openLoop: OpenLoopScenario[];
+    webMix?: WebMixResult;
+    lighthouse: LighthousePage[];
     errors: string[];
     durationS: number;
   };
@@ -114,10 +118,12 @@ export function buildResults(input: {
   fanout: FanoutPoint[];
   roundEnd?: RoundEndResult;
   openLoop?: OpenLoopScenario[];
+  webMix?: WebMixResult;
+  lighthouse?: LighthousePage[];
   errors: string[];
   durationS: number;
 }): Results {
-  const { throughput, fanout, roundEnd, settings, openLoop = [] } = input;
+  const { throughput, fanout, roundEnd, settings, openLoop = [], webMix, lighthouse = [] } = input;
   const tickMs = 1000 / settings.broadcastHz;
   const byCount = <T>(pick: (p: FanoutPoint) => T) =>
     Object.fromEntries(fanout.map((p) => [String(p.requested), pick(p)]));
@@ -136,6 +142,54 @@ export function buildResults(input: {
       met: value === null || value === undefined ? null : met(value),
     });
 
+  // The first screen on a phone (Lighthouse, mobile, simulated throttling).
+  for (const page of lighthouse) {
+    check(`Lighthouse ${page.path}: performance`, page.performance, '≥ 0.95', (v) => v >= 0.95);
+    check(
+      `Lighthouse ${page.path}: first contentful paint`,
+      page.firstContentfulPaintMs,
+      '≤ 1800 ms',
+      (v) => v <= 1800,
+      ' ms',
+    );
+    check(
+      `Lighthouse ${page.path}: largest contentful paint`,
+      page.largestContentfulPaintMs,
+      '≤ 2500 ms',
+      (v) => v <= 2500,
+      ' ms',
+    );
+  }
+  // Players as the web app behaves, first: the recorded mix and what it costs the whole cluster.
+  if (webMix) {
+    check(
+      `Web app: API requests per click in steady play (${webMix.recorded.source})`,
+      webMix.recorded.requestsPerClick,
+      '≤ 1.05',
+      (v) => v <= 1.05,
+    );
+    if (webMix.recorded.profileReadsPerMinute !== null)
+      check(
+        'Web app: profile reads per minute of steady play',
+        webMix.recorded.profileReadsPerMinute,
+        '≤ 2',
+        (v) => v <= 2,
+      );
+    const d = webMix.derived;
+    checks.push({
+      figure: `Cluster CPU per click, web app as it behaves / before (lean ${fmt(webMix.points[0]?.clusterCpuMsPerClick, ' ms')} + profile reads at ${fmt(d.cpuPerProfileReadMs, ' ms')} each); players per core at ${PRESSES_PER_SECOND} presses/s`,
+      value: `${fmt(d.recordedCpuMsPerClick, ' ms')} (${Math.round(d.recordedPlayersPerCore)}) / ${fmt(d.beforeCpuMsPerClick, ' ms')} (${Math.round(d.beforePlayersPerCore)})`,
+      target: 'figure',
+      met: null,
+    });
+    for (const point of webMix.points)
+      checks.push({
+        figure: `Cluster CPU per click, ${point.name} (players per core at ${PRESSES_PER_SECOND} presses/s)`,
+        value: `${fmt(point.clusterCpuMsPerClick, ' ms')} (${Math.round(point.playersPerCore)})`,
+        target: 'figure',
+        met: null,
+      });
+  }
   check(
     'Click throughput / trivial proxied route',
     throughput?.clickThroughputRatio,
@@ -302,6 +356,8 @@ export function buildResults(input: {
       fanout,
       roundEnd,
       openLoop,
+      webMix,
+      lighthouse,
       errors: input.errors,
       durationS: input.durationS,
     },

@@ -14,7 +14,9 @@ import { measureFanout, type FanoutPoint } from './scenarios/fanout.js';
 import { measureOpenLoop, type OpenLoopScenario } from './scenarios/open-loop.js';
 import { measureRoundEnd, type RoundEndResult } from './scenarios/round-end.js';
 import { measureThroughput, type ThroughputResult } from './scenarios/throughput.js';
-import { loadSettings } from './settings.js';
+import { measureLighthouse, type LighthousePage } from './scenarios/lighthouse.js';
+import { measureWebMix, type WebMixResult } from './scenarios/web-mix.js';
+import { loadSettings, SCENARIOS } from './settings.js';
 import { startWorker, stopAllWorkers } from './workers.js';
 
 const root = process.cwd();
@@ -93,6 +95,8 @@ async function main(): Promise<void> {
   const fanout: FanoutPoint[] = [];
   let roundEnd: RoundEndResult | undefined;
   const openLoop: OpenLoopScenario[] = [];
+  let webMix: WebMixResult | undefined;
+  let lighthousePages: LighthousePage[] = [];
   const runs = (name: (typeof settings.scenarios)[number]) => settings.scenarios.includes(name);
   let machine: Machine | undefined;
   try {
@@ -154,6 +158,28 @@ async function main(): Promise<void> {
         log(`[bench] round end failed: ${(error as Error).stack}`);
       }
     }
+    if (runs('web-mix')) {
+      try {
+        webMix = await measureWebMix(
+          root,
+          bs,
+          loader,
+          { clickRate: Number(process.env.BENCH_WEB_MIX_CLICKS ?? 200), durationS: settings.fanoutDurationS },
+          log,
+        );
+      } catch (error) {
+        errors.push(`web mix: ${(error as Error).message}`);
+        log(`[bench] web mix failed: ${(error as Error).stack}`);
+      }
+    }
+    if (runs('lighthouse')) {
+      try {
+        lighthousePages = await measureLighthouse(bs, log);
+      } catch (error) {
+        errors.push(`lighthouse: ${(error as Error).message}`);
+        log(`[bench] lighthouse failed: ${(error as Error).stack}`);
+      }
+    }
     await loader.stop();
   } catch (error) {
     errors.push(`system: ${(error as Error).message}`);
@@ -190,11 +216,13 @@ async function main(): Promise<void> {
     fanout,
     roundEnd,
     openLoop,
+    webMix,
+    lighthouse: lighthousePages,
     errors,
     durationS: (Date.now() - started) / 1000,
   });
   // Only the full run is the record; a quick run writes beside it, ignored by git.
-  const partial = settings.scenarios.length < 4;
+  const partial = settings.scenarios.length < SCENARIOS.length;
   const outDir =
     settings.profile === 'full' && !partial ? resultsDir : join(resultsDir, partial ? 'partial' : 'quick');
   mkdirSync(outDir, { recursive: true });

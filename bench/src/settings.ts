@@ -61,7 +61,7 @@ export interface BenchSettings {
   };
 }
 
-export const SCENARIOS = ['throughput', 'open-loop', 'fanout', 'round-end'] as const;
+export const SCENARIOS = ['throughput', 'open-loop', 'fanout', 'round-end', 'web-mix', 'lighthouse'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 const full: BenchSettings = {

@@ -124,6 +124,31 @@ describe('gateway routing and edge', () => {
     expect((await rawRequest(gateway.url, '/favicon.svg')).status).toBe(200);
   });
 
+  it('serves the files compressed at build, as the browser accepts them, saying so and varying on it', async () => {
+    const get = (path: string, acceptEncoding: string) =>
+      fetch(`${gateway.url}${path}`, { headers: { 'accept-encoding': acceptEncoding } });
+    for (const [acceptEncoding, encoding] of [
+      ['br, gzip, deflate', 'br'],
+      ['gzip', 'gzip'],
+      ['identity', null],
+    ] as const) {
+      const asset = await get('/assets/index-3f9a1c.js', acceptEncoding);
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get('content-encoding'), acceptEncoding).toBe(encoding);
+      expect(asset.headers.get('vary')).toMatch(/accept-encoding/i);
+      expect(asset.headers.get('content-type')).toMatch(/javascript/);
+      expect(asset.headers.get('cache-control')).toContain('immutable');
+      expect(await asset.text()).toBe('console.log("app")');
+      for (const path of ['/', '/game']) {
+        const page = await get(path, acceptEncoding);
+        expect(page.headers.get('content-encoding'), `${path} ${acceptEncoding}`).toBe(encoding);
+        expect(page.headers.get('content-type')).toMatch(/text\/html/);
+        expect(page.headers.get('cache-control')).toBe('no-cache');
+        expect(await page.text()).toContain('<div id="root"></div>');
+      }
+    }
+  });
+
   it('says clearly when the web app is not built', async () => {
     const bare = await startGateway({ ...env, WEB_DIST: join(webDist, 'not-here') });
     try {

@@ -1,9 +1,10 @@
 // Stand-in upstreams (tiny Fastify apps that echo what reached them), a gateway on a free port, and
 // raw HTTP requests whose paths are sent exactly as written (fetch would normalise them).
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp, start, type GatewayApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -95,6 +96,12 @@ export function makeWebDist(): string {
   );
   writeFileSync(join(dir, 'assets', 'index-3f9a1c.js'), 'console.log("app")');
   writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  // As the build writes them: each file also brotli- and gzip-compressed beside it.
+  for (const file of ['index.html', join('assets', 'index-3f9a1c.js')]) {
+    const content = readFileSync(join(dir, file));
+    writeFileSync(join(dir, `${file}.br`), brotliCompressSync(content));
+    writeFileSync(join(dir, `${file}.gz`), gzipSync(content));
+  }
   return dir;
 }
 

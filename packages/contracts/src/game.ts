@@ -18,10 +18,16 @@ export type GameState = z.infer<typeof GameState>;
 export const GameStateResponse = z.object({ gameState: GameState });
 export type GameStateResponse = z.infer<typeof GameStateResponse>;
 
-/** The click's ordinal in its round and the clicker's spendable balance after it. */
+/**
+ * The click's ordinal in its round and the clicker's balance after it: everything of the profile a click
+ * can change, so the web app reads no profile after a click (purchasedClicks and hasInfiniteClicks are
+ * absent from older servers).
+ */
 export const ClickResponse = z.object({
   globalClicks: z.number().int().nonnegative(),
   freeClicks: z.number().int().nonnegative(),
+  purchasedClicks: z.number().int().nonnegative().optional(),
+  hasInfiniteClicks: z.boolean().optional(),
   round: z.number().int().positive().optional(),
   milestone: z.object({ at: z.number().int(), freeClicks: z.number().int() }).optional(),
   won: z.boolean().optional(),

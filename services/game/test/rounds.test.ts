@@ -60,11 +60,17 @@ describe('rounds', () => {
       hasInfiniteClicks: false,
     });
     expect((await h.state(buyer!)).pot).toBe(5.5);
-    // Purchased clicks are spent first.
-    expect((await h.click(buyer!)).json().freeClicks).toBe(109);
+    // Purchased clicks are spent first; the click's answer carries the whole balance the screen shows,
+    // so the web app needs no profile read after a click.
+    expect((await h.click(buyer!)).json()).toMatchObject({
+      freeClicks: 109,
+      purchasedClicks: 99,
+      hasInfiniteClicks: false,
+    });
     expect(await h.balance(buyer!)).toMatchObject({ purchasedClicks: 99 });
     const free = await Promise.all(Array.from({ length: 15 }, () => h.click(passHolder!)));
     expect(free.every((r) => r.statusCode === 200 && r.json().freeClicks === UNLIMITED_CLICKS)).toBe(true);
+    expect(free[0]!.json()).toMatchObject({ purchasedClicks: 0, hasInfiniteClicks: true });
     expect(await h.balance(passHolder!)).toEqual({
       freeClicks: UNLIMITED_CLICKS,
       purchasedClicks: 0,

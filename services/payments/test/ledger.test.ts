@@ -65,6 +65,36 @@ describe('ledger check', () => {
     );
   });
 
+  it("keeps each account's balance where the ledger is written, equal to the sum of its entries", async () => {
+    const winner = `winnings:${randomUUID()}`;
+    const post = (reference: string, entries: { accountId: string; amountCents: number }[]) =>
+      h.deps.db.transaction().execute((trx) => postMovement(trx, { kind: 'round_won', reference, entries }));
+    await post(`round:${randomUUID()}`, [
+      { accountId: 'external:braintree', amountCents: -250 },
+      { accountId: winner, amountCents: 250 },
+    ]);
+    await post(`round:${randomUUID()}`, [
+      { accountId: winner, amountCents: -100 },
+      { accountId: 'external:paypal', amountCents: 100 },
+    ]);
+    const stored = await sql<{ id: string; balance_cents: string; ledger_cents: string }>`
+      select a.id, a.balance_cents, coalesce(sum(e.amount_cents), 0)::bigint as ledger_cents
+      from accounts a left join ledger_entries e on e.account_id = a.id group by a.id, a.balance_cents`.execute(
+      h.deps.db,
+    );
+    expect(stored.rows.length).toBeGreaterThan(2);
+    for (const row of stored.rows)
+      expect([row.id, Number(row.balance_cents)]).toEqual([row.id, Number(row.ledger_cents)]);
+    expect(Number(stored.rows.find((r) => r.id === winner)!.balance_cents)).toBe(150);
+    expect((await checkLedger(h.deps.db)).ok).toBe(true);
+    // A stored balance that drifted from the ledger is reported by the check.
+    await sql`update accounts set balance_cents = balance_cents + 1 where id = ${winner}`.execute(h.deps.db);
+    expect((await checkLedger(h.deps.db)).problems).toEqual([
+      `account ${winner} stores a balance of 151 but its ledger entries sum to 150`,
+    ]);
+    await sql`update accounts set balance_cents = balance_cents - 1 where id = ${winner}`.execute(h.deps.db);
+  });
+
   it('reports an unbalanced movement, a negative account and a purchase missing from the ledger', async () => {
     expect((await checkLedger(h.deps.db)).ok).toBe(true);
     const id = randomUUID();

@@ -13,6 +13,7 @@ import {
 import { queryOptions } from '@tanstack/react-query';
 import { request } from './http';
 import { markServerData } from './generations';
+import { profileRead } from './purchaseWatch';
 import { queryKeys } from './keys';
 
 export const authApi = {
@@ -71,6 +72,7 @@ export const profileQuery = (token: string | null) =>
     queryFn: async () => {
       const profile = await authApi.profile(token!);
       markServerData('profile');
+      profileRead(profile);
       return profile;
     },
     enabled: Boolean(token),

@@ -45,7 +45,7 @@ describe('route guards', () => {
     });
     renderApp('/admin/roles');
     expect(location()).toHaveTextContent('/admin/roles');
-    expect(screen.getByRole('heading', { name: 'Gestión de roles' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Gestión de roles' })).toBeInTheDocument();
   });
 
   it('lets a signed-in user open /profile', () => {

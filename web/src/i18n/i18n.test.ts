@@ -2,7 +2,9 @@ import { LANGUAGES } from '@omc/contracts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { translations } from '.';
+import { allTranslations } from '.';
+
+const translations = await allTranslations();
 
 function flatten(tree: Record<string, unknown>, prefix = ''): Record<string, string> {
   return Object.entries(tree).reduce<Record<string, string>>((out, [key, value]) => {

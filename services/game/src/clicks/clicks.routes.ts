@@ -46,6 +46,8 @@ export async function clickRoutes(app: FastifyInstance, { deps, engine }: GameCo
       return {
         globalClicks: outcome.globalClicks,
         freeClicks: outcome.freeClicks,
+        purchasedClicks: outcome.purchasedClicks,
+        hasInfiniteClicks: outcome.hasInfiniteClicks,
         round: outcome.round,
         ...(outcome.reward > 0
           ? { milestone: { at: outcome.globalClicks, freeClicks: outcome.reward } }

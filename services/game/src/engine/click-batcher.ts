@@ -180,6 +180,8 @@ export class ClickBatcher {
             globalClicks: result.ordinal,
             round: result.round,
             freeClicks: result.balance ?? UNLIMITED_CLICKS,
+            purchasedClicks: result.purchased,
+            hasInfiniteClicks: result.balance === null,
             reward: result.reward,
             won: result.won,
           });

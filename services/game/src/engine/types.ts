@@ -10,7 +10,18 @@ export interface HotState {
 }
 
 export type ClickOutcome =
-  | { accepted: true; globalClicks: number; round: number; freeClicks: number; reward: number; won: boolean }
+  | {
+      accepted: true;
+      globalClicks: number;
+      round: number;
+      /** Spendable after the click (UNLIMITED_CLICKS for a privileged clicker or a pass holder). */
+      freeClicks: number;
+      /** The part of freeClicks bought for this round. */
+      purchasedClicks: number;
+      hasInfiniteClicks: boolean;
+      reward: number;
+      won: boolean;
+    }
   | {
       accepted: false;
       reason: 'no_clicks' | 'rate_limited' | 'address_rate_limited' | 'unknown_user' | 'deleted_user';

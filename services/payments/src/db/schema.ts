@@ -18,7 +18,14 @@ export interface Database extends OutboxTable {
     updated_at: Timestamp;
   };
   payees: { user_id: string; paypal_email: string; updated_at: Timestamp };
-  accounts: { id: string; kind: 'external' | 'internal'; user_id: string | null; created_at: Timestamp };
+  accounts: {
+    id: string;
+    kind: 'external' | 'internal';
+    user_id: string | null;
+    /** The sum of the account's ledger entries, kept by a trigger on every entry (migration 0009). */
+    balance_cents: Generated<string>;
+    created_at: Timestamp;
+  };
   ledger_transactions: {
     id: string;
     kind: 'purchase' | 'round_won' | 'payout';

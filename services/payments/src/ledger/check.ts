@@ -88,6 +88,15 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
     select account_id, sum(amount_cents)::bigint as cents from ledger_entries group by account_id order by account_id`.execute(
     db,
   );
+  // Each account's stored balance (kept by a trigger, read by the profile and the payouts) is its sum.
+  const drifted = await sql<{ id: string; stored: number; cents: number }>`
+    select a.id, a.balance_cents as stored, coalesce(sum(e.amount_cents), 0)::bigint as cents
+    from accounts a left join ledger_entries e on e.account_id = a.id
+    group by a.id, a.balance_cents having a.balance_cents <> coalesce(sum(e.amount_cents), 0)`.execute(db);
+  for (const row of drifted.rows)
+    problems.push(
+      `account ${row.id} stores a balance of ${row.stored} but its ledger entries sum to ${row.cents}`,
+    );
   const counts = await sql<{ transactions: number; entries: number }>`
     select (select count(*) from ledger_transactions)::bigint as transactions, (select count(*) from ledger_entries)::bigint as entries`.execute(
     db,

@@ -1,7 +1,7 @@
 // The only code that writes the ledger. A movement is one ledger transaction whose entries sum to zero;
 // its reference is unique, so the same purchase, win or payout can never be posted twice.
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { isExternal } from './accounts.js';
 
@@ -71,11 +71,16 @@ export async function postMovement(trx: Transaction<Database>, movement: Movemen
   return true;
 }
 
+/**
+ * An account's balance: the sum of its ledger entries, kept on the account row by the trigger of
+ * migration 0009 in the entry's own transaction (one row read, not a scan of its history). Within a
+ * transaction that holds the account's lock it is the balance no other movement can change meanwhile.
+ */
 export async function balance(db: Db, accountId: string): Promise<number> {
   const row = await db
-    .selectFrom('ledger_entries')
-    .select(sql<number>`coalesce(sum(amount_cents), 0)::bigint`.as('cents'))
-    .where('account_id', '=', accountId)
+    .selectFrom('accounts')
+    .select('balance_cents')
+    .where('id', '=', accountId)
     .executeTakeFirst();
-  return Number(row?.cents ?? 0);
+  return Number(row?.balance_cents ?? 0);
 }

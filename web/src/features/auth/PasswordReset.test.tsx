@@ -52,7 +52,8 @@ describe('reset password page', () => {
     const api = fakeApi({ 'POST /api/user/reset-password': () => json(200, { message: 'ok' }) });
     const user = userEvent.setup();
     renderApp('/reset-password?token=tok-123');
-    expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent('Elige una contraseña nueva');
+    // The page is a chunk of its own, loaded when opened.
+    expect(await screen.findByRole('heading', { level: 1 })).toHaveTextContent('Elige una contraseña nueva');
     fireEvent.change(screen.getByLabelText('Contraseña nueva'), { target: { value: 'new-secret' } });
     fireEvent.change(screen.getByLabelText('Confirma la contraseña nueva'), { target: { value: 'other' } });
     await user.click(screen.getByRole('button', { name: 'Guardar la contraseña' }));
@@ -76,7 +77,7 @@ describe('reset password page', () => {
     fakeApi({ 'POST /api/user/reset-password': () => json(400, bad) });
     const user = userEvent.setup();
     renderApp('/reset-password?token=used');
-    fireEvent.change(screen.getByLabelText('Contraseña nueva'), { target: { value: 'new-secret' } });
+    fireEvent.change(await screen.findByLabelText('Contraseña nueva'), { target: { value: 'new-secret' } });
     fireEvent.change(screen.getByLabelText('Confirma la contraseña nueva'), {
       target: { value: 'new-secret' },
     });
@@ -86,10 +87,10 @@ describe('reset password page', () => {
     );
   });
 
-  it('says the link is missing when the page has no token', () => {
+  it('says the link is missing when the page has no token', async () => {
     fakeApi();
     renderApp('/reset-password');
-    expect(screen.getByRole('alert')).toHaveTextContent('Falta el enlace de restablecimiento.');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Falta el enlace de restablecimiento.');
     expect(screen.getByRole('button', { name: 'Guardar la contraseña' })).toBeDisabled();
   });
 });

@@ -1,4 +1,4 @@
-import type { PackView } from '@omc/contracts';
+import type { PackView, ProfileResponse } from '@omc/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -6,6 +6,7 @@ import { gameRulesQuery } from '../../api/game';
 import { errorText } from '../../api/http';
 import { queryKeys } from '../../api/keys';
 import { clientTokenQuery, paymentsApi } from '../../api/payments';
+import { watchPurchase } from '../../api/purchaseWatch';
 import { Dialog } from '../../components/Dialog';
 import { FormMessage } from '../../components/FormMessage';
 import { useNotices } from '../../components/Notices';
@@ -58,6 +59,7 @@ function BuyClicks({ onClose }: { onClose: () => void }) {
         key: 'purchaseClicksModal.success',
         values: { transactionId: result.transactionId },
       });
+      watchPurchase(queryClient.getQueryData<ProfileResponse>(queryKeys.profile(token)));
       void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
       void queryClient.invalidateQueries({ queryKey: queryKeys.gameState });
       onClose();

@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { deferred, fakeApi, json, makeToken, profile, storeSession } from '../../test/fakeApi';
 import { fakeSocket, renderApp } from '../../test/render';
+import { watchPurchase } from '../../api/purchaseWatch';
 
 const signIn = (role = 'standard') =>
   storeSession(makeToken({ username: 'ana', role, exp: Math.floor(Date.now() / 1000) + 900 }), { role });
@@ -26,9 +27,83 @@ describe('game screen', () => {
     expect(counter()).toHaveTextContent('42');
     expect(freeClicks()).toHaveTextContent('2');
     expect(api.callsTo('POST', '/api/game/click')[0]!.headers.authorization).toMatch(/^Bearer /);
-    answer.resolve(json(200, { globalClicks: 42, freeClicks: 2 }));
-    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile').length).toBeGreaterThan(1));
+    // The server's figures replace the optimistic ones (a purchase landed meanwhile: 7, 5 of them bought).
+    answer.resolve(
+      json(200, { globalClicks: 42, freeClicks: 7, purchasedClicks: 5, hasInfiniteClicks: false }),
+    );
+    await waitFor(() => expect(freeClicks()).toHaveTextContent('7'));
     expect(counter()).toHaveTextContent('42');
+    // The click's answer carried the balance: one request per click, no profile read after it.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 1200)));
+    expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(1);
+  });
+
+  it('reads the profile again when a click says the clicker became unlimited (a role change or a pass)', async () => {
+    signIn();
+    const api = fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ freeClicks: 3 })),
+      'POST /api/game/click': () =>
+        json(200, { globalClicks: 42, freeClicks: Number.MAX_SAFE_INTEGER, hasInfiniteClicks: true }),
+    });
+    const user = userEvent.setup();
+    renderApp('/game');
+    await waitFor(() => expect(freeClicks()).toHaveTextContent('3'));
+    await user.click(clickButton());
+    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(2));
+  });
+
+  it("after the player's own purchase, reads the profile when the pot moves, until it shows the purchase", async () => {
+    signIn();
+    let bought = false;
+    const api = fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ purchasedClicks: bought ? 100 : 0 })),
+    });
+    const socket = fakeSocket();
+    renderApp('/game', { socket });
+    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(1));
+    const pot = (value: number) =>
+      act(() =>
+        socket.emit('gameStateUpdate', {
+          globalClicks: 50,
+          pot: value,
+          lastWinner: null,
+          lastClickUser: null,
+        }),
+      );
+    pot(20);
+    watchPurchase(profile());
+    // Another player's purchase moves the pot first: read, the purchase is not there yet.
+    pot(20.5);
+    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(2), { timeout: 3000 });
+    bought = true;
+    pot(21);
+    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(3), { timeout: 3000 });
+    // The profile shows the purchase: later pot changes are other players' purchases.
+    pot(22);
+    await act(() => new Promise((resolve) => setTimeout(resolve, 1200)));
+    expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(3);
+  });
+
+  it('reads the profile when it can have changed, not on every state update', async () => {
+    signIn();
+    const api = fakeApi();
+    const socket = fakeSocket();
+    renderApp('/game', { socket });
+    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(1));
+    for (let i = 0; i < 5; i++)
+      act(() =>
+        socket.emit('gameStateUpdate', {
+          globalClicks: 50 + i,
+          pot: 20,
+          lastWinner: null,
+          lastClickUser: 'carl',
+        }),
+      );
+    await act(() => new Promise((resolve) => setTimeout(resolve, 1200)));
+    expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(1);
+    // A win ends the round: purchased clicks and passes expire, the winner's winnings grow.
+    act(() => socket.emit('winner', { username: 'carl', pot: 20 }));
+    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(2));
   });
 
   it('rolls the counter and the balance back and shows the server message when the click is refused', async () => {

@@ -11,10 +11,11 @@ import {
 } from '@omc/contracts';
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { useTranslation } from 'react-i18next';
 import { markServerData } from '../../api/generations';
 import { queryKeys } from '../../api/keys';
+import { awaitingPurchase } from '../../api/purchaseWatch';
 import { formatMoney } from '../../i18n/format';
 import { useNotices } from '../../components/Notices';
 import { useSession } from '../../session/SessionProvider';
@@ -26,15 +27,52 @@ export type GameSocket = Pick<
 /** `token` is read at every (re)connect, so a refreshed token is the one the server sees. */
 export type SocketFactory = (token: () => string | null) => GameSocket;
 
-const defaultFactory: SocketFactory = (token) =>
-  io({
-    ...SOCKET_CLIENT_OPTIONS,
-    // Every socket hears the whole state; the page itself hides the pot and names from guests.
-    auth: (send) => {
-      const current = token();
-      send(current ? { token: current } : {});
-    },
+type Handler = (...args: never[]) => void;
+
+/**
+ * The Socket.IO client loads after the first paint (it is a chunk of its own, outside the first
+ * screen's budget): the socket handed out at once keeps the page's listeners and attaches them to the
+ * real one when it exists; the state shown meanwhile comes from GET /api/game/state.
+ */
+const defaultFactory: SocketFactory = (token) => {
+  const listeners: [string, Handler][] = [];
+  let real: GameSocket | null = null;
+  let closed = false;
+  void import('socket.io-client').then(({ io }) => {
+    if (closed) return;
+    const socket = io({
+      ...SOCKET_CLIENT_OPTIONS,
+      // Every socket hears the whole state; the page itself hides the pot and names from guests.
+      auth: (send) => {
+        const current = token();
+        send(current ? { token: current } : {});
+      },
+    });
+    for (const [event, handler] of listeners)
+      (socket.on as (e: string, h: Handler) => unknown)(event, handler);
+    real = socket;
   });
+  const lazy = {
+    on(event: string, handler: Handler) {
+      if (real) (real.on as (e: string, h: Handler) => unknown)(event, handler);
+      else listeners.push([event, handler]);
+      return lazy;
+    },
+    disconnect() {
+      closed = true;
+      real?.disconnect();
+      return lazy;
+    },
+    connect() {
+      real?.connect();
+      return lazy;
+    },
+    get active() {
+      return real ? real.active : !closed;
+    },
+  };
+  return lazy as unknown as GameSocket;
+};
 
 const RETRY_REFUSED_MS = 2000;
 
@@ -71,7 +109,10 @@ export function useLiveGame(): LiveGame {
   useEffect(() => {
     const socket = factory(() => tokenRef.current);
     let retry: ReturnType<typeof setTimeout> | null = null;
-    // State updates arrive up to 10 times a second; the profile follows at most once a second.
+    // The profile is read when it can have changed: a (re)connect, a win, and, after the player's own
+    // purchase, a pot change (the purchase reaching the game), at most once a second. Not on every state
+    // update: the click's answer carries the clicker's balance.
+    let lastPot: number | null = null;
     let profileTimer: ReturnType<typeof setTimeout> | null = null;
     const reloadProfile = () => {
       if (profileTimer) return;
@@ -100,7 +141,8 @@ export function useLiveGame(): LiveGame {
       if (!state.success) return console.warn('ignored a malformed gameStateUpdate', state.error);
       markServerData('gameState');
       queryClient.setQueryData<GameState>(queryKeys.gameState, state.data);
-      reloadProfile();
+      if (lastPot !== null && state.data.pot !== lastPot && awaitingPurchase()) reloadProfile();
+      lastPot = state.data.pot;
     });
     socket.on('winner', (payload) => {
       const winner = WinnerEvent.safeParse(payload);

@@ -75,10 +75,28 @@ export function useClick() {
     },
     onSuccess: (result) => {
       setBusy(null);
+      // The click's answer carries the balance, so a click costs one request. The profile is read
+      // again only when the click shows something only the profile can follow: an unlimited flag that
+      // changed (a role change or a pass) or a win (the winnings).
+      const before = queryClient.getQueryData<ProfileResponse>(profileKey);
+      const unlimitedChanged =
+        result.hasInfiniteClicks !== undefined &&
+        before !== undefined &&
+        result.hasInfiniteClicks !== before.hasInfiniteClicks;
       queryClient.setQueryData<ProfileResponse>(profileKey, (p) =>
-        p ? { ...p, freeClicks: result.freeClicks } : p,
+        p
+          ? {
+              ...p,
+              freeClicks: result.freeClicks,
+              ...(result.purchasedClicks !== undefined ? { purchasedClicks: result.purchasedClicks } : {}),
+              ...(result.hasInfiniteClicks !== undefined
+                ? { hasInfiniteClicks: result.hasInfiniteClicks }
+                : {}),
+            }
+          : p,
       );
-      void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
+      if (unlimitedChanged || result.won)
+        void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
     },
   });
   return Object.assign(mutation, { busy });

@@ -76,7 +76,7 @@ for i = 1, n do
   local uid = ARGV[5 + 2 * i]
   local b = buckets[tonumber(ARGV[6 + 2 * i])]
   local u = users[uid]
-  local status, ordinal, clickRound, balance, reward, won = 0, 0, round, 0, 0, 0
+  local status, ordinal, clickRound, balance, reward, won, purchased = 0, 0, round, 0, 0, 0, 0
   if u.deleted == 1 then
     status = 5
   elseif u.loaded ~= 1 then
@@ -148,7 +148,10 @@ for i = 1, n do
         balance = -1
       else
         balance = u.granted
-        if u.purchasedRound == round then balance = balance + u.purchased end
+        if u.purchasedRound == round then
+          balance = balance + u.purchased
+          purchased = u.purchased
+        end
       end
     end
   end
@@ -158,6 +161,7 @@ for i = 1, n do
   out[#out + 1] = balance
   out[#out + 1] = reward
   out[#out + 1] = won
+  out[#out + 1] = purchased
 end
 local writes = {}
 for uid, u in pairs(users) do
@@ -217,6 +221,8 @@ export interface ClickResult {
   round: number;
   /** Balance after the click; null = unlimited. */
   balance: number | null;
+  /** The part of the balance bought for this round (0 when unlimited). */
+  purchased: number;
   /** Free clicks the click earned at a milestone. */
   reward: number;
   won: boolean;
@@ -246,8 +252,8 @@ export type ClickBatchReply =
 
 /** Fields before the per-click results: status, wins, round, counter, pot, last clicker, last winner. */
 const HEADER = 7;
-/** Fields per click: status, ordinal, round, balance, reward, won. */
-const CLICK_FIELDS = 6;
+/** Fields per click: status, ordinal, round, balance, reward, won, purchased. */
+const CLICK_FIELDS = 7;
 
 export function decodeClickBatchReply(reply: (number | string)[], clickCount: number): ClickBatchReply {
   if (Number(reply[0]) === -1) return { stateMissing: true, journalFull: false };
@@ -257,9 +263,9 @@ export function decodeClickBatchReply(reply: (number | string)[], clickCount: nu
   const [, wins, round, globalClicks, potCents, lastClicker, lastWinner] = reply;
   const clicks: ClickResult[] = [];
   for (let i = 0; i < clickCount; i++) {
-    const [status, ordinal, clickRound, balance, reward, won] = reply
+    const [status, ordinal, clickRound, balance, reward, won, purchased] = reply
       .slice(HEADER + i * CLICK_FIELDS, HEADER + (i + 1) * CLICK_FIELDS)
-      .map(Number) as [number, number, number, number, number, number];
+      .map(Number) as [number, number, number, number, number, number, number];
     clicks.push({
       status: STATUS_BY_CODE[status] ?? 'user_not_loaded',
       ordinal,
@@ -267,6 +273,7 @@ export function decodeClickBatchReply(reply: (number | string)[], clickCount: nu
       balance: balance < 0 ? null : balance,
       reward,
       won: won === 1,
+      purchased,
     });
   }
   return {

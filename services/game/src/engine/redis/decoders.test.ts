@@ -18,15 +18,15 @@ describe('click batch reply', () => {
       0,
       'bo',
       'bo',
-      // accepted, the 99th, 5 left, no reward
-      ...[1, 99, 3, 5, 0, 0],
+      // accepted, the 99th, 5 left of which 2 purchased, no reward
+      ...[1, 99, 3, 5, 0, 0, 2],
       // accepted, the 100th: wins; unlimited after (-1)
-      ...[1, 100, 3, -1, 0, 1],
-      ...[2, 0, 4, 0, 0, 0],
-      ...[3, 0, 4, 0, 0, 0],
-      ...[4, 0, 4, 0, 0, 0],
-      ...[5, 0, 4, 0, 0, 0],
-      ...[6, 0, 4, 0, 0, 0],
+      ...[1, 100, 3, -1, 0, 1, 0],
+      ...[2, 0, 4, 0, 0, 0, 0],
+      ...[3, 0, 4, 0, 0, 0, 0],
+      ...[4, 0, 4, 0, 0, 0, 0],
+      ...[5, 0, 4, 0, 0, 0, 0],
+      ...[6, 0, 4, 0, 0, 0, 0],
     ];
     expect(decodeClickBatchReply(reply, 7)).toEqual({
       stateMissing: false,
@@ -34,19 +34,27 @@ describe('click batch reply', () => {
       wins: [win],
       state: { round: 4, globalClicks: 0, potCents: 0, lastClickerName: 'bo', lastWinnerName: 'bo' },
       clicks: [
-        { status: 'accepted', ordinal: 99, round: 3, balance: 5, reward: 0, won: false },
-        { status: 'accepted', ordinal: 100, round: 3, balance: null, reward: 0, won: true },
-        { status: 'no_clicks', ordinal: 0, round: 4, balance: 0, reward: 0, won: false },
-        { status: 'rate_limited', ordinal: 0, round: 4, balance: 0, reward: 0, won: false },
-        { status: 'user_not_loaded', ordinal: 0, round: 4, balance: 0, reward: 0, won: false },
-        { status: 'deleted_user', ordinal: 0, round: 4, balance: 0, reward: 0, won: false },
-        { status: 'address_rate_limited', ordinal: 0, round: 4, balance: 0, reward: 0, won: false },
+        { status: 'accepted', ordinal: 99, round: 3, balance: 5, reward: 0, won: false, purchased: 2 },
+        { status: 'accepted', ordinal: 100, round: 3, balance: null, reward: 0, won: true, purchased: 0 },
+        { status: 'no_clicks', ordinal: 0, round: 4, balance: 0, reward: 0, won: false, purchased: 0 },
+        { status: 'rate_limited', ordinal: 0, round: 4, balance: 0, reward: 0, won: false, purchased: 0 },
+        { status: 'user_not_loaded', ordinal: 0, round: 4, balance: 0, reward: 0, won: false, purchased: 0 },
+        { status: 'deleted_user', ordinal: 0, round: 4, balance: 0, reward: 0, won: false, purchased: 0 },
+        {
+          status: 'address_rate_limited',
+          ordinal: 0,
+          round: 4,
+          balance: 0,
+          reward: 0,
+          won: false,
+          purchased: 0,
+        },
       ],
     });
   });
 
   it('reads a milestone reward, no wins, and no names as null', () => {
-    const reply = [1, '', 1, 10, 250, '', '', ...[1, 10, 1, 109, 100, 0]];
+    const reply = [1, '', 1, 10, 250, '', '', ...[1, 10, 1, 109, 100, 0, 0]];
     expect(decodeClickBatchReply(reply, 1)).toMatchObject({
       wins: [],
       state: { round: 1, globalClicks: 10, potCents: 250, lastClickerName: null, lastWinnerName: null },
@@ -57,7 +65,7 @@ describe('click batch reply', () => {
   it('tells a missing state and a full journal apart, and refuses a reply that does not fit the batch', () => {
     expect(decodeClickBatchReply([-1], 3)).toEqual({ stateMissing: true, journalFull: false });
     expect(decodeClickBatchReply([-2], 3)).toEqual({ stateMissing: false, journalFull: true });
-    expect(() => decodeClickBatchReply([1, '', 1, 1, 0, '', '', 1, 1, 1, 1, 0], 1)).toThrow(
+    expect(() => decodeClickBatchReply([1, '', 1, 1, 0, '', '', 1, 1, 1, 1, 0, 0], 1)).toThrow(
       /fields for 1 clicks/,
     );
   });

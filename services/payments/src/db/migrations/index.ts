@@ -4,10 +4,12 @@ import type { Migration } from 'kysely';
 import { paymentsMigration } from './0001_payments.js';
 import { roleOrderMigration } from './0002_role_order.js';
 import { reconcileRetentionMigration } from './0006_reconcile_retention.js';
+import { accountBalancesMigration } from './0009_account_balances.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
   '0001_payments': paymentsMigration,
   '0002_role_order': roleOrderMigration,
   '0006_reconcile_retention': reconcileRetentionMigration,
+  '0009_account_balances': accountBalancesMigration,
 };

@@ -1,0 +1,152 @@
+// The first screen on a phone: Lighthouse (the npm package, its default mobile settings and simulated
+// throttling) on Debian's Chromium, for `/`, `/game` signed in and `/winners`, served by the system's
+// gateway as players get them. Nothing is downloaded: Chromium is /usr/bin/chromium, started here with
+// a temporary profile and stopped by its PID.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import lighthouse from 'lighthouse';
+import WebSocket from 'ws';
+import type { BenchSystem } from '../bench-system.js';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+export interface LighthousePage {
+  path: string;
+  performance: number | null;
+  firstContentfulPaintMs: number | null;
+  largestContentfulPaintMs: number | null;
+  totalBlockingTimeMs: number | null;
+  javascriptBytes: number | null;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+async function waitForDevtools(port: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/json/version`)).ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error('Chromium did not open its devtools port in 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Opens the origin in the browser's page and stores a signed-in player's session, as a sign-in does. */
+async function signIn(port: number, origin: string, identity: Record<string, string>): Promise<void> {
+  const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+    type: string;
+    webSocketDebuggerUrl: string;
+  }[];
+  const page = targets.find((t) => t.type === 'page');
+  if (!page) throw new Error('Chromium has no page to sign in on');
+  const ws = new WebSocket(page.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  let id = 0;
+  const send = (method: string, params: object) =>
+    new Promise<void>((resolve) => {
+      const mine = ++id;
+      const onMessage = (data: WebSocket.RawData) => {
+        if ((JSON.parse(data.toString()) as { id?: number }).id !== mine) return;
+        ws.off('message', onMessage);
+        resolve();
+      };
+      ws.on('message', onMessage);
+      ws.send(JSON.stringify({ id: mine, method, params }));
+    });
+  await send('Page.navigate', { url: `${origin}/winners` });
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const script = Object.entries(identity)
+    .map(([key, value]) => `localStorage.setItem(${JSON.stringify(key)}, ${JSON.stringify(value)});`)
+    .join('');
+  await send('Runtime.evaluate', { expression: script });
+  // The measured load starts cold, as a phone's first visit does (the run keeps storage, not the cache).
+  await send('Network.clearBrowserCache', {});
+  ws.close();
+}
+
+export async function measureLighthouse(
+  bs: BenchSystem,
+  log: (line: string) => void,
+): Promise<LighthousePage[]> {
+  const port = await freePort();
+  const profile = mkdtempSync(join(tmpdir(), 'omc-lighthouse-'));
+  const chromium = spawn(
+    CHROMIUM_PATH,
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--remote-debugging-port=${port}`,
+      `--user-data-dir=${profile}`,
+      'about:blank',
+    ],
+    { stdio: 'ignore' },
+  );
+  const pages: LighthousePage[] = [];
+  try {
+    await waitForDevtools(port);
+    const user = bs.users[0]!;
+    await signIn(port, bs.gatewayUrl, { token: user.token, username: user.username, role: 'standard' });
+    for (const path of ['/', '/game', '/winners']) {
+      // `/` sends a signed-in player on to the game: the welcome screen is measured before signing in
+      // would matter only for a visitor, so `/` is measured as a visitor in a storage-reset run.
+      const visitor = path !== '/game';
+      const result = await lighthouse(`${bs.gatewayUrl}${path}`, {
+        port,
+        output: 'json',
+        logLevel: 'error',
+        onlyCategories: ['performance'],
+        disableStorageReset: !visitor,
+      });
+      const audits = result?.lhr.audits ?? {};
+      const numeric = (name: string) => audits[name]?.numericValue ?? null;
+      const scripts = audits['network-requests']?.details as
+        { items?: { resourceType?: string; transferSize?: number }[] } | undefined;
+      const page: LighthousePage = {
+        path: visitor ? path : `${path} (signed in)`,
+        performance: result?.lhr.categories.performance?.score ?? null,
+        firstContentfulPaintMs: numeric('first-contentful-paint'),
+        largestContentfulPaintMs: numeric('largest-contentful-paint'),
+        totalBlockingTimeMs: numeric('total-blocking-time'),
+        javascriptBytes:
+          scripts?.items
+            ?.filter((i) => i.resourceType === 'Script')
+            .reduce((sum, i) => sum + (i.transferSize ?? 0), 0) ?? null,
+      };
+      pages.push(page);
+      log(
+        `[bench] lighthouse ${page.path}: performance ${page.performance}, FCP ${Math.round(page.firstContentfulPaintMs ?? 0)} ms, ` +
+          `LCP ${Math.round(page.largestContentfulPaintMs ?? 0)} ms, JavaScript ${page.javascriptBytes} bytes transferred`,
+      );
+      if (!visitor) continue;
+      // A storage-reset run signed the player out: sign in again for the next signed-in page.
+      await signIn(port, bs.gatewayUrl, { token: user.token, username: user.username, role: 'standard' });
+    }
+  } finally {
+    const exited = new Promise((resolve) => chromium.once('exit', resolve));
+    chromium.kill();
+    await exited;
+    rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
+  }
+  return pages;
+}
