@@ -63,3 +63,6 @@ export const baseEnvSchema = z.object({
   SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
   ...tracingEnvSchema.shape,
 });
+
+/** What the migration CLI needs: the database alone, so an operator can run it with no other secret. */
+export const migrateEnvSchema = z.object({ DATABASE_URL: env.url(['postgres', 'postgresql']) });

@@ -5,6 +5,7 @@ export * from './server.js';
 export * from './service-app.js';
 export * from './health.js';
 export * from './db.js';
+export * from './migrations.js';
 export * from './redis.js';
 export * from './nats.js';
 export * from './outbox.js';

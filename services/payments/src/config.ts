@@ -1,4 +1,4 @@
-import { baseEnvSchema, ConfigError, env, parseConfig } from '@omc/service-kit';
+import { baseEnvSchema, ConfigError, env, migrateEnvSchema, parseConfig } from '@omc/service-kit';
 import { z } from 'zod';
 
 const optionalText = () =>
@@ -120,4 +120,9 @@ function withoutTrailingSlashes(url: string): string {
   let end = url.length;
   while (end > 0 && url[end - 1] === '/') end -= 1;
   return url.slice(0, end);
+}
+
+/** The migration CLI's configuration (src/migrate.ts): DATABASE_URL only. */
+export function loadMigrateConfig(source: NodeJS.ProcessEnv = process.env) {
+  return parseConfig(migrateEnvSchema, source);
 }
