@@ -4,6 +4,7 @@ import {
   createServiceApp,
   ensureStream,
   migrateToLatest,
+  observeConsumerLag,
   startOutboxRelay,
   type OutboxRelay,
 } from '@omc/service-kit';
@@ -109,6 +110,8 @@ export async function start(app: AuthApp): Promise<void> {
   const background = backgrounds.get(app)!;
   await migrateToLatest(deps.db, migrations);
   await ensureStream(deps.nats.jsm, STREAMS.auth);
+  // auth-mail's lag and dead letters on /metrics, like every other durable consumer's.
+  observeConsumerLag(deps.metrics, deps.nats);
 
   const relay = startOutboxRelay(deps.db, deps.nats, deps.log, {
     ...(background.options.outboxIntervalMs ? { intervalMs: background.options.outboxIntervalMs } : {}),

@@ -34,7 +34,7 @@ export async function clickRoutes(app: FastifyInstance, { deps, engine }: GameCo
     perAddress: deps.config.CLICK_RATE_PER_IP,
     queue: { max: deps.config.CLICK_QUEUE_MAX, targetMs: deps.config.CLICK_QUEUE_TARGET_MS },
   };
-  const gate = clickGate(rates.queue ?? { max: 0, targetMs: 0 });
+  const gate = clickGate(rates.queue ?? { max: 0, targetMs: 0 }, deps.metrics);
   app.addHook('onClose', async () => gate.close());
   app.addHook('onRequest', authenticate);
   app
