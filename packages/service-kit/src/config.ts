@@ -54,12 +54,19 @@ export const env = {
 };
 
 export const baseEnvSchema = z.object({
+  /** The address the HTTP server listens on. */
   HOST: env.host(),
+  /** Pino's level for the process's JSON log lines. */
   LOG_LEVEL: env.logLevel(),
+  /** The service's own Postgres database (postgres://user:pass@host:5432/name). */
   DATABASE_URL: env.url(['postgres', 'postgresql']),
+  /** Redis (redis://, or rediss:// for TLS). */
   REDIS_URL: env.url(['redis', 'rediss']),
+  /** NATS with JetStream; several servers separated by commas. */
   NATS_URL: z.string().min(1, 'must be a NATS URL, or several separated by commas'),
+  /** PEM of auth's Ed25519 public key, to verify access tokens; may hold several keys during a rotation. */
   JWT_PUBLIC_KEY: env.pem('PUBLIC'),
+  /** How long a stopping process lets requests in flight finish before it closes. */
   SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
   ...tracingEnvSchema.shape,
 });

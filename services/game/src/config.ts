@@ -24,8 +24,11 @@ export function parseMilestones(text: string): MilestoneRule[] | string {
 
 export const configSchema = baseEnvSchema
   .extend({
+    /** The game's HTTP port. */
     PORT: env.port(3002),
+    /** Clicks that end a round; the click reaching it wins the pot. */
     ROUND_TARGET: env.int(1_000_000, 1, 1_000_000_000_000),
+    /** click:reward pairs: the Nth click of a round earns that many free clicks. */
     MILESTONES: z
       .string()
       .default('10:100,50:500')
@@ -37,6 +40,7 @@ export const configSchema = baseEnvSchema
         }
         return parsed;
       }),
+    /** Clicks granted to a new account. */
     SIGNUP_FREE_CLICKS: env.int(10, 0, 1_000_000_000),
     /**
      * Grant the sign-up clicks only once auth says the account's email is verified (against farms of
