@@ -203,6 +203,28 @@ export async function configurationDoc(): Promise<string> {
       ),
     );
   }
+  parts.push(
+    '',
+    '## `npm start` itself',
+    '',
+    'Read by `scripts/start.ts` and `packages/infra` (not by a service), for the development system only.',
+    '',
+    table(
+      [
+        [
+          '`PROMETHEUS`',
+          'unset',
+          '`1`: also run Prometheus with the alerting rules (as `npm start -- --prometheus`)',
+        ],
+        ['`SMTP_PORT`', '`1025` when free', "the mail catcher's SMTP port"],
+        ['`MAIL_UI_PORT`', '`1080` when free', "the mail catcher's inbox and its HTTP API (`GET /email`)"],
+        ['`SMTP_URL`', 'unset', 'set: auth sends to it and no mail catcher runs'],
+        ['`OMC_START_DIR`', '`.data/dev`', 'where the servers keep their data'],
+        ['`OMC_START_PORTS`', 'unset', '`free`: free ports instead of the default ones'],
+      ],
+      ['variable', 'default', 'meaning'],
+    ),
+  );
   // Formatted as `prettier --write` leaves it, so the format check and this output agree.
   return format(parts.join('\n') + '\n', { ...(await resolveConfig(CONFIG_DOC)), filepath: CONFIG_DOC });
 }
