@@ -2,7 +2,7 @@ import { ClickResponse } from '@omc/contracts';
 import { AppError, authenticate, conflict, forbidden, tooManyRequests } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { GameContext } from '../app.js';
+import type { GameContext } from '../context.js';
 import type { ClickOutcome } from '../engine/game-engine.js';
 import { clickGate, type ClickQueueOptions } from './admission.js';
 
