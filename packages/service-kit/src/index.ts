@@ -18,3 +18,4 @@ export * from './run.js';
 export * from './tracing.js';
 export * from './admission.js';
 export * from './retry.js';
+export * from './outage.js';
