@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  DEPLOYABLES,
   ensureWebBuilt,
   startPrometheus,
   startSystem,
@@ -80,6 +81,17 @@ if (existsSync(join(root, 'web', 'package.json'))) {
 const dataDir = process.env.OMC_START_DIR ?? join(root, '.data', 'dev');
 const ports = process.env.OMC_START_PORTS === 'free' ? 'free' : 'default';
 
+// `npm start -- --watch game` (the option may repeat): that deployable runs under `tsx watch`, restarted
+// when a file it imports changes, against the rest of the system as usual.
+const watch = process.argv.flatMap((arg, i) => (arg === '--watch' ? [process.argv[i + 1] ?? ''] : []));
+const unknown = watch.filter((name) => !DEPLOYABLES.some((d) => d.name === name));
+if (unknown.length > 0) {
+  console.error(
+    `[start] --watch takes one of ${DEPLOYABLES.map((d) => d.name).join(', ')}; got ${unknown.join(', ')}`,
+  );
+  process.exit(2);
+}
+
 const system = await startSystem({
   root,
   dir: dataDir,
@@ -87,6 +99,7 @@ const system = await startSystem({
   ports,
   logs: 'inherit',
   redisAppendOnly: true,
+  watch,
 });
 state.system = system;
 if (withPrometheus && !state.stopping) {

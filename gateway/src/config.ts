@@ -40,6 +40,7 @@ const trustProxy = z
 
 export const configSchema = z
   .object({
+    /** The one public port. */
     GATEWAY_PORT: env.port(8080).optional(),
     /** Accepted too, for platforms that set PORT; GATEWAY_PORT wins. */
     PORT: env.port(8080).optional(),
@@ -48,23 +49,34 @@ export const configSchema = z
      * and Prometheus: not on the public port, not in the Service, not behind the ingress.
      */
     GATEWAY_INTERNAL_PORT: env.port(9080),
+    /** The address the HTTP server listens on. */
     HOST: env.host(),
+    /** Pino's level for the process's JSON log lines. */
     LOG_LEVEL: env.logLevel(),
+    /** How long a stopping process lets requests in flight finish before it closes. */
     SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
+    /** Where the gateway proxies /api/user/* and the admin user routes. */
     AUTH_URL: httpUrl.default('http://127.0.0.1:3001'),
+    /** Where the gateway proxies /api/game/* and GET /api/winners. */
     GAME_URL: httpUrl.default('http://127.0.0.1:3002'),
+    /** Where the gateway proxies /api/payments/*, collects and the payment method. */
     PAYMENTS_URL: httpUrl.default('http://127.0.0.1:3003'),
+    /** Realtime instances for /socket.io, separated by commas. */
     REALTIME_URLS: urlList.default(['http://127.0.0.1:3004']),
+    /** Redis for the gateway's shared per-address request budget. */
     REDIS_URL: env.url(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
     /** Requests per minute per client address under /api, shared by every gateway through Redis; 0 turns it off. */
     RATE_LIMIT_PER_IP: env.int(6000, 0),
+    /** The built web app the gateway serves. */
     WEB_DIST: z
       .string()
       .min(1)
       .default(fileURLToPath(new URL('../../web/dist', import.meta.url))),
+    /** Whom to believe about the caller's address in X-Forwarded-For: false, true, or addresses/CIDRs separated by commas. */
     TRUST_PROXY: trustProxy,
     /** Websocket connections one client address may hold through this gateway; 0 turns the cap off (load tests). */
     WS_MAX_PER_IP: env.int(50, 0),
+    /** Largest request body accepted; a larger one gets 413. */
     BODY_LIMIT_BYTES: env.int(64 * 1024, 1024, 10 * 1024 * 1024),
     /** How long an upstream may take to answer before the caller gets a 504. */
     UPSTREAM_TIMEOUT_MS: env.int(15_000, 100, 120_000),

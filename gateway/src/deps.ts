@@ -8,7 +8,12 @@ export interface Deps extends BaseDeps {
 }
 
 export async function createDeps(config: Config): Promise<Deps> {
-  const redis = createRedis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+  const base = baseDeps({ name: 'gateway', logLevel: config.LOG_LEVEL });
+  const redis = createRedis(
+    config.REDIS_URL,
+    { enableOfflineQueue: false, maxRetriesPerRequest: 0 },
+    base.log,
+  );
   // Give Redis a moment, so the first requests are counted; a gateway still starts without it.
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, 2000);
@@ -18,7 +23,7 @@ export async function createDeps(config: Config): Promise<Deps> {
     });
   });
   return {
-    ...baseDeps({ name: 'gateway', logLevel: config.LOG_LEVEL }),
+    ...base,
     config,
     redis,
     async close() {

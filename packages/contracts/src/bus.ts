@@ -69,6 +69,14 @@ export function busPermissions(name: BusUserName): { publish: string[]; subscrib
     ...(user.ownsStream
       ? [`$JS.API.STREAM.CREATE.${user.ownsStream}`, `$JS.API.STREAM.UPDATE.${user.ownsStream}`]
       : []),
+    // A durable consumer that gives up on an event copies it to DEAD_LETTERS under its own name.
+    ...(user.consumers.length > 0
+      ? [
+          `$JS.API.STREAM.CREATE.${STREAMS.deadLetters.name}`,
+          `$JS.API.STREAM.UPDATE.${STREAMS.deadLetters.name}`,
+        ]
+      : []),
+    ...user.consumers.map(([stream, durable]) => `dead.${stream}.${durable}`),
     ...user.consumers.flatMap(([stream, durable]) => [
       `$JS.API.CONSUMER.CREATE.${stream}.${durable}`,
       `$JS.API.CONSUMER.CREATE.${stream}.${durable}.>`,

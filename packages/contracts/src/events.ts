@@ -37,6 +37,8 @@ export const STREAMS = {
   auth: { name: 'AUTH_EVENTS', subjects: ['auth.>'] },
   payments: { name: 'PAYMENTS_EVENTS', subjects: ['payments.>'] },
   game: { name: 'GAME_EVENTS', subjects: ['game.round.>'] },
+  /** Events a durable consumer gave up on (dead.<stream>.<consumer>), kept for an operator to read. */
+  deadLetters: { name: 'DEAD_LETTERS', subjects: ['dead.>'] },
 } as const;
 
 export const UserRegisteredV1 = z.object({

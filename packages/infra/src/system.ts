@@ -1,6 +1,7 @@
 // The whole system as processes on this machine: infrastructure, provider emulators, every service and
 // the gateway, each started as its package's `start` script would, wired by environment variables.
 // `npm start`, the end-to-end and reliability suites and the benchmarks all start it through here.
+import { createRequire } from 'node:module';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import {
@@ -76,6 +77,8 @@ export interface SystemOptions {
    * given in `env`, which then names the mail server to use.
    */
   mailCatcher?: boolean;
+  /** Deployables run under `tsx watch`: restarted when a file they import changes (npm start -- --watch game). */
+  watch?: readonly string[];
 }
 
 export interface RunningProcess {
@@ -290,7 +293,15 @@ export async function startSystem(given: SystemOptions): Promise<System> {
     env: NodeJS.ProcessEnv,
   ): Promise<RunningProcess> => {
     const logFile = createWriteStream(join(options.dir, 'logs', `${name}.log`), { flags: 'a' });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    // Watched: tsx's own watch mode (the package's tsx), which restarts it when a file it imports changes.
+    const args = options.watch?.includes(deployable.name)
+      ? [
+          createRequire(join(options.root, deployable.dir, 'package.json')).resolve('tsx/cli'),
+          'watch',
+          'src/main.ts',
+        ]
+      : ['--import', 'tsx', 'src/main.ts'];
+    const child = spawn(process.execPath, args, {
       cwd: join(options.root, deployable.dir),
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

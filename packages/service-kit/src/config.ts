@@ -54,9 +54,13 @@ export const env = {
 };
 
 export const baseEnvSchema = z.object({
+  /** The address the HTTP server listens on. */
   HOST: env.host(),
+  /** Pino's level for the process's JSON log lines. */
   LOG_LEVEL: env.logLevel(),
+  /** The service's own Postgres database (postgres://user:pass@host:5432/name). */
   DATABASE_URL: env.url(['postgres', 'postgresql']),
+  /** Redis (redis://, or rediss:// for TLS). */
   REDIS_URL: env.url(['redis', 'rediss']),
   /** The service's NATS user travels in the URL: nats://user:password@host:4222 (least privilege on the bus). */
   NATS_URL: z.string().min(1, 'must be a NATS URL, or several separated by commas'),
@@ -66,7 +70,12 @@ export const baseEnvSchema = z.object({
     .int()
     .refine((n) => [1, 3, 5].includes(n), 'must be 1, 3 or 5')
     .default(1),
+  /** PEM of auth's Ed25519 public key, to verify access tokens; may hold several keys during a rotation. */
   JWT_PUBLIC_KEY: env.pem('PUBLIC'),
+  /** How long a stopping process lets requests in flight finish before it closes. */
   SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
   ...tracingEnvSchema.shape,
 });
+
+/** What the migration CLI needs: the database alone, so an operator can run it with no other secret. */
+export const migrateEnvSchema = z.object({ DATABASE_URL: env.url(['postgres', 'postgresql']) });

@@ -53,9 +53,11 @@ export async function connectStores<DB>(options: {
   name: string;
   config: { DATABASE_URL: string; REDIS_URL: string; NATS_URL: string };
   redis?: RedisOptions;
+  /** Where connection errors are logged, once per outage. */
+  log?: Logger;
 }): Promise<Stores<DB> & { close(): Promise<void> }> {
-  const db = createDb<DB>(options.config.DATABASE_URL, { name: options.name, max: 20 });
-  const redis = createRedis(options.config.REDIS_URL, options.redis);
+  const db = createDb<DB>(options.config.DATABASE_URL, { name: options.name, max: 20, log: options.log });
+  const redis = createRedis(options.config.REDIS_URL, options.redis, options.log);
   const nats = await connectNats(options.config.NATS_URL, options.name);
   return {
     db,

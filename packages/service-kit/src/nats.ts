@@ -1,6 +1,6 @@
 // NATS with JetStream: streams declared from packages/contracts, events published with their id as
 // Nats-Msg-Id (JetStream drops duplicates), durable consumers that ack only after the work is done.
-import { busInboxPrefix, EVENT_PAYLOADS, parseEvent, type EventEnvelope, type Subject } from '@omc/contracts';
+import { busInboxPrefix, EVENT_PAYLOADS, parseEvent, STREAMS, type EventEnvelope, type Subject } from '@omc/contracts';
 import {
   AckPolicy,
   connect,
@@ -12,9 +12,12 @@ import {
   type JsMsg,
   type MsgHdrs,
   type NatsConnection,
+  headers as natsHeaders,
 } from 'nats';
+import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics.js';
+import { backoffDelay, RETRY_POLICIES, type RetryPolicy } from './retry.js';
 import { consumeTraced } from './tracing.js';
 
 export interface Nats {
@@ -143,8 +146,54 @@ export interface ConsumerOptions {
   log: Logger;
   /** Handles one event; throw to have it redelivered later. Must be idempotent. */
   handle: (event: EventEnvelope, msg: JsMsg) => Promise<void>;
-  /** Called for every message handled (ok) or failed (error), for metrics. */
-  onResult?: (subject: string, outcome: 'ok' | 'error' | 'invalid') => void;
+  /** Called for every message handled (ok), failed (error), refused by its contract (invalid) or given up on (dead). */
+  onResult?: (subject: string, outcome: ConsumeOutcome) => void;
+  /** Deliveries of one event before it goes to the dead-letter stream (default DEFAULT_MAX_DELIVERIES). */
+  maxDeliveries?: number;
+  /** The wait before each redelivery of a failed event (default RETRY_POLICIES.eventRedelivery). */
+  redelivery?: RetryPolicy;
+}
+
+export type ConsumeOutcome = 'ok' | 'error' | 'invalid' | 'dead';
+
+/**
+ * 30 deliveries with waits growing to a minute (full jitter, about 12 minutes on average): an outage of a
+ * dependency is ridden out, a poison event stops being retried forever.
+ */
+export const DEFAULT_MAX_DELIVERIES = 30;
+
+const deadLetterCounters = new WeakMap<Nats, Counter<'stream' | 'consumer'>>();
+const deadLetterStreams = new WeakMap<Nats, Promise<boolean>>();
+
+/**
+ * Copies a message a consumer gives up on to DEAD_LETTERS (subject dead.<stream>.<consumer>), with where
+ * it came from and why in its headers; its id keeps a redelivered copy from being stored twice.
+ */
+async function deadLetter(
+  nats: Nats,
+  msg: JsMsg,
+  where: { stream: string; durable: string },
+  reason: string,
+): Promise<void> {
+  let ready = deadLetterStreams.get(nats);
+  if (!ready) {
+    ready = ensureStream(nats.jsm, STREAMS.deadLetters);
+    deadLetterStreams.set(nats, ready);
+    ready.catch(() => deadLetterStreams.delete(nats));
+  }
+  await ready;
+  const h = natsHeaders();
+  h.set('Omc-Dead-Subject', msg.subject);
+  h.set('Omc-Dead-Stream', where.stream);
+  h.set('Omc-Dead-Sequence', String(msg.info.streamSequence));
+  h.set('Omc-Dead-Consumer', where.durable);
+  h.set('Omc-Dead-Deliveries', String(msg.info.deliveryCount));
+  h.set('Omc-Dead-Reason', reason.slice(0, 500).replace(/[\r\n]+/g, ' '));
+  await nats.js.publish(`dead.${where.stream}.${where.durable}`, msg.data, {
+    msgID: `${where.stream}:${msg.info.streamSequence}:${where.durable}`,
+    headers: h,
+    timeout: 5000,
+  });
 }
 
 export interface Consumer {
@@ -158,7 +207,32 @@ export interface Consumer {
  */
 export function startConsumer(options: ConsumerOptions): Consumer {
   const { nats, stream, durable, subjects, log } = options;
+  const maxDeliveries = options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES;
+  const redelivery = options.redelivery ?? RETRY_POLICIES.eventRedelivery;
   const mine = { stream, durable };
+  deadLetterCounters.get(nats)?.inc({ stream, consumer: durable }, 0);
+  const giveUp = async (msg: JsMsg, subject: string, reason: string): Promise<boolean> => {
+    try {
+      await deadLetter(nats, msg, mine, reason);
+    } catch (error) {
+      log.error({ err: error, subject, stream, durable }, 'dead-letter stream unreachable; event kept');
+      return false;
+    }
+    msg.term();
+    deadLetterCounters.get(nats)?.inc({ stream, consumer: durable });
+    log.error(
+      {
+        subject,
+        stream,
+        durable,
+        sequence: msg.info.streamSequence,
+        deliveries: msg.info.deliveryCount,
+        reason,
+      },
+      'event moved to the dead-letter stream',
+    );
+    return true;
+  };
   let known = durablesByConnection.get(nats);
   if (!known) durablesByConnection.set(nats, (known = new Set()));
   known.add(mine);
@@ -213,7 +287,8 @@ export function startConsumer(options: ConsumerOptions): Consumer {
             event = parseEvent(subject, msg.data);
           } catch (error) {
             log.error({ err: error, subject }, 'event does not match its contract; dropped');
-            msg.term();
+            // It would never succeed: no redelivery, but a copy for the operator.
+            if (!(await giveUp(msg, subject, `contract: ${(error as Error).message}`))) msg.term();
             options.onResult?.(subject, 'invalid');
             continue;
           }
@@ -222,8 +297,16 @@ export function startConsumer(options: ConsumerOptions): Consumer {
             msg.ack();
             options.onResult?.(subject, 'ok');
           } catch (error) {
-            log.warn({ err: error, subject, eventId: event.id }, 'event handling failed; will retry');
-            msg.nak(1000);
+            const deliveries = msg.info.deliveryCount;
+            if (deliveries >= maxDeliveries && (await giveUp(msg, subject, (error as Error).message))) {
+              options.onResult?.(subject, 'dead');
+              continue;
+            }
+            log.warn(
+              { err: error, subject, eventId: event.id, deliveries },
+              'event handling failed; will retry',
+            );
+            msg.nak(Math.max(backoffDelay(redelivery, deliveries - 1), 100));
             options.onResult?.(subject, 'error');
           }
         }
@@ -253,6 +336,14 @@ const durablesByConnection = new WeakMap<Nats, Set<{ stream: string; durable: st
  * each scrape (one request per consumer). -1 while JetStream does not answer.
  */
 export function observeConsumerLag(metrics: Metrics, nats: Nats): void {
+  const dead = metrics.counter(
+    'nats_consumer_dead_letters_total',
+    'Events this durable consumer gave up on and moved to the DEAD_LETTERS stream',
+    ['stream', 'consumer'],
+  );
+  deadLetterCounters.set(nats, dead);
+  for (const d of durablesByConnection.get(nats) ?? [])
+    dead.inc({ stream: d.stream, consumer: d.durable }, 0);
   const ask = async (
     each: (
       durable: { stream: string; durable: string },

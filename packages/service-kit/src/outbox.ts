@@ -63,10 +63,17 @@ export const kitMigrations: Record<string, Migration> = {
         .addColumn('processed_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
         .execute();
     },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('processed_events').execute();
+      await db.schema.dropTable('outbox').execute();
+    },
   },
   '0000_kit_outbox_claim': {
     async up(db: Kysely<any>) {
       await db.schema.alterTable('outbox').addColumn('claimed_until', 'timestamptz').execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.alterTable('outbox').dropColumn('claimed_until').execute();
     },
   },
 };

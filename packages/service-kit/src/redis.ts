@@ -1,7 +1,12 @@
 import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+import { outageLog } from './outage.js';
 
-/** A Redis client that keeps reconnecting and fails commands fast while disconnected. */
-export function createRedis(url: string, options: RedisOptions = {}): Redis {
+/**
+ * A Redis client that keeps reconnecting and fails commands fast while disconnected; its connection
+ * errors are logged once per outage when a logger is given.
+ */
+export function createRedis(url: string, options: RedisOptions = {}, log?: Logger): Redis {
   const client = new Redis(url, {
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
@@ -10,7 +15,9 @@ export function createRedis(url: string, options: RedisOptions = {}): Redis {
     lazyConnect: false,
     ...options,
   });
-  client.on('error', () => undefined);
+  const outage = outageLog(log, 'redis');
+  client.on('error', (error) => outage.failed(error));
+  client.on('ready', () => outage.recovered());
   return client;
 }
 

@@ -1,4 +1,4 @@
-// OpenTelemetry traces, off unless OTEL_EXPORTER_OTLP_ENDPOINT is set: then every service exports its
+// OpenTelemetry traces, off unless OTEL_EXPORTER_OTLP_ENDPOINT is set (and OTEL_SDK_DISABLED is not): then every service exports its
 // spans by OTLP/HTTP (JSON) to `<endpoint>/v1/traces`, and the W3C trace context (`traceparent`,
 // `tracestate`) travels with every request between our processes and inside the headers of every NATS
 // event, so one purchase is one trace: the checkout at the gateway and in payments, payments' call to
@@ -21,16 +21,53 @@ import {
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
   BatchSpanProcessor,
   NodeTracerProvider,
   ParentBasedSampler,
   TraceIdRatioBasedSampler,
+  type Sampler,
 } from '@opentelemetry/sdk-trace-node';
 import type { FastifyInstance } from 'fastify';
 import { headers as natsHeaders, type MsgHdrs } from 'nats';
 import { z } from 'zod';
 
-/** The tracing settings every service's configuration includes (baseEnvSchema). */
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
+/** `key=value,key=value` (values percent-encoded), as OpenTelemetry's OTEL_RESOURCE_ATTRIBUTES. */
+const resourceAttributesText = z
+  .string()
+  .default('')
+  .transform((text, ctx) => {
+    const attributes: Record<string, string> = {};
+    for (const pair of text.split(',').filter((p) => p.trim() !== '')) {
+      const at = pair.indexOf('=');
+      if (at <= 0) {
+        ctx.addIssue({ code: 'custom', message: `"${pair}" is not key=value (comma-separated pairs)` });
+        return z.NEVER;
+      }
+      try {
+        attributes[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `"${pair}" has a badly percent-encoded value` });
+        return z.NEVER;
+      }
+    }
+    return attributes;
+  });
+
+/**
+ * The tracing settings every service's configuration includes (baseEnvSchema): OpenTelemetry's standard
+ * variables (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/).
+ */
 export const tracingEnvSchema = z.object({
   /** OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); empty: tracing off. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z
@@ -44,11 +81,58 @@ export const tracingEnvSchema = z.object({
         return false;
       }
     }, 'must be an http(s) URL of an OTLP/HTTP collector, or empty to turn tracing off'),
-  /** Share of new traces recorded (0 to 1); a request that arrives inside a trace follows its caller. */
-  OTEL_TRACES_SAMPLE_RATIO: z.coerce.number().min(0).max(1).default(1),
+  /** true: no tracing even with an endpoint. */
+  OTEL_SDK_DISABLED: z
+    .enum(['true', 'false'], 'must be true or false')
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** Which traces are recorded; parent-based samplers follow a caller's decision. */
+  OTEL_TRACES_SAMPLER: z
+    .enum(SAMPLERS, `must be one of ${SAMPLERS.join(', ')}`)
+    .default('parentbased_always_on'),
+  /** The ratio samplers' share of new traces, 0 to 1. */
+  OTEL_TRACES_SAMPLER_ARG: z.coerce
+    .number('must be a number from 0 to 1')
+    .min(0, 'must be from 0 to 1')
+    .max(1, 'must be from 0 to 1')
+    .default(1),
+  /** service.name on every span; empty: the service's own name (auth, game, ...). */
+  OTEL_SERVICE_NAME: z.string().default(''),
+  /** More resource attributes on every span (deployment.environment=prod,...). */
+  OTEL_RESOURCE_ATTRIBUTES: resourceAttributesText,
 });
 
 export type TracingSettings = z.infer<typeof tracingEnvSchema>;
+
+/** The sampler OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG name. */
+export function samplerFrom(settings: Partial<TracingSettings>): Sampler {
+  const ratio = settings.OTEL_TRACES_SAMPLER_ARG ?? 1;
+  switch (settings.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on') {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(ratio);
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}
+
+/** The resource's attributes: OTEL_RESOURCE_ATTRIBUTES, and service.name (OTEL_SERVICE_NAME or the service's). */
+export function resourceAttributes(
+  service: string,
+  settings: Partial<TracingSettings>,
+): Record<string, string> {
+  return {
+    ...settings.OTEL_RESOURCE_ATTRIBUTES,
+    'service.name': settings.OTEL_SERVICE_NAME || service,
+  };
+}
 
 let tracer: Tracer | undefined;
 let provider: NodeTracerProvider | undefined;
@@ -64,12 +148,10 @@ export function tracingEnabled(): boolean {
  */
 export function startTracing(service: string, settings: Partial<TracingSettings>): () => Promise<void> {
   const endpoint = settings.OTEL_EXPORTER_OTLP_ENDPOINT ?? '';
-  if (endpoint === '' || provider) return async () => undefined;
+  if (endpoint === '' || settings.OTEL_SDK_DISABLED || provider) return async () => undefined;
   provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': service }),
-    sampler: new ParentBasedSampler({
-      root: new TraceIdRatioBasedSampler(settings.OTEL_TRACES_SAMPLE_RATIO ?? 1),
-    }),
+    resource: resourceFromAttributes(resourceAttributes(service, settings)),
+    sampler: samplerFrom(settings),
     spanProcessors: [
       new BatchSpanProcessor(
         new OTLPTraceExporter({

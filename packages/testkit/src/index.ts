@@ -113,3 +113,4 @@ export async function eventually<T>(
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
 }
 export * from './mail-sink.js';
+export * from './migrations.js';

@@ -4,6 +4,7 @@ import {
   createServiceApp,
   ensureStream,
   migrateToLatest,
+  observeConsumerLag,
   type OutboxRelay,
   startOutboxRelay,
   startRetention,
@@ -114,6 +115,8 @@ export async function start(app: AuthApp): Promise<void> {
   const background = backgrounds.get(app)!;
   await migrateToLatest(deps.db, migrations);
   await ensureStream(deps.nats.jsm, STREAMS.auth, { replicas: deps.config.NATS_STREAM_REPLICAS });
+  // auth-mail's lag and dead letters on /metrics, like every other durable consumer's.
+  observeConsumerLag(deps.metrics, deps.nats);
 
   const relay = startOutboxRelay(deps.db, deps.nats, deps.log, {
     ...(background.options.outboxIntervalMs ? { intervalMs: background.options.outboxIntervalMs } : {}),

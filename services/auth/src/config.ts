@@ -1,4 +1,4 @@
-import { baseEnvSchema, env, parseConfig, retentionEnvSchema } from '@omc/service-kit';
+import { baseEnvSchema, env, migrateEnvSchema, parseConfig, retentionEnvSchema } from '@omc/service-kit';
 import { EmailField, PasswordField, UsernameField } from '@omc/contracts';
 import { z } from 'zod';
 
@@ -10,29 +10,40 @@ const optionalText = z
 export const configSchema = baseEnvSchema
   .extend({
     ...retentionEnvSchema.shape,
+    /** auth's HTTP port. */
     PORT: env.port(3001),
+    /** PEM of the Ed25519 private key auth signs access tokens with. */
     JWT_PRIVATE_KEY: env.pem('PRIVATE'),
+    /** The game, asked for the profile's click balance and told of account deletions. */
     GAME_URL: env.url(['http', 'https']).default('http://127.0.0.1:3002'),
+    /** Payments, asked for the profile's winnings and payout email. */
     PAYMENTS_URL: env.url(['http', 'https']).default('http://127.0.0.1:3003'),
     /** How long the profile and delete-account calls wait for game and payments. */
     UPSTREAM_TIMEOUT_MS: env.int(800, 50, 30_000),
+    /** The first admin, created at the first start on an empty database (set all three or none). */
     BOOTSTRAP_ADMIN_USERNAME: optionalText,
+    /** The first admin's email. */
     BOOTSTRAP_ADMIN_EMAIL: optionalText,
+    /** The first admin's password. */
     BOOTSTRAP_ADMIN_PASSWORD: optionalText,
     /** Secure attribute of the refresh cookie; on by default in production (NODE_ENV=production). */
     COOKIE_SECURE: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
+    /** production turns the Secure cookie attribute on unless COOKIE_SECURE says otherwise. */
     NODE_ENV: z.string().default('development'),
     /**
      * Proxies in front of auth whose X-Forwarded-For entries are believed (the gateway: 1). The client
      * address the brute-force limits count is the entry the nearest trusted proxy added.
      */
     TRUST_PROXY_HOPS: env.int(1, 0, 10),
+    /** How long a refresh token (and so a session) lives without use. */
     REFRESH_TTL_SECONDS: env.int(7 * 24 * 3600, 60, 90 * 24 * 3600),
     /** A rotated refresh token presented again within this time (another tab racing) is not treated as theft. */
     REFRESH_REUSE_GRACE_MS: env.int(5000, 0, 60_000),
     /** Login brute-force limits: failures counted in fixed windows; a limit reached locks for LOGIN_LOCKOUT_MS. */
     LOGIN_WINDOW_MS: env.int(15 * 60_000, 100, 24 * 3600_000),
+    /** How long a login limit, once reached, refuses further attempts. */
     LOGIN_LOCKOUT_MS: env.int(15 * 60_000, 100, 24 * 3600_000),
+    /** Failed logins from one client address per LOGIN_WINDOW_MS (0: no limit). */
     LOGIN_MAX_FAILURES_PER_IP: env.int(30, 0),
     /** Failures for one account from one IP: the tight limit. */
     LOGIN_MAX_FAILURES_PER_ACCOUNT_IP: env.int(5, 0),
@@ -48,6 +59,7 @@ export const configSchema = baseEnvSchema
     PUBLIC_WEB_URL: env.url(['http', 'https']).default('http://localhost:8080'),
     /** A mail the server refused or could not take is tried again after this, doubling up to MAIL_RETRY_MAX_MS. */
     MAIL_RETRY_BASE_MS: env.int(2_000, 10, 3600_000),
+    /** The longest wait between two attempts to send one mail. */
     MAIL_RETRY_MAX_MS: env.int(10 * 60_000, 10, 24 * 3600_000),
     /** How long a sent mail is kept (its text holds the links it carried), then deleted. */
     MAIL_RETENTION_HOURS: env.int(24, 1, 24 * 90),
@@ -57,7 +69,9 @@ export const configSchema = baseEnvSchema
     PASSWORD_RESET_TTL_MINUTES: env.int(30, 1, 24 * 60),
     /** Password-reset requests per address and per IP in RESET_WINDOW_MS; past them, 429. */
     RESET_WINDOW_MS: env.int(60 * 60_000, 100, 24 * 3600_000),
+    /** Password-reset requests per email address per RESET_WINDOW_MS. */
     RESET_MAX_PER_ADDRESS: env.int(3, 0),
+    /** Password-reset requests per client address per RESET_WINDOW_MS. */
     RESET_MAX_PER_IP: env.int(20, 0),
     /** Hours an email-verification link stays valid. */
     VERIFICATION_TTL_HOURS: env.int(48, 1, 30 * 24),
@@ -126,4 +140,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
   return parseConfig(configSchema as unknown as z.ZodObject, source) as Readonly<
     z.infer<typeof configSchema>
   >;
+}
+
+/** The migration CLI's configuration (src/migrate.ts): DATABASE_URL only. */
+export function loadMigrateConfig(source: NodeJS.ProcessEnv = process.env) {
+  return parseConfig(migrateEnvSchema, source);
 }

@@ -35,7 +35,7 @@ export function authCounters(metrics: Metrics): AuthCounters {
 
 export async function createDeps(config: Config): Promise<Deps> {
   const base = baseDeps({ name: 'auth', logLevel: config.LOG_LEVEL });
-  const stores = await connectStores<Database>({ name: 'auth', config });
+  const stores = await connectStores<Database>({ name: 'auth', config, log: base.log });
   return {
     ...base,
     config,

@@ -20,6 +20,16 @@ describe('auth service health', () => {
     expect(ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', nats: 'ok' } });
   });
 
+  it("reports the mail consumer's lag and dead letters on /metrics, as every durable consumer does", async () => {
+    const text = (await h.app.inject('/metrics')).body;
+    expect(text).toMatch(
+      /^nats_consumer_pending_messages\{stream="AUTH_EVENTS",consumer="auth-mail"[^}]*\} \d+$/m,
+    );
+    expect(text).toMatch(
+      /^nats_consumer_dead_letters_total\{stream="AUTH_EVENTS",consumer="auth-mail"[^}]*\} 0$/m,
+    );
+  });
+
   it('echoes the request id it was given', async () => {
     const response = await h.app.inject({
       url: '/api/user/profile',

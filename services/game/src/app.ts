@@ -10,6 +10,7 @@ import {
   type OutboxRelay,
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
+import type { GameContext } from './context.js';
 import { clickRoutes } from './clicks/clicks.routes.js';
 import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
@@ -17,20 +18,13 @@ import { GameEngine } from './engine/game-engine.js';
 import { startGameConsumers } from './events/consumers.js';
 import { reconcilePurchases } from './events/purchase-reconciler.js';
 import { journalBacklog, startJournalFlusher, type JournalFlusher } from './journal/journal-flusher.js';
-import { gameMetrics, type GameMetrics } from './metrics.js';
+import { gameMetrics } from './metrics.js';
 import { prunePurchaseMarks } from './engine/purchases.js';
 import { startStatePublisher, type StatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
 import { roleRoutes } from './users/role.routes.js';
 import { internalWinsRoutes } from './winners/internal-wins.routes.js';
 import { winnersRoutes } from './winners/winners.routes.js';
-
-/** What the routes of this app share: the dependencies, the engine and the service's metrics. */
-export interface GameContext {
-  deps: Deps;
-  engine: GameEngine;
-  metrics: GameMetrics;
-}
 
 export interface GameApp extends FastifyInstance {
   game: GameContext & {
@@ -195,3 +189,5 @@ export async function start(app: GameApp): Promise<void> {
     await outbox.stop();
   };
 }
+
+export type { GameContext } from './context.js';

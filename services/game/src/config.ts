@@ -1,4 +1,4 @@
-import { baseEnvSchema, env, parseConfig, retentionEnvSchema } from '@omc/service-kit';
+import { baseEnvSchema, env, migrateEnvSchema, parseConfig, retentionEnvSchema } from '@omc/service-kit';
 import { z } from 'zod';
 
 export interface MilestoneRule {
@@ -25,8 +25,11 @@ export function parseMilestones(text: string): MilestoneRule[] | string {
 export const configSchema = baseEnvSchema
   .extend({
     ...retentionEnvSchema.shape,
+    /** The game's HTTP port. */
     PORT: env.port(3002),
+    /** Clicks that end a round; the click reaching it wins the pot. */
     ROUND_TARGET: env.int(1_000_000, 1, 1_000_000_000_000),
+    /** click:reward pairs: the Nth click of a round earns that many free clicks. */
     MILESTONES: z
       .string()
       .default('10:100,50:500')
@@ -38,6 +41,7 @@ export const configSchema = baseEnvSchema
         }
         return parsed;
       }),
+    /** Clicks granted to a new account. */
     SIGNUP_FREE_CLICKS: env.int(10, 0, 1_000_000_000),
     /**
      * Grant the sign-up clicks only once auth says the account's email is verified (against farms of
@@ -118,4 +122,9 @@ export type Config = ReturnType<typeof loadConfig>;
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
   return parseConfig(configSchema, source);
+}
+
+/** The migration CLI's configuration (src/migrate.ts): DATABASE_URL only. */
+export function loadMigrateConfig(source: NodeJS.ProcessEnv = process.env) {
+  return parseConfig(migrateEnvSchema, source);
 }

@@ -7,14 +7,16 @@ export interface Deps extends BaseDeps, Stores<Database> {
 }
 
 export async function createDeps(config: Config): Promise<Deps> {
+  const base = baseDeps({ name: 'game', logLevel: config.LOG_LEVEL });
   const stores = await connectStores<Database>({
     name: 'game',
     config,
+    log: base.log,
     // A click batch must run at most once: a command in flight when the connection drops is failed, never
     // sent again after the reconnect (it may have run already).
     // A stalled Redis (paused, swapping, a failover under way) fails commands after a bound instead of
     // holding requests open.
     redis: { autoResendUnfulfilledCommands: false, commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS },
   });
-  return { ...baseDeps({ name: 'game', logLevel: config.LOG_LEVEL }), config, ...stores };
+  return { ...base, config, ...stores };
 }

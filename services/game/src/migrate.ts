@@ -1,10 +1,18 @@
-// Runs the migrations and exits: the Kubernetes migration Job's command.
-import { createDb, migrateToLatest } from '@omc/service-kit';
-import { loadConfig } from './config.js';
+// The migration CLI: `pnpm --filter @omc/game migrate [status | up | down [steps]]`. With no argument it
+// runs what is pending and exits: the Kubernetes migration Job's command.
+import { createDb, runMigrationCommand } from '@omc/service-kit';
+import { loadMigrateConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 
-const config = loadConfig();
+const config = loadMigrateConfig();
 const db = createDb(config.DATABASE_URL, { max: 1 });
-const applied = await migrateToLatest(db, migrations);
-console.log(JSON.stringify({ service: 'game', migrated: applied }));
-await db.destroy();
+try {
+  process.exitCode = await runMigrationCommand({
+    service: 'game',
+    argv: process.argv.slice(2),
+    db,
+    migrations,
+  });
+} finally {
+  await db.destroy();
+}

@@ -43,6 +43,10 @@ describe('a flood of clicks', () => {
     const ordinals = accepted.map((r) => r.json().globalClicks as number);
     expect(new Set(ordinals).size).toBe(ordinals.length);
     expect((await h.state()).globalClicks - before).toBe(accepted.length);
+    // An operator sees the shedding on /metrics (the OmcClicksShed alert reads it).
+    const metrics = await h.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(new RegExp(`^game_clicks_shed_total\\{[^}]*\\} ${refused.length}$`, 'm'));
+    expect(metrics.body).toMatch(/^game_click_queue_limit\{[^}]*\} \d+$/m);
   });
 
   it('takes clicks again once the flood has passed', async () => {

@@ -8,12 +8,13 @@ import {
   type OutboxRelay,
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
+import type { PaymentsContext } from './context.js';
 import { checkoutRoutes } from './checkout/checkout.routes.js';
 import { CheckoutService } from './checkout/checkout.service.js';
 import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
 import { startConsumers } from './events/consumers.js';
-import { observeMoney, paymentsMetrics, type PaymentsMetrics } from './metrics.js';
+import { observeMoney, paymentsMetrics } from './metrics.js';
 import { payoutRoutes } from './payouts/payouts.routes.js';
 import { PayoutsService } from './payouts/payouts.service.js';
 import { profileRoutes } from './profile/profile.routes.js';
@@ -25,20 +26,6 @@ import { internalPurchasesRoutes } from './checkout/internal-purchases.routes.js
 import { UsersService } from './users/users.service.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { WebhooksService } from './webhooks/webhooks.service.js';
-
-/** What the routes of this app share: the dependencies and the services built on them. */
-export interface PaymentsContext {
-  deps: Deps;
-  metrics: PaymentsMetrics;
-  checkout: CheckoutService;
-  payouts: PayoutsService;
-  users: UsersService;
-  accounts: AccountCheck;
-  /** The game's record of won rounds. */
-  game: GameRecord;
-  profile: ProfileService;
-  webhooks: WebhooksService;
-}
 
 export interface PaymentsApp extends FastifyInstance {
   payments: PaymentsContext & {
@@ -153,3 +140,5 @@ export async function start(app: PaymentsApp): Promise<void> {
     await relay.stop();
   });
 }
+
+export type { PaymentsContext } from './context.js';

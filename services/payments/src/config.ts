@@ -1,4 +1,4 @@
-import { baseEnvSchema, ConfigError, env, parseConfig, retentionEnvSchema } from '@omc/service-kit';
+import { baseEnvSchema, ConfigError, env, migrateEnvSchema, parseConfig, retentionEnvSchema } from '@omc/service-kit';
 import { z } from 'zod';
 
 const optionalText = () =>
@@ -21,9 +21,11 @@ export const configSchema = baseEnvSchema
   .omit({ REDIS_URL: true })
   .extend({
     ...retentionEnvSchema.shape,
+    /** Payments' HTTP port. */
     PORT: env.port(3003),
     /** Auth, asked on every money path who the caller is now (GET /internal/account). */
     AUTH_URL: env.url(['http', 'https']).default('http://127.0.0.1:3001'),
+    /** How long payments waits for auth before the money path answers 503. */
     AUTH_TIMEOUT_MS: env.int(2000, 100, 60_000),
     /** The game, asked for its record of a won round before it is credited (GET /internal/wins). */
     GAME_URL: env.url(['http', 'https']).default('http://127.0.0.1:3002'),
@@ -35,20 +37,31 @@ export const configSchema = baseEnvSchema
     EVENT_RECONCILE_INTERVAL_MS: env.int(60_000, 0, 3_600_000),
     /** How far back each reconciliation pass looks. */
     EVENT_RECONCILE_LOOKBACK_HOURS: env.int(168, 1, 24 * 365),
+    /** Share of each purchase that goes to the round's pot; the rest goes to the house. */
     POT_SHARE_PERCENT: env.int(50, 0, 100),
+    /** emulator, sandbox or production; unset: the emulator when no credentials are set. */
     BRAINTREE_ENVIRONMENT: z.enum(['emulator', 'sandbox', 'production']).optional(),
+    /** The local Braintree emulator (development and tests; no money moves). */
     BRAINTREE_EMULATOR_URL: env.url(['http']).default('http://127.0.0.1:3100'),
+    /** Braintree credentials (sandbox or production). */
     BRAINTREE_MERCHANT_ID: optionalText(),
+    /** Braintree credentials (sandbox or production). */
     BRAINTREE_PUBLIC_KEY: optionalText(),
+    /** Braintree credentials (sandbox or production). */
     BRAINTREE_PRIVATE_KEY: optionalText(),
     /** How long one gateway call may take before it counts as a timeout (then reconciled by order id). */
     BRAINTREE_TIMEOUT_MS: env.int(20_000, 100, 120_000),
+    /** PayPal's REST API; unset: the local emulator. */
     PAYPAL_API_URL: env.url(['http', 'https']).optional(),
+    /** PayPal REST credentials for payouts. */
     PAYPAL_CLIENT_ID: optionalText(),
+    /** PayPal REST credentials for payouts. */
     PAYPAL_CLIENT_SECRET: optionalText(),
+    /** How long one PayPal call may take before it counts as a timeout. */
     PAYPAL_TIMEOUT_MS: env.int(15_000, 100, 120_000),
     /** Attempts per payout call (5xx and timeouts are retried with the same sender_batch_id). */
     PAYPAL_MAX_ATTEMPTS: env.int(5, 1, 20),
+    /** The first wait between payout attempts, doubling after each. */
     PAYPAL_RETRY_BASE_MS: env.int(200, 0, 60_000),
     /** How often pending purchases and payouts left behind by a crash are reconciled with the providers. */
     RECONCILE_INTERVAL_MS: env.int(30_000, 0, 3_600_000),
@@ -131,4 +144,9 @@ function withoutTrailingSlashes(url: string): string {
   let end = url.length;
   while (end > 0 && url[end - 1] === '/') end -= 1;
   return url.slice(0, end);
+}
+
+/** The migration CLI's configuration (src/migrate.ts): DATABASE_URL only. */
+export function loadMigrateConfig(source: NodeJS.ProcessEnv = process.env) {
+  return parseConfig(migrateEnvSchema, source);
 }

@@ -20,7 +20,7 @@ export async function createDeps(
 ): Promise<Deps> {
   const base = baseDeps({ name: 'payments', logLevel: config.LOG_LEVEL });
   const { log } = base;
-  const db = createDb<Database>(config.DATABASE_URL, { name: 'payments', max: 20 });
+  const db = createDb<Database>(config.DATABASE_URL, { name: 'payments', max: 20, log });
   const nats = await connectNats(config.NATS_URL, 'payments');
   if (config.BRAINTREE_ENVIRONMENT === 'emulator') {
     log.warn(

@@ -13,6 +13,8 @@ export interface PaymentsMetrics {
   roundWonEvents: ReturnType<Metrics['counter']>;
   /** Wins and purchases repaired by reconciliation with the producer's record (their event lost). */
   reconciled: ReturnType<Metrics['counter']>;
+  /** A second charge for one purchase that Braintree would not void: someone must refund it by hand. */
+  voidsFailed: ReturnType<Metrics['counter']>;
 }
 
 export function paymentsMetrics(metrics: Metrics, outboxBacklog: () => Promise<number>): PaymentsMetrics {
@@ -30,7 +32,13 @@ export function paymentsMetrics(metrics: Metrics, outboxBacklog: () => Promise<n
     ['outcome'],
   );
   for (const outcome of ['completed', 'refused', 'unknown']) payouts.inc({ outcome }, 0);
+  const voidsFailed = metrics.counter(
+    'payments_voids_failed_total',
+    'Duplicate charges Braintree would not void (refund them by hand; the log line names the transaction)',
+  );
+  voidsFailed.inc(0);
   return {
+    voidsFailed,
     checkouts: metrics.counter('payments_checkouts_total', 'Checkouts by outcome', ['outcome']),
     payouts,
     eventsConsumed: metrics.counter('payments_events_consumed_total', 'Events consumed from JetStream', [

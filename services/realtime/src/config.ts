@@ -37,6 +37,7 @@ const trustedProxies = z
 
 // Realtime owns no tables: no DATABASE_URL.
 export const configSchema = baseEnvSchema.omit({ DATABASE_URL: true }).extend({
+  /** Realtime's HTTP and Socket.IO port. */
   PORT: env.port(3004),
   /** State broadcasts per second; fan-out cost follows this, not the click rate. */
   BROADCAST_HZ: env.int(10, 1, 60),

@@ -22,22 +22,24 @@ export interface Deps extends BaseDeps {
 }
 
 export async function createDeps(config: Config): Promise<Deps> {
-  const redis = createRedis(config.REDIS_URL);
+  const base = baseDeps({
+    name: 'realtime',
+    logLevel: config.LOG_LEVEL,
+    logBase: { instance: config.INSTANCE_NAME },
+  });
+  // Each of the four clients logs its connection errors once per outage.
+  const redis = createRedis(config.REDIS_URL, {}, base.log);
   // The adapter's clients never fail a command for being offline: they queue until Redis returns.
-  const adapterPub = createRedis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const adapterPub = createRedis(config.REDIS_URL, { maxRetriesPerRequest: null }, base.log);
   // Subscribing connections skip ioredis's ready check: its INFO could race a SUBSCRIBE sent while the
   // connection was still opening, and a subscriber may run no other command, so the process crashed at
   // start-up now and then ("Connection in subscriber mode", ioredis 5.8.2+).
   const subscriber = { maxRetriesPerRequest: null, enableReadyCheck: false };
-  const adapterSub = createRedis(config.REDIS_URL, subscriber);
-  const countSub = createRedis(config.REDIS_URL, subscriber);
+  const adapterSub = createRedis(config.REDIS_URL, subscriber, base.log);
+  const countSub = createRedis(config.REDIS_URL, subscriber, base.log);
   const nats = await connectNats(config.NATS_URL, `realtime-${config.INSTANCE_NAME}`);
   return {
-    ...baseDeps({
-      name: 'realtime',
-      logLevel: config.LOG_LEVEL,
-      logBase: { instance: config.INSTANCE_NAME },
-    }),
+    ...base,
     config,
     redis,
     adapterPub,

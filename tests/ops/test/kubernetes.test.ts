@@ -519,6 +519,40 @@ describe('dev and prod differ where they should', () => {
     expect(role.rules).toEqual([{ apiGroups: [''], resources: ['secrets'], verbs: ['create'] }]);
   });
 
+  it('dev runs a mail catcher that auth sends account mail to, so accounts can be verified there', () => {
+    const catcher = podOf(find(rendered.dev, 'Deployment', 'mailcatcher')).containers[0]!;
+    expect(catcher.image).toMatch(/^maildev\/maildev:/);
+    const ports = (
+      find(rendered.dev, 'Service', 'mailcatcher').spec as { ports: { name: string; port: number }[] }
+    ).ports;
+    expect(ports.map((p) => [p.name, p.port])).toEqual([
+      ['smtp', 1025],
+      ['web', 1080],
+    ]);
+    // auth reads SMTP_URL from the omc-mail Secret; dev generates it pointing at the catcher.
+    const mail = rendered.dev.find((o) => o.kind === 'Secret' && o.metadata.name.startsWith('omc-mail-'))!;
+    expect(Buffer.from((mail.data as Record<string, string>).SMTP_URL!, 'base64').toString()).toBe(
+      'smtp://mailcatcher:1025',
+    );
+    const smtpUrl = podOf(find(rendered.dev, 'Deployment', 'auth')).containers[0]!.env!.find(
+      (e) => e.name === 'SMTP_URL',
+    )!;
+    expect(smtpUrl.valueFrom!.secretKeyRef!.name).toBe(mail.metadata.name);
+    // Only auth reaches its SMTP port; nothing in the namespace reaches its web inbox (port-forward it).
+    const policies = rendered.dev.filter((o) => o.kind === 'NetworkPolicy');
+    const nsLabels = { 'kubernetes.io/metadata.name': 'omc-dev' };
+    const pod = (kind: string, name: string): Endpoint => ({
+      labels: templateLabels(find(rendered.dev, kind, name)),
+      namespaceLabels: nsLabels,
+    });
+    const to = pod('Deployment', 'mailcatcher');
+    expect(allowed(policies, nsLabels, pod('Deployment', 'auth'), to, 1025)).toBe(true);
+    for (const other of ['gateway', 'game', 'payments', 'realtime'])
+      expect(allowed(policies, nsLabels, pod('Deployment', other), to, 1025), other).toBe(false);
+    expect(allowed(policies, nsLabels, pod('Deployment', 'gateway'), to, 1080)).toBe(false);
+    expect(rendered.prod.filter((o) => o.metadata.name.includes('mailcatcher'))).toEqual([]);
+  });
+
   it('prod has no in-cluster servers, no emulators, no generated secrets, and more replicas', () => {
     expect(rendered.prod.filter((o) => o.kind === 'StatefulSet')).toEqual([]);
     expect(

@@ -2,7 +2,7 @@ import { ClickResponse } from '@omc/contracts';
 import { AppError, authenticate, conflict, forbidden, tooManyRequests } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { GameContext } from '../app.js';
+import type { GameContext } from '../context.js';
 import type { ClickOutcome } from '../engine/game-engine.js';
 import { clickGate, type ClickQueueOptions } from './admission.js';
 
@@ -34,7 +34,7 @@ export async function clickRoutes(app: FastifyInstance, { deps, engine }: GameCo
     perAddress: deps.config.CLICK_RATE_PER_IP,
     queue: { max: deps.config.CLICK_QUEUE_MAX, targetMs: deps.config.CLICK_QUEUE_TARGET_MS },
   };
-  const gate = clickGate(rates.queue ?? { max: 0, targetMs: 0 });
+  const gate = clickGate(rates.queue ?? { max: 0, targetMs: 0 }, deps.metrics);
   app.addHook('onClose', async () => gate.close());
   app.addHook('onRequest', authenticate);
   app

@@ -2,7 +2,7 @@ import { centsToEuros, GameProfile, GameRules, GameStateResponse, PACKS, packVie
 import { authenticate, notFound } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { GameContext } from '../app.js';
+import type { GameContext } from '../context.js';
 
 export async function stateRoutes(app: FastifyInstance, { deps, engine }: GameContext): Promise<void> {
   const { config } = deps;

@@ -8,7 +8,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../db/schema.js';
-import type { GameContext } from '../app.js';
+import type { GameContext } from '../context.js';
 import { findUsers, updateUser } from '../engine/game.repo.js';
 
 /**

@@ -6,7 +6,7 @@ import { notFound } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { GameContext } from '../app.js';
+import type { GameContext } from '../context.js';
 import { recordedWins } from '../engine/game.repo.js';
 
 export async function internalWinsRoutes(scope: FastifyInstance, { deps }: GameContext): Promise<void> {

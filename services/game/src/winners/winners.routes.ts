@@ -2,7 +2,7 @@ import { centsToEuros, WinnersQuery, WinnersResponse } from '@omc/contracts';
 import { badRequest } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { GameContext } from '../app.js';
+import type { GameContext } from '../context.js';
 import { listWinners } from '../engine/game.repo.js';
 
 const encodeCursor = (round: number) => Buffer.from(`r${round}`).toString('base64url');

@@ -2,7 +2,7 @@ import { CheckoutRequest, CheckoutResponse, ClientTokenResponse } from '@omc/con
 import { AppError, authenticate, authenticateIfPresent, callerOf } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { PaymentsContext } from '../app.js';
+import type { PaymentsContext } from '../context.js';
 
 export async function checkoutRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
   const { deps, checkout, accounts } = ctx;

@@ -196,14 +196,13 @@ export class CheckoutService {
           { purchaseId: purchase.id, transactionId: duplicate.id },
           'second charge for one purchase; voiding it',
         );
-        await this.deps.payments
-          .void(duplicate.id)
-          .catch((error) =>
-            this.deps.log.error(
-              { err: error, transactionId: duplicate.id },
-              'void failed; refund it by hand',
-            ),
+        await this.deps.payments.void(duplicate.id).catch((error) => {
+          this.metrics.voidsFailed.inc();
+          this.deps.log.error(
+            { err: error, purchaseId: purchase.id, transactionId: duplicate.id },
+            'void failed; refund it by hand',
           );
+        });
       }
       return this.complete(purchase, keep!);
     }

@@ -11,7 +11,7 @@ import {
 import { badRequest } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { PaymentsContext } from '../app.js';
+import type { PaymentsContext } from '../context.js';
 import { ACCOUNTS } from '../ledger/accounts.js';
 import { completedPurchasesSince } from './purchases.repo.js';
 

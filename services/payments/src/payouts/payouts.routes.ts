@@ -2,7 +2,7 @@ import { CollectResponse, MessageResponse, SetPaymentMethodRequest } from '@omc/
 import { authenticate, callerOf } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { PaymentsContext } from '../app.js';
+import type { PaymentsContext } from '../context.js';
 
 export async function payoutRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
   const { payouts, accounts } = ctx;

@@ -2,7 +2,7 @@ import { PaymentsProfile } from '@omc/contracts';
 import { authenticate, callerOf } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { PaymentsContext } from '../app.js';
+import type { PaymentsContext } from '../context.js';
 
 export async function profileRoutes(app: FastifyInstance, { profile }: PaymentsContext): Promise<void> {
   app.addHook('onRequest', authenticate);

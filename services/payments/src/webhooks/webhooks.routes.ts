@@ -1,7 +1,7 @@
 // Braintree webhooks: form-encoded bt_signature + bt_payload, from the provider (no user token).
 import { badRequest } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
-import type { PaymentsContext } from '../app.js';
+import type { PaymentsContext } from '../context.js';
 
 export async function webhookRoutes(app: FastifyInstance, { webhooks }: PaymentsContext): Promise<void> {
   app.addContentTypeParser(

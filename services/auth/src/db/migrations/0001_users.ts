@@ -38,4 +38,8 @@ export const usersMigration: Migration = {
     await db.schema.createIndex('refresh_tokens_family').on('refresh_tokens').column('family_id').execute();
     await db.schema.createIndex('refresh_tokens_user').on('refresh_tokens').column('user_id').execute();
   },
+  async down(db: Kysely<any>) {
+    await db.schema.dropTable('refresh_tokens').execute();
+    await db.schema.dropTable('users').execute();
+  },
 };

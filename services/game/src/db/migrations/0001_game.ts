@@ -70,4 +70,8 @@ export const gameMigration: Migration = {
       .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .execute();
   },
+  async down(db: AnyDb) {
+    for (const table of ['journal_cursor', 'winners', 'rounds', 'purchases', 'user_rounds', 'users'])
+      await db.schema.dropTable(table).execute();
+  },
 };

@@ -9,4 +9,7 @@ export const userChangeOrderMigration: Migration = {
       .addColumn('renamed_at', 'timestamptz')
       .execute();
   },
+  async down(db: Kysely<any>) {
+    await db.schema.alterTable('users').dropColumn('role_changed_at').dropColumn('renamed_at').execute();
+  },
 };

@@ -9,4 +9,7 @@ export const signupGrantMigration: Migration = {
       .addColumn('signup_clicks_granted', 'boolean', (c) => c.notNull().defaultTo(true))
       .execute();
   },
+  async down(db: Kysely<any>) {
+    await db.schema.alterTable('users').dropColumn('signup_clicks_granted').execute();
+  },
 };

@@ -141,4 +141,20 @@ export const paymentsMigration: Migration = {
       .addColumn('received_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .execute();
   },
+  async down(db: AnyDb) {
+    // Dropping a table drops its triggers; the function goes last. Referencing tables before referenced.
+    for (const table of [
+      'webhook_events',
+      'round_wins',
+      'payouts',
+      'purchases',
+      'ledger_entries',
+      'ledger_transactions',
+      'accounts',
+      'payees',
+      'users',
+    ])
+      await db.schema.dropTable(table).execute();
+    await sql`drop function ledger_append_only()`.execute(db);
+  },
 };

@@ -1,0 +1,12 @@
+// What the routes of the game share, in its own module so app.ts and the routes it registers do not
+// import each other.
+import type { Deps } from './deps.js';
+import type { GameEngine } from './engine/game-engine.js';
+import type { GameMetrics } from './metrics.js';
+
+/** What the routes of this app share: the dependencies, the engine and the service's metrics. */
+export interface GameContext {
+  deps: Deps;
+  engine: GameEngine;
+  metrics: GameMetrics;
+}

@@ -1,0 +1,25 @@
+// What the routes of payments share, in its own module so app.ts and the routes it registers do not
+// import each other.
+import type { AccountCheck } from './users/account-check.js';
+import type { CheckoutService } from './checkout/checkout.service.js';
+import type { Deps } from './deps.js';
+import type { PaymentsMetrics } from './metrics.js';
+import type { PayoutsService } from './payouts/payouts.service.js';
+import type { ProfileService } from './profile/profile.service.js';
+import type { UsersService } from './users/users.service.js';
+import type { WebhooksService } from './webhooks/webhooks.service.js';
+import type { GameRecord } from './wins/game-record.js';
+
+/** What the routes of this app share: the dependencies and the services built on them. */
+export interface PaymentsContext {
+  deps: Deps;
+  metrics: PaymentsMetrics;
+  checkout: CheckoutService;
+  payouts: PayoutsService;
+  users: UsersService;
+  accounts: AccountCheck;
+  /** The game's record of won rounds. */
+  game: GameRecord;
+  profile: ProfileService;
+  webhooks: WebhooksService;
+}
