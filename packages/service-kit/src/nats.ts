@@ -1,6 +1,13 @@
 // NATS with JetStream: streams declared from packages/contracts, events published with their id as
 // Nats-Msg-Id (JetStream drops duplicates), durable consumers that ack only after the work is done.
-import { busInboxPrefix, EVENT_PAYLOADS, parseEvent, STREAMS, type EventEnvelope, type Subject } from '@omc/contracts';
+import {
+  busInboxPrefix,
+  EVENT_PAYLOADS,
+  parseEvent,
+  STREAMS,
+  type EventEnvelope,
+  type Subject,
+} from '@omc/contracts';
 import {
   AckPolicy,
   connect,

@@ -1,4 +1,11 @@
-import { baseEnvSchema, ConfigError, env, migrateEnvSchema, parseConfig, retentionEnvSchema } from '@omc/service-kit';
+import {
+  baseEnvSchema,
+  ConfigError,
+  env,
+  migrateEnvSchema,
+  parseConfig,
+  retentionEnvSchema,
+} from '@omc/service-kit';
 import { z } from 'zod';
 
 const optionalText = () =>
