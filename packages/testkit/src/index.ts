@@ -108,3 +108,4 @@ export async function eventually<T>(
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
 }
 export * from './mail-sink.js';
+export { routeSpellings, samplePath } from './route-spellings.js';

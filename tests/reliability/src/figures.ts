@@ -45,6 +45,11 @@ export interface Figures {
   /** Role changes followed at once by a click and a profile read with the old token, and how many saw the old role. */
   roleChangesChecked: number;
   staleRoleReads: number;
+  /** Other spellings of catalogue routes sent, and how many were answered by anyone but the gateway's 400. */
+  routeSpellingsTried: number;
+  routeSpellingsPastAdmission: number;
+  /** 600 concurrent clicks on the click route's own spelling and on `%63lick`: shed and reaching the game. */
+  clickShedBySpelling: string;
 }
 
 export function emptyFigures(): Figures {
@@ -75,6 +80,9 @@ export function emptyFigures(): Figures {
     faultMatrix: [],
     roleChangesChecked: 0,
     staleRoleReads: 0,
+    routeSpellingsTried: 0,
+    routeSpellingsPastAdmission: 0,
+    clickShedBySpelling: '',
   };
 }
 
@@ -92,6 +100,8 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
     'loadSeconds',
     'roleChangesChecked',
     'staleRoleReads',
+    'routeSpellingsTried',
+    'routeSpellingsPastAdmission',
   ] as const) {
     into[key] += Number(part[key] ?? 0);
   }
@@ -116,6 +126,7 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
     into.socketsOneAddressHolds,
     Number(part.socketsOneAddressHolds ?? 0),
   );
+  if (part.clickShedBySpelling) into.clickShedBySpelling = part.clickShedBySpelling;
   into.violations.push(...(part.violations ?? []));
   into.recoveries.push(...(part.recoveries ?? []));
   into.clicksLostInRedisCrash.push(...(part.clicksLostInRedisCrash ?? []));
@@ -146,6 +157,8 @@ export function formatFigures(f: Figures): string {
     `role read-your-writes      ${f.roleChangesChecked} role changes, each followed at once by a click and a profile read: ${f.staleRoleReads} saw the old role`,
     `money fault matrix         ${f.faultMatrix.join('; ') || 'n/a'}`,
     `sockets one address holds  ${f.socketsOneAddressHolds || 'n/a'} (the next is refused; other suite files' sockets from this host included)`,
+    `route spellings that reach a service past admission: ${f.routeSpellingsPastAdmission} (of ${f.routeSpellingsTried} other spellings of catalogue routes)`,
+    `click spellings under load ${f.clickShedBySpelling || 'n/a'}`,
     `mixed load                 ${f.loadSeconds} s; requests unanswered or 5xx in it ${f.unansweredInLoad}`,
     `invariants checked         ${f.invariantsChecked}`,
     `violations                 ${f.violations.length}${f.violations.length ? `\n  - ${f.violations.join('\n  - ')}` : ''}`,
