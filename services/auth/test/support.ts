@@ -30,7 +30,7 @@ export interface StandIn {
   fallback: unknown;
   seen: { authorization?: string; requestId?: string }[];
   /** Role changes told directly (PUT /internal/users/:userId/role), answered as `mode` says. */
-  roleCalls: { userId: string; body: { role: string; changedAt: string }; authorization?: string }[];
+  roleCalls: { userId: string; body: { role: string; roleVersion: number }; authorization?: string }[];
   close(): Promise<void>;
 }
 
@@ -55,7 +55,7 @@ export async function startStandIn(path: string, fallback: unknown): Promise<Sta
     roleCalls: [],
     close: () => server.close(),
   };
-  server.put<{ Params: { userId: string }; Body: { role: string; changedAt: string } }>(
+  server.put<{ Params: { userId: string }; Body: { role: string; roleVersion: number } }>(
     '/internal/users/:userId/role',
     async (request, reply) => {
       standIn.roleCalls.push({

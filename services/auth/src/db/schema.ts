@@ -10,6 +10,8 @@ export interface UsersTable {
   role: ColumnType<Role, Role | undefined, Role>;
   preferred_language: ColumnType<Language, Language | undefined, Language>;
   email_verified_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The user's last role change in auth's sequence `role_versions` (0: never changed). bigint, read as a string. */
+  role_version: ColumnType<string, never, never>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -6,6 +6,7 @@ import { bootstrapMigration } from './0002_bootstrap.js';
 import { accountsMigration } from './0003_accounts.js';
 import { emailVerificationMigration } from './0004_email_verification.js';
 import { emailChangesMigration } from './0005_email_changes.js';
+import { roleVersionsMigration } from './0010_role_versions.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0003_accounts': accountsMigration,
   '0004_email_verification': emailVerificationMigration,
   '0005_email_changes': emailChangesMigration,
+  '0010_role_versions': roleVersionsMigration,
 };

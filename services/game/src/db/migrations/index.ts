@@ -4,10 +4,12 @@ import type { Migration } from 'kysely';
 import { gameMigration } from './0001_game.js';
 import { userChangeOrderMigration } from './0002_user_change_order.js';
 import { signupGrantMigration } from './0003_signup_grant.js';
+import { roleVersionsMigration } from './0011_role_versions.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
   '0001_game': gameMigration,
   '0002_user_change_order': userChangeOrderMigration,
   '0003_signup_grant': signupGrantMigration,
+  '0011_role_versions': roleVersionsMigration,
 };
