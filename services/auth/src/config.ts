@@ -12,6 +12,8 @@ export const configSchema = baseEnvSchema
     PORT: env.port(3001),
     JWT_PRIVATE_KEY: env.pem('PRIVATE'),
     GAME_URL: env.url(['http', 'https']).default('http://127.0.0.1:3002'),
+    /** The game's internal listener (its INTERNAL_PORT), where auth tells it of a role change. */
+    GAME_INTERNAL_URL: env.url(['http', 'https']).default('http://127.0.0.1:3012'),
     PAYMENTS_URL: env.url(['http', 'https']).default('http://127.0.0.1:3003'),
     /** How long the profile and delete-account calls wait for game and payments. */
     UPSTREAM_TIMEOUT_MS: env.int(800, 50, 30_000),

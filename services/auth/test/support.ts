@@ -113,6 +113,7 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
     // As an operator writes it in a one-line variable.
     JWT_PRIVATE_KEY: keys.privateKey.replace(/\n/g, '\\n'),
     GAME_URL: game.url,
+    GAME_INTERNAL_URL: game.url,
     PAYMENTS_URL: payments.url,
     UPSTREAM_TIMEOUT_MS: '400',
     BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,

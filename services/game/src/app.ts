@@ -17,7 +17,7 @@ import { startJournalFlusher, type JournalFlusher } from './journal/journal-flus
 import { gameMetrics, type GameMetrics } from './metrics.js';
 import { startStatePublisher, type StatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
-import { roleRoutes } from './users/role.routes.js';
+import { buildInternalApp } from './internal.js';
 import { winnersRoutes } from './winners/winners.routes.js';
 
 /** What the routes of this app share: the dependencies, the engine and the service's metrics. */
@@ -29,6 +29,8 @@ export interface GameContext {
 
 export interface GameApp extends FastifyInstance {
   game: GameContext & {
+    /** The internal listener (INTERNAL_PORT): the routes only auth calls. start() makes it listen. */
+    internal: FastifyInstance;
     /** Writes everything Redis holds for Postgres now (tests, shutdown). */
     flushJournal(timeoutMs?: number): Promise<void>;
     /** Publishes every queued outbox event now (tests). */
@@ -65,6 +67,8 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     onWinPersisted: () => background.outbox?.nudge(),
     onStateChanged: (state) => background.publisher?.changed(state),
   });
+  const ctx: GameContext = { deps, engine, metrics };
+  const internal = await buildInternalApp(ctx, { logger: options.logger });
   const notStarted = async () => {
     throw new Error('the game app is not started');
   };
@@ -72,12 +76,13 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     deps,
     engine,
     metrics,
+    internal,
     flushJournal: (timeoutMs?: number) => background.flusher?.drain(timeoutMs) ?? notStarted(),
     drainOutbox: (timeoutMs?: number) => background.outbox?.drain(timeoutMs) ?? notStarted(),
   });
-  const ctx: GameContext = { deps, engine, metrics };
-  for (const routes of [clickRoutes, stateRoutes, winnersRoutes, roleRoutes]) await app.register(routes, ctx);
+  for (const routes of [clickRoutes, stateRoutes, winnersRoutes]) await app.register(routes, ctx);
   app.addHook('onClose', async () => {
+    await internal.close();
     await (background.stop ?? (() => engine.close()))();
   });
   return app as GameApp;
@@ -104,6 +109,7 @@ export async function start(app: GameApp): Promise<void> {
     onPublished: () => metrics.statePublished.inc(),
   });
   Object.assign(background, { outbox, flusher, publisher });
+  await app.game.internal.listen({ port: config.INTERNAL_PORT, host: config.HOST });
   metrics.observeRound(() => engine.readState(), config.ROUND_TARGET);
   const consumers = startGameConsumers({
     db,

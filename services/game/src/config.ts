@@ -25,6 +25,11 @@ export function parseMilestones(text: string): MilestoneRule[] | string {
 export const configSchema = baseEnvSchema
   .extend({
     PORT: env.port(3002),
+    /**
+     * The routes only auth calls (the role change before updateRole answers) answer here, not on PORT:
+     * a port of their own, so the NetworkPolicy admits auth alone to them. 0 asks for a free port (tests).
+     */
+    INTERNAL_PORT: env.port(3012),
     ROUND_TARGET: env.int(1_000_000, 1, 1_000_000_000_000),
     MILESTONES: z
       .string()

@@ -24,7 +24,7 @@ describe('role changes told by auth directly', () => {
     roleVersion: number | string,
     token: string | null = adminToken,
   ) =>
-    h.app.inject({
+    h.app.game.internal.inject({
       method: 'PUT',
       url: internalUserRolePath(userId),
       headers: token ? { authorization: `Bearer ${token}` } : {},
@@ -80,7 +80,7 @@ describe('role changes told by auth directly', () => {
 
   it('takes no clock from its caller: a change dated far in the future is refused and pins nothing', async () => {
     const user = await h.registerUser();
-    const pinned = await h.app.inject({
+    const pinned = await h.app.game.internal.inject({
       method: 'PUT',
       url: internalUserRolePath(user.id),
       headers: { authorization: `Bearer ${adminToken}` },
@@ -94,6 +94,20 @@ describe('role changes told by auth directly', () => {
     );
     await new Promise((r) => setTimeout(r, 300));
     expect(await clickIsFree(user)).toBe(false);
+  });
+
+  it('answers on the internal listener only: the public port does not know the route', async () => {
+    const user = await h.registerUser();
+    const onPublic = await h.app.inject({
+      method: 'PUT',
+      url: internalUserRolePath(user.id),
+      headers: { authorization: `Bearer ${adminToken}` },
+      payload: { role: 'admin', roleVersion: 1 },
+    });
+    expect(onPublic.statusCode).toBe(404);
+    expect(await clickIsFree(user)).toBe(false);
+    const address = h.app.game.internal.server.address();
+    expect(typeof address === 'object' && address?.port).toBeGreaterThan(0);
   });
 
   it('waits briefly for a user whose sign-up event has not arrived yet, then applies the role', async () => {

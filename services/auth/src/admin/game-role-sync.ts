@@ -17,12 +17,15 @@ export async function tellGameTheRole(
   // The admin's own token: the game checks it like any other internal caller's.
   const headers = { ...forwardedHeaders(caller), 'content-type': 'application/json' };
   try {
-    const response = await deps.fetch(`${deps.config.GAME_URL}${internalUserRolePath(change.userId)}`, {
-      method: 'PUT',
-      headers,
-      body: JSON.stringify({ role: change.role, roleVersion: change.roleVersion }),
-      signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS),
-    });
+    const response = await deps.fetch(
+      `${deps.config.GAME_INTERNAL_URL}${internalUserRolePath(change.userId)}`,
+      {
+        method: 'PUT',
+        headers,
+        body: JSON.stringify({ role: change.role, roleVersion: change.roleVersion }),
+        signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS),
+      },
+    );
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
       return { confirmed: false, reason: `status ${response.status}` };
