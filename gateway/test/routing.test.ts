@@ -409,4 +409,27 @@ describe('gateway rate limit', () => {
     // The web app and the gateway's health are not counted against the budget.
     expect((await rawRequest(gateways[1]!.internalUrl, '/healthz')).status).toBe(200);
   });
+
+  it('counts an IPv6 /64 as one address, an IPv4 address as itself', async () => {
+    await resetRedis();
+    const gateway = await startGateway({
+      AUTH_URL: upstream.url,
+      GAME_URL: upstream.url,
+      PAYMENTS_URL: upstream.url,
+      REDIS_URL: testInfra().redisUrl,
+      RATE_LIMIT_PER_IP: '4',
+      TRUST_PROXY: '127.0.0.1',
+    });
+    gateways.push(gateway);
+    const from = (address: string) =>
+      rawRequest(gateway.url, '/api/game/state', { headers: { 'x-forwarded-for': address } });
+    // Four addresses of one /64 take its budget; a fifth of the same /64 is refused.
+    const statuses: number[] = [];
+    for (let i = 1; i <= 5; i += 1) statuses.push((await from(`2001:db8:5:6::${i.toString(16)}`)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+    // The next /64 and a neighbouring IPv4 address each have their own.
+    expect((await from('2001:db8:5:7::1')).status).toBe(200);
+    for (let i = 0; i < 4; i += 1) expect((await from('198.51.100.1')).status).toBe(200);
+    expect((await from('198.51.100.2')).status).toBe(200);
+  });
 });

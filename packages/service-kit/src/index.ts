@@ -16,3 +16,4 @@ export * from './deps.js';
 export * from './run.js';
 export * from './tracing.js';
 export * from './admission.js';
+export * from './address-budget.js';

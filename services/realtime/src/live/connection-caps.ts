@@ -2,6 +2,7 @@
 // X-Forwarded-For only when the peer is a trusted proxy) and the person (a user's id, or else the address).
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
+import { addressBudgetKey } from '@omc/service-kit';
 
 /** The names TRUST_PROXY accepts, as the gateway's (proxy-addr's) ranges. */
 export const NAMED_RANGES: Record<string, string[]> = {
@@ -29,10 +30,15 @@ export function trustedPeer(list: string[]): (address: string) => boolean {
 const normalise = (address: string) => (address.startsWith('::ffff:') ? address.slice(7) : address);
 
 /**
- * The client's address: the peer's own, or, when the peer is a trusted proxy, the nearest address that
- * proxy saw (the last X-Forwarded-For entry; the gateway sends exactly one).
+ * The client's address as caps and head counts key it: the peer's own, or, when the peer is a trusted
+ * proxy, the nearest address that proxy saw (the last X-Forwarded-For entry; the gateway sends exactly
+ * one); an IPv6 address by its /64 (service-kit's addressBudgetKey, as every per-address budget).
  */
 export function clientAddress(request: IncomingMessage, trusted: (address: string) => boolean): string {
+  return addressBudgetKey(forwardedAddress(request, trusted));
+}
+
+function forwardedAddress(request: IncomingMessage, trusted: (address: string) => boolean): string {
   const peer = normalise(request.socket.remoteAddress ?? 'unknown');
   if (!trusted(peer)) return peer;
   const header = request.headers['x-forwarded-for'];
