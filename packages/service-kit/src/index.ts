@@ -17,3 +17,4 @@ export * from './run.js';
 export * from './tracing.js';
 export * from './admission.js';
 export * from './address-budget.js';
+export * from './trust-proxy.js';

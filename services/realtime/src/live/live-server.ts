@@ -11,9 +11,10 @@ import {
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { FastifyInstance } from 'fastify';
 import { Server, type Socket } from 'socket.io';
+import { compileTrust } from '@omc/service-kit';
 import type { Deps } from '../deps.js';
 import { startUserCount } from '../presence/user-count.js';
-import { clientAddress, Tally, trustedPeer } from './connection-caps.js';
+import { clientAddress, Tally } from './connection-caps.js';
 import { LatestState, stateView } from './game-state.js';
 import { createViewerResolver, HandshakeRefused, type Viewer } from './socket-auth.js';
 import { writeEventsToRoom, type RoomEvent } from './room-writer.js';
@@ -39,7 +40,7 @@ export interface Live {
 export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live> {
   const { config, log, metrics, clock } = deps;
   const resolveViewer = await createViewerResolver(config.JWT_PUBLIC_KEY);
-  const trusted = trustedPeer(config.TRUST_PROXY);
+  const trusted = compileTrust(config.TRUST_PROXY);
   const cap = config.WS_MAX_PER_IP;
   /** Engine connections per address, whether or not they finished the Socket.IO handshake. */
   const engineConnections = new Tally();
