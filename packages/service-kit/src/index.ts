@@ -18,3 +18,4 @@ export * from './tracing.js';
 export * from './admission.js';
 export * from './address-budget.js';
 export * from './trust-proxy.js';
+export * from './address-leases.js';

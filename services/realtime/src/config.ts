@@ -7,8 +7,10 @@ export const configSchema = baseEnvSchema.omit({ DATABASE_URL: true }).extend({
   PORT: env.port(3004),
   /** State broadcasts per second; fan-out cost follows this, not the click rate. */
   BROADCAST_HZ: env.int(10, 1, 60),
-  /** Websocket connections one client address may hold on this instance; 0 turns the cap off (load tests). */
+  /** Websocket connections one client address may hold across every instance (leases in Redis); 0 turns the cap off (load tests). */
   WS_MAX_PER_IP: env.int(50, 0),
+  /** How long a socket's slot under WS_MAX_PER_IP outlives its instance (a crash): leases in Redis. */
+  WS_LEASE_MS: env.int(30_000, 300, 600_000),
   /** Only these peers (the gateway, the ingress) are believed about the client's address in X-Forwarded-For. */
   TRUST_PROXY: trustProxySetting('loopback'),
   /** The connected-user count is sent again this often, for a listener attached after connecting. */
