@@ -1,6 +1,6 @@
 import { errorBody } from '@omc/contracts';
 import rateLimit from '@fastify/rate-limit';
-import { createServer, observeRequests } from '@omc/service-kit';
+import { addressBudgetKey, compileTrust, createServer, observeRequests } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
 import { buildInternalApp } from './internal.js';
@@ -26,7 +26,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     log: deps.log,
     logger: options.logger,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    trustProxy: config.TRUST_PROXY,
+    trustProxy: compileTrust(config.TRUST_PROXY),
     // The public edge: a trace starts here, whatever trace context a client sends.
     traceIncoming: false,
   });
@@ -66,7 +66,8 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
         nameSpace: 'omc:gateway:rate:',
         // Redis away: serve rather than refuse everyone.
         skipOnError: true,
-        keyGenerator: (request) => request.ip,
+        // One budget per IPv4 address, per IPv6 /64.
+        keyGenerator: (request) => addressBudgetKey(request.ip),
         errorResponseBuilder: (_request, context) => ({
           statusCode: 429,
           code: 'RATE_LIMITED',

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { env, parseConfig, tracingEnvSchema } from '@omc/service-kit';
+import { env, parseConfig, tracingEnvSchema, trustProxySetting } from '@omc/service-kit';
 import { z } from 'zod';
 
 const httpUrl = env.url(['http', 'https']);
@@ -17,26 +17,6 @@ const urlList = z
     (urls) => urls.every((u) => httpUrl.safeParse(u).success),
     'must be http(s) URLs separated by commas',
   );
-
-/** Whom to believe about the caller's address: false, true (any proxy), or proxy addresses/CIDRs separated by commas. */
-const trustProxy = z
-  .string()
-  .default('false')
-  .transform((value, ctx): boolean | string[] => {
-    const v = value.trim();
-    if (['false', '0', 'no', ''].includes(v)) return false;
-    if (['true', 'yes'].includes(v)) return true;
-    const list = v
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    if (
-      list.every((s) => /^[0-9a-fA-F.:/]+$/.test(s) || ['loopback', 'linklocal', 'uniquelocal'].includes(s))
-    )
-      return list;
-    ctx.addIssue({ code: 'custom', message: 'must be true, false, or addresses/CIDRs separated by commas' });
-    return z.NEVER;
-  });
 
 export const configSchema = z
   .object({
@@ -72,8 +52,8 @@ export const configSchema = z
       .string()
       .min(1)
       .default(fileURLToPath(new URL('../../web/dist', import.meta.url))),
-    /** Whom to believe about the caller's address in X-Forwarded-For: false, true, or addresses/CIDRs separated by commas. */
-    TRUST_PROXY: trustProxy,
+    /** The proxies in front (the ingress), exactly: addresses/CIDRs, loopback, or a hop count (service-kit). */
+    TRUST_PROXY: trustProxySetting(),
     /** Websocket connections one client address may hold through this gateway; 0 turns the cap off (load tests). */
     WS_MAX_PER_IP: env.int(50, 0),
     /** Largest request body accepted; a larger one gets 413. */

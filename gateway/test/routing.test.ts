@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ROUTE_PREFIXES, ROUTES } from '@omc/contracts';
 import { freePort } from '@omc/infra';
-import { resetRedis, testInfra } from '@omc/testkit';
+import { resetRedis, samplePath, testInfra } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import {
@@ -61,7 +61,8 @@ describe('gateway routing and edge', () => {
 
   it('routes every public route to the service that owns it, path and query unchanged', async () => {
     for (const route of ROUTES) {
-      const response = await rawRequest(gateway.url, `${route.path}?probe=1`, {
+      const path = samplePath(route.path);
+      const response = await rawRequest(gateway.url, `${path}?probe=1`, {
         method: route.method,
         ...(route.method === 'GET' || route.method === 'DELETE'
           ? {}
@@ -71,7 +72,7 @@ describe('gateway routing and edge', () => {
       const body = response.json();
       if (route.path === '/api/user/login') continue; // answered by its own stand-in route
       expect(body.service, `${route.method} ${route.path}`).toBe(route.service);
-      expect(body.url).toBe(`${route.path}?probe=1`);
+      expect(body.url).toBe(`${path}?probe=1`);
       if (route.method === 'POST' || route.method === 'PUT') expect(body.body).toEqual({ a: 1 });
     }
   });
@@ -450,5 +451,28 @@ describe('gateway rate limit', () => {
     expect(readyz.json()).toMatchObject({ status: 'ready', checks: { public: 'ok' } });
     expect(readyz.json().checks.redis).toMatch(/^down/);
     expect((await rawRequest(gateway.url, '/api/game/state')).status).toBe(200);
+  });
+
+  it('counts an IPv6 /64 as one address, an IPv4 address as itself', async () => {
+    await resetRedis();
+    const gateway = await startGateway({
+      AUTH_URL: upstream.url,
+      GAME_URL: upstream.url,
+      PAYMENTS_URL: upstream.url,
+      REDIS_URL: testInfra().redisUrl,
+      RATE_LIMIT_PER_IP: '4',
+      TRUST_PROXY: '127.0.0.1',
+    });
+    gateways.push(gateway);
+    const from = (address: string) =>
+      rawRequest(gateway.url, '/api/game/state', { headers: { 'x-forwarded-for': address } });
+    // Four addresses of one /64 take its budget; a fifth of the same /64 is refused.
+    const statuses: number[] = [];
+    for (let i = 1; i <= 5; i += 1) statuses.push((await from(`2001:db8:5:6::${i.toString(16)}`)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+    // The next /64 and a neighbouring IPv4 address each have their own.
+    expect((await from('2001:db8:5:7::1')).status).toBe(200);
+    for (let i = 0; i < 4; i += 1) expect((await from('198.51.100.1')).status).toBe(200);
+    expect((await from('198.51.100.2')).status).toBe(200);
   });
 });

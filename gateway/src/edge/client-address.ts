@@ -1,19 +1,4 @@
 // The caller's address as the gateway trusts it (TRUST_PROXY), for rate limits and X-Forwarded-For, also
-// for websocket upgrades that never reach Fastify's routing.
-import type { IncomingMessage } from 'node:http';
-import proxyAddr from '@fastify/proxy-addr';
-
-export type TrustProxy = boolean | string[];
-
-export function trustFunction(trust: TrustProxy): (address: string, hop: number) => boolean {
-  if (trust === true) return () => true;
-  if (trust === false) return () => false;
-  return proxyAddr.compile(trust);
-}
-
-export function clientAddress(
-  request: IncomingMessage,
-  trust: (address: string, hop: number) => boolean,
-): string {
-  return proxyAddr(request, trust);
-}
+// for websocket upgrades that never reach Fastify's routing: service-kit's one implementation, which
+// realtime uses too.
+export { clientAddress, compileTrust as trustFunction, type TrustProxy } from '@omc/service-kit';

@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorBody, SOCKET_PATH } from '@omc/contracts';
-import type { Metrics } from '@omc/service-kit';
+import { addressBudgetKey, type Metrics } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { clientAddress, trustFunction, type TrustProxy } from '../edge/client-address.js';
 import { pathProblem, requestPath } from '../edge/path-guard.js';
@@ -116,7 +116,9 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
 
     // Counted before dialling, in the same turn as the check, so a burst of upgrades cannot pass it together.
     const address = clientAddress(request, trust);
-    const held = perAddress.get(address) ?? 0;
+    // The cap's key: the address, or its /64 for IPv6. The tunnel still forwards the address itself.
+    const budget = addressBudgetKey(address);
+    const held = perAddress.get(budget) ?? 0;
     if (options.maxPerAddress > 0 && held >= options.maxPerAddress) {
       upgrades.inc({ outcome: 'too_many' });
       return refuse(
@@ -127,12 +129,12 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
         requestId,
       );
     }
-    perAddress.set(address, held + 1);
+    perAddress.set(budget, held + 1);
     let released = false;
     const releaseOnce = () => {
       if (released) return;
       released = true;
-      release(address);
+      release(budget);
     };
 
     let upstream: Socket | undefined;

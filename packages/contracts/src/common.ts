@@ -3,6 +3,8 @@ import { z } from 'zod';
 export const ROLES = ['standard', 'superuser', 'admin'] as const;
 export const Role = z.enum(ROLES);
 export type Role = z.infer<typeof Role>;
+/** A role change's place in auth's own sequence of role changes: higher is newer. */
+export const RoleVersion = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 /** Roles that click without spending. */
 export const PRIVILEGED_ROLES: readonly Role[] = ['admin', 'superuser'];

@@ -1,7 +1,7 @@
 // Every NATS subject with its versioned payload. Durable events travel on JetStream with the envelope's
 // id as Nats-Msg-Id (deduplicated) and are consumed idempotently by that id.
 import { z } from 'zod';
-import { Cents, Language, Role, UserId } from './common.js';
+import { Cents, Language, Role, RoleVersion, UserId } from './common.js';
 import { PackId } from './packs.js';
 
 export const SUBJECTS = {
@@ -50,7 +50,16 @@ export const UserRegisteredV1 = z.object({
 });
 export const UserRenamedV1 = z.object({ userId: UserId, username: z.string() });
 export const UserEmailChangedV1 = z.object({ userId: UserId, email: z.string() });
-export const UserRoleChangedV1 = z.object({ userId: UserId, role: Role, previousRole: Role });
+/**
+ * `roleVersion` is auth's own order of role changes (a Postgres sequence): a consumer applies a change
+ * only when its version is higher than the one it holds. Optional for events published before it existed.
+ */
+export const UserRoleChangedV1 = z.object({
+  userId: UserId,
+  role: Role,
+  previousRole: Role,
+  roleVersion: RoleVersion.optional(),
+});
 export const UserDeletedV1 = z.object({ userId: UserId });
 /**
  * The raw token travels only to the mail sender (auth itself); it is single-use and expires at

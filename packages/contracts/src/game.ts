@@ -1,6 +1,6 @@
 // HTTP bodies of services/game (DESIGN sections 1 and 4).
 import { z } from 'zod';
-import { Euros, Role } from './common.js';
+import { Euros, Role, RoleVersion } from './common.js';
 import { PackView } from './packs.js';
 
 /**
@@ -76,16 +76,13 @@ export const WinnersResponse = z.object({
 export type WinnersResponse = z.infer<typeof WinnersResponse>;
 
 /**
- * Auth tells the game of a role change before updateRole answers (read-your-writes). `changedAt` is the
- * change's time, the same as its `auth.user.role_changed.v1` event's `occurredAt`: the game applies a
- * change only when newer than the one it holds, so the event that follows is a no-op and an older one
- * never wins.
+ * Auth tells the game of a role change before updateRole answers (read-your-writes). `roleVersion` is the
+ * change's place in auth's own sequence, the same as its `auth.user.role_changed.v1` event's: the game
+ * applies a change only when its version is higher than the one it holds, so the event that follows is a
+ * no-op and an older one never wins. No clock travels: a caller's date (`changedAt`) is refused.
  */
 export const internalUserRolePath = (userId: string) => `/internal/users/${encodeURIComponent(userId)}/role`;
-export const InternalRoleChange = z.object({
-  role: Role,
-  changedAt: z.iso.datetime({ offset: true }),
-});
+export const InternalRoleChange = z.strictObject({ role: Role, roleVersion: RoleVersion });
 export type InternalRoleChange = z.infer<typeof InternalRoleChange>;
 /** The role the game holds for the user after the call (the newer of the two changes). */
 export const InternalRoleApplied = z.object({ role: Role });

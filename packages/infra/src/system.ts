@@ -31,6 +31,8 @@ export interface Deployable {
   defaultPort: number;
   /** Where /healthz, /readyz and /metrics answer when not on `defaultPort` (the gateway's internal listener). */
   internalPort?: number;
+  /** Where the routes only other services call answer (its INTERNAL_PORT): the game's, for auth alone. */
+  callsPort?: number;
   /** Its own database, for the services that own tables. */
   database?: string;
 }
@@ -38,7 +40,7 @@ export interface Deployable {
 export const DEPLOYABLES: readonly Deployable[] = [
   { name: 'emulators', dir: 'packages/emulators', defaultPort: 3100 },
   { name: 'auth', dir: 'services/auth', defaultPort: 3001, database: 'omc_auth' },
-  { name: 'game', dir: 'services/game', defaultPort: 3002, database: 'omc_game' },
+  { name: 'game', dir: 'services/game', defaultPort: 3002, callsPort: 3012, database: 'omc_game' },
   { name: 'payments', dir: 'services/payments', defaultPort: 3003, database: 'omc_payments' },
   { name: 'realtime', dir: 'services/realtime', defaultPort: 3004 },
   { name: 'gateway', dir: 'gateway', defaultPort: 8080, internalPort: 9080 },
@@ -219,6 +221,9 @@ export async function startSystem(given: SystemOptions): Promise<System> {
       );
       if (d.internalPort)
         ports.set(`${name}:internal`, options.ports === 'default' ? d.internalPort : await freePort());
+      // The game's listener for auth's calls (its INTERNAL_PORT).
+      if (d.callsPort)
+        ports.set(`${name}:calls`, options.ports === 'default' ? d.callsPort : await freePort());
     }
   }
   const instanceUrl = (name: string) => `http://127.0.0.1:${ports.get(name)}`;
@@ -248,6 +253,7 @@ export async function startSystem(given: SystemOptions): Promise<System> {
     JWT_PUBLIC_KEY: keys.publicKey,
     AUTH_URL: url('auth'),
     GAME_URL: url('game'),
+    ...(ports.has('game:calls') ? { GAME_INTERNAL_URL: url('game:calls') } : {}),
     PAYMENTS_URL: url('payments'),
     REALTIME_URLS: realtimeUrls.join(','),
     BRAINTREE_EMULATOR_URL: url('emulators'),
@@ -365,6 +371,7 @@ export async function startSystem(given: SystemOptions): Promise<System> {
                   GATEWAY_INTERNAL_PORT: String(ports.get(`${name}:internal`)),
                 }
               : {}),
+            ...(d.callsPort ? { INTERNAL_PORT: String(ports.get(`${name}:calls`)) } : {}),
             INSTANCE_NAME: name,
           };
           starting.push(spawnProcess(name, d, env));

@@ -20,3 +20,6 @@ export * from './admission.js';
 export * from './retention.js';
 export * from './retry.js';
 export * from './outage.js';
+export * from './address-budget.js';
+export * from './trust-proxy.js';
+export * from './address-leases.js';

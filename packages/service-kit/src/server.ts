@@ -21,7 +21,7 @@ export interface ServerOptions {
   log?: Logger;
   /** Pino destination or a disabled logger in tests. */
   logger?: FastifyServerOptions['logger'];
-  trustProxy?: boolean | string | string[];
+  trustProxy?: boolean | string | string[] | ((address: string, hop: number) => boolean);
   /** Believe X-Forwarded-For from this many nearest peers (the gateway), no further (instead of trustProxy). */
   trustProxyHops?: number;
   /** Continue the caller's trace (`traceparent`); false at the public edge, where a trace starts. */

@@ -114,3 +114,4 @@ export async function eventually<T>(
 }
 export * from './mail-sink.js';
 export * from './migrations.js';
+export { routeSpellings, samplePath } from './route-spellings.js';

@@ -16,6 +16,8 @@ export const configSchema = baseEnvSchema
     JWT_PRIVATE_KEY: env.pem('PRIVATE'),
     /** The game, asked for the profile's click balance and told of account deletions. */
     GAME_URL: env.url(['http', 'https']).default('http://127.0.0.1:3002'),
+    /** The game's internal listener (its INTERNAL_PORT), where auth tells it of a role change. */
+    GAME_INTERNAL_URL: env.url(['http', 'https']).default('http://127.0.0.1:3012'),
     /** Payments, asked for the profile's winnings and payout email. */
     PAYMENTS_URL: env.url(['http', 'https']).default('http://127.0.0.1:3003'),
     /** How long the profile and delete-account calls wait for game and payments. */

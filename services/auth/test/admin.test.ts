@@ -121,7 +121,7 @@ describe('roles and admin routes', () => {
       expect((await listUsers(user.token)).statusCode).toBe(403);
     });
 
-    it("tells the game before answering, with the role event's time as the change's version", async () => {
+    it("tells the game before answering, with auth's own sequence as the change's version, and no clock", async () => {
       const user = await register(h.app);
       const before = h.game.roleCalls.length;
       const response = await updateRole(adminToken, user.email, 'superuser');
@@ -129,21 +129,25 @@ describe('roles and admin routes', () => {
       expect(h.game.roleCalls.slice(before)).toEqual([
         {
           userId: user.id,
-          body: { role: 'superuser', changedAt: expect.any(String) },
+          body: { role: 'superuser', roleVersion: expect.any(Number) },
           authorization: `Bearer ${adminToken}`,
         },
       ]);
-      const { changedAt } = h.game.roleCalls.at(-1)!.body;
+      const { roleVersion } = h.game.roleCalls.at(-1)!.body;
       await eventually(() =>
         h.events
           .of(SUBJECTS.userRoleChanged)
           .some(
-            (e) => e.data.userId === user.id && e.occurredAt === changedAt && e.data.role === 'superuser',
+            (e) =>
+              e.data.userId === user.id && e.data.roleVersion === roleVersion && e.data.role === 'superuser',
           ),
       );
+      // The next change, to anyone, has a higher version.
+      await updateRole(adminToken, user.email, 'standard');
+      expect(h.game.roleCalls.at(-1)!.body.roleVersion).toBeGreaterThan(roleVersion);
       // Nothing changed, nothing told.
-      await updateRole(adminToken, user.email, 'superuser');
-      expect(h.game.roleCalls.length).toBe(before + 1);
+      await updateRole(adminToken, user.email, 'standard');
+      expect(h.game.roleCalls.length).toBe(before + 2);
     });
 
     it('answers 202 when the game does not confirm in time: the role is changed and its event still goes out', async () => {

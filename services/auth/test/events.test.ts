@@ -94,7 +94,10 @@ describe('events', () => {
       [SUBJECTS.userRegistered, registered!.data],
       [SUBJECTS.userRenamed, { userId: user.id, username: `${user.username}_r` }],
       [SUBJECTS.userEmailChanged, { userId: user.id, email: `r_${user.email}` }],
-      [SUBJECTS.userRoleChanged, { userId: user.id, role: 'superuser', previousRole: 'standard' }],
+      [
+        SUBJECTS.userRoleChanged,
+        { userId: user.id, role: 'superuser', previousRole: 'standard', roleVersion: expect.any(Number) },
+      ],
       [SUBJECTS.userDeleted, { userId: user.id }],
     ]);
     expect(new Set(mine.map((e) => e.id)).size).toBe(mine.length);

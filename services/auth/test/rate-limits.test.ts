@@ -202,4 +202,19 @@ describe('rate limits: concurrency cannot widen a limit: each attempt is counted
     );
     expect(statuses.filter((s) => s === 201).length).toBe(3);
   });
+
+  it('counts an IPv6 /64 as one address: its addresses share the registrations budget', async () => {
+    const prefix = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:1`;
+    const statuses: number[] = [];
+    for (let i = 1; i <= 4; i += 1) {
+      const answer = await h.app.inject({
+        method: 'POST',
+        url: '/api/user/register',
+        payload: newUser(),
+        headers: { 'x-forwarded-for': `${prefix}::${i.toString(16)}` },
+      });
+      statuses.push(answer.statusCode);
+    }
+    expect(statuses).toEqual([201, 201, 201, 429]);
+  });
 });

@@ -30,7 +30,7 @@ export interface StandIn {
   fallback: unknown;
   seen: { authorization?: string; requestId?: string }[];
   /** Role changes told directly (PUT /internal/users/:userId/role), answered as `mode` says. */
-  roleCalls: { userId: string; body: { role: string; changedAt: string }; authorization?: string }[];
+  roleCalls: { userId: string; body: { role: string; roleVersion: number }; authorization?: string }[];
   close(): Promise<void>;
 }
 
@@ -55,7 +55,7 @@ export async function startStandIn(path: string, fallback: unknown): Promise<Sta
     roleCalls: [],
     close: () => server.close(),
   };
-  server.put<{ Params: { userId: string }; Body: { role: string; changedAt: string } }>(
+  server.put<{ Params: { userId: string }; Body: { role: string; roleVersion: number } }>(
     '/internal/users/:userId/role',
     async (request, reply) => {
       standIn.roleCalls.push({
@@ -113,6 +113,7 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
     // As an operator writes it in a one-line variable.
     JWT_PRIVATE_KEY: keys.privateKey.replace(/\n/g, '\\n'),
     GAME_URL: game.url,
+    GAME_INTERNAL_URL: game.url,
     PAYMENTS_URL: payments.url,
     UPSTREAM_TIMEOUT_MS: '400',
     BOOTSTRAP_ADMIN_USERNAME: ADMIN.username,

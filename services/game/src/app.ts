@@ -22,12 +22,14 @@ import { gameMetrics } from './metrics.js';
 import { prunePurchaseMarks } from './engine/purchases.js';
 import { startStatePublisher, type StatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
-import { roleRoutes } from './users/role.routes.js';
 import { internalWinsRoutes } from './winners/internal-wins.routes.js';
+import { buildInternalApp } from './internal.js';
 import { winnersRoutes } from './winners/winners.routes.js';
 
 export interface GameApp extends FastifyInstance {
   game: GameContext & {
+    /** The internal listener (INTERNAL_PORT): the routes only auth calls. start() makes it listen. */
+    internal: FastifyInstance;
     /** Writes everything Redis holds for Postgres now (tests, shutdown). */
     flushJournal(timeoutMs?: number): Promise<void>;
     /** Publishes every queued outbox event now (tests). */
@@ -71,6 +73,8 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     onRebuilt: (cause) => metrics.stateRebuilds.inc({ cause }),
     onStateChanged: (state) => background.publisher?.changed(state),
   });
+  const ctx: GameContext = { deps, engine, metrics };
+  const internal = await buildInternalApp(ctx, { logger: options.logger });
   const notStarted = async () => {
     throw new Error('the game app is not started');
   };
@@ -78,6 +82,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     deps,
     engine,
     metrics,
+    internal,
     flushJournal: (timeoutMs?: number) => background.flusher?.drain(timeoutMs) ?? notStarted(),
     drainOutbox: (timeoutMs?: number) => background.outbox?.drain(timeoutMs) ?? notStarted(),
     reconcilePurchases: async () => {
@@ -96,10 +101,10 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       return repaired;
     },
   });
-  const ctx: GameContext = { deps, engine, metrics };
-  for (const routes of [clickRoutes, stateRoutes, winnersRoutes, internalWinsRoutes, roleRoutes])
+  for (const routes of [clickRoutes, stateRoutes, winnersRoutes, internalWinsRoutes])
     await app.register(routes, ctx);
   app.addHook('onClose', async () => {
+    await internal.close();
     await (background.stop ?? (() => engine.close()))();
   });
   return app as GameApp;
@@ -140,6 +145,7 @@ export async function start(app: GameApp): Promise<void> {
     onPublished: () => metrics.statePublished.inc(),
   });
   Object.assign(background, { outbox, flusher, publisher });
+  await app.game.internal.listen({ port: config.INTERNAL_PORT, host: config.HOST });
   metrics.observeRound(() => engine.readState(), config.ROUND_TARGET);
   const consumers = startGameConsumers({
     db,

@@ -27,6 +27,11 @@ export const configSchema = baseEnvSchema
     ...retentionEnvSchema.shape,
     /** The game's HTTP port. */
     PORT: env.port(3002),
+    /**
+     * The routes only auth calls (the role change before updateRole answers) answer here, not on PORT:
+     * a port of their own, so the NetworkPolicy admits auth alone to them. 0 asks for a free port (tests).
+     */
+    INTERNAL_PORT: env.port(3012),
     /** Clicks that end a round; the click reaching it wins the pot. */
     ROUND_TARGET: env.int(1_000_000, 1, 1_000_000_000_000),
     /** click:reward pairs: the Nth click of a round earns that many free clicks. */

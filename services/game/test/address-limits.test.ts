@@ -45,4 +45,17 @@ describe('clicks per address', () => {
     );
     expect(responses.filter((r) => r.statusCode === 200).length).toBeLessThanOrEqual(36);
   });
+
+  it('counts an IPv6 /64 as one address: a farm spread over its addresses shares one budget', async () => {
+    const farm = await h.registerUsers(5, 'superuser', 'six');
+    let n = 0;
+    const responses = await Promise.all(
+      farm.flatMap((user) =>
+        Array.from({ length: 15 }, () => clickFrom(user, `2001:db8:77:1::${(++n).toString(16)}`)),
+      ),
+    );
+    expect(responses.filter((r) => r.statusCode === 200).length).toBeLessThanOrEqual(36);
+    const nextPrefix = await h.registerUser('standard', 'six-next');
+    expect((await clickFrom(nextPrefix, '2001:db8:77:2::1')).statusCode).toBe(200);
+  });
 });

@@ -32,6 +32,7 @@ describe('game service health', () => {
     const config = loadConfig({
       ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey }),
       REDIS_URL: redis.url,
+      INTERNAL_PORT: '0',
     });
     deps = await createDeps(config);
     app = await buildApp(deps, { logger: false });

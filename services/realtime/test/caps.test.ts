@@ -6,8 +6,10 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SOCKET_CLIENT_OPTIONS, type ServerToClientEvents } from '@omc/contracts';
 import { startNats, startRedis, type ServerHandle } from '@omc/infra';
+import { AddressLeases } from '@omc/service-kit';
 import { eventually, generateTokenKeys, signAccessToken, workspaceRoot } from '@omc/testkit';
 import { io as connectSocket, type Socket } from 'socket.io-client';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   record,
@@ -83,6 +85,55 @@ describe('connection caps and the head count', () => {
     held[0]!.close();
     const fifth = open(capped.url);
     await eventually(() => fifth.socket.connected, 'a socket once one left');
+  });
+
+  it('holds the cap across instances: slots are leases in Redis, given back when a socket leaves', async () => {
+    const second = await startInstance('capped-2', {
+      REDIS_URL: redis.url,
+      NATS_URL: nats.url,
+      JWT_PUBLIC_KEY: keys.publicKey,
+      WS_MAX_PER_IP: '3',
+    });
+    try {
+      const here = [openFrom(capped.url, '192.0.2.44'), openFrom(capped.url, '192.0.2.44')];
+      const there = openFrom(second.url, '192.0.2.44');
+      await eventually(() => [...here, there].every((s) => s.connected), 'three sockets on two instances');
+      const errors: string[] = [];
+      const fourth = openFrom(second.url, '192.0.2.44');
+      fourth.on('connect_error', (error) => errors.push(error.message));
+      await eventually(() => errors.length > 0, 'the fourth, on the other instance, to be refused');
+      expect(errors[0]).toBe('Too many connections from your address (at most 3)');
+      // The same /64 is the same address; another address is not.
+      const errorsV6: string[] = [];
+      const v6 = [1, 2, 3, 4].map((i) => openFrom(i % 2 ? capped.url : second.url, `2001:db8:44::${i}`));
+      v6[3]!.on('connect_error', (error) => errorsV6.push(error.message));
+      await eventually(() => v6.slice(0, 3).every((s) => s.connected) && errorsV6.length > 0, 'a /64 capped');
+      here[0]!.close();
+      const fifth = openFrom(second.url, '192.0.2.44');
+      await eventually(() => fifth.connected, 'a socket on the other instance once one left');
+    } finally {
+      for (const s of sockets.splice(0)) s.close();
+      await second.stop();
+    }
+  });
+
+  it("gives a dead instance's slots back: its leases lapse when it stops renewing them", async () => {
+    const dying = new Redis(redis.url);
+    const living = new Redis(redis.url);
+    const crashed = new AddressLeases(dying, 2, 400);
+    const survivor = new AddressLeases(living, 2, 400);
+    try {
+      expect(await crashed.acquire('192.0.2.99', 'dead:1')).toBe(true);
+      expect(await crashed.acquire('192.0.2.99', 'dead:2')).toBe(true);
+      expect(await survivor.acquire('192.0.2.99', 'live:1')).toBe(false);
+      // The instance dies: nothing renews or releases its leases.
+      dying.disconnect();
+      await eventually(() => survivor.acquire('192.0.2.99', 'live:1'), 'a slot once the dead leases lapse');
+    } finally {
+      await survivor.close();
+      await crashed.close();
+      living.disconnect();
+    }
   });
 
   it('counts people: many sockets from one address are one, each signed-in user is one', async () => {

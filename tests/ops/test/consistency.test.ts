@@ -64,8 +64,13 @@ describe.each(DEPLOYABLES.map((d) => [d.name, d] as const))('%s', (name, d) => {
     expect(String(compose.environment!.PORT)).toBe(String(d.defaultPort));
     const container = k8sContainer(name);
     expect(container.ports.map((p) => p.containerPort)).toEqual(
-      d.internalPort ? [d.defaultPort, d.internalPort] : [d.defaultPort],
+      [d.defaultPort, d.internalPort, d.callsPort].filter((p) => p !== undefined),
     );
+    // The game's listener for auth's calls.
+    if (d.callsPort) {
+      expect(String(compose.environment!.INTERNAL_PORT)).toBe(String(d.callsPort));
+      expect(container.env!.find((e) => e.name === 'INTERNAL_PORT')!.value).toBe(String(d.callsPort));
+    }
     expect(container.env!.find((e) => e.name === 'PORT')!.value).toBe(String(d.defaultPort));
     // The gateway's internal listener (health, readiness, metrics) too.
     if (d.internalPort) {

@@ -185,7 +185,10 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
       expect(container!.ports).toEqual([
         { name: 'http', containerPort: d.defaultPort, protocol: 'TCP' },
         ...(d.internalPort ? [{ name: 'internal', containerPort: d.internalPort, protocol: 'TCP' }] : []),
+        ...(d.callsPort ? [{ name: 'internal', containerPort: d.callsPort, protocol: 'TCP' }] : []),
       ]);
+      if (d.callsPort)
+        expect(container!.env!.find((e) => e.name === 'INTERNAL_PORT')?.value).toBe(String(d.callsPort));
       if (d.internalPort)
         expect(container!.env!.find((e) => e.name === 'GATEWAY_INTERNAL_PORT')?.value).toBe(
           String(d.internalPort),
@@ -205,6 +208,9 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
       const service = find(objects(), 'Service', d.name);
       expect((service.spec as { ports: { port: number; targetPort: string }[] }).ports).toEqual([
         { name: 'http', port: d.defaultPort, targetPort: 'http', protocol: 'TCP' },
+        ...(d.callsPort
+          ? [{ name: 'internal', port: d.callsPort, targetPort: 'internal', protocol: 'TCP' }]
+          : []),
       ]);
       expect((service.spec as { selector: Record<string, string> }).selector).toEqual({
         'app.kubernetes.io/name': d.name,
@@ -404,6 +410,38 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
       }
       expect(allowed(policies, nsLabels, elsewhere, pod(name), port), `default -> ${name}`).toBe(false);
     }
+  });
+
+  it("admits auth alone on the port of the game's internal role route", () => {
+    const policies = objects().filter((o) => o.kind === 'NetworkPolicy');
+    const nsLabels = { 'kubernetes.io/metadata.name': namespace };
+    const pod = (name: string): Endpoint => ({
+      labels: templateLabels(find(objects(), 'Deployment', name)),
+      namespaceLabels: nsLabels,
+    });
+    const [container] = podOf(find(objects(), 'Deployment', 'game')).containers;
+    const rolePort = Number(container!.env!.find((e) => e.name === 'INTERNAL_PORT')?.value);
+    expect(rolePort, 'the game sets INTERNAL_PORT').toBeGreaterThan(0);
+    expect(container!.ports!.map((p) => p.containerPort)).toContain(rolePort);
+    const outside = ['monitoring', 'ingress-nginx', 'default'].map((ns): Endpoint => ({
+      labels: {},
+      namespaceLabels: { 'kubernetes.io/metadata.name': ns },
+    }));
+    const callers = deployablesIn(overlay)
+      .map((d) => d.name)
+      .filter((n) => n !== 'game');
+    for (const caller of callers)
+      expect(
+        allowed(policies, nsLabels, pod(caller), pod('game'), rolePort),
+        `${caller} -> game:${rolePort}`,
+      ).toBe(caller === 'auth');
+    for (const endpoint of outside)
+      expect(allowed(policies, nsLabels, endpoint, pod('game'), rolePort)).toBe(false);
+    // Auth finds it there.
+    const settings = objects().find(
+      (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('omc-settings-'),
+    )!.data as Record<string, string>;
+    expect(settings.GAME_INTERNAL_URL).toBe(`http://game:${rolePort}`);
   });
 
   it('lets the services reach PostgreSQL, Redis and NATS, and payments its providers only in production', () => {

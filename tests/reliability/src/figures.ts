@@ -56,6 +56,11 @@ export interface Figures {
   secretsSearched: number;
   /** Each service's NATS user: the subjects it may publish, and another's subject it was refused. */
   busPermissions: string[];
+  /** Other spellings of catalogue routes sent, and how many were answered by anyone but the gateway's 400. */
+  routeSpellingsTried: number;
+  routeSpellingsPastAdmission: number;
+  /** 600 concurrent clicks on the click route's own spelling and on `%63lick`: shed and reaching the game. */
+  clickShedBySpelling: string;
 }
 
 export function emptyFigures(): Figures {
@@ -92,6 +97,9 @@ export function emptyFigures(): Figures {
     tokensInLogs: 0,
     secretsSearched: 0,
     busPermissions: [],
+    routeSpellingsTried: 0,
+    routeSpellingsPastAdmission: 0,
+    clickShedBySpelling: '',
   };
 }
 
@@ -114,6 +122,8 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
     'pendingChangesAfterReset',
     'tokensInLogs',
     'secretsSearched',
+    'routeSpellingsTried',
+    'routeSpellingsPastAdmission',
   ] as const) {
     into[key] += Number(part[key] ?? 0);
   }
@@ -139,6 +149,7 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
     into.socketsOneAddressHolds,
     Number(part.socketsOneAddressHolds ?? 0),
   );
+  if (part.clickShedBySpelling) into.clickShedBySpelling = part.clickShedBySpelling;
   into.violations.push(...(part.violations ?? []));
   into.recoveries.push(...(part.recoveries ?? []));
   into.clicksLostInRedisCrash.push(...(part.clicksLostInRedisCrash ?? []));
@@ -170,6 +181,8 @@ export function formatFigures(f: Figures): string {
     `stolen token vs recovery   ${f.staleTokenUsesTried} uses of a token on money and account routes after a reset, an undo or an ended session: ${f.tokensOutlivingRecovery} not refused; pending email changes alive after a reset ${f.pendingChangesAfterReset}`,
     `money fault matrix         ${f.faultMatrix.join('; ') || 'n/a'}`,
     `sockets one address holds  ${f.socketsOneAddressHolds || 'n/a'} (the next is refused; other suite files' sockets from this host included)`,
+    `route spellings that reach a service past admission: ${f.routeSpellingsPastAdmission} (of ${f.routeSpellingsTried} other spellings of catalogue routes)`,
+    `click spellings under load ${f.clickShedBySpelling || 'n/a'}`,
     `mixed load                 ${f.loadSeconds} s; requests unanswered or 5xx in it ${f.unansweredInLoad}`,
     `tokens found in logs       ${f.tokensInLogs} of ${f.secretsSearched} tokens, cookies and passwords of the account journey (register, verify, reset, change email, undo)`,
     `subjects each service may publish${f.busPermissions.length ? `\n  - ${f.busPermissions.join('\n  - ')}` : ' n/a'}`,

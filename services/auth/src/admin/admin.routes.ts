@@ -29,7 +29,7 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
       const told = await tellGameTheRole(ctx.deps, callerOf(request), {
         userId: result.userId,
         role,
-        changedAt: result.changedAt,
+        roleVersion: result.roleVersion,
       });
       if (told.confirmed) return { message: 'Role updated' };
       request.log.warn(

@@ -2,14 +2,14 @@ import { makeEvent, SUBJECTS, type Role } from '@omc/contracts';
 import { conflict, notFound } from '@omc/service-kit';
 import { enqueue } from '../events.js';
 import type { AuthContext } from '../context.js';
-import { lockAdmins, lockUserByEmail, updateUser } from '../users/users.repo.js';
+import { lockAdmins, lockUserByEmail, nextRoleVersion, updateUser } from '../users/users.repo.js';
 
 /** Sets a user's role. Demoting the last admin is refused, also when two admins demote each other at once. */
 export async function updateRole(
   ctx: AuthContext,
   email: string,
   role: Role,
-): Promise<{ changed: false } | { changed: true; userId: string; changedAt: string }> {
+): Promise<{ changed: false } | { changed: true; userId: string; roleVersion: number }> {
   const result = await ctx.deps.db.transaction().execute(async (trx) => {
     const admins = await lockAdmins(trx);
     const target = await lockUserByEmail(trx, email);
@@ -18,10 +18,16 @@ export async function updateRole(
     if (target.role === 'admin' && admins.length <= 1)
       throw conflict('Cannot remove the last admin. Make another user admin first.');
     await updateUser(trx, target.id, { role });
-    const event = makeEvent(SUBJECTS.userRoleChanged, { userId: target.id, role, previousRole: target.role });
+    // The change's version for every consumer, also for the game's direct call: auth's own sequence.
+    const roleVersion = await nextRoleVersion(trx, target.id);
+    const event = makeEvent(SUBJECTS.userRoleChanged, {
+      userId: target.id,
+      role,
+      previousRole: target.role,
+      roleVersion,
+    });
     await enqueue(trx, event);
-    // The change's version for every consumer, also for the game's direct call.
-    return { changed: true as const, userId: target.id, changedAt: event.occurredAt };
+    return { changed: true as const, userId: target.id, roleVersion };
   });
   if (result.changed) ctx.relay.nudge();
   return result;

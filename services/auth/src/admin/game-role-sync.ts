@@ -1,6 +1,7 @@
 // Read-your-writes for role changes: before updateRole answers, the game is told the new role with the
-// change's time (the role event's occurredAt), so the target's very next click has it. The game applies
-// it only when newer than what it holds: the event that follows is a no-op, an older one never wins.
+// change's version (auth's sequence, the role event's roleVersion), so the target's very next click has
+// it. The game applies it only when newer than what it holds: the event that follows is a no-op, an
+// older one never wins. No clock travels.
 // If the game does not confirm in time the change still stands and the event brings it there.
 import { InternalRoleApplied, internalUserRolePath, type Role } from '@omc/contracts';
 import { forwardedHeaders, type Caller } from '@omc/service-kit';
@@ -11,17 +12,20 @@ export type GameSyncResult = { confirmed: true } | { confirmed: false; reason: s
 export async function tellGameTheRole(
   deps: Deps,
   caller: Caller,
-  change: { userId: string; role: Role; changedAt: string },
+  change: { userId: string; role: Role; roleVersion: number },
 ): Promise<GameSyncResult> {
   // The admin's own token: the game checks it like any other internal caller's.
   const headers = { ...forwardedHeaders(caller), 'content-type': 'application/json' };
   try {
-    const response = await deps.fetch(`${deps.config.GAME_URL}${internalUserRolePath(change.userId)}`, {
-      method: 'PUT',
-      headers,
-      body: JSON.stringify({ role: change.role, changedAt: change.changedAt }),
-      signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS),
-    });
+    const response = await deps.fetch(
+      `${deps.config.GAME_INTERNAL_URL}${internalUserRolePath(change.userId)}`,
+      {
+        method: 'PUT',
+        headers,
+        body: JSON.stringify({ role: change.role, roleVersion: change.roleVersion }),
+        signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS),
+      },
+    );
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
       return { confirmed: false, reason: `status ${response.status}` };

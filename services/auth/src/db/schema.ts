@@ -14,6 +14,8 @@ export interface UsersTable {
   email_canonical: string;
   /** Raised by every security event; access tokens carry it as `sv`. */
   security_version: Generated<number>;
+  /** The user's last role change in auth's sequence `role_versions` (0: never changed). bigint, read as a string. */
+  role_version: ColumnType<string, never, never>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -3,7 +3,7 @@
 // request, confirmed or not. Undoing restores the old address and ends every session, since whoever
 // asked for the change may hold the account. A new request replaces the one still waiting.
 import { makeEvent, SUBJECTS } from '@omc/contracts';
-import { badRequest, conflict, forbidden } from '@omc/service-kit';
+import { addressBudgetKey, badRequest, conflict, forbidden } from '@omc/service-kit';
 import type { AuthContext } from '../context.js';
 import { enqueue } from '../events.js';
 import { countRequest } from '../security/request-limit.js';
@@ -50,7 +50,7 @@ export async function requestEmailChange(
   // Counted before any work, like the resend: each request mails two addresses.
   await countRequest(ctx.deps.redis, config.RESET_WINDOW_MS, [
     {
-      key: `email-change:ip:${ip}`,
+      key: `email-change:ip:${addressBudgetKey(ip)}`,
       max: config.RESET_MAX_PER_IP,
       message: (s) => `Too many email changes asked from your network. Try again in ${s} seconds.`,
     },

@@ -3,7 +3,7 @@
 // The request answers the same, at the same moment, whether or not the address has an account: the
 // limits are counted first for every address, and the account's work happens after the answer.
 import { makeEvent, SUBJECTS } from '@omc/contracts';
-import { badRequest } from '@omc/service-kit';
+import { addressBudgetKey, badRequest } from '@omc/service-kit';
 import type { AuthContext } from '../context.js';
 import { enqueue } from '../events.js';
 import { hashPassword } from '../security/passwords.js';
@@ -18,7 +18,7 @@ export async function requestPasswordReset(ctx: AuthContext, email: string, ip: 
   const address = email.trim().toLowerCase();
   await countRequest(ctx.deps.redis, config.RESET_WINDOW_MS, [
     {
-      key: `reset:ip:${ip}`,
+      key: `reset:ip:${addressBudgetKey(ip)}`,
       max: config.RESET_MAX_PER_IP,
       message: (s) => `Too many password reset requests from your network. Try again in ${s} seconds.`,
     },

@@ -5,7 +5,7 @@
 // itself out of that account. Each attempt is counted before the password is checked, in one Lua
 // step, and a right password gives its count back: a burst of parallel guesses cannot slip past the
 // allowance while the slow hash of the first ones runs.
-import { AppError } from '@omc/service-kit';
+import { addressBudgetKey, AppError } from '@omc/service-kit';
 import type { Redis } from 'ioredis';
 
 export interface GuardLimits {
@@ -88,7 +88,8 @@ export class LoginGuard {
     private readonly limits: GuardLimits,
   ) {}
 
-  private scopes(ip: string, account: string): Scope[] {
+  private scopes(address: string, account: string): Scope[] {
+    const ip = addressBudgetKey(address);
     const scopes: Scope[] = [
       {
         key: `ip:${ip}`,
@@ -159,7 +160,12 @@ export class LoginGuard {
   async succeed(ip: string, account: string): Promise<void> {
     const scopes = this.scopes(ip, account);
     await this.redis
-      .eval(REFUND, scopes.length + 1, ...scopes.map(failKey), `${PREFIX}fail:acctip:${account}:${ip}`)
+      .eval(
+        REFUND,
+        scopes.length + 1,
+        ...scopes.map(failKey),
+        `${PREFIX}fail:acctip:${account}:${addressBudgetKey(ip)}`,
+      )
       .catch(() => undefined);
   }
 
@@ -167,7 +173,7 @@ export class LoginGuard {
   async countRegistration(ip: string): Promise<void> {
     const max = this.limits.maxRegistrationsPerIp;
     if (max <= 0) return;
-    const counter = `${PREFIX}register:${ip}`;
+    const counter = `${PREFIX}register:${addressBudgetKey(ip)}`;
     let count: number;
     let ttl: number;
     try {

@@ -158,3 +158,16 @@ export async function bootstrapDone(trx: Transaction<Database>): Promise<boolean
 export async function recordBootstrap(trx: Transaction<Database>, userId: string | null): Promise<void> {
   await trx.insertInto('bootstrap_admin').values({ user_id: userId }).execute();
 }
+
+/**
+ * Gives the user's role change the next number of auth's sequence `role_versions` (call it in the
+ * change's transaction, with the user's row locked): consumers order role changes by it, not by a clock.
+ */
+export async function nextRoleVersion(db: Db, userId: string): Promise<number> {
+  const { rows } = await sql<{ role_version: string }>`
+    update users set role_version = nextval('role_versions') where id = ${userId} returning role_version
+  `.execute(db);
+  const version = rows[0]?.role_version;
+  if (version === undefined) throw new Error(`user ${userId} not found for a role version`);
+  return Number(version);
+}

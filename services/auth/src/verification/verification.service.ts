@@ -1,7 +1,7 @@
 // Email verification: a signed link mailed at registration, after an email change and on request; the
 // link confirms the account's current address once. Resending is limited per account and per IP.
 import { makeEvent, SUBJECTS, type EventEnvelope } from '@omc/contracts';
-import { badRequest, conflict, forbidden } from '@omc/service-kit';
+import { addressBudgetKey, badRequest, conflict, forbidden } from '@omc/service-kit';
 import type { AuthContext } from '../context.js';
 import { enqueue } from '../events.js';
 import { countRequest } from '../security/request-limit.js';
@@ -73,7 +73,7 @@ export async function resendVerification(ctx: AuthContext, userId: string, ip: s
   if (user.email_verified_at) throw conflict('Your email is already verified');
   await countRequest(ctx.deps.redis, config.RESET_WINDOW_MS, [
     {
-      key: `resend:ip:${ip}`,
+      key: `resend:ip:${addressBudgetKey(ip)}`,
       max: config.RESET_MAX_PER_IP,
       message: (s) => `Too many verification mails asked from your network. Try again in ${s} seconds.`,
     },

@@ -1,5 +1,12 @@
 import { ClickResponse } from '@omc/contracts';
-import { AppError, authenticate, conflict, forbidden, tooManyRequests } from '@omc/service-kit';
+import {
+  addressBudgetKey,
+  AppError,
+  authenticate,
+  conflict,
+  forbidden,
+  tooManyRequests,
+} from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { GameContext } from '../context.js';
@@ -40,7 +47,9 @@ export async function clickRoutes(app: FastifyInstance, { deps, engine }: GameCo
   app
     .withTypeProvider<ZodTypeProvider>()
     .post('/api/game/click', { schema: { response: { 200: ClickResponse } } }, async (request, reply) => {
-      const outcome = await gate.run(reply, () => engine.click(request.user.sub, request.ip));
+      const outcome = await gate.run(reply, () =>
+        engine.click(request.user.sub, addressBudgetKey(request.ip)),
+      );
       if (outcome === undefined) return reply;
       if (!outcome.accepted) throw refusal(outcome, rates);
       return {

@@ -12,6 +12,8 @@ export interface UsersTable {
   created_at: Generated<Date>;
   deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   role_changed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** auth's version of the role held (bigint, read as a string); null before the first versioned change. */
+  role_version: ColumnType<string | null, number | null | undefined, number | null>;
   renamed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   signup_clicks_granted: Generated<boolean>;
 }

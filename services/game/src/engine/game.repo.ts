@@ -88,31 +88,48 @@ export async function insertUser(
   return inserted !== undefined;
 }
 
+function roleIsNewer(
+  current: { role_version: string | null; role_changed_at: Date | null },
+  version: number | undefined,
+  at: Date,
+): boolean {
+  if (version !== undefined) return current.role_version === null || Number(current.role_version) < version;
+  return current.role_version === null && (!current.role_changed_at || current.role_changed_at < at);
+}
+
 /**
  * Applies a role, name or deletion as of `at` (when auth made the change); a change older than the one
- * already applied is ignored. Throws when the user is unknown (the event is retried later).
+ * already applied is ignored. A role is ordered by `roleVersion` (auth's sequence) when the change has
+ * one; an unversioned change (an event from before versions) by `at`, and only while no versioned change
+ * was applied. Throws when the user is unknown (the event is retried later).
  */
 export async function updateUser(
   db: Db,
   id: string,
-  change: { role?: Role; username?: string; deleted?: true },
+  change: { role?: Role; roleVersion?: number; username?: string; deleted?: true },
   at: Date,
 ): Promise<void> {
   const current = await db
     .selectFrom('users')
-    .select(['role_changed_at', 'renamed_at', 'deleted_at'])
+    .select(['role_changed_at', 'role_version', 'renamed_at', 'deleted_at'])
     .where('id', '=', id)
     .forUpdate()
     .executeTakeFirst();
   if (!current) throw new Error(`user ${id} is not known yet`);
   if (current.deleted_at && !change.deleted) return;
-  if (change.role && current.role_changed_at && current.role_changed_at >= at) return;
+  if (change.role && !roleIsNewer(current, change.roleVersion, at)) return;
   if (change.username !== undefined && current.renamed_at && current.renamed_at >= at) return;
   await db
     .updateTable('users')
     .set((eb) => ({
       version: eb('version', '+', 1),
-      ...(change.role ? { role: change.role, role_changed_at: at } : {}),
+      ...(change.role
+        ? {
+            role: change.role,
+            role_changed_at: at,
+            ...(change.roleVersion !== undefined ? { role_version: change.roleVersion } : {}),
+          }
+        : {}),
       ...(change.username !== undefined ? { username: change.username, renamed_at: at } : {}),
       ...(change.deleted ? { username: null, deleted_at: at } : {}),
     }))

@@ -41,7 +41,12 @@ export function startGameConsumers(options: {
       case SUBJECTS.userRoleChanged: {
         const data = (event as EventEnvelope<typeof SUBJECTS.userRoleChanged>).data;
         await processOnce(db, event, (trx) =>
-          updateUser(trx, data.userId, { role: data.role }, new Date(event.occurredAt)),
+          updateUser(
+            trx,
+            data.userId,
+            { role: data.role, roleVersion: data.roleVersion },
+            new Date(event.occurredAt),
+          ),
         );
         await engine.syncUser(data.userId);
         return;

@@ -17,11 +17,17 @@ import { findUsers, updateUser } from '../engine/game.repo.js';
  */
 const UNKNOWN_USER_WAIT_MS = 500;
 
-async function applyRole(db: Kysely<Database>, userId: string, role: Role, at: Date): Promise<boolean> {
+async function applyRole(
+  db: Kysely<Database>,
+  userId: string,
+  role: Role,
+  roleVersion: number,
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     if (!(await findUsers(trx, [userId])).has(userId)) return false;
-    // Applied only when newer than the role the game holds (idempotent; the event is then a no-op).
-    await updateUser(trx, userId, { role }, at);
+    // Applied only when auth's version is higher than the one the game holds (idempotent; the event is
+    // then a no-op). The caller sends no clock: the time recorded is the game's own.
+    await updateUser(trx, userId, { role, roleVersion }, new Date());
     return true;
   });
 }
@@ -42,12 +48,12 @@ export async function roleRoutes(scope: FastifyInstance, { deps, engine }: GameC
     },
     async (request) => {
       const { userId } = request.params;
-      const { role, changedAt } = request.body;
+      const { role, roleVersion } = request.body;
       const deadline = Date.now() + UNKNOWN_USER_WAIT_MS;
-      let known = await applyRole(db, userId, role, new Date(changedAt));
+      let known = await applyRole(db, userId, role, roleVersion);
       while (!known && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 25));
-        known = await applyRole(db, userId, role, new Date(changedAt));
+        known = await applyRole(db, userId, role, roleVersion);
       }
       if (!known) throw conflict('The game does not know this user yet; the role arrives with its events');
       await engine.syncUser(userId);

@@ -11,9 +11,10 @@ import {
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { FastifyInstance } from 'fastify';
 import { Server, type Socket } from 'socket.io';
+import { AddressLeases, compileTrust } from '@omc/service-kit';
 import type { Deps } from '../deps.js';
 import { startUserCount } from '../presence/user-count.js';
-import { clientAddress, Tally, trustedPeer } from './connection-caps.js';
+import { clientAddress, Tally } from './connection-caps.js';
 import { LatestState, stateView } from './game-state.js';
 import { createViewerResolver, HandshakeRefused, type Viewer } from './socket-auth.js';
 import { writeEventsToRoom, type RoomEvent } from './room-writer.js';
@@ -39,7 +40,7 @@ export interface Live {
 export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live> {
   const { config, log, metrics, clock } = deps;
   const resolveViewer = await createViewerResolver(config.JWT_PUBLIC_KEY);
-  const trusted = trustedPeer(config.TRUST_PROXY);
+  const trusted = compileTrust(config.TRUST_PROXY);
   const cap = config.WS_MAX_PER_IP;
   /** Engine connections per address, whether or not they finished the Socket.IO handshake. */
   const engineConnections = new Tally();
@@ -48,6 +49,8 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
   /** People on this instance: one per signed-in user, one per address for sockets without a token. */
   const people = new Tally();
   const tooMany = `Too many connections from your address (at most ${cap})`;
+  /** The cap across every instance: a lease per socket in Redis (the local tally holds while Redis is away). */
+  const leases = cap > 0 ? new AddressLeases(deps.redis, cap, config.WS_LEASE_MS) : undefined;
 
   const io = new Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>(
     app.server,
@@ -167,13 +170,37 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     socketsByAddress.add(address);
     socket.conn.once('close', () => socketsByAddress.remove(address));
     socket.data.address = address;
-    resolveViewer(socket.handshake)
+    const member = `${config.INSTANCE_NAME}:${socket.id}`;
+    const leased = leases
+      ? leases.acquire(address, member).then(
+          (ok) => {
+            socket.conn.once('close', () => leases.release(member));
+            return ok;
+          },
+          // Redis away: this instance's own count is the cap until it is back.
+          () => true,
+        )
+      : Promise.resolve(true);
+    leased
+      .then((ok) => {
+        if (!ok) {
+          refusedCount.inc({ where: 'instances' });
+          throw Object.assign(new Error(tooMany), {
+            data: { message: tooMany, error: tooMany, msg: tooMany },
+          });
+        }
+        return resolveViewer(socket.handshake);
+      })
       .then((viewer) => {
         socket.data.viewer = viewer;
         next();
       })
       .catch((error: unknown) =>
-        next(error instanceof HandshakeRefused ? error : new Error('Invalid token')),
+        next(
+          error instanceof HandshakeRefused || (error as Error).message === tooMany
+            ? (error as Error)
+            : new Error('Invalid token'),
+        ),
       );
   });
 
@@ -235,6 +262,7 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     clearInterval(resend);
     await Promise.all([stateFeed.stop(), winnersFeed.stop(), userCount.stop()]);
     io.local.disconnectSockets(true);
+    await leases?.close();
     io.engine.close();
     await Promise.resolve(io.of('/').adapter.close()).catch(() => undefined);
   });

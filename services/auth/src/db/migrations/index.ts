@@ -9,6 +9,7 @@ import { emailChangesMigration } from './0005_email_changes.js';
 import { securityVersionMigration } from './0006_security_version.js';
 import { emailCanonicalMigration } from './0007_email_canonical.js';
 import { retentionMigration } from './0012_retention.js';
+import { roleVersionsMigration } from './0010_role_versions.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -19,5 +20,6 @@ export const migrations: Record<string, Migration> = {
   '0005_email_changes': emailChangesMigration,
   '0006_security_version': securityVersionMigration,
   '0007_email_canonical': emailCanonicalMigration,
+  '0010_role_versions': roleVersionsMigration,
   '0012_retention': retentionMigration,
 };

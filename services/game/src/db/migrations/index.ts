@@ -6,6 +6,7 @@ import { userChangeOrderMigration } from './0002_user_change_order.js';
 import { signupGrantMigration } from './0003_signup_grant.js';
 import { stateGenerationMigration } from './0004_state_generation.js';
 import { retentionMigration } from './0008_retention.js';
+import { roleVersionsMigration } from './0011_role_versions.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0003_signup_grant': signupGrantMigration,
   '0004_state_generation': stateGenerationMigration,
   '0008_retention': retentionMigration,
+  '0011_role_versions': roleVersionsMigration,
 };

@@ -1,0 +1,18 @@
+// The game's internal listener (INTERNAL_PORT): the routes only auth calls, today the role change that
+// auth makes before updateRole answers. A port of its own, because a NetworkPolicy admits callers by
+// port, not by path: the public port must admit the gateway (and Prometheus), this one auth alone.
+import { createServer, registerTokens } from '@omc/service-kit';
+import type { FastifyInstance } from 'fastify';
+import type { GameContext } from './app.js';
+import { roleRoutes } from './users/role.routes.js';
+
+export async function buildInternalApp(
+  ctx: GameContext,
+  options: { logger?: false } = {},
+): Promise<FastifyInstance> {
+  const { deps } = ctx;
+  const app = createServer({ name: 'game', log: deps.log, logger: options.logger });
+  await registerTokens(app, { publicKey: deps.config.JWT_PUBLIC_KEY });
+  await app.register(roleRoutes, ctx);
+  return app;
+}
