@@ -145,6 +145,8 @@ export interface ConsumerOptions {
   handle: (event: EventEnvelope, msg: JsMsg) => Promise<void>;
   /** Called for every message handled (ok) or failed (error), for metrics. */
   onResult?: (subject: string, outcome: 'ok' | 'error' | 'invalid') => void;
+  /** How long an event given to this consumer waits for its acknowledgement before it is given again. */
+  ackWaitMs?: number;
 }
 
 export interface Consumer {
@@ -157,7 +159,7 @@ export interface Consumer {
  * naks it with a delay so it comes back.
  */
 export function startConsumer(options: ConsumerOptions): Consumer {
-  const { nats, stream, durable, subjects, log } = options;
+  const { nats, stream, durable, subjects, log, ackWaitMs = 30_000 } = options;
   const mine = { stream, durable };
   let known = durablesByConnection.get(nats);
   if (!known) durablesByConnection.set(nats, (known = new Set()));
@@ -176,7 +178,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
             // One subject: filter_subject (every server). Several: no server-side filter, since
             // filter_subjects needs NATS 2.10 (Debian ships 2.9); other subjects are acked and skipped below.
             ...(subjects.length === 1 ? { filter_subject: subjects[0] } : {}),
-            ack_wait: nanos(30_000),
+            ack_wait: nanos(ackWaitMs),
             max_deliver: -1,
             max_ack_pending: 1000,
           })
@@ -186,11 +188,10 @@ export function startConsumer(options: ConsumerOptions): Consumer {
               String(error.message).includes('already in use') ||
               String(error.message).includes('exists')
             ) {
-              await nats.jsm.consumers.update(
-                stream,
-                durable,
-                subjects.length === 1 ? { filter_subject: subjects[0] } : {},
-              );
+              await nats.jsm.consumers.update(stream, durable, {
+                ...(subjects.length === 1 ? { filter_subject: subjects[0] } : {}),
+                ack_wait: nanos(ackWaitMs),
+              });
             } else throw error;
           });
         const consumer = await nats.js.consumers.get(stream, durable);
