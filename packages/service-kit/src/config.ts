@@ -74,6 +74,11 @@ export const baseEnvSchema = z.object({
   JWT_PUBLIC_KEY: env.pem('PUBLIC'),
   /** How long a stopping process lets requests in flight finish before it closes. */
   SHUTDOWN_GRACE_MS: env.int(10_000, 0, 120_000),
+  /**
+   * How long JetStream waits for a consumer's acknowledgement before it gives the event to another
+   * replica: the bound on how late an event held by a replica that died is handled.
+   */
+  EVENT_ACK_WAIT_MS: env.int(30_000, 1000, 600_000),
   ...tracingEnvSchema.shape,
 });
 

@@ -159,6 +159,8 @@ export interface ConsumerOptions {
   maxDeliveries?: number;
   /** The wait before each redelivery of a failed event (default RETRY_POLICIES.eventRedelivery). */
   redelivery?: RetryPolicy;
+  /** How long an event given to this consumer waits for its acknowledgement before it is given again. */
+  ackWaitMs?: number;
 }
 
 export type ConsumeOutcome = 'ok' | 'error' | 'invalid' | 'dead';
@@ -213,7 +215,7 @@ export interface Consumer {
  * naks it with a delay so it comes back.
  */
 export function startConsumer(options: ConsumerOptions): Consumer {
-  const { nats, stream, durable, subjects, log } = options;
+  const { nats, stream, durable, subjects, log, ackWaitMs = 30_000 } = options;
   const maxDeliveries = options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES;
   const redelivery = options.redelivery ?? RETRY_POLICIES.eventRedelivery;
   const mine = { stream, durable };
@@ -257,7 +259,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
             // One subject: filter_subject (every server). Several: no server-side filter, since
             // filter_subjects needs NATS 2.10 (Debian ships 2.9); other subjects are acked and skipped below.
             ...(subjects.length === 1 ? { filter_subject: subjects[0] } : {}),
-            ack_wait: nanos(30_000),
+            ack_wait: nanos(ackWaitMs),
             max_deliver: -1,
             max_ack_pending: 1000,
           })
@@ -267,11 +269,10 @@ export function startConsumer(options: ConsumerOptions): Consumer {
               String(error.message).includes('already in use') ||
               String(error.message).includes('exists')
             ) {
-              await nats.jsm.consumers.update(
-                stream,
-                durable,
-                subjects.length === 1 ? { filter_subject: subjects[0] } : {},
-              );
+              await nats.jsm.consumers.update(stream, durable, {
+                ...(subjects.length === 1 ? { filter_subject: subjects[0] } : {}),
+                ack_wait: nanos(ackWaitMs),
+              });
             } else throw error;
           });
         const consumer = await nats.js.consumers.get(stream, durable);

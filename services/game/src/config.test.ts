@@ -27,6 +27,8 @@ describe('game configuration', () => {
       ROUND_TARGET: 1_000_000,
       SIGNUP_FREE_CLICKS: 10,
       CLICK_RATE_PER_USER: 20,
+      WINNERS_READ_TIMEOUT_MS: 1000,
+      EVENT_ACK_WAIT_MS: 30_000,
     });
     expect(config.MILESTONES).toEqual([
       { at: 10, freeClicks: 100 },
@@ -36,6 +38,10 @@ describe('game configuration', () => {
 
   it('names each bad variable', () => {
     expect(problems({ ROUND_TARGET: 'lots' })).toEqual([expect.stringMatching(/^ROUND_TARGET:/)]);
+    expect(problems({ WINNERS_READ_TIMEOUT_MS: '0' })).toEqual([
+      expect.stringMatching(/^WINNERS_READ_TIMEOUT_MS:/),
+    ]);
+    expect(problems({ EVENT_ACK_WAIT_MS: '10' })).toEqual([expect.stringMatching(/^EVENT_ACK_WAIT_MS:/)]);
     expect(problems({ MILESTONES: '10=100' })).toEqual([
       expect.stringMatching(/^MILESTONES: "10=100" is not "clicks:reward"/),
     ]);

@@ -80,6 +80,11 @@ export const configSchema = baseEnvSchema
      */
     REDIS_COMMAND_TIMEOUT_MS: env.int(1000, 50, 60_000),
     /**
+     * A read of the winners list waits this long on Postgres at most; past it (a stalled Postgres) the
+     * pod answers with the last list it read, or 503 with Retry-After if it never read one.
+     */
+    WINNERS_READ_TIMEOUT_MS: env.int(1000, 50, 60_000),
+    /**
      * The most journal entries Redis may hold that Postgres has not taken (a Postgres outage): past it,
      * clicks answer 503 with Retry-After instead of filling Redis until it refuses every write. One entry
      * is one click batch (at most 200 per second per instance) and weighs about 0.2-2 KB. 0: no bound.

@@ -110,6 +110,7 @@ export function startMailConsumer(deps: Deps, onQueued: () => void): Consumer {
     nats: deps.nats,
     stream: STREAMS.auth.name,
     durable: 'auth-mail',
+    ackWaitMs: deps.config.EVENT_ACK_WAIT_MS,
     subjects: MAIL_SUBJECTS,
     log: deps.log,
     handle: async (event) => {

@@ -29,6 +29,7 @@ export async function startConsumers(
       SUBJECTS.userDeleted,
     ],
     log: deps.log,
+    ackWaitMs: deps.config.EVENT_ACK_WAIT_MS,
     onResult,
     handle: async (event) => {
       await processOnce(deps.db, event, (trx) => UsersService.apply(trx, event));
@@ -40,6 +41,7 @@ export async function startConsumers(
     durable: 'payments-round-won',
     subjects: [SUBJECTS.roundWon],
     log: deps.log,
+    ackWaitMs: deps.config.EVENT_ACK_WAIT_MS,
     onResult,
     handle: async (event) => {
       const outcome = await applyRoundWon(
