@@ -7,3 +7,4 @@ export * from './payments.js';
 export * from './events.js';
 export * from './socket.js';
 export * from './routes.js';
+export * from './openapi.js';

@@ -12,10 +12,16 @@ export interface RouteContract {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   service: Service;
-  auth: 'none' | 'optional' | 'user' | 'admin' | 'refreshCookie';
+  /** `providerSignature`: no user; the body carries the payment provider's signature (webhooks). */
+  auth: 'none' | 'optional' | 'user' | 'admin' | 'refreshCookie' | 'providerSignature';
+  /** What the body is sent as; JSON unless said otherwise. */
+  bodyType?: 'json' | 'form';
   body?: z.ZodType;
+  params?: z.ZodType;
   query?: z.ZodType;
   response: z.ZodType;
+  /** The success statuses the answer comes with; 200 unless said otherwise. */
+  successStatuses?: readonly (200 | 201 | 202)[];
 }
 
 export const ROUTES: readonly RouteContract[] = [
@@ -34,6 +40,7 @@ export const ROUTES: readonly RouteContract[] = [
     auth: 'none',
     body: auth.RegisterRequest,
     response: auth.RegisterResponse,
+    successStatuses: [201],
   },
   {
     method: 'POST',
@@ -97,6 +104,7 @@ export const ROUTES: readonly RouteContract[] = [
     auth: 'none',
     body: auth.ForgotPasswordRequest,
     response: MessageResponse,
+    successStatuses: [202],
   },
   {
     method: 'POST',
@@ -150,6 +158,7 @@ export const ROUTES: readonly RouteContract[] = [
     path: '/api/user/sessions/:id',
     service: 'auth',
     auth: 'user',
+    params: auth.SessionIdParams,
     response: MessageResponse,
   },
   {
@@ -166,6 +175,7 @@ export const ROUTES: readonly RouteContract[] = [
     auth: 'admin',
     body: auth.UpdateRoleRequest,
     response: MessageResponse,
+    successStatuses: [200, 202],
   },
   {
     method: 'GET',
@@ -228,6 +238,16 @@ export const ROUTES: readonly RouteContract[] = [
     service: 'payments',
     auth: 'admin',
     response: payments.CollectResponse,
+  },
+  // Called by Braintree, not by a browser: form-encoded, verified by the SDK against the merchant's keys.
+  {
+    method: 'POST',
+    path: '/api/payments/webhooks/braintree',
+    service: 'payments',
+    auth: 'providerSignature',
+    bodyType: 'form',
+    body: payments.BraintreeWebhookRequest,
+    response: payments.BraintreeWebhookResponse,
   },
 ];
 
