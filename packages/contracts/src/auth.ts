@@ -39,7 +39,19 @@ export const RefreshResponse = z.object({ token: z.string() });
 export type RefreshResponse = z.infer<typeof RefreshResponse>;
 
 export const ChangeLanguageRequest = z.object({ language: Language });
-export const ChangeEmailRequest = z.object({ email: EmailField });
+/**
+ * The current password proves the owner, not a thief holding a copy of the token. Optional because SPEC's
+ * client sends only `email`: auth then accepts a sign-in within the last few minutes instead, and
+ * otherwise answers 400 naming `currentPassword`.
+ */
+const CurrentPasswordField = z
+  .string({ error: 'currentPassword must be a string' })
+  .min(1, { error: 'currentPassword is required' })
+  .max(PASSWORD_MAX);
+export const ChangeEmailRequest = z.object({
+  email: EmailField,
+  currentPassword: CurrentPasswordField.optional(),
+});
 export const ChangePasswordRequest = z.object({
   currentPassword: z
     .string({ error: 'currentPassword is required' })
@@ -48,6 +60,14 @@ export const ChangePasswordRequest = z.object({
   newPassword: PasswordField,
 });
 export const ChangeUsernameRequest = z.object({ username: UsernameField });
+
+/**
+ * A security event the caller's own session survives (a password change, "sign out everywhere") raises
+ * the account's security version, so the access token the caller holds stops counting: the answer
+ * carries its successor. SPEC's client reads only `message` and gets a new token at its next refresh.
+ */
+export const MessageWithTokenResponse = z.object({ message: z.string(), token: z.string() });
+export type MessageWithTokenResponse = z.infer<typeof MessageWithTokenResponse>;
 
 /** The whole profile: identity from auth, balances from game and payments (absent when those are down). */
 export const ProfileResponse = z.object({
@@ -84,6 +104,12 @@ export const AccessTokenClaims = z.object({
   iat: z.number().int().optional(),
   /** The session (refresh family) the token was issued for: `GET /api/user/sessions` marks it current. */
   sid: z.uuid().optional(),
+  /**
+   * The account's security version when the token was signed: a password change or reset, an email
+   * confirm or undo, or "sign out everywhere" raises it, and auth refuses older tokens on account and
+   * money routes (401).
+   */
+  sv: z.number().int().nonnegative().optional(),
 });
 export type AccessTokenClaims = z.infer<typeof AccessTokenClaims>;
 
@@ -98,6 +124,11 @@ export const InternalAccount = z.object({
   role: Role,
   /** Whether the account's current email was confirmed from a mailed link (absent from older auth). */
   emailVerified: z.boolean().optional(),
+  /**
+   * When the caller's session signed in with a password (ISO time): a change of the payout email made
+   * within REAUTH_WINDOW_SECONDS of it needs no password again. Absent from older auth.
+   */
+  signedInAt: z.iso.datetime({ offset: true }).nullable().optional(),
 });
 export type InternalAccount = z.infer<typeof InternalAccount>;
 

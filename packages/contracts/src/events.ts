@@ -20,6 +20,8 @@ export const SUBJECTS = {
   emailVerified: 'auth.user.email_verified.v1',
   /** An email change waits for the new address: carries the tokens of its confirm and undo links. */
   emailChangeRequested: 'auth.user.email_change_requested.v1',
+  /** An email change was undone from the old address: the address it moved to is told. */
+  emailChangeUndone: 'auth.user.email_change_undone.v1',
   purchaseCompleted: 'payments.purchase.completed.v1',
   payoutCompleted: 'payments.payout.completed.v1',
   roundWon: 'game.round.won.v1',
@@ -84,6 +86,15 @@ export const EmailChangeRequestedV1 = z.object({
   undoExpiresAt: z.iso.datetime({ offset: true }),
 });
 
+export const EmailChangeUndoneV1 = z.object({
+  userId: UserId,
+  /** The address the change had moved to (it is told). */
+  undoneEmail: z.string(),
+  /** The address the account uses again. */
+  restoredEmail: z.string(),
+  language: Language,
+});
+
 export const PurchaseCompletedV1 = z.object({
   purchaseId: z.uuid(),
   userId: UserId,
@@ -135,6 +146,7 @@ export const EVENT_PAYLOADS = {
   [SUBJECTS.verificationRequested]: VerificationRequestedV1,
   [SUBJECTS.emailVerified]: EmailVerifiedV1,
   [SUBJECTS.emailChangeRequested]: EmailChangeRequestedV1,
+  [SUBJECTS.emailChangeUndone]: EmailChangeUndoneV1,
   [SUBJECTS.purchaseCompleted]: PurchaseCompletedV1,
   [SUBJECTS.payoutCompleted]: PayoutCompletedV1,
   [SUBJECTS.roundWon]: RoundWonV1,

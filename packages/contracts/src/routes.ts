@@ -80,7 +80,7 @@ export const ROUTES: readonly RouteContract[] = [
     service: 'auth',
     auth: 'user',
     body: auth.ChangePasswordRequest,
-    response: MessageResponse,
+    response: auth.MessageWithTokenResponse,
   },
   {
     method: 'PUT',
@@ -152,7 +152,13 @@ export const ROUTES: readonly RouteContract[] = [
     auth: 'user',
     response: auth.SessionsResponse,
   },
-  { method: 'DELETE', path: '/api/user/sessions', service: 'auth', auth: 'user', response: MessageResponse },
+  {
+    method: 'DELETE',
+    path: '/api/user/sessions',
+    service: 'auth',
+    auth: 'user',
+    response: auth.MessageWithTokenResponse,
+  },
   {
     method: 'DELETE',
     path: '/api/user/sessions/:id',

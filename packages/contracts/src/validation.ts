@@ -85,3 +85,12 @@ export function validatePaymentMethodForm(form: { paypalEmail?: string }): strin
     return 'paymentMethod.missingEmailError';
   return null;
 }
+
+/**
+ * The one form two email addresses are compared in: Unicode NFKC, then case folded (upper then lower
+ * case, so "ß" and "SS" meet, and U+212A KELVIN SIGN is the letter k), then NFKC again. Stored beside
+ * the address as typed, which is what mail goes to; uniqueness and look-ups read only this form.
+ */
+export function canonicalEmail(email: string): string {
+  return email.trim().normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC');
+}

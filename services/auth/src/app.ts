@@ -55,6 +55,7 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
   });
   await app.register(fastifyCookie);
   app.decorateRequest('account', null);
+  app.decorateRequest('signedInAt', null);
 
   const background: Background = { options };
   backgrounds.set(app, background);
@@ -74,7 +75,8 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
         sub: user.id,
         username: user.username,
         role: user.role,
-        ...(sessionId ? { sid: sessionId } : {}),
+        sid: sessionId,
+        sv: user.security_version,
       }),
   };
   app.decorate('auth', ctx);

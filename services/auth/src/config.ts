@@ -66,6 +66,16 @@ export const configSchema = baseEnvSchema
     EMAIL_CHANGE_UNDO_DAYS: env.int(7, 1, 90),
     /** Email changes one account may ask for per RESET_WINDOW_MS (each mails two addresses); past it, 429. */
     EMAIL_CHANGE_MAX_PER_ACCOUNT: env.int(3, 0),
+    /**
+     * Seconds after signing in with a password during which an email or payout-email change needs no
+     * password again; later, the current password is asked for.
+     */
+    REAUTH_WINDOW_SECONDS: env.int(300, 0, 3600),
+    /**
+     * Hours the old address may still undo an email change once it is confirmed (the change then
+     * settles); an unconfirmed change stays undoable until its confirm link expires.
+     */
+    EMAIL_CHANGE_UNDO_AFTER_CONFIRM_HOURS: env.int(72, 1, 90 * 24),
   })
   .superRefine((c, ctx) => {
     const admin = [c.BOOTSTRAP_ADMIN_USERNAME, c.BOOTSTRAP_ADMIN_EMAIL, c.BOOTSTRAP_ADMIN_PASSWORD];

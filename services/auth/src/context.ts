@@ -8,6 +8,12 @@ export interface AuthContext {
   /** Wakes the outbox relay after a commit that wrote events (start() runs it). */
   relay: { nudge(): void };
   guard: LoginGuard;
-  /** `sessionId`: the refresh family the token belongs to (its `sid` claim). */
-  signAccessToken(user: { id: string; username: string; role: Role }, sessionId?: string): string;
+  /**
+   * `sessionId`: the refresh family the token belongs to (its `sid` claim); the account's
+   * `security_version` becomes its `sv` claim.
+   */
+  signAccessToken(
+    user: { id: string; username: string; role: Role; security_version: number },
+    sessionId: string,
+  ): string;
 }

@@ -50,6 +50,8 @@ export interface AuthStandIn {
   unverified: Set<string>;
   /** Accounts for which auth answers without `emailVerified`. */
   silent: Set<string>;
+  /** Accounts whose token's session auth says has ended (a reset, an ended session): 401 with that reason. */
+  ended: Set<string>;
   down: boolean;
   calls: number;
   close(): Promise<void>;
@@ -63,6 +65,7 @@ async function startAuthStandIn(): Promise<AuthStandIn> {
     roles: new Map(),
     unverified: new Set(),
     silent: new Set(),
+    ended: new Set(),
     down: false,
     calls: 0,
     close: () => server.close(),
@@ -74,6 +77,8 @@ async function startAuthStandIn(): Promise<AuthStandIn> {
     const claims = payload ? JSON.parse(Buffer.from(payload, 'base64url').toString()) : undefined;
     if (!claims || standIn.deleted.has(claims.sub))
       return reply.status(401).send({ message: 'This account no longer exists' });
+    if (standIn.ended.has(claims.sub))
+      return reply.status(401).send({ message: 'This session has ended; please sign in again' });
     const account = { userId: claims.sub, role: standIn.roles.get(claims.sub) ?? claims.role };
     if (standIn.silent.has(claims.sub)) return account;
     return { ...account, emailVerified: !standIn.unverified.has(claims.sub) };

@@ -386,6 +386,27 @@ describe('winnings and payouts', () => {
       expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(w.potCents);
     });
 
+    it('refuses a token whose session auth ended (a reset, an ended session) on every money path, with auth reason', async () => {
+      const w = await winner();
+      // The owner reset the password: the thief's copy of the token still verifies, auth says it ended.
+      h.auth.ended.add(w.userId);
+      for (const [url, body] of [
+        ['/api/winners/setPaymentMethod', { paypalEmail: 'thief@example.com' }],
+        ['/api/winners/collect', undefined],
+        ['/api/admin/collect', undefined],
+        [
+          '/api/payments/checkout',
+          { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: `ended-${randomUUID()}` },
+        ],
+      ] as const) {
+        const answer = await post(url, w.token, body);
+        expect(answer.statusCode, url).toBe(401);
+        expect(answer.json().message, url).toBe('This session has ended; please sign in again');
+      }
+      expect(await h.emulator.client.payouts()).toHaveLength(0);
+      expect(await balance(h.deps.db, winningsAccount(w.userId))).toBe(w.potCents);
+    });
+
     it("shows the admin balance by auth's role at once, and by its own record while auth is away", async () => {
       const userId = newUserId();
       const token = await h.token({ sub: userId, role: 'standard' });

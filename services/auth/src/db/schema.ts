@@ -10,6 +10,10 @@ export interface UsersTable {
   role: ColumnType<Role, Role | undefined, Role>;
   preferred_language: ColumnType<Language, Language | undefined, Language>;
   email_verified_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** canonicalEmail(email): what uniqueness and look-ups compare. */
+  email_canonical: string;
+  /** Raised by every security event; access tokens carry it as `sv`. */
+  security_version: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

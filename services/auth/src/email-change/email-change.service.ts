@@ -6,9 +6,8 @@ import { makeEvent, SUBJECTS } from '@omc/contracts';
 import { badRequest, conflict, forbidden } from '@omc/service-kit';
 import type { AuthContext } from '../context.js';
 import { enqueue } from '../events.js';
-import { useAllResetTokens } from '../password-reset/reset-tokens.repo.js';
 import { countRequest } from '../security/request-limit.js';
-import { revokeAllForUser } from '../sessions/refresh-tokens.js';
+import { securityEvent } from '../sessions/security-events.js';
 import {
   findUserByEmail,
   lockUserById,
@@ -42,14 +41,10 @@ export async function requestEmailChange(
 ): Promise<'updated' | 'pending'> {
   const { db, config } = ctx.deps;
   const now = ctx.deps.clock();
-  if (email.toLowerCase() === user.email.toLowerCase()) {
-    await db.transaction().execute(async (trx) => {
-      await cancelPendingChanges(trx, user.id, now);
-      if (email === user.email) return;
-      await updateUser(trx, user.id, { email });
-      await enqueue(trx, makeEvent(SUBJECTS.userEmailChanged, { userId: user.id, email }));
-    });
-    ctx.relay.nudge();
+  // Only the very same bytes are "no change". Any other spelling, even one that compares equal (another
+  // case, U+212A KELVIN SIGN for "k"), is a real change: confirmed by its inbox, told to the old one.
+  if (email === user.email) {
+    await cancelPendingChanges(db, user.id, now);
     return 'updated';
   }
   // Counted before any work, like the resend: each request mails two addresses.
@@ -149,7 +144,7 @@ export async function confirmEmailChange(
     const row = checkConfirmable(await lockEmailChange(trx, found.id), now);
     const user = await lockUserById(trx, row.user_id);
     if (!user) throw badRequest(CONFIRM_INVALID, 'token');
-    if (user.email.toLowerCase() !== row.old_email.toLowerCase())
+    if (user.email !== row.old_email)
       throw badRequest(
         'The account changed its email since this link was sent. Use the newest mail.',
         'token',
@@ -163,6 +158,10 @@ export async function confirmEmailChange(
       throw error;
     }
     await markConfirmed(trx, row.id, now);
+    // A security event: tokens signed before are refused, other pending changes and every reset link
+    // (mailed to the old inbox, which whoever moved away from may not trust) die. Sessions stay: their
+    // owner's browsers refresh, a copied access token does not.
+    await securityEvent(trx, user.id, now, { none: true });
     await enqueue(trx, makeEvent(SUBJECTS.userEmailChanged, { userId: user.id, email: row.new_email }));
     await enqueue(trx, makeEvent(SUBJECTS.emailVerified, { userId: user.id, email: row.new_email }));
     return row.new_email;
@@ -173,10 +172,25 @@ export async function confirmEmailChange(
 
 const UNDO_INVALID = 'This undo link is not valid.';
 
-function checkUndoable(row: EmailChangeRow | undefined, now: number): EmailChangeRow {
+/**
+ * When the old address can no longer undo: EMAIL_CHANGE_UNDO_DAYS after the request, and at the latest
+ * EMAIL_CHANGE_UNDO_AFTER_CONFIRM_HOURS after the new address confirmed (the change has settled).
+ */
+export function undoDeadline(row: EmailChangeRow, afterConfirmHours: number): number {
+  const requested = row.undo_expires_at.getTime();
+  return row.confirmed_at
+    ? Math.min(requested, row.confirmed_at.getTime() + afterConfirmHours * 3600_000)
+    : requested;
+}
+
+function checkUndoable(
+  row: EmailChangeRow | undefined,
+  now: number,
+  afterConfirmHours: number,
+): EmailChangeRow {
   if (!row) throw badRequest(UNDO_INVALID, 'token');
   if (row.undone_at) throw badRequest('This undo link was already used: the change is undone.', 'token');
-  if (row.undo_expires_at.getTime() <= now)
+  if (undoDeadline(row, afterConfirmHours) <= now)
     throw badRequest(
       'This undo link has expired. Reset your password from "Forgot password?" and contact us.',
       'token',
@@ -191,14 +205,15 @@ function checkUndoable(row: EmailChangeRow | undefined, now: number): EmailChang
  */
 export async function undoEmailChange(ctx: AuthContext, token: string, callerId?: string): Promise<string> {
   const { db } = ctx.deps;
-  const found = checkUndoable(await findByUndoToken(db, token), ctx.deps.clock());
+  const settleHours = ctx.deps.config.EMAIL_CHANGE_UNDO_AFTER_CONFIRM_HOURS;
+  const found = checkUndoable(await findByUndoToken(db, token), ctx.deps.clock(), settleHours);
   if (callerId && callerId !== found.user_id) throw forbidden('This undo link belongs to another account');
   const email = await db.transaction().execute(async (trx) => {
     const now = ctx.deps.clock();
-    const row = checkUndoable(await lockEmailChange(trx, found.id), now);
+    const row = checkUndoable(await lockEmailChange(trx, found.id), now, settleHours);
     const user = await lockUserById(trx, row.user_id);
     if (!user) throw badRequest(UNDO_INVALID, 'token');
-    if (user.email.toLowerCase() !== row.old_email.toLowerCase()) {
+    if (user.email !== row.old_email) {
       const owner = await findUserByEmail(trx, row.old_email);
       if (owner && owner.id !== user.id)
         throw conflict(
@@ -208,11 +223,21 @@ export async function undoEmailChange(ctx: AuthContext, token: string, callerId?
       await updateUser(trx, user.id, { email: row.old_email, email_verified_at: row.old_email_verified_at });
       await enqueue(trx, makeEvent(SUBJECTS.userEmailChanged, { userId: user.id, email: row.old_email }));
     }
-    await cancelPendingChanges(trx, user.id, now);
     await markUndoneSince(trx, row, now);
-    // Whoever changed the address may hold the account: every session and every mailed reset link ends.
-    await useAllResetTokens(trx, user.id, now);
-    await revokeAllForUser(trx, user.id, now);
+    // Whoever changed the address may hold the account: every session, every token signed before, every
+    // pending change and every mailed reset link end.
+    await securityEvent(trx, user.id, now, { all: true });
+    // The address the change moved to is told, so its holder (if it was the owner) is not left guessing.
+    if (row.new_email !== row.old_email)
+      await enqueue(
+        trx,
+        makeEvent(SUBJECTS.emailChangeUndone, {
+          userId: user.id,
+          undoneEmail: row.new_email,
+          restoredEmail: row.old_email,
+          language: user.preferred_language,
+        }),
+      );
     return row.old_email;
   });
   ctx.relay.nudge();

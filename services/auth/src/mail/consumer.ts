@@ -12,6 +12,7 @@ export const MAIL_SUBJECTS: Subject[] = [
   SUBJECTS.passwordReset,
   SUBJECTS.verificationRequested,
   SUBJECTS.emailChangeRequested,
+  SUBJECTS.emailChangeUndone,
 ];
 
 interface MailOrder {
@@ -84,6 +85,17 @@ export function mailsFor(deps: Deps, event: EventEnvelope): MailOrder[] {
             address: data.newEmail,
             days: deps.config.EMAIL_CHANGE_UNDO_DAYS,
           },
+        },
+      ];
+    }
+    case SUBJECTS.emailChangeUndone: {
+      const data = (event as EventEnvelope<typeof SUBJECTS.emailChangeUndone>).data;
+      return [
+        {
+          kind: 'emailChangeUndone',
+          to: data.undoneEmail,
+          language: data.language,
+          params: { address: data.restoredEmail },
         },
       ];
     }

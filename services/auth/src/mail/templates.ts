@@ -3,7 +3,12 @@
 import type { Language } from '@omc/contracts';
 
 export type MailKind =
-  'passwordReset' | 'passwordChanged' | 'verifyEmail' | 'confirmEmailChange' | 'emailChangeNotice';
+  | 'passwordReset'
+  | 'passwordChanged'
+  | 'verifyEmail'
+  | 'confirmEmailChange'
+  | 'emailChangeNotice'
+  | 'emailChangeUndone';
 
 interface Words {
   subject: string;
@@ -17,7 +22,10 @@ export interface MailParams {
   minutes?: number;
   hours?: number;
   days?: number;
-  /** The new address, in the notice to the old one. */
+  /**
+   * An address someone typed (the new one, in the notice to the old one): written defanged, never as
+   * a link (see defangAddress).
+   */
   address?: string;
 }
 
@@ -70,7 +78,54 @@ const SECURITY: Record<Language, string> = {
   pt: 'Se não foste tu, redefine já a palavra-passe em «Esqueceste-te da palavra-passe?» e contacta-nos.',
 };
 
+/**
+ * An address a stranger may have chosen, written so that no mail client turns it into a link: every
+ * "." becomes "[.]" and "://" becomes "[://]" (the way security notices write hostile addresses), so
+ * `https://clicks.example.com@evil.example` cannot pass for a link to us.
+ */
+export function defangAddress(address: string): string {
+  return address.replace(/:\/\//g, '[://]').replace(/\./g, '[.]');
+}
+
 const KINDS: Record<MailKind, Record<Language, Words>> = {
+  emailChangeUndone: {
+    es: {
+      subject: 'Se deshizo el cambio de correo',
+      paragraphs: (p) => [
+        `Esta dirección dejó de ser el correo de una cuenta de One Million Clicks: el cambio se deshizo desde la dirección anterior, ${p.address}, y se cerraron todas las sesiones.`,
+      ],
+    },
+    en: {
+      subject: 'The email change was undone',
+      paragraphs: (p) => [
+        `This address is no longer the email of a One Million Clicks account: the change was undone from the previous address, ${p.address}, and every session was signed out.`,
+      ],
+    },
+    fr: {
+      subject: "Le changement d'adresse a été annulé",
+      paragraphs: (p) => [
+        `Cette adresse n'est plus celle d'un compte One Million Clicks : le changement a été annulé depuis l'adresse précédente, ${p.address}, et toutes les sessions ont été fermées.`,
+      ],
+    },
+    de: {
+      subject: 'Die E-Mail-Änderung wurde rückgängig gemacht',
+      paragraphs: (p) => [
+        `Diese Adresse ist nicht mehr die E-Mail eines One-Million-Clicks-Kontos: Die Änderung wurde von der vorherigen Adresse, ${p.address}, rückgängig gemacht, und alle Sitzungen wurden beendet.`,
+      ],
+    },
+    it: {
+      subject: "Il cambio dell'email è stato annullato",
+      paragraphs: (p) => [
+        `Questo indirizzo non è più l'email di un account One Million Clicks: il cambio è stato annullato dall'indirizzo precedente, ${p.address}, e tutte le sessioni sono state chiuse.`,
+      ],
+    },
+    pt: {
+      subject: 'A alteração do email foi anulada',
+      paragraphs: (p) => [
+        `Este endereço deixou de ser o email de uma conta One Million Clicks: a alteração foi anulada a partir do endereço anterior, ${p.address}, e todas as sessões foram terminadas.`,
+      ],
+    },
+  },
   confirmEmailChange: {
     es: {
       subject: 'Confirma tu nuevo correo',
@@ -318,6 +373,7 @@ const NOTICE: Record<MailKind, 'ignore' | 'security'> = {
   emailChangeNotice: 'security',
   passwordReset: 'ignore',
   passwordChanged: 'security',
+  emailChangeUndone: 'security',
 };
 
 export interface RenderedMail {
@@ -333,7 +389,9 @@ export function renderMail(kind: MailKind, language: Language, params: MailParam
   const words = KINDS[kind][language] ?? KINDS[kind].es;
   const common = COMMON[language] ?? COMMON.es;
   const closing = NOTICE[kind] === 'ignore' ? common.notYou : SECURITY[language];
-  const paragraphs = words.paragraphs(params);
+  const paragraphs = words.paragraphs(
+    params.address === undefined ? params : { ...params, address: defangAddress(params.address) },
+  );
   const link = words.action && params.link ? { label: words.action, href: params.link } : undefined;
 
   const text = [

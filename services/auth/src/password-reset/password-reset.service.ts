@@ -8,9 +8,9 @@ import type { AuthContext } from '../context.js';
 import { enqueue } from '../events.js';
 import { hashPassword } from '../security/passwords.js';
 import { countRequest } from '../security/request-limit.js';
-import { revokeAllForUser } from '../sessions/refresh-tokens.js';
+import { securityEvent } from '../sessions/security-events.js';
 import { findUserByEmail, findUserById, updateUser } from '../users/users.repo.js';
-import { createResetToken, findResetToken, lockResetToken, useAllResetTokens } from './reset-tokens.repo.js';
+import { createResetToken, findResetToken, lockResetToken } from './reset-tokens.repo.js';
 
 /** Counts the request against the address's and the IP's limits (429 past them), then starts the work. */
 export async function requestPasswordReset(ctx: AuthContext, email: string, ip: string): Promise<void> {
@@ -77,8 +77,8 @@ export async function resetPassword(ctx: AuthContext, token: string, newPassword
     const user = await findUserById(trx, row.user_id);
     if (!user) throw badRequest(INVALID, 'token');
     await updateUser(trx, user.id, { password_hash: passwordHash });
-    await useAllResetTokens(trx, user.id, now);
-    await revokeAllForUser(trx, user.id, now);
+    // Every session, every token signed before, every pending email change and every reset link end.
+    await securityEvent(trx, user.id, now, { all: true });
     await enqueue(
       trx,
       makeEvent(SUBJECTS.passwordReset, {

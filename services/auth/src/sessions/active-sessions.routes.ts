@@ -1,5 +1,11 @@
 // GET /api/user/sessions, DELETE /api/user/sessions/:id, DELETE /api/user/sessions (all others).
-import { MessageResponse, SessionIdParams, SessionsResponse, type AccessTokenClaims } from '@omc/contracts';
+import {
+  MessageResponse,
+  MessageWithTokenResponse,
+  SessionIdParams,
+  SessionsResponse,
+  type AccessTokenClaims,
+} from '@omc/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ignoreJsonBody } from '../body-less.js';
@@ -7,7 +13,7 @@ import type { AuthContext } from '../context.js';
 import { accountOf, signedIn } from '../users/current-user.js';
 import { endOtherSessions, endSession, listSessions } from './active-sessions.service.js';
 
-/** The session the access token was issued for (tokens from before sessions were named carry none). */
+/** The session the access token was issued for. */
 const sessionOf = (request: FastifyRequest): string | undefined =>
   (request.user as AccessTokenClaims | undefined)?.sid;
 
@@ -29,8 +35,13 @@ export async function activeSessionRoutes(scope: FastifyInstance, ctx: AuthConte
     },
   );
 
-  app.delete('/api/user/sessions', { schema: { response: { 200: MessageResponse } } }, async (request) => {
-    const ended = await endOtherSessions(ctx, accountOf(request).id, sessionOf(request));
-    return { message: ended === 1 ? '1 other session ended' : `${ended} other sessions ended` };
-  });
+  app.delete(
+    '/api/user/sessions',
+    { schema: { response: { 200: MessageWithTokenResponse } } },
+    async (request) => {
+      // The hook refused tokens without a session, so there is one.
+      const { ended, token } = await endOtherSessions(ctx, accountOf(request), sessionOf(request)!);
+      return { message: ended === 1 ? '1 other session ended' : `${ended} other sessions ended`, token };
+    },
+  );
 }

@@ -5,7 +5,8 @@ import type { SessionInfo } from '@omc/contracts';
 import { notFound } from '@omc/service-kit';
 import UAParser from 'ua-parser-js';
 import type { AuthContext } from '../context.js';
-import { revokeFamily } from './refresh-tokens.js';
+import type { UserRow } from '../users/users.repo.js';
+import { endOneSession, securityEvent } from './security-events.js';
 
 /** "Firefox 128 on Linux", "Mobile Safari on iOS (iPhone)"; "Unknown device" when nothing is known. */
 export function describeDevice(userAgent: string | null | undefined): string {
@@ -52,30 +53,44 @@ export async function listSessions(
   }));
 }
 
-/** Ends one of the account's own sessions; someone else's, or one already ended, is a 404. */
+/**
+ * Ends one of the account's own sessions (someone else's, or one already ended, is a 404): its refresh
+ * family and its access tokens at once, and, since its holder may be a thief, every pending email change
+ * and every mailed reset link.
+ */
 export async function endSession(ctx: AuthContext, userId: string, sessionId: string): Promise<void> {
   const now = ctx.deps.clock();
   const session = await activeSessions(ctx, userId, now)
     .where('family_id', '=', sessionId)
     .executeTakeFirst();
   if (!session) throw notFound('No active session of yours has this id');
-  await revokeFamily(ctx.deps.db, sessionId, now);
+  await ctx.deps.db.transaction().execute((trx) => endOneSession(trx, userId, sessionId, now));
 }
 
-/** Ends every session of the account but the current one; returns how many were ended. */
+/**
+ * Ends every session of the account but the current one, and every access token signed before, the
+ * caller's too (a copy of it may be the reason): returns how many sessions ended and the caller's new
+ * access token.
+ */
 export async function endOtherSessions(
   ctx: AuthContext,
-  userId: string,
-  currentSessionId?: string,
-): Promise<number> {
+  user: UserRow,
+  currentSessionId: string,
+): Promise<{ ended: number; token: string }> {
   const now = ctx.deps.clock();
-  const result = await ctx.deps.db
-    .updateTable('refresh_tokens')
-    .set({ revoked_at: new Date(now) })
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .$if(Boolean(currentSessionId), (qb) => qb.where('family_id', '!=', currentSessionId!))
-    .returning('family_id')
-    .execute();
-  return new Set(result.map((r) => r.family_id)).size;
+  return ctx.deps.db.transaction().execute(async (trx) => {
+    const ended = await trx
+      .selectFrom('refresh_tokens')
+      .select('family_id')
+      .distinct()
+      .where('user_id', '=', user.id)
+      .where('revoked_at', 'is', null)
+      .where('family_id', '!=', currentSessionId)
+      .execute();
+    const version = await securityEvent(trx, user.id, now, { allBut: currentSessionId });
+    return {
+      ended: ended.length,
+      token: ctx.signAccessToken({ ...user, security_version: version }, currentSessionId),
+    };
+  });
 }

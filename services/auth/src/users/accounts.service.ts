@@ -20,7 +20,8 @@ import { callUpstream } from '../profile/upstreams.js';
 import { hashPassword, verifyPassword } from '../security/passwords.js';
 import { verificationRequest } from '../verification/verification.service.js';
 import { RateLimited } from '../security/login-guard.js';
-import { issueRefreshToken, revokeAllForUser, type ClientInfo } from '../sessions/refresh-tokens.js';
+import { issueRefreshToken, type ClientInfo } from '../sessions/refresh-tokens.js';
+import { securityEvent } from '../sessions/security-events.js';
 import {
   deleteUser,
   findUserByLogin,
@@ -181,17 +182,13 @@ export async function changeUsername(ctx: AuthContext, user: UserRow, username: 
   ctx.relay.nudge();
 }
 
-/**
- * Checks the current password (under the same brute-force limits as login), stores the new hash and
- * ends every other session. Returns a fresh refresh token so this browser stays signed in.
- */
-export async function changePassword(
+/** Checks the current password under the same brute-force limits as login: wrong is a 400 naming it. */
+export async function checkCurrentPassword(
   ctx: AuthContext,
   user: UserRow,
   currentPassword: string,
-  newPassword: string,
   ip: string,
-): Promise<string> {
+): Promise<void> {
   const account = `user:${user.id}`;
   await ctx.guard.reserve(ip, account);
   if (!(await verifyPassword(user.password_hash, currentPassword))) {
@@ -199,13 +196,55 @@ export async function changePassword(
     throw badRequest('Current password is incorrect', 'currentPassword');
   }
   await ctx.guard.succeed(ip, account);
+}
+
+/**
+ * Proof that the caller is the owner and not someone holding a copy of the token, for changes that hand
+ * the account (or its money) to an address: the current password, or a sign-in with a password within
+ * REAUTH_WINDOW_SECONDS (SPEC's client sends no password with an email change).
+ */
+export async function requireRecentAuth(
+  ctx: AuthContext,
+  user: UserRow,
+  signedInAt: Date | null,
+  currentPassword: string | undefined,
+  ip: string,
+): Promise<void> {
+  if (currentPassword !== undefined) return checkCurrentPassword(ctx, user, currentPassword, ip);
+  const windowMs = ctx.deps.config.REAUTH_WINDOW_SECONDS * 1000;
+  if (signedInAt && ctx.deps.clock() - signedInAt.getTime() <= windowMs) return;
+  throw badRequest(
+    `currentPassword is required: enter your current password (or sign in again) to make this change`,
+    'currentPassword',
+  );
+}
+
+/**
+ * Checks the current password, stores the new hash and ends every session, this one too: a copy of this
+ * browser's token dies with the others. Starts a new session for this browser and returns its tokens.
+ */
+export async function changePassword(
+  ctx: AuthContext,
+  user: UserRow,
+  currentPassword: string,
+  newPassword: string,
+  ip: string,
+  userAgent?: string,
+): Promise<{ refreshToken: string; accessToken: string }> {
+  await checkCurrentPassword(ctx, user, currentPassword, ip);
   const passwordHash = await hashPassword(newPassword);
   const now = ctx.deps.clock();
   return ctx.deps.db.transaction().execute(async (trx) => {
     await updateUser(trx, user.id, { password_hash: passwordHash });
-    await revokeAllForUser(trx, user.id, now);
-    const session = await issueRefreshToken(trx, user.id, now, refreshSettings(ctx), undefined, { ip });
-    return session.token;
+    const version = await securityEvent(trx, user.id, now, { all: true });
+    const session = await issueRefreshToken(trx, user.id, now, refreshSettings(ctx), undefined, {
+      ip,
+      userAgent,
+    });
+    return {
+      refreshToken: session.token,
+      accessToken: ctx.signAccessToken({ ...user, security_version: version }, session.familyId),
+    };
   });
 }
 

@@ -1,26 +1,62 @@
 import { requireUser, unauthorized } from '@omc/service-kit';
 import type { FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
 import type { AuthContext } from '../context.js';
-import { findUserById, type UserRow } from './users.repo.js';
+import type { UserRow } from './users.repo.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The caller's account, loaded by the route tree's onRequest hook (before the body is validated). */
     account: UserRow | null;
+    /** When the caller's session signed in with a password (its `auth_time`): recent enough re-authenticates. */
+    signedInAt: Date | null;
   }
 }
 
+export const SESSION_ENDED = 'This session has ended; please sign in again';
+export const SECURITY_CHANGED =
+  'Your account had a security change (password, email or sign-out everywhere) since this session signed in; please sign in again';
+
 /**
  * onRequest hook of a route tree for signed-in callers: the token proves who they are, the database says
- * what they may do now. A guest is told to sign in (401) before any body is looked at.
+ * what they may do now, and whether the token still counts: its session (refresh family) not ended and
+ * its security version the account's current one. One query, so the check costs one round trip.
  */
 export const signedIn = (ctx: AuthContext) =>
   async function loadAccount(request: FastifyRequest): Promise<void> {
     const claims = await requireUser(request);
     request.user = claims;
-    const user = await findUserById(ctx.deps.db, claims.sub);
-    if (!user) throw unauthorized('This account no longer exists');
+    // A token without a session or a version was signed before sessions could end: refused.
+    if (!claims.sid || claims.sv === undefined) throw unauthorized(SESSION_ENDED);
+    const sid = claims.sid;
+    const row = await ctx.deps.db
+      .selectFrom('users')
+      .selectAll('users')
+      .select((eb) => [
+        eb
+          .exists(
+            eb
+              .selectFrom('refresh_tokens')
+              .select(sql<number>`1`.as('one'))
+              .where('refresh_tokens.family_id', '=', sid)
+              .whereRef('refresh_tokens.user_id', '=', 'users.id')
+              .where('refresh_tokens.revoked_at', 'is', null),
+          )
+          .as('session_live'),
+        eb
+          .selectFrom('sessions')
+          .select('sessions.created_at')
+          .where('sessions.family_id', '=', sid)
+          .as('signed_in_at'),
+      ])
+      .where('users.id', '=', claims.sub)
+      .executeTakeFirst();
+    if (!row) throw unauthorized('This account no longer exists');
+    const { session_live, signed_in_at, ...user } = row;
+    if (user.security_version !== claims.sv) throw unauthorized(SECURITY_CHANGED);
+    if (!session_live) throw unauthorized(SESSION_ENDED);
     request.account = user;
+    request.signedInAt = signed_in_at ?? null;
   };
 
 /** The role on record, for requireRole: it wins over the token's, which may be minutes old. */

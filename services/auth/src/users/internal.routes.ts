@@ -9,9 +9,15 @@ import { accountOf, signedIn } from './current-user.js';
 export async function internalRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
   scope.addHook('onRequest', signedIn(ctx));
   const app = scope.withTypeProvider<ZodTypeProvider>();
-  // The account as the database has it now: a deleted account is a 401, a changed role the new one.
+  // The account as the database has it now: a deleted account, an ended session or a token older than the
+  // account's last security event is a 401 (the hook's check), a changed role the new one.
   app.get(INTERNAL_ACCOUNT_PATH, { schema: { response: { 200: InternalAccount } } }, async (request) => {
     const account = accountOf(request);
-    return { userId: account.id, role: account.role, emailVerified: account.email_verified_at !== null };
+    return {
+      userId: account.id,
+      role: account.role,
+      emailVerified: account.email_verified_at !== null,
+      signedInAt: request.signedInAt?.toISOString() ?? null,
+    };
   });
 }

@@ -8,6 +8,7 @@ import {
   LoginRequest,
   LoginResponse,
   MessageResponse,
+  MessageWithTokenResponse,
   ProfileResponse,
   RegisterRequest,
   RegisterResponse,
@@ -79,25 +80,30 @@ async function accountRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<
     { schema: { body: ChangeEmailRequest, response: { 200: MessageResponse } } },
     async (request) => {
       // SPEC's answer, { message }: the email changes only once the new address confirms.
-      const outcome = await requestEmailChange(ctx, accountOf(request), request.body.email, request.ip);
+      const user = accountOf(request);
+      const { email, currentPassword } = request.body;
+      if (email !== user.email)
+        await accounts.requireRecentAuth(ctx, user, request.signedInAt, currentPassword, request.ip);
+      const outcome = await requestEmailChange(ctx, user, email, request.ip);
       return { message: outcome === 'pending' ? CHANGE_EMAIL_PENDING_MESSAGE : 'Email updated' };
     },
   );
 
   app.put(
     '/api/user/change-password',
-    { schema: { body: ChangePasswordRequest, response: { 200: MessageResponse } } },
+    { schema: { body: ChangePasswordRequest, response: { 200: MessageWithTokenResponse } } },
     async (request, reply) => {
       const user = accountOf(request);
-      const refreshToken = await accounts.changePassword(
+      const tokens = await accounts.changePassword(
         ctx,
         user,
         request.body.currentPassword,
         request.body.newPassword,
         request.ip,
+        request.headers['user-agent'],
       );
-      setRefreshCookie(reply, config, refreshToken);
-      return { message: 'Password updated; other sessions have been signed out' };
+      setRefreshCookie(reply, config, tokens.refreshToken);
+      return { message: 'Password updated; other sessions have been signed out', token: tokens.accessToken };
     },
   );
 

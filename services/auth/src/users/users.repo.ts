@@ -1,5 +1,5 @@
 // The only code that reads and writes the users table.
-import type { Language, Role } from '@omc/contracts';
+import { canonicalEmail, type Language, type Role } from '@omc/contracts';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database, UsersTable } from '../db/schema.js';
 
@@ -16,7 +16,11 @@ export class UniqueViolation extends Error {
 function rethrowUnique(error: unknown): never {
   const pg = error as { code?: string; constraint?: string };
   if (pg.code === '23505' && pg.constraint === 'users_username_lower') throw new UniqueViolation('username');
-  if (pg.code === '23505' && pg.constraint === 'users_email_lower') throw new UniqueViolation('email');
+  if (
+    pg.code === '23505' &&
+    (pg.constraint === 'users_email_lower' || pg.constraint === 'users_email_canonical')
+  )
+    throw new UniqueViolation('email');
   throw error;
 }
 
@@ -28,7 +32,7 @@ export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefi
   return db
     .selectFrom('users')
     .selectAll()
-    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .where('email_canonical', '=', canonicalEmail(email))
     .executeTakeFirst();
 }
 
@@ -63,6 +67,7 @@ export async function insertUser(
         id: user.id,
         username: user.username,
         email: user.email,
+        email_canonical: canonicalEmail(user.email),
         password_hash: user.passwordHash,
         role: user.role,
         preferred_language: user.preferredLanguage,
@@ -89,7 +94,11 @@ export async function updateUser(
   try {
     await db
       .updateTable('users')
-      .set({ ...changes, updated_at: sql`now()` })
+      .set({
+        ...changes,
+        ...(changes.email !== undefined ? { email_canonical: canonicalEmail(changes.email) } : {}),
+        updated_at: sql`now()`,
+      })
       .where('id', '=', id)
       .execute();
   } catch (error) {
@@ -119,7 +128,7 @@ export function lockUserByEmail(trx: Transaction<Database>, email: string): Prom
   return trx
     .selectFrom('users')
     .selectAll()
-    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .where('email_canonical', '=', canonicalEmail(email))
     .forUpdate()
     .executeTakeFirst();
 }

@@ -19,7 +19,10 @@ const cannotAsk = () =>
 export class AccountCheck {
   constructor(private readonly options: AccountCheckOptions) {}
 
-  /** The caller's account as auth has it now; 401 when it no longer exists. */
+  /**
+   * The caller's account as auth has it now; 401 (with auth's reason) when the account no longer exists,
+   * the token's session was ended or the token is older than the account's last security event.
+   */
   async current(caller: Caller): Promise<InternalAccount> {
     const headers = forwardedHeaders(caller);
     let response: Response;
@@ -32,8 +35,14 @@ export class AccountCheck {
       throw cannotAsk();
     }
     if (response.status === 401) {
-      await response.body?.cancel().catch(() => undefined);
-      throw unauthorized('This account no longer exists');
+      // Auth says why: the account is gone, the session was ended, or the token predates a security
+      // event (a reset, a password or email change, sign out everywhere). Its words reach the player.
+      const body = (await response.json().catch(() => undefined)) as { message?: unknown } | undefined;
+      throw unauthorized(
+        typeof body?.message === 'string' && body.message.length <= 300
+          ? body.message
+          : 'This session is no longer valid; please sign in again',
+      );
     }
     const parsed = response.ok
       ? InternalAccount.safeParse(await response.json().catch(() => undefined))

@@ -6,6 +6,8 @@ import { bootstrapMigration } from './0002_bootstrap.js';
 import { accountsMigration } from './0003_accounts.js';
 import { emailVerificationMigration } from './0004_email_verification.js';
 import { emailChangesMigration } from './0005_email_changes.js';
+import { securityVersionMigration } from './0006_security_version.js';
+import { emailCanonicalMigration } from './0007_email_canonical.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -14,4 +16,6 @@ export const migrations: Record<string, Migration> = {
   '0003_accounts': accountsMigration,
   '0004_email_verification': emailVerificationMigration,
   '0005_email_changes': emailChangesMigration,
+  '0006_security_version': securityVersionMigration,
+  '0007_email_canonical': emailCanonicalMigration,
 };

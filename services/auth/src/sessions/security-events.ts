@@ -1,0 +1,70 @@
+// Security events: what a password change or reset, an email confirm or undo, "end session", "sign out
+// everywhere" (and, later, an admin's suspension) do to the account's other ways in. One place, so every
+// event ends the same things: the thief's access tokens (the security version, or the session they name),
+// their refresh families, every email change still waiting for its new address, and every mailed
+// password-reset link. Undo links are not spent here: they are the owner's way back (email-change.service).
+import type { Kysely, Transaction } from 'kysely';
+import type { AuthContext } from '../context.js';
+import type { Database } from '../db/schema.js';
+import { cancelPendingChanges } from '../email-change/email-changes.repo.js';
+import { useAllResetTokens } from '../password-reset/reset-tokens.repo.js';
+import { revokeFamily } from './refresh-tokens.js';
+
+/** Which refresh families the event revokes: every one, every one but the caller's, or none. */
+export type SessionsToEnd = { all: true } | { allBut: string } | { none: true };
+
+/**
+ * Raises the account's security version (every access token signed before is refused on account and
+ * money routes from now on), revokes the refresh families asked for, cancels every pending email change
+ * and spends every password-reset link. Returns the new security version, for a token the caller keeps.
+ */
+export async function securityEvent(
+  trx: Transaction<Database>,
+  userId: string,
+  now: number,
+  sessions: SessionsToEnd,
+): Promise<number> {
+  const row = await trx
+    .updateTable('users')
+    .set((eb) => ({ security_version: eb('security_version', '+', 1) }))
+    .where('id', '=', userId)
+    .returning('security_version')
+    .executeTakeFirst();
+  if (!('none' in sessions)) {
+    await trx
+      .updateTable('refresh_tokens')
+      .set({ revoked_at: new Date(now) })
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .$if('allBut' in sessions, (qb) => qb.where('family_id', '!=', (sessions as { allBut: string }).allBut))
+      .execute();
+  }
+  await spendMailedLinks(trx, userId, now);
+  return row?.security_version ?? 0;
+}
+
+/** Ends one session (its refresh family, hence its access tokens) and spends the mailed links. */
+export async function endOneSession(
+  trx: Transaction<Database>,
+  userId: string,
+  familyId: string,
+  now: number,
+): Promise<void> {
+  await revokeFamily(trx, familyId, now);
+  await spendMailedLinks(trx, userId, now);
+}
+
+async function spendMailedLinks(db: Kysely<Database> | Transaction<Database>, userId: string, now: number) {
+  await cancelPendingChanges(db, userId, now);
+  await useAllResetTokens(db, userId, now);
+}
+
+/**
+ * Ends every session of the account at once, for callers outside a request of the owner's (an admin's
+ * suspension): one transaction, the same effects as "sign out everywhere" without a session kept.
+ */
+export async function endAllSessions(ctx: AuthContext, userId: string): Promise<void> {
+  await ctx.deps.db
+    .transaction()
+    .execute((trx) => securityEvent(trx, userId, ctx.deps.clock(), { all: true }));
+}
