@@ -2,6 +2,7 @@ export * from './common.js';
 export * from './validation.js';
 export * from './packs.js';
 export * from './auth.js';
+export * from './admin.js';
 export * from './game.js';
 export * from './payments.js';
 export * from './events.js';

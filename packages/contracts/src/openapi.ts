@@ -30,7 +30,11 @@ const SUMMARIES: Record<string, string> = {
   'GET /api/user/sessions': 'The signed-in sessions of this account',
   'DELETE /api/user/sessions': 'Sign out everywhere else',
   'DELETE /api/user/sessions/:id': 'End one session',
-  'GET /api/admin/users': 'Every account with its role (admin)',
+  'GET /api/admin/users':
+    'Every account with its role; with query, cursor or limit, a searchable page with status (admin)',
+  'POST /api/admin/users/:id/suspend': 'Suspend an account: it cannot sign in, click, buy or collect (admin)',
+  'POST /api/admin/users/:id/restore': 'Lift a suspension (admin)',
+  'GET /api/admin/audit': 'The audit log, newest first, filtered and paged (admin)',
   'POST /api/admin/updateRole': "Change an account's role (admin)",
   'GET /api/game/state': 'The round as everyone sees it: counter, pot, last winner, last clicker',
   'GET /api/game/rules': 'The round target, milestones and click packs with prices',

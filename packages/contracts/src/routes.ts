@@ -1,6 +1,7 @@
 // Every public route with its request and response schemas: the catalogue that contract and
 // bad-input tests walk, so a new route is covered the day it is added here.
 import type { z } from 'zod';
+import * as admin from './admin.js';
 import * as auth from './auth.js';
 import { MessageResponse } from './common.js';
 import * as game from './game.js';
@@ -172,7 +173,34 @@ export const ROUTES: readonly RouteContract[] = [
     path: '/api/admin/users',
     service: 'auth',
     auth: 'admin',
-    response: auth.AdminUsersResponse,
+    query: admin.AdminUsersQuery,
+    response: admin.AdminUsersAnswer,
+  },
+  {
+    method: 'POST',
+    path: '/api/admin/users/:id/suspend',
+    service: 'auth',
+    auth: 'admin',
+    params: admin.UserIdParams,
+    body: admin.SuspendRequest,
+    response: admin.SuspensionResponse,
+  },
+  {
+    method: 'POST',
+    path: '/api/admin/users/:id/restore',
+    service: 'auth',
+    auth: 'admin',
+    params: admin.UserIdParams,
+    body: admin.RestoreRequest,
+    response: admin.SuspensionResponse,
+  },
+  {
+    method: 'GET',
+    path: '/api/admin/audit',
+    service: 'auth',
+    auth: 'admin',
+    query: admin.AuditQuery,
+    response: admin.AuditPage,
   },
   {
     method: 'POST',
@@ -262,6 +290,7 @@ export const ROUTE_PREFIXES: readonly { prefix: string; service: Service | 'real
   { prefix: '/api/user', service: 'auth' },
   { prefix: '/api/admin/users', service: 'auth' },
   { prefix: '/api/admin/updateRole', service: 'auth' },
+  { prefix: '/api/admin/audit', service: 'auth' },
   { prefix: '/api/admin/collect', service: 'payments' },
   { prefix: '/api/game', service: 'game' },
   { prefix: '/api/winners/setPaymentMethod', service: 'payments' },

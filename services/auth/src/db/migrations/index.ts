@@ -8,6 +8,7 @@ import { emailVerificationMigration } from './0004_email_verification.js';
 import { emailChangesMigration } from './0005_email_changes.js';
 import { securityVersionMigration } from './0006_security_version.js';
 import { emailCanonicalMigration } from './0007_email_canonical.js';
+import { adminToolsMigration } from './0015_admin_tools.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0005_email_changes': emailChangesMigration,
   '0006_security_version': securityVersionMigration,
   '0007_email_canonical': emailCanonicalMigration,
+  '0015_admin_tools': adminToolsMigration,
 };
