@@ -80,7 +80,12 @@ export async function signAccessToken(
 ): Promise<string> {
   const key = await importPKCS8(privateKeyPem, 'EdDSA');
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ username: claims.username, role: claims.role })
+  return new SignJWT({
+    username: claims.username,
+    role: claims.role,
+    ...(claims.sid !== undefined ? { sid: claims.sid } : {}),
+    ...(claims.sv !== undefined ? { sv: claims.sv } : {}),
+  })
     .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
     .setSubject(claims.sub)
     .setIssuedAt(now)

@@ -251,7 +251,11 @@ describe('roles and admin routes', () => {
 
     it('does not promote whoever registers the email and name the admin moved away from', async () => {
       const renamed = { email: `moved-${Date.now()}@example.com`, username: `moved_${Date.now() % 1e6}` };
-      await h.deps.db.updateTable('users').set(renamed).where('email', '=', ADMIN.email).execute();
+      await h.deps.db
+        .updateTable('users')
+        .set({ ...renamed, email_canonical: renamed.email })
+        .where('email', '=', ADMIN.email)
+        .execute();
       try {
         const squatter = await register(h.app, {
           ...newUser('standard'),

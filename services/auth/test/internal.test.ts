@@ -17,6 +17,7 @@ describe('the account for the other services', () => {
       userId: user.id,
       role: 'standard',
       emailVerified: false,
+      signedInAt: expect.any(String),
     });
     const admin = await loginToken(h.app, ADMIN.username, ADMIN.password);
     const promote = await h.app.inject({
@@ -31,6 +32,7 @@ describe('the account for the other services', () => {
       userId: user.id,
       role: 'admin',
       emailVerified: false,
+      signedInAt: expect.any(String),
     });
   });
 

@@ -235,11 +235,25 @@ describe('sessions', () => {
       expect((await profile('Basic abc')).statusCode).toBe(401);
     });
 
+    it('refuses a genuinely signed token that names no session or security version (401)', async () => {
+      const bare = await signAccessToken(h.keys.privateKey, {
+        sub: user.id,
+        username: user.username,
+        role: 'standard',
+      });
+      const response = await profile(`Bearer ${bare}`);
+      expect(response.statusCode).toBe(401);
+      expect(ErrorBody.parse(response.json()).message).toMatch(/session has ended/);
+    });
+
     it('does not trust the role claim: a standard user with a token claiming admin is still refused admin routes', async () => {
+      const { sid, sv } = JSON.parse(Buffer.from(user.token.split('.')[1]!, 'base64url').toString());
       const forged = await signAccessToken(h.keys.privateKey, {
         sub: user.id,
         username: user.username,
         role: 'admin',
+        sid,
+        sv,
       });
       expect((await h.app.inject({ url: '/api/admin/users', headers: bearer(forged) })).statusCode).toBe(403);
     });

@@ -45,6 +45,12 @@ export interface Figures {
   /** Role changes followed at once by a click and a profile read with the old token, and how many saw the old role. */
   roleChangesChecked: number;
   staleRoleReads: number;
+  /** Stolen-token uses tried on money and account routes after a reset, an undo or an ended session. */
+  staleTokenUsesTried: number;
+  /** Of those, the ones that were not refused with 401 (the token outlived the security event). */
+  tokensOutlivingRecovery: number;
+  /** Email changes a thief asked for that could still be confirmed after the owner's reset. */
+  pendingChangesAfterReset: number;
 }
 
 export function emptyFigures(): Figures {
@@ -75,6 +81,9 @@ export function emptyFigures(): Figures {
     faultMatrix: [],
     roleChangesChecked: 0,
     staleRoleReads: 0,
+    staleTokenUsesTried: 0,
+    tokensOutlivingRecovery: 0,
+    pendingChangesAfterReset: 0,
   };
 }
 
@@ -92,6 +101,9 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
     'loadSeconds',
     'roleChangesChecked',
     'staleRoleReads',
+    'staleTokenUsesTried',
+    'tokensOutlivingRecovery',
+    'pendingChangesAfterReset',
   ] as const) {
     into[key] += Number(part[key] ?? 0);
   }
@@ -144,6 +156,7 @@ export function formatFigures(f: Figures): string {
         .join(', ') || 'n/a'
     }; a plain request ${f.eventLoopBaselineMs.toFixed(1)} ms (budget 20 ms over it)`,
     `role read-your-writes      ${f.roleChangesChecked} role changes, each followed at once by a click and a profile read: ${f.staleRoleReads} saw the old role`,
+    `stolen token vs recovery   ${f.staleTokenUsesTried} uses of a token on money and account routes after a reset, an undo or an ended session: ${f.tokensOutlivingRecovery} not refused; pending email changes alive after a reset ${f.pendingChangesAfterReset}`,
     `money fault matrix         ${f.faultMatrix.join('; ') || 'n/a'}`,
     `sockets one address holds  ${f.socketsOneAddressHolds || 'n/a'} (the next is refused; other suite files' sockets from this host included)`,
     `mixed load                 ${f.loadSeconds} s; requests unanswered or 5xx in it ${f.unansweredInLoad}`,

@@ -2,6 +2,7 @@ import {
   AdminUsersResponse,
   LoginResponse,
   MessageResponse,
+  MessageWithTokenResponse,
   ProfileResponse,
   RefreshResponse,
   RegisterResponse,
@@ -25,10 +26,12 @@ export const authApi = {
   profile: (token: string) => request('/api/user/profile', ProfileResponse, { token }),
   changeLanguage: (token: string, language: Language) =>
     request('/api/user/change-language', MessageResponse, { method: 'PUT', token, body: { language } }),
-  changeEmail: (token: string, email: string) =>
-    request('/api/user/change-email', MessageResponse, { method: 'PUT', token, body: { email } }),
+  /** `currentPassword` proves the owner (auth asks for it unless the sign-in is a few minutes old). */
+  changeEmail: (token: string, body: { email: string; currentPassword?: string }) =>
+    request('/api/user/change-email', MessageResponse, { method: 'PUT', token, body }),
+  /** Every earlier token ends with the change: the answer carries this browser's next one. */
   changePassword: (token: string, body: { currentPassword: string; newPassword: string }) =>
-    request('/api/user/change-password', MessageResponse, { method: 'PUT', token, body }),
+    request('/api/user/change-password', MessageWithTokenResponse, { method: 'PUT', token, body }),
   changeUsername: (token: string, username: string) =>
     request('/api/user/change-username', MessageResponse, { method: 'PUT', token, body: { username } }),
   deleteAccount: (token: string) =>
@@ -54,8 +57,9 @@ export const authApi = {
   sessions: (token: string) => request('/api/user/sessions', SessionsResponse, { token }),
   endSession: (token: string, id: string) =>
     request(`/api/user/sessions/${encodeURIComponent(id)}`, MessageResponse, { method: 'DELETE', token }),
+  /** Every earlier token ends, this browser's too: the answer carries its next one. */
   endOtherSessions: (token: string) =>
-    request('/api/user/sessions', MessageResponse, { method: 'DELETE', token }),
+    request('/api/user/sessions', MessageWithTokenResponse, { method: 'DELETE', token }),
   adminUsers: (token: string) => request('/api/admin/users', AdminUsersResponse, { token }),
   updateRole: (token: string, body: { email: string; role: Role }) =>
     request('/api/admin/updateRole', MessageResponse, { method: 'POST', token, body }),

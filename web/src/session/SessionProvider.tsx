@@ -31,6 +31,8 @@ export interface Session extends StoredIdentity {
   /** Clears an expired session without entering guest mode (SPEC: sent to the welcome screen). */
   expire(): void;
   updateIdentity(profile: Pick<ProfileResponse, 'username' | 'email' | 'role'>): void;
+  /** Keeps the session with the token a security change handed back (the earlier one no longer counts). */
+  replaceToken(token: string): void;
   clearMessage(): void;
 }
 
@@ -125,6 +127,15 @@ export function SessionProvider({
     });
   }, []);
 
+  const replaceToken = useCallback((token: string) => {
+    setIdentity((previous) => {
+      if (!previous.token) return previous;
+      const next = { ...previous, token };
+      saveIdentity(next);
+      return next;
+    });
+  }, []);
+
   // Token refresh: 5 minutes before exp, at once when that has passed; a failure logs out.
   const logoutRef = useRef(logout);
   logoutRef.current = logout;
@@ -175,9 +186,21 @@ export function SessionProvider({
       logout,
       expire,
       updateIdentity,
+      replaceToken,
       clearMessage: () => setMessage(null),
     }),
-    [identity, isGuest, message, refreshing, signIn, continueAsGuest, logout, expire, updateIdentity],
+    [
+      identity,
+      isGuest,
+      message,
+      refreshing,
+      signIn,
+      continueAsGuest,
+      logout,
+      expire,
+      updateIdentity,
+      replaceToken,
+    ],
   );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }

@@ -107,7 +107,13 @@ export function deferred<T>() {
 }
 
 /** An unsigned token with the claims the browser reads. */
-export function makeToken(claims: { username?: string; role?: string; exp: number; sub?: string }): string {
+export function makeToken(claims: {
+  username?: string;
+  role?: string;
+  exp: number;
+  sub?: string;
+  sv?: number;
+}): string {
   const encode = (value: object) =>
     btoa(JSON.stringify(value)).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
   return `${encode({ alg: 'EdDSA', typ: 'JWT' })}.${encode({ sub: '7f1c1b1e-8d7a-4d3c-9b1e-1a2b3c4d5e6f', username: 'ana', role: 'standard', ...claims })}.signature`;

@@ -30,14 +30,17 @@ function useChange<T>(
   successText?: (value: T) => string,
 ) {
   const { t } = useTranslation();
-  const { token } = useSession();
+  const { token, replaceToken } = useSession();
   const queryClient = useQueryClient();
   const closeLater = useTimedClose();
   const [error, setError] = useState<string | null>(null);
   const [success, setSuccess] = useState<string | null>(null);
   const mutation = useMutation({
     mutationFn: (value: T) => call(token!, value),
-    onSuccess: (_answer, value) => {
+    onSuccess: (answer, value) => {
+      // A password change ends every earlier token: carry on with the one the answer brings.
+      const next = (answer as { token?: unknown } | undefined)?.token;
+      if (typeof next === 'string') replaceToken(next);
       setSuccess(successText ? successText(value) : t(`${prefix}.success`));
       void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
       closeLater(onClose);
@@ -103,15 +106,21 @@ export function ChangeEmailDialog({ open, onClose }: ChangeDialogProps) {
 function ChangeEmail({ onClose }: { onClose: () => void }) {
   const { t } = useTranslation();
   const [email, setEmail] = useState('');
+  const [currentPassword, setCurrentPassword] = useState('');
   // The email changes once the new address confirms from the link mailed to it: say where to look.
   const change = useChange('changeEmail', authApi.changeEmail, onClose, (value) =>
-    t('changeEmail.pending', { email: value }),
+    t('changeEmail.pending', { email: value.email }),
   );
   return (
     <ChangeForm
       title={t('changeEmail.title')}
       onClose={onClose}
-      onSubmit={() => change.submit(validateChangeEmailForm({ email }), email.trim())}
+      onSubmit={() =>
+        change.submit(validateChangeEmailForm({ email }), {
+          email: email.trim(),
+          ...(currentPassword ? { currentPassword } : {}),
+        })
+      }
       {...change}
     >
       <TextField
@@ -121,6 +130,12 @@ function ChangeEmail({ onClose }: { onClose: () => void }) {
         label={t('changeEmail.newEmail')}
         value={email}
         onChange={(e) => setEmail(e.target.value)}
+      />
+      <PasswordInput
+        id="change-email-current-password"
+        label={t('changeEmail.currentPassword')}
+        value={currentPassword}
+        onChange={(e) => setCurrentPassword(e.target.value)}
       />
     </ChangeForm>
   );

@@ -50,9 +50,31 @@ describe('profile', () => {
     expect(screen.queryByTestId('admin-balance')).not.toBeInTheDocument();
   });
 
+  it('change email sends the current password when given, and only the email when not', async () => {
+    storeSession(makeToken({ exp: inFifteenMinutes() }));
+    const api = fakeApi({ 'PUT /api/user/change-email': () => json(200, { message: 'ok' }) });
+    const user = userEvent.setup();
+    renderApp('/profile');
+    await user.click(screen.getByRole('button', { name: 'Cambiar correo' }));
+    const dialog = screen.getByRole('dialog');
+    fireEvent.change(within(dialog).getByLabelText('Nuevo correo electrónico'), {
+      target: { value: 'new@example.com' },
+    });
+    fireEvent.change(within(dialog).getByLabelText(/Contraseña actual/), { target: { value: 'my-secret' } });
+    await user.click(within(dialog).getByRole('button', { name: 'Guardar' }));
+    await waitFor(() => expect(api.callsTo('PUT', '/api/user/change-email')).toHaveLength(1));
+    expect(api.callsTo('PUT', '/api/user/change-email')[0]!.body).toEqual({
+      email: 'new@example.com',
+      currentPassword: 'my-secret',
+    });
+  });
+
   it('change password checks its rules in order, then shows success and closes after 1 s', async () => {
     storeSession(makeToken({ exp: inFifteenMinutes() }));
-    const api = fakeApi({ 'PUT /api/user/change-password': () => json(200, { message: 'ok' }) });
+    const successor = makeToken({ exp: inFifteenMinutes(), sv: 1 });
+    const api = fakeApi({
+      'PUT /api/user/change-password': () => json(200, { message: 'ok', token: successor }),
+    });
     const user = userEvent.setup();
     renderApp('/profile');
     await user.click(screen.getByRole('button', { name: 'Cambiar contraseña' }));
@@ -83,6 +105,8 @@ describe('profile', () => {
       currentPassword: 'old-secret',
       newPassword: 'new-secret',
     });
+    // Every earlier token ended with the change: the session carries on with the answer's.
+    expect(window.localStorage.getItem('token')).toBe(successor);
     expect(dialog).toBeInTheDocument();
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument(), { timeout: 2000 });
   });

@@ -58,14 +58,15 @@ describe('profile sessions', () => {
     await waitFor(() => expect(within(section).getAllByTestId('session')).toHaveLength(2));
   });
 
-  it('ends every other session at once', async () => {
+  it('ends every other session at once, and carries on with the token the answer brings', async () => {
     storeSession(makeToken({ exp: Math.floor(Date.now() / 1000) + 900 }));
+    const successor = makeToken({ exp: Math.floor(Date.now() / 1000) + 900, sv: 1 });
     let sessions = [CURRENT, PHONE, TABLET];
     const api = fakeApi({
       'GET /api/user/sessions': () => json(200, { sessions }),
       'DELETE /api/user/sessions': () => {
         sessions = [CURRENT];
-        return json(200, { message: '2 other sessions ended' });
+        return json(200, { message: '2 other sessions ended', token: successor });
       },
     });
     const user = userEvent.setup();
@@ -74,5 +75,6 @@ describe('profile sessions', () => {
     expect(await screen.findByText('Se cerraron las demás sesiones.')).toBeInTheDocument();
     expect(api.callsTo('DELETE', '/api/user/sessions')).toHaveLength(1);
     expect(await screen.findByText('No hay otras sesiones abiertas.')).toBeInTheDocument();
+    await waitFor(() => expect(window.localStorage.getItem('token')).toBe(successor));
   });
 });

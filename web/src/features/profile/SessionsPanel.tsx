@@ -17,7 +17,7 @@ function when(iso: string, language: string): string {
 
 export function SessionsPanel() {
   const { t, i18n } = useTranslation();
-  const { token } = useSession();
+  const { token, replaceToken } = useSession();
   const queryClient = useQueryClient();
   const sessions = useQuery(sessionsQuery(token));
   const [message, setMessage] = useState<{ error?: string; success?: string }>({});
@@ -33,7 +33,9 @@ export function SessionsPanel() {
   });
   const endOthers = useMutation({
     mutationFn: () => authApi.endOtherSessions(token!),
-    onSuccess: () => {
+    onSuccess: (answer) => {
+      // Every earlier token ended, this one too: carry on with the one the answer brings.
+      replaceToken(answer.token);
       setMessage({ success: t('sessions.endedOthers') });
       void refresh();
     },
