@@ -1,4 +1,6 @@
 import { Navigate, Route, Routes } from 'react-router-dom';
+import { AuditLogPage } from '../features/admin/AuditPage';
+import { PlayersPage } from '../features/admin/PlayersPage';
 import { RoleManagerPage } from '../features/admin/RoleManagerPage';
 import { ConfirmEmailPage, UndoEmailChangePage } from '../features/auth/EmailChangePages';
 import { ResetPasswordPage } from '../features/auth/ResetPasswordPage';
@@ -46,6 +48,22 @@ export function AppRoutes() {
         element={
           <RequireAdmin>
             <RoleManagerPage />
+          </RequireAdmin>
+        }
+      />
+      <Route
+        path="/admin/players"
+        element={
+          <RequireAdmin>
+            <PlayersPage />
+          </RequireAdmin>
+        }
+      />
+      <Route
+        path="/admin/audit"
+        element={
+          <RequireAdmin>
+            <AuditLogPage />
           </RequireAdmin>
         }
       />
