@@ -1,31 +1,24 @@
-// The operator's calls: finding a player, suspending and restoring, the audit log.
-import { AdminUsersPage, AuditPage, SuspensionResponse } from '@omc/contracts';
-import { request } from './http';
-
-const search = (params: Record<string, string | number | undefined>) => {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(params))
-    if (value !== undefined && value !== '') query.set(name, String(value));
-  return query.toString();
-};
+// The operator's calls (finding a player, suspending and restoring, the audit log), through the typed
+// client of packages/client: inputs typed by the request schemas, answers parsed by the response ones.
+import { createClient, operations } from '@omc/client';
+import type { AdminUsersPage } from '@omc/contracts';
 
 export const PLAYERS_PAGE = 25;
 
+const clientFor = (token: string) => createClient({ token: () => token });
+
 export const adminApi = {
-  players: (token: string, params: { query?: string; cursor?: string }) =>
-    request(`/api/admin/users?${search({ ...params, limit: PLAYERS_PAGE })}`, AdminUsersPage, { token }),
+  players: async (token: string, query: { query?: string; cursor?: string }): Promise<AdminUsersPage> => {
+    const answer = await clientFor(token).call(operations.adminUsers, {
+      query: { ...query, limit: PLAYERS_PAGE },
+    });
+    // With a limit the server always answers a page.
+    return 'nextCursor' in answer ? answer : { users: [], nextCursor: null };
+  },
   suspend: (token: string, id: string, reason: string) =>
-    request(`/api/admin/users/${encodeURIComponent(id)}/suspend`, SuspensionResponse, {
-      method: 'POST',
-      token,
-      body: { reason },
-    }),
+    clientFor(token).call(operations.suspendUser, { params: { id }, body: { reason } }),
   restore: (token: string, id: string, reason: string) =>
-    request(`/api/admin/users/${encodeURIComponent(id)}/restore`, SuspensionResponse, {
-      method: 'POST',
-      token,
-      body: { reason },
-    }),
-  audit: (token: string, params: { targetId?: string; cursor?: string }) =>
-    request(`/api/admin/audit?${search({ ...params, limit: 50 })}`, AuditPage, { token }),
+    clientFor(token).call(operations.restoreUser, { params: { id }, body: { reason } }),
+  audit: (token: string, query: { targetId?: string; cursor?: string }) =>
+    clientFor(token).call(operations.audit, { query: { ...query, limit: 50 } }),
 };
