@@ -48,7 +48,13 @@ export const UserRegisteredV1 = z.object({
 });
 export const UserRenamedV1 = z.object({ userId: UserId, username: z.string() });
 export const UserEmailChangedV1 = z.object({ userId: UserId, email: z.string() });
-export const UserRoleChangedV1 = z.object({ userId: UserId, role: Role, previousRole: Role });
+export const UserRoleChangedV1 = z.object({
+  userId: UserId,
+  role: Role,
+  previousRole: Role,
+  /** The admin who made the change (absent from older auth). */
+  changedBy: UserId.optional(),
+});
 export const UserDeletedV1 = z.object({ userId: UserId });
 /**
  * The raw token travels only to the mail sender (auth itself); it is single-use and expires at

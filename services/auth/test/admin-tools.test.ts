@@ -6,8 +6,10 @@ import {
   AdminUsersResponse,
   AuditPage,
   ErrorBody,
+  SUBJECTS,
   SuspensionResponse,
 } from '@omc/contracts';
+import { eventually } from '@omc/testkit';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -248,6 +250,13 @@ describe('operator tools', () => {
         detail: { from: 'standard', to: 'superuser' },
         ip: adminIp,
       });
+      // The role event the other services hear names the admin too.
+      await eventually(
+        () => h.events.of(SUBJECTS.userRoleChanged).some((e) => e.data.userId === player.id),
+        'the role event',
+      );
+      const event = h.events.of(SUBJECTS.userRoleChanged).find((e) => e.data.userId === player.id)!;
+      expect(event.data).toMatchObject({ role: 'superuser', previousRole: 'standard', changedBy: adminId });
     });
 
     it("records a player's own security events: password change and sign out everywhere", async () => {

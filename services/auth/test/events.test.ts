@@ -94,7 +94,11 @@ describe('events', () => {
       [SUBJECTS.userRegistered, registered!.data],
       [SUBJECTS.userRenamed, { userId: user.id, username: `${user.username}_r` }],
       [SUBJECTS.userEmailChanged, { userId: user.id, email: `r_${user.email}` }],
-      [SUBJECTS.userRoleChanged, { userId: user.id, role: 'superuser', previousRole: 'standard' }],
+      [
+        SUBJECTS.userRoleChanged,
+        // The event names the admin who made the change.
+        { userId: user.id, role: 'superuser', previousRole: 'standard', changedBy: expect.any(String) },
+      ],
       [SUBJECTS.userDeleted, { userId: user.id }],
     ]);
     expect(new Set(mine.map((e) => e.id)).size).toBe(mine.length);

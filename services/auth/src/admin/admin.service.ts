@@ -31,7 +31,12 @@ export async function updateRole(
       detail: { from: target.role, to: role },
       ip: actor.ip,
     });
-    const event = makeEvent(SUBJECTS.userRoleChanged, { userId: target.id, role, previousRole: target.role });
+    const event = makeEvent(SUBJECTS.userRoleChanged, {
+      userId: target.id,
+      role,
+      previousRole: target.role,
+      changedBy: actor.id,
+    });
     await enqueue(trx, event);
     // The change's version for every consumer, also for the game's direct call.
     return { changed: true as const, userId: target.id, changedAt: event.occurredAt };
