@@ -9,7 +9,10 @@ import {
   SUBJECTS,
   SuspensionResponse,
 } from '@omc/contracts';
-import { eventually } from '@omc/testkit';
+import { createDb, migrateToLatest } from '@omc/service-kit';
+import { eventually, freshDatabase } from '@omc/testkit';
+import { adminToolsMigration } from '../src/db/migrations/0015_admin_tools.js';
+import { migrations } from '../src/db/migrations/index.js';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -312,5 +315,29 @@ describe('operator tools', () => {
       await expect(h.deps.db.deleteFrom('audit_log').execute()).rejects.toThrow(/append-only/);
       await expect(sql`TRUNCATE audit_log`.execute(h.deps.db)).rejects.toThrow(/append-only/);
     });
+  });
+});
+
+describe('migration 0015_admin_tools', () => {
+  it('goes down and up again on a migrated database', async () => {
+    const database = await freshDatabase();
+    const db = createDb(database.url, { max: 1 });
+    try {
+      await migrateToLatest(db, migrations);
+      await adminToolsMigration.down!(db);
+      const tables = await sql<{
+        n: number;
+      }>`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'audit_log'`.execute(db);
+      expect(tables.rows[0]!.n).toBe(0);
+      const columns = await sql<{ n: number }>`SELECT count(*)::int AS n FROM information_schema.columns
+        WHERE table_name = 'users' AND column_name LIKE 'suspended%'`.execute(db);
+      expect(columns.rows[0]!.n).toBe(0);
+      await adminToolsMigration.up(db);
+      await sql`INSERT INTO audit_log (action) VALUES ('user.suspended')`.execute(db);
+      await expect(sql`DELETE FROM audit_log`.execute(db)).rejects.toThrow(/append-only/);
+    } finally {
+      await db.destroy();
+      await database.drop();
+    }
   });
 });
