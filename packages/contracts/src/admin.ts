@@ -81,6 +81,7 @@ export const AUDIT_ACTIONS = [
   'password.changed',
   'email.changed',
   'sessions.ended_everywhere',
+  'house.collected',
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS, {
   error: `action must be one of ${AUDIT_ACTIONS.join(', ')}`,
@@ -114,3 +115,16 @@ export type AuditEntry = z.infer<typeof AuditEntry>;
 
 export const AuditPage = z.object({ entries: z.array(AuditEntry), nextCursor: z.string().nullable() });
 export type AuditPage = z.infer<typeof AuditPage>;
+
+/**
+ * `POST /internal/audit`: another service records an admin action it carried out (payments: the house
+ * pot collected), with the admin's own token forwarded; auth names the actor from it.
+ */
+export const INTERNAL_AUDIT_PATH = '/internal/audit';
+export const InternalAuditRecord = z.object({
+  action: z.literal('house.collected'),
+  detail: z.record(z.string(), z.union([z.string().max(200), z.number()])),
+  /** The client address the acting service saw. */
+  ip: z.string().max(100).nullable(),
+});
+export type InternalAuditRecord = z.infer<typeof InternalAuditRecord>;

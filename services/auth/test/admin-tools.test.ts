@@ -299,6 +299,26 @@ describe('operator tools', () => {
       expectRefusal(await audit('', player.token), 403);
     });
 
+    it("records the house pot collected by payments for the admin whose token it forwards, and no one else's", async () => {
+      const record = {
+        action: 'house.collected',
+        detail: { transactionId: 'payout-1', amount: 12.5 },
+        ip: '203.0.113.9',
+      };
+      const post = (token: string, payload: object) =>
+        h.app.inject({ method: 'POST', url: '/internal/audit', headers: bearer(token), payload });
+      expect((await post(adminToken, record)).statusCode).toBe(200);
+      const [entry] = AuditPage.parse((await audit('?action=house.collected&limit=1')).json()).entries;
+      expect(entry).toMatchObject({
+        actor: { id: adminId, label: ADMIN.username },
+        detail: record.detail,
+        ip: record.ip,
+      });
+      const player = await register(h.app);
+      expectRefusal(await post(player.token, record), 403);
+      expectRefusal(await post(adminToken, { ...record, action: 'user.deleted' }), 400, 'action');
+    });
+
     it('cannot be edited or deleted: no route does it, and the table refuses it', async () => {
       for (const method of ['PUT', 'PATCH', 'DELETE', 'POST'] as const) {
         const response = await h.app.inject({
