@@ -69,7 +69,7 @@ describe('events', () => {
       payload: { email: `r_${user.email}`, role: 'superuser' },
     });
     expect(promote.statusCode).toBe(200);
-    // The confirm ended the tokens signed before it: the owner signs in again.
+    // Signed in again, by the new address.
     const fresh = await loginToken(h.app, `r_${user.email}`, user.password);
     expect(
       (await h.app.inject({ method: 'DELETE', url: '/api/user/delete-account', headers: bearer(fresh) }))

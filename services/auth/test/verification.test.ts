@@ -140,8 +140,8 @@ describe('email verification', () => {
       payload: { token: tokenOf(confirmMail) },
     });
     expect(confirmed.statusCode).toBe(200);
-    // The link proved the new address: verified, without a verification mail (the confirm ended the
-    // tokens signed before it, so the owner signs in again).
+    // The link proved the new address: verified, without a verification mail (read signed in again,
+    // by the new address).
     expect(await profile(await loginToken(h.app, newEmail, user.password))).toMatchObject({
       email: newEmail,
       emailVerified: true,

@@ -160,10 +160,10 @@ export async function confirmEmailChange(
       throw error;
     }
     await markConfirmed(trx, row.id, now);
-    // A security event: tokens signed before are refused, other pending changes and every reset link
-    // (mailed to the old inbox, which whoever moved away from may not trust) die. Sessions stay: their
-    // owner's browsers refresh, a copied access token does not.
-    await securityEvent(trx, user.id, now, { none: true });
+    // Every reset link (mailed to the old inbox, which whoever moved away from may not trust) and any
+    // other pending change die. Sessions and tokens stay: SPEC's client carries on after an email change,
+    // and ending tokens here would end the owner's, not a thief's (the undo is what ends everything).
+    await securityEvent(trx, user.id, now, { none: true }, { raiseVersion: false });
     await appendAudit(trx, {
       action: 'email.changed',
       actor: callerId ? auditParty(user) : null,

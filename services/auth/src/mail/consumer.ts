@@ -84,6 +84,7 @@ export function mailsFor(deps: Deps, event: EventEnvelope): MailOrder[] {
             link: webLink(deps, '/undo-email-change', data.undoToken),
             address: data.newEmail,
             days: deps.config.EMAIL_CHANGE_UNDO_DAYS,
+            hours: deps.config.EMAIL_CHANGE_UNDO_AFTER_CONFIRM_HOURS,
           },
         },
       ];

@@ -181,7 +181,7 @@ const KINDS: Record<MailKind, Record<Language, Words>> = {
       subject: 'Se pidió cambiar el correo de tu cuenta',
       paragraphs: (p) => [
         `Se pidió cambiar el correo de tu cuenta de One Million Clicks de esta dirección a ${p.address}. Si fuiste tú, no tienes que hacer nada.`,
-        `Si no fuiste tú, deshaz el cambio con este enlace durante ${p.days} días: la cuenta vuelve a esta dirección y se cierran todas sus sesiones.`,
+        `Si no fuiste tú, deshaz el cambio con este enlace durante ${p.days} días (${p.hours} horas una vez confirmado el cambio): la cuenta vuelve a esta dirección y se cierran todas sus sesiones.`,
       ],
       action: 'Deshacer el cambio de correo',
     },
@@ -189,7 +189,7 @@ const KINDS: Record<MailKind, Record<Language, Words>> = {
       subject: 'A change of your account email was requested',
       paragraphs: (p) => [
         `Someone asked to change the email of your One Million Clicks account from this address to ${p.address}. If it was you, there is nothing to do.`,
-        `If it was not you, undo the change with this link within ${p.days} days: the account returns to this address and every session is signed out.`,
+        `If it was not you, undo the change with this link within ${p.days} days (${p.hours} hours once the change is confirmed): the account returns to this address and every session is signed out.`,
       ],
       action: 'Undo the email change',
     },
@@ -197,7 +197,7 @@ const KINDS: Record<MailKind, Record<Language, Words>> = {
       subject: "Un changement de l'adresse e-mail de votre compte a été demandé",
       paragraphs: (p) => [
         `Quelqu’un a demandé à remplacer l’adresse de votre compte One Million Clicks, celle-ci, par ${p.address}. Si c’était vous, vous n’avez rien à faire.`,
-        `Sinon, annulez le changement avec ce lien pendant ${p.days} jours : le compte revient à cette adresse et toutes ses sessions sont fermées.`,
+        `Sinon, annulez le changement avec ce lien pendant ${p.days} jours (${p.hours} heures une fois le changement confirmé) : le compte revient à cette adresse et toutes ses sessions sont fermées.`,
       ],
       action: 'Annuler le changement d’adresse',
     },
@@ -205,7 +205,7 @@ const KINDS: Record<MailKind, Record<Language, Words>> = {
       subject: 'Eine Änderung Ihrer Konto-E-Mail-Adresse wurde angefordert',
       paragraphs: (p) => [
         `Jemand hat angefordert, die E-Mail-Adresse Ihres One-Million-Clicks-Kontos von dieser Adresse auf ${p.address} zu ändern. Wenn Sie das waren, ist nichts zu tun.`,
-        `Wenn nicht, machen Sie die Änderung innerhalb von ${p.days} Tagen mit diesem Link rückgängig: Das Konto erhält diese Adresse zurück, und alle Sitzungen werden beendet.`,
+        `Wenn nicht, machen Sie die Änderung innerhalb von ${p.days} Tagen (${p.hours} Stunden, sobald die Änderung bestätigt ist) mit diesem Link rückgängig: Das Konto erhält diese Adresse zurück, und alle Sitzungen werden beendet.`,
       ],
       action: 'Änderung rückgängig machen',
     },
@@ -213,7 +213,7 @@ const KINDS: Record<MailKind, Record<Language, Words>> = {
       subject: "È stato chiesto di cambiare l'email del tuo account",
       paragraphs: (p) => [
         `Qualcuno ha chiesto di cambiare l’email del tuo account One Million Clicks da questo indirizzo a ${p.address}. Se sei stato tu, non devi fare nulla.`,
-        `Se non sei stato tu, annulla il cambio con questo link entro ${p.days} giorni: l’account torna a questo indirizzo e tutte le sessioni vengono chiuse.`,
+        `Se non sei stato tu, annulla il cambio con questo link entro ${p.days} giorni (${p.hours} ore una volta confermato il cambio): l’account torna a questo indirizzo e tutte le sessioni vengono chiuse.`,
       ],
       action: 'Annulla il cambio di email',
     },
@@ -221,7 +221,7 @@ const KINDS: Record<MailKind, Record<Language, Words>> = {
       subject: 'Foi pedida a alteração do email da tua conta',
       paragraphs: (p) => [
         `Alguém pediu para alterar o email da tua conta One Million Clicks deste endereço para ${p.address}. Se foste tu, não tens de fazer nada.`,
-        `Se não foste tu, anula a alteração com esta ligação durante ${p.days} dias: a conta volta a este endereço e todas as sessões são terminadas.`,
+        `Se não foste tu, anula a alteração com esta ligação durante ${p.days} dias (${p.hours} horas depois de a alteração ser confirmada): a conta volta a este endereço e todas as sessões são terminadas.`,
       ],
       action: 'Anular a alteração de email',
     },

@@ -15,21 +15,25 @@ export type SessionsToEnd = { all: true } | { allBut: string } | { none: true };
 
 /**
  * Raises the account's security version (every access token signed before is refused on account and
- * money routes from now on), revokes the refresh families asked for, cancels every pending email change
- * and spends every password-reset link. Returns the new security version, for a token the caller keeps.
+ * money routes from now on) unless `raiseVersion` is false, revokes the refresh families asked for (their
+ * access tokens are refused at once by the session check), cancels every pending email change and spends
+ * every password-reset link. Returns the security version now, for a token the caller keeps.
  */
 export async function securityEvent(
   trx: Transaction<Database>,
   userId: string,
   now: number,
   sessions: SessionsToEnd,
+  { raiseVersion = true }: { raiseVersion?: boolean } = {},
 ): Promise<number> {
-  const row = await trx
-    .updateTable('users')
-    .set((eb) => ({ security_version: eb('security_version', '+', 1) }))
-    .where('id', '=', userId)
-    .returning('security_version')
-    .executeTakeFirst();
+  const row = raiseVersion
+    ? await trx
+        .updateTable('users')
+        .set((eb) => ({ security_version: eb('security_version', '+', 1) }))
+        .where('id', '=', userId)
+        .returning('security_version')
+        .executeTakeFirst()
+    : await trx.selectFrom('users').select('security_version').where('id', '=', userId).executeTakeFirst();
   if (!('none' in sessions)) {
     await trx
       .updateTable('refresh_tokens')

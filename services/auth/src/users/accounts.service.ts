@@ -228,37 +228,32 @@ export async function requireRecentAuth(
 }
 
 /**
- * Checks the current password, stores the new hash and ends every session, this one too: a copy of this
- * browser's token dies with the others. Starts a new session for this browser and returns its tokens.
+ * Checks the current password, stores the new hash and ends every other session (their refresh families
+ * and, by the session check, their access tokens at once), every pending email change and every reset
+ * link. This session carries on, as SPEC's client expects after a password change (it keeps its token);
+ * "sign out everywhere" is what also ends copies of this session's token. Returns a token of this session.
  */
 export async function changePassword(
   ctx: AuthContext,
   user: UserRow,
+  sessionId: string,
   currentPassword: string,
   newPassword: string,
   ip: string,
-  userAgent?: string,
-): Promise<{ refreshToken: string; accessToken: string }> {
+): Promise<string> {
   await checkCurrentPassword(ctx, user, currentPassword, ip);
   const passwordHash = await hashPassword(newPassword);
   const now = ctx.deps.clock();
   return ctx.deps.db.transaction().execute(async (trx) => {
     await updateUser(trx, user.id, { password_hash: passwordHash });
-    const version = await securityEvent(trx, user.id, now, { all: true });
+    const version = await securityEvent(trx, user.id, now, { allBut: sessionId }, { raiseVersion: false });
     await appendAudit(trx, {
       action: 'password.changed',
       actor: auditParty(user),
       target: auditParty(user),
       ip,
     });
-    const session = await issueRefreshToken(trx, user.id, now, refreshSettings(ctx), undefined, {
-      ip,
-      userAgent,
-    });
-    return {
-      refreshToken: session.token,
-      accessToken: ctx.signAccessToken({ ...user, security_version: version }, session.familyId),
-    };
+    return ctx.signAccessToken({ ...user, security_version: version }, sessionId);
   });
 }
 
