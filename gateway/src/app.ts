@@ -3,6 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import { addressBudgetKey, compileTrust, createServer, observeRequests } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
+import { apiDocs } from './docs/api-docs.js';
 import { buildInternalApp } from './internal.js';
 import { clickAdmission } from './edge/click-admission.js';
 import { pathProblem } from './edge/path-guard.js';
@@ -75,6 +76,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
         }),
       });
     }
+    await apiDocs(api);
     await apiProxy(api, config, metrics);
     // The live connection is websocket only (SPEC section 4); a polling request gets a clear answer.
     api.all('/socket.io/*', async (request, reply) => {

@@ -59,6 +59,8 @@ export const UserRoleChangedV1 = z.object({
   role: Role,
   previousRole: Role,
   roleVersion: RoleVersion.optional(),
+  /** The admin who made the change (absent from older auth). */
+  changedBy: UserId.optional(),
 });
 export const UserDeletedV1 = z.object({ userId: UserId });
 /**

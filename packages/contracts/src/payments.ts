@@ -63,3 +63,18 @@ export const PaymentsProfile = z.object({
   adminBalance: Euros.nullable(),
 });
 export type PaymentsProfile = z.infer<typeof PaymentsProfile>;
+
+/** A Braintree webhook as the provider posts it (application/x-www-form-urlencoded). */
+export const BraintreeWebhookRequest = z.object({
+  bt_signature: z.string().min(1),
+  bt_payload: z.string().min(1),
+});
+export type BraintreeWebhookRequest = z.infer<typeof BraintreeWebhookRequest>;
+
+/** `duplicate`: this payload was applied before and nothing changed now. */
+export const BraintreeWebhookResponse = z.object({
+  received: z.literal(true),
+  kind: z.string(),
+  duplicate: z.boolean(),
+});
+export type BraintreeWebhookResponse = z.infer<typeof BraintreeWebhookResponse>;

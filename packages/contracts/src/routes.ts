@@ -1,6 +1,7 @@
 // Every public route with its request and response schemas: the catalogue that contract and
 // bad-input tests walk, so a new route is covered the day it is added here.
 import type { z } from 'zod';
+import * as admin from './admin.js';
 import * as auth from './auth.js';
 import { MessageResponse } from './common.js';
 import * as game from './game.js';
@@ -12,10 +13,16 @@ export interface RouteContract {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   service: Service;
-  auth: 'none' | 'optional' | 'user' | 'admin' | 'refreshCookie';
+  /** `providerSignature`: no user; the body carries the payment provider's signature (webhooks). */
+  auth: 'none' | 'optional' | 'user' | 'admin' | 'refreshCookie' | 'providerSignature';
+  /** What the body is sent as; JSON unless said otherwise. */
+  bodyType?: 'json' | 'form';
   body?: z.ZodType;
+  params?: z.ZodType;
   query?: z.ZodType;
   response: z.ZodType;
+  /** The success statuses the answer comes with; 200 unless said otherwise. */
+  successStatuses?: readonly (200 | 201 | 202)[];
 }
 
 export const ROUTES: readonly RouteContract[] = [
@@ -34,6 +41,7 @@ export const ROUTES: readonly RouteContract[] = [
     auth: 'none',
     body: auth.RegisterRequest,
     response: auth.RegisterResponse,
+    successStatuses: [201],
   },
   {
     method: 'POST',
@@ -97,6 +105,7 @@ export const ROUTES: readonly RouteContract[] = [
     auth: 'none',
     body: auth.ForgotPasswordRequest,
     response: MessageResponse,
+    successStatuses: [202],
   },
   {
     method: 'POST',
@@ -156,6 +165,7 @@ export const ROUTES: readonly RouteContract[] = [
     path: '/api/user/sessions/:id',
     service: 'auth',
     auth: 'user',
+    params: auth.SessionIdParams,
     response: MessageResponse,
   },
   {
@@ -163,7 +173,34 @@ export const ROUTES: readonly RouteContract[] = [
     path: '/api/admin/users',
     service: 'auth',
     auth: 'admin',
-    response: auth.AdminUsersResponse,
+    query: admin.AdminUsersQuery,
+    response: admin.AdminUsersAnswer,
+  },
+  {
+    method: 'POST',
+    path: '/api/admin/users/:id/suspend',
+    service: 'auth',
+    auth: 'admin',
+    params: admin.UserIdParams,
+    body: admin.SuspendRequest,
+    response: admin.SuspensionResponse,
+  },
+  {
+    method: 'POST',
+    path: '/api/admin/users/:id/restore',
+    service: 'auth',
+    auth: 'admin',
+    params: admin.UserIdParams,
+    body: admin.RestoreRequest,
+    response: admin.SuspensionResponse,
+  },
+  {
+    method: 'GET',
+    path: '/api/admin/audit',
+    service: 'auth',
+    auth: 'admin',
+    query: admin.AuditQuery,
+    response: admin.AuditPage,
   },
   {
     method: 'POST',
@@ -172,6 +209,7 @@ export const ROUTES: readonly RouteContract[] = [
     auth: 'admin',
     body: auth.UpdateRoleRequest,
     response: MessageResponse,
+    successStatuses: [200, 202],
   },
   {
     method: 'GET',
@@ -235,6 +273,16 @@ export const ROUTES: readonly RouteContract[] = [
     auth: 'admin',
     response: payments.CollectResponse,
   },
+  // Called by Braintree, not by a browser: form-encoded, verified by the SDK against the merchant's keys.
+  {
+    method: 'POST',
+    path: '/api/payments/webhooks/braintree',
+    service: 'payments',
+    auth: 'providerSignature',
+    bodyType: 'form',
+    body: payments.BraintreeWebhookRequest,
+    response: payments.BraintreeWebhookResponse,
+  },
 ];
 
 /** Which service each public path prefix goes to (DESIGN section 3); the gateway routes by it. */
@@ -242,6 +290,7 @@ export const ROUTE_PREFIXES: readonly { prefix: string; service: Service | 'real
   { prefix: '/api/user', service: 'auth' },
   { prefix: '/api/admin/users', service: 'auth' },
   { prefix: '/api/admin/updateRole', service: 'auth' },
+  { prefix: '/api/admin/audit', service: 'auth' },
   { prefix: '/api/admin/collect', service: 'payments' },
   { prefix: '/api/game', service: 'game' },
   { prefix: '/api/winners/setPaymentMethod', service: 'payments' },

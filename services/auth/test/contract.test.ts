@@ -90,6 +90,17 @@ describe('contract: the auth routes of the catalogue', () => {
         url: `/api/user/sessions/${(await h.deps.db.selectFrom('sessions').select('family_id').where('user_id', '=', user.id).executeTakeFirstOrThrow()).family_id}`,
       },
       '/api/admin/users': { headers: bearer(adminToken) },
+      '/api/admin/users/:id/suspend': {
+        headers: bearer(adminToken),
+        url: `/api/admin/users/${user.id}/suspend`,
+        payload: { reason: 'contract check' },
+      },
+      '/api/admin/users/:id/restore': {
+        headers: bearer(adminToken),
+        url: `/api/admin/users/${user.id}/restore`,
+        payload: { reason: 'contract check' },
+      },
+      '/api/admin/audit': { headers: bearer(adminToken) },
       '/api/admin/updateRole': {
         headers: bearer(adminToken),
         payload: { email: user.email, role: 'superuser' },

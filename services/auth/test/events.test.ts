@@ -96,7 +96,14 @@ describe('events', () => {
       [SUBJECTS.userEmailChanged, { userId: user.id, email: `r_${user.email}` }],
       [
         SUBJECTS.userRoleChanged,
-        { userId: user.id, role: 'superuser', previousRole: 'standard', roleVersion: expect.any(Number) },
+        // The event names the admin who made the change, in auth's own order of role changes.
+        {
+          userId: user.id,
+          role: 'superuser',
+          previousRole: 'standard',
+          roleVersion: expect.any(Number),
+          changedBy: expect.any(String),
+        },
       ],
       [SUBJECTS.userDeleted, { userId: user.id }],
     ]);

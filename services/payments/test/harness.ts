@@ -64,6 +64,8 @@ export interface AuthStandIn {
   ended: Set<string>;
   down: boolean;
   calls: number;
+  /** What payments asked auth's audit log to record, with the token it forwarded. */
+  audited: { authorization: string | undefined; body: unknown }[];
   close(): Promise<void>;
 }
 
@@ -111,8 +113,13 @@ async function startAuthStandIn(): Promise<AuthStandIn> {
     ended: new Set(),
     down: false,
     calls: 0,
+    audited: [],
     close: () => server.close(),
   };
+  server.post('/internal/audit', async (request) => {
+    standIn.audited.push({ authorization: request.headers.authorization, body: request.body });
+    return { message: 'Recorded' };
+  });
   server.get('/internal/account', async (request, reply) => {
     standIn.calls += 1;
     if (standIn.down) return reply.status(503).send({ message: 'unavailable' });

@@ -347,6 +347,17 @@ describe('winnings and payouts', () => {
     expect(collected.statusCode).toBe(200);
     expect((await h.emulator.client.payouts()).map((p) => p.amountCents)).toEqual([house]);
     expect((await profile(adminToken)).adminBalance).toBe(0);
+    // The audit log (auth's) hears of it, with the admin's own token naming the actor.
+    expect(h.auth.audited).toEqual([
+      {
+        authorization: `Bearer ${adminToken}`,
+        body: {
+          action: 'house.collected',
+          detail: { transactionId: collected.json().transactionId, amount: house / 100 },
+          ip: expect.any(String),
+        },
+      },
+    ]);
 
     // Demoted: the token still says admin, the current role does not.
     await fillPot(['0.99']);

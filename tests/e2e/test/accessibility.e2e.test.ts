@@ -224,6 +224,36 @@ const SCREENS: Screen[] = [
       await page.locator('option', { hasText: admin.username }).waitFor({ state: 'attached' });
     },
   },
+  {
+    name: 'players',
+    viewer: 'admin',
+    path: '/admin/players',
+    open: async (page, t) => {
+      await heading(t('players.title'))(page);
+      await page.getByRole('rowheader', { name: admin.username }).first().waitFor();
+    },
+  },
+  {
+    name: 'player suspension form and audit trail',
+    viewer: 'admin',
+    path: '/admin/players',
+    open: async (page, t) => {
+      await heading(t('players.title'))(page);
+      await button(page, t('players.manage', { username: admin.username }))
+        .first()
+        .click();
+      await heading(t('players.manageTitle', { username: admin.username }))(page);
+    },
+  },
+  {
+    name: 'audit log',
+    viewer: 'admin',
+    path: '/admin/audit',
+    open: async (page, t) => {
+      await heading(t('audit.title'))(page);
+      await page.getByRole('table').waitFor();
+    },
+  },
 ];
 
 const root = resolve(import.meta.dirname, '..', '..', '..');

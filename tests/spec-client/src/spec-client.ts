@@ -4,6 +4,7 @@
 import { io, type Socket } from 'socket.io-client';
 import { mailedLink, tokenOf } from '@omc/infra';
 import { inject } from 'vitest';
+import { DescribedApi } from './described.js';
 
 export interface Answer {
   status: number;
@@ -14,6 +15,12 @@ export interface Answer {
 
 export function gatewayUrl(): string {
   return inject('specSystem').gatewayUrl;
+}
+
+let described: Promise<DescribedApi> | undefined;
+/** The API description the gateway serves, read once; every /api answer below is checked against it. */
+export function describedApi(): Promise<DescribedApi> {
+  return (described ??= DescribedApi.load(gatewayUrl()));
 }
 
 /**
@@ -60,6 +67,8 @@ export class SpecBrowser {
     const text = await response.text();
     let body: any;
     if (contentType.includes('application/json')) body = JSON.parse(text);
+    if (path.startsWith('/api/'))
+      (await describedApi()).checkAnswer(method, path, response.status, contentType, body);
     return { status: response.status, body, contentType };
   }
 

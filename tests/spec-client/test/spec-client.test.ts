@@ -5,6 +5,7 @@ import { verifyEmailFromCatcher } from '@omc/infra';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import {
+  describedApi,
   formatPot,
   gatewayUrl,
   mailedToken,
@@ -378,5 +379,21 @@ describe("SPEC's client against the whole system", () => {
     const heard = pages.flatMap((p) => p.states);
     expect(heard.length).toBeGreaterThan(0);
     for (const state of heard) expectGameState(state);
+  });
+
+  it('every answer and live event of the journey matches the API description the gateway serves', async () => {
+    const described = await describedApi();
+    for (const opened of pages) {
+      for (const state of opened.states) described.checkEvent('gameStateUpdate', state);
+      for (const winner of opened.winners) described.checkEvent('winner', winner);
+      for (const count of opened.counts) described.checkEvent('userCountUpdate', count);
+    }
+    expect(described.mismatches).toEqual([]);
+    // The journey walks most of the API: successes and refusals of each kind, and all three events.
+    const checked = [...described.checked.keys()];
+    expect(checked.length).toBeGreaterThan(20);
+    for (const key of ['event gameStateUpdate', 'event winner', 'event userCountUpdate'])
+      expect(checked).toContain(key);
+    expect(checked.filter((k) => / 200$/.test(k)).length).toBeGreaterThan(15);
   });
 });

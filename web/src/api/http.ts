@@ -1,5 +1,6 @@
 // One way to call the API: JSON in, every response parsed with its contracts schema, errors carrying
 // the server's message (SPEC section 8) or nothing, so the caller shows its translated fallback.
+import { ApiClientError } from '@omc/client';
 import { ErrorBody } from '@omc/contracts';
 import type { z } from 'zod';
 
@@ -24,6 +25,7 @@ export class ApiError extends Error {
 
 /** The server's message when it sent one, else the translated fallback. */
 export function errorText(error: unknown, fallback: string): string {
+  if (error instanceof ApiClientError) return error.body?.message ?? fallback;
   return error instanceof ApiError && error.serverMessage ? error.serverMessage : fallback;
 }
 

@@ -9,6 +9,12 @@ import { GameRoute, RequireAdmin, RequireToken, WelcomeRoute } from './guards';
 const RoleManagerPage = lazy(() =>
   import('../features/admin/RoleManagerPage').then((m) => ({ default: m.RoleManagerPage })),
 );
+const PlayersPage = lazy(() =>
+  import('../features/admin/PlayersPage').then((m) => ({ default: m.PlayersPage })),
+);
+const AuditLogPage = lazy(() =>
+  import('../features/admin/AuditPage').then((m) => ({ default: m.AuditLogPage })),
+);
 const ConfirmEmailPage = lazy(() =>
   import('../features/auth/EmailChangePages').then((m) => ({ default: m.ConfirmEmailPage })),
 );
@@ -66,6 +72,22 @@ export function AppRoutes() {
           element={
             <RequireAdmin>
               <RoleManagerPage />
+            </RequireAdmin>
+          }
+        />
+        <Route
+          path="/admin/players"
+          element={
+            <RequireAdmin>
+              <PlayersPage />
+            </RequireAdmin>
+          }
+        />
+        <Route
+          path="/admin/audit"
+          element={
+            <RequireAdmin>
+              <AuditLogPage />
             </RequireAdmin>
           }
         />

@@ -1,12 +1,38 @@
-import { AdminUsersResponse, MessageResponse, UpdateRoleRequest } from '@omc/contracts';
-import { callerOf, requireRole } from '@omc/service-kit';
-import type { FastifyInstance } from 'fastify';
+import {
+  AdminUsersAnswer,
+  AdminUsersQuery,
+  AuditPage,
+  AuditQuery,
+  MessageResponse,
+  RestoreRequest,
+  SuspendRequest,
+  SuspensionResponse,
+  UpdateRoleRequest,
+  UserIdParams,
+} from '@omc/contracts';
+import { badRequest, callerOf, requireRole } from '@omc/service-kit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuthContext } from '../context.js';
-import { recordedRole, signedIn } from '../users/current-user.js';
+import { auditPage } from '../audit/audit.service.js';
+import { accountOf, recordedRole, signedIn } from '../users/current-user.js';
 import { listUsers } from '../users/users.repo.js';
 import { updateRole } from './admin.service.js';
+import { adminEntry, usersPage } from './directory.service.js';
 import { tellGameTheRole } from './game-role-sync.js';
+import { restoreUser, suspendUser, type Actor } from './suspension.service.js';
+
+const actorOf = (request: FastifyRequest): Actor => {
+  const account = accountOf(request);
+  return { id: account.id, username: account.username, ip: request.ip };
+};
+
+/** The :id of the path, checked after the body so a bad body is named first (as on every route). */
+function targetId(params: unknown): string {
+  const parsed = UserIdParams.safeParse(params);
+  if (!parsed.success) throw badRequest('id must be a user id', 'id');
+  return parsed.data.id;
+}
 
 export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
   scope.addHook('onRequest', signedIn(ctx));
@@ -14,16 +40,54 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
   scope.addHook('onRequest', requireRole('admin', recordedRole));
   const app = scope.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/api/admin/users', { schema: { response: { 200: AdminUsersResponse } } }, async () => {
-    return { users: await listUsers(ctx.deps.db) };
-  });
+  // Without parameters, the original client's answer; with any, a searchable page (docs/operations.md).
+  app.get(
+    '/api/admin/users',
+    { schema: { querystring: AdminUsersQuery, response: { 200: AdminUsersAnswer } } },
+    async (request) => {
+      const { query, cursor, limit } = request.query;
+      if (query === undefined && cursor === undefined && limit === undefined)
+        return { users: await listUsers(ctx.deps.db) };
+      return usersPage(ctx.deps.db, request.query);
+    },
+  );
+
+  app.post(
+    '/api/admin/users/:id/suspend',
+    { schema: { body: SuspendRequest, response: { 200: SuspensionResponse } } },
+    async (request) => {
+      const outcome = await suspendUser(ctx, actorOf(request), targetId(request.params), request.body.reason);
+      return {
+        message: outcome.changed ? 'Account suspended; its sessions have ended' : 'Account already suspended',
+        user: adminEntry(outcome.user),
+      };
+    },
+  );
+
+  app.post(
+    '/api/admin/users/:id/restore',
+    { schema: { body: RestoreRequest, response: { 200: SuspensionResponse } } },
+    async (request) => {
+      const outcome = await restoreUser(ctx, actorOf(request), targetId(request.params), request.body.reason);
+      return {
+        message: outcome.changed ? 'Account restored' : 'Account was not suspended',
+        user: adminEntry(outcome.user),
+      };
+    },
+  );
+
+  app.get(
+    '/api/admin/audit',
+    { schema: { querystring: AuditQuery, response: { 200: AuditPage } } },
+    async (request) => auditPage(ctx.deps.db, request.query),
+  );
 
   app.post(
     '/api/admin/updateRole',
     { schema: { body: UpdateRoleRequest, response: { 200: MessageResponse, 202: MessageResponse } } },
     async (request, reply) => {
       const { role } = request.body;
-      const result = await updateRole(ctx, request.body.email, role);
+      const result = await updateRole(ctx, request.body.email, role, actorOf(request));
       if (!result.changed) return { message: 'Role unchanged' };
       // Read-your-writes: the game has the new role before this answers, or the admin is told it has not.
       const told = await tellGameTheRole(ctx.deps, callerOf(request), {

@@ -1,14 +1,20 @@
 import { makeEvent, SUBJECTS, type Role } from '@omc/contracts';
 import { conflict, notFound } from '@omc/service-kit';
+import { appendAudit } from '../audit/audit.repo.js';
 import { enqueue } from '../events.js';
 import type { AuthContext } from '../context.js';
 import { lockAdmins, lockUserByEmail, nextRoleVersion, updateUser } from '../users/users.repo.js';
+import type { Actor } from './suspension.service.js';
 
-/** Sets a user's role. Demoting the last admin is refused, also when two admins demote each other at once. */
+/**
+ * Sets a user's role. Demoting the last admin is refused, also when two admins demote each other at once.
+ * A change is written to the audit log, naming the admin who made it, in the same transaction.
+ */
 export async function updateRole(
   ctx: AuthContext,
   email: string,
   role: Role,
+  actor: Actor,
 ): Promise<{ changed: false } | { changed: true; userId: string; roleVersion: number }> {
   const result = await ctx.deps.db.transaction().execute(async (trx) => {
     const admins = await lockAdmins(trx);
@@ -20,11 +26,19 @@ export async function updateRole(
     await updateUser(trx, target.id, { role });
     // The change's version for every consumer, also for the game's direct call: auth's own sequence.
     const roleVersion = await nextRoleVersion(trx, target.id);
+    await appendAudit(trx, {
+      action: 'role.changed',
+      actor: { id: actor.id, label: actor.username },
+      target: { id: target.id, label: target.username },
+      detail: { from: target.role, to: role },
+      ip: actor.ip,
+    });
     const event = makeEvent(SUBJECTS.userRoleChanged, {
       userId: target.id,
       role,
       previousRole: target.role,
       roleVersion,
+      changedBy: actor.id,
     });
     await enqueue(trx, event);
     return { changed: true as const, userId: target.id, roleVersion };

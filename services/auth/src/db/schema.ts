@@ -16,8 +16,24 @@ export interface UsersTable {
   security_version: Generated<number>;
   /** The user's last role change in auth's sequence `role_versions` (0: never changed). bigint, read as a string. */
   role_version: ColumnType<string, never, never>;
+  suspended_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  suspended_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  suspended_by: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+}
+
+/** Append-only (a trigger refuses UPDATE, DELETE and TRUNCATE). */
+export interface AuditLogTable {
+  id: Generated<string>;
+  at: Generated<Date>;
+  action: string;
+  actor_id: string | null;
+  actor_label: string | null;
+  target_id: string | null;
+  target_label: string | null;
+  detail: ColumnType<Record<string, unknown>, string | undefined, never>;
+  ip: string | null;
 }
 
 export interface RefreshTokensTable {
@@ -93,5 +109,6 @@ export interface Database extends OutboxTable {
   mail_queue: MailQueueTable;
   bootstrap_admin: BootstrapAdminTable;
   users: UsersTable;
+  audit_log: AuditLogTable;
   refresh_tokens: RefreshTokensTable;
 }

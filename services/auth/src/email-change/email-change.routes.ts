@@ -25,7 +25,7 @@ export async function emailChangeRoutes(scope: FastifyInstance, ctx: AuthContext
     '/api/user/confirm-email',
     { schema: { body: ConfirmEmailChangeRequest, response: { 200: MessageResponse } } },
     async (request) => {
-      const email = await confirmEmailChange(ctx, request.body.token, await callerIdOf(request));
+      const email = await confirmEmailChange(ctx, request.body.token, await callerIdOf(request), request.ip);
       return { message: `Email changed: your account now uses ${email}` };
     },
   );
@@ -34,7 +34,7 @@ export async function emailChangeRoutes(scope: FastifyInstance, ctx: AuthContext
     '/api/user/undo-email-change',
     { schema: { body: UndoEmailChangeRequest, response: { 200: MessageResponse } } },
     async (request) => {
-      const email = await undoEmailChange(ctx, request.body.token, await callerIdOf(request));
+      const email = await undoEmailChange(ctx, request.body.token, await callerIdOf(request), request.ip);
       return {
         message: `Email change undone: your account uses ${email} again. Every session has been signed out; sign in again, and choose a new password if you did not ask for the change.`,
       };

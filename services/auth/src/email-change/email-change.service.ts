@@ -2,6 +2,7 @@
 // the old address is told at once, with an undo link that works until EMAIL_CHANGE_UNDO_DAYS after the
 // request, confirmed or not. Undoing restores the old address and ends every session, since whoever
 // asked for the change may hold the account. A new request replaces the one still waiting.
+import { appendAudit, auditParty } from '../audit/audit.repo.js';
 import { makeEvent, SUBJECTS } from '@omc/contracts';
 import { addressBudgetKey, badRequest, conflict, forbidden } from '@omc/service-kit';
 import type { AuthContext } from '../context.js';
@@ -133,6 +134,7 @@ export async function confirmEmailChange(
   ctx: AuthContext,
   token: string,
   callerId?: string,
+  ip?: string,
 ): Promise<string> {
   const { db } = ctx.deps;
   const found = checkConfirmable(await findByConfirmToken(db, token), ctx.deps.clock());
@@ -162,6 +164,13 @@ export async function confirmEmailChange(
     // other pending change die. Sessions and tokens stay: SPEC's client carries on after an email change,
     // and ending tokens here would end the owner's, not a thief's (the undo is what ends everything).
     await securityEvent(trx, user.id, now, { none: true }, { raiseVersion: false });
+    await appendAudit(trx, {
+      action: 'email.changed',
+      actor: callerId ? auditParty(user) : null,
+      target: auditParty(user),
+      detail: { from: row.old_email, to: row.new_email, by: 'confirm' },
+      ip,
+    });
     await enqueue(trx, makeEvent(SUBJECTS.userEmailChanged, { userId: user.id, email: row.new_email }));
     await enqueue(trx, makeEvent(SUBJECTS.emailVerified, { userId: user.id, email: row.new_email }));
     return row.new_email;
@@ -203,7 +212,12 @@ function checkUndoable(
  * spends the undo links of this and later changes and the password-reset links, and ends every session.
  * Returns the restored address.
  */
-export async function undoEmailChange(ctx: AuthContext, token: string, callerId?: string): Promise<string> {
+export async function undoEmailChange(
+  ctx: AuthContext,
+  token: string,
+  callerId?: string,
+  ip?: string,
+): Promise<string> {
   const { db } = ctx.deps;
   const settleHours = ctx.deps.config.EMAIL_CHANGE_UNDO_AFTER_CONFIRM_HOURS;
   const found = checkUndoable(await findByUndoToken(db, token), ctx.deps.clock(), settleHours);
@@ -227,6 +241,13 @@ export async function undoEmailChange(ctx: AuthContext, token: string, callerId?
     // Whoever changed the address may hold the account: every session, every token signed before, every
     // pending change and every mailed reset link end.
     await securityEvent(trx, user.id, now, { all: true });
+    await appendAudit(trx, {
+      action: 'email.changed',
+      actor: callerId ? auditParty(user) : null,
+      target: auditParty(user),
+      detail: { from: user.email, to: row.old_email, by: 'undo' },
+      ip,
+    });
     // The address the change moved to is told, so its holder (if it was the owner) is not left guessing.
     if (row.new_email !== row.old_email)
       await enqueue(

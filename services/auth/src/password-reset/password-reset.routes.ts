@@ -26,7 +26,7 @@ export async function passwordResetRoutes(scope: FastifyInstance, ctx: AuthConte
     '/api/user/reset-password',
     { schema: { body: ResetPasswordRequest, response: { 200: MessageResponse } } },
     async (request) => {
-      await resetPassword(ctx, request.body.token, request.body.newPassword);
+      await resetPassword(ctx, request.body.token, request.body.newPassword, request.ip);
       return { message: 'Password updated; every session has been signed out. Please sign in.' };
     },
   );

@@ -2,6 +2,7 @@
 // to choose a new password; the reset ends every session of the account and tells its owner by mail.
 // The request answers the same, at the same moment, whether or not the address has an account: the
 // limits are counted first for every address, and the account's work happens after the answer.
+import { appendAudit, auditParty } from '../audit/audit.repo.js';
 import { makeEvent, SUBJECTS } from '@omc/contracts';
 import { addressBudgetKey, badRequest } from '@omc/service-kit';
 import type { AuthContext } from '../context.js';
@@ -59,7 +60,12 @@ const USED = 'This password reset link was already used. Ask for a new one from 
 const EXPIRED = 'This password reset link has expired. Ask for a new one from "Forgot password?".';
 
 /** Sets the new password from a valid token; every session ends, every other mailed link dies. */
-export async function resetPassword(ctx: AuthContext, token: string, newPassword: string): Promise<void> {
+export async function resetPassword(
+  ctx: AuthContext,
+  token: string,
+  newPassword: string,
+  ip?: string,
+): Promise<void> {
   const { db } = ctx.deps;
   const found = await findResetToken(db, token);
   const check = (row: typeof found, now: number) => {
@@ -79,6 +85,7 @@ export async function resetPassword(ctx: AuthContext, token: string, newPassword
     await updateUser(trx, user.id, { password_hash: passwordHash });
     // Every session, every token signed before, every pending email change and every reset link end.
     await securityEvent(trx, user.id, now, { all: true });
+    await appendAudit(trx, { action: 'password.reset', actor: null, target: auditParty(user), ip });
     await enqueue(
       trx,
       makeEvent(SUBJECTS.passwordReset, {

@@ -40,7 +40,12 @@ export async function activeSessionRoutes(scope: FastifyInstance, ctx: AuthConte
     { schema: { response: { 200: MessageWithTokenResponse } } },
     async (request) => {
       // The hook refused tokens without a session, so there is one.
-      const { ended, token } = await endOtherSessions(ctx, accountOf(request), sessionOf(request)!);
+      const { ended, token } = await endOtherSessions(
+        ctx,
+        accountOf(request),
+        sessionOf(request)!,
+        request.ip,
+      );
       return { message: ended === 1 ? '1 other session ended' : `${ended} other sessions ended`, token };
     },
   );

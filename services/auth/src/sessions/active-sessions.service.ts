@@ -1,6 +1,7 @@
 // The account's active sessions (refresh families with a live token): listed with the device and the
 // address they were last used from, and ended one by one or all but the current one. Ending a session
 // revokes its refresh family at once; an access token already handed out lives out its 15 minutes.
+import { appendAudit, auditParty } from '../audit/audit.repo.js';
 import type { SessionInfo } from '@omc/contracts';
 import { notFound } from '@omc/service-kit';
 import UAParser from 'ua-parser-js';
@@ -76,6 +77,7 @@ export async function endOtherSessions(
   ctx: AuthContext,
   user: UserRow,
   currentSessionId: string,
+  ip?: string,
 ): Promise<{ ended: number; token: string }> {
   const now = ctx.deps.clock();
   return ctx.deps.db.transaction().execute(async (trx) => {
@@ -88,6 +90,13 @@ export async function endOtherSessions(
       .where('family_id', '!=', currentSessionId)
       .execute();
     const version = await securityEvent(trx, user.id, now, { allBut: currentSessionId });
+    await appendAudit(trx, {
+      action: 'sessions.ended_everywhere',
+      actor: auditParty(user),
+      target: auditParty(user),
+      detail: { ended: ended.length },
+      ip,
+    });
     return {
       ended: ended.length,
       token: ctx.signAccessToken({ ...user, security_version: version }, currentSessionId),

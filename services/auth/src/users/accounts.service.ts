@@ -1,12 +1,15 @@
 // The rules of an account: sign-up, sign-in, the profile's changes and deletion. Every change that other
 // services must learn about is written to the outbox in the same transaction.
+import { appendAudit, auditParty } from '../audit/audit.repo.js';
 import { randomUUID } from 'node:crypto';
 import {
+  ACCOUNT_SUSPENDED,
   DEFAULT_LANGUAGE,
   GameProfile,
   makeEvent,
   PaymentsProfile,
   SUBJECTS,
+  suspendedMessage,
   type Language,
   type LoginRequest,
   type ProfileResponse,
@@ -127,6 +130,11 @@ export async function login(
     throw unauthorized(INVALID_CREDENTIALS);
   }
   await ctx.guard.succeed(ip, account);
+  // Only someone who knows the password learns of the suspension and its reason.
+  if (user.suspended_at) {
+    logins.inc({ outcome: 'suspended' });
+    throw new AppError(ACCOUNT_SUSPENDED, 403, suspendedMessage(user.suspended_reason));
+  }
   const client: ClientInfo = { ip, userAgent };
   const session = await issueRefreshToken(
     ctx.deps.db,
@@ -239,6 +247,12 @@ export async function changePassword(
   return ctx.deps.db.transaction().execute(async (trx) => {
     await updateUser(trx, user.id, { password_hash: passwordHash });
     const version = await securityEvent(trx, user.id, now, { allBut: sessionId }, { raiseVersion: false });
+    await appendAudit(trx, {
+      action: 'password.changed',
+      actor: auditParty(user),
+      target: auditParty(user),
+      ip,
+    });
     return ctx.signAccessToken({ ...user, security_version: version }, sessionId);
   });
 }

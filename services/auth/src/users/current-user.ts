@@ -1,4 +1,5 @@
-import { requireUser, unauthorized } from '@omc/service-kit';
+import { ACCOUNT_SUSPENDED, suspendedMessage } from '@omc/contracts';
+import { AppError, requireUser, unauthorized } from '@omc/service-kit';
 import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { AuthContext } from '../context.js';
@@ -53,6 +54,9 @@ export const signedIn = (ctx: AuthContext) =>
       .executeTakeFirst();
     if (!row) throw unauthorized('This account no longer exists');
     const { session_live, signed_in_at, ...user } = row;
+    // Before the session checks: a suspension ended the sessions too, and its reason is what to tell.
+    if (user.suspended_at)
+      throw new AppError(ACCOUNT_SUSPENDED, 401, suspendedMessage(user.suspended_reason));
     if (user.security_version !== claims.sv) throw unauthorized(SECURITY_CHANGED);
     if (!session_live) throw unauthorized(SESSION_ENDED);
     request.account = user;

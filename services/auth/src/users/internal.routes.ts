@@ -1,6 +1,14 @@
 // Routes for the other services only: no public prefix of the gateway reaches /internal, and the
 // NetworkPolicies let only the named callers in. The caller forwards the player's own token.
-import { INTERNAL_ACCOUNT_PATH, InternalAccount } from '@omc/contracts';
+import {
+  INTERNAL_ACCOUNT_PATH,
+  INTERNAL_AUDIT_PATH,
+  InternalAccount,
+  InternalAuditRecord,
+  MessageResponse,
+} from '@omc/contracts';
+import { forbidden } from '@omc/service-kit';
+import { appendAudit, auditParty } from '../audit/audit.repo.js';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuthContext } from '../context.js';
@@ -20,4 +28,17 @@ export async function internalRoutes(scope: FastifyInstance, ctx: AuthContext): 
       signedInAt: request.signedInAt?.toISOString() ?? null,
     };
   });
+
+  // An admin action another service carried out for the caller (payments: the house pot collected).
+  app.post(
+    INTERNAL_AUDIT_PATH,
+    { schema: { body: InternalAuditRecord, response: { 200: MessageResponse } } },
+    async (request) => {
+      const account = accountOf(request);
+      if (account.role !== 'admin') throw forbidden('Only an admin action is recorded here');
+      const { action, detail, ip } = request.body;
+      await appendAudit(ctx.deps.db, { action, actor: auditParty(account), target: null, detail, ip });
+      return { message: 'Recorded' };
+    },
+  );
 }

@@ -171,3 +171,52 @@ export async function nextRoleVersion(db: Db, userId: string): Promise<number> {
   if (version === undefined) throw new Error(`user ${userId} not found for a role version`);
   return Number(version);
 }
+
+/** A page of the admin's user search: by username prefix, or email prefix when the query holds an `@`. */
+export interface UserSearch {
+  by: 'username' | 'email';
+  prefix?: string;
+  /** The last row of the previous page: its sort key and id. */
+  after?: { key: string; id: string };
+  limit: number;
+}
+
+/**
+ * At most limit + 1 rows in (lower(key) COLLATE "C", id) order: the indexes users_username_search and
+ * users_email_search (migration 0015) serve both the prefix match and the order, so a page costs O(page).
+ */
+export function searchUsers(db: Db, search: UserSearch): Promise<(UserRow & { sort_key: string })[]> {
+  const key = sql<string>`(lower(${sql.ref(search.by)}) COLLATE "C")`;
+  const escaped = search.prefix?.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .select(key.as('sort_key'))
+    .$if(escaped !== undefined, (q) => q.where(key, 'like', sql<string>`${`${escaped}%`} COLLATE "C"`))
+    .$if(search.after !== undefined, (q) =>
+      q.where(sql<boolean>`(${key}, id) > (${search.after!.key} COLLATE "C", ${search.after!.id}::uuid)`),
+    )
+    .orderBy(key)
+    .orderBy('id')
+    .limit(search.limit + 1)
+    .execute();
+}
+
+/** Sets or lifts a suspension; returns the row as it is now. */
+export function setSuspension(
+  db: Db,
+  id: string,
+  suspension: { at: Date; reason: string; by: string } | null,
+): Promise<UserRow | undefined> {
+  return db
+    .updateTable('users')
+    .set({
+      suspended_at: suspension?.at ?? null,
+      suspended_reason: suspension?.reason ?? null,
+      suspended_by: suspension?.by ?? null,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}

@@ -89,6 +89,12 @@ export function ProfilePage() {
             <button type="button" className="btn btn--primary" onClick={() => navigate('/admin/roles')}>
               {t('profile.manageRoles')}
             </button>
+            <button type="button" className="btn btn--secondary" onClick={() => navigate('/admin/players')}>
+              {t('profile.players')}
+            </button>
+            <button type="button" className="btn btn--secondary" onClick={() => navigate('/admin/audit')}>
+              {t('profile.auditLog')}
+            </button>
             {profile.data ? <AdminPotPanel profile={profile.data} /> : null}
           </>
         ) : null}

@@ -10,6 +10,7 @@ import { securityVersionMigration } from './0006_security_version.js';
 import { emailCanonicalMigration } from './0007_email_canonical.js';
 import { retentionMigration } from './0012_retention.js';
 import { roleVersionsMigration } from './0010_role_versions.js';
+import { adminToolsMigration } from './0015_admin_tools.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0007_email_canonical': emailCanonicalMigration,
   '0010_role_versions': roleVersionsMigration,
   '0012_retention': retentionMigration,
+  '0015_admin_tools': adminToolsMigration,
 };
