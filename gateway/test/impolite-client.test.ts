@@ -35,6 +35,8 @@ describe('a client that ignores Retry-After', () => {
       RATE_LIMIT_PER_IP: '0',
       CLICK_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
       CLICK_PENALTY_MAX_KEYS: String(MAX_KEYS),
+      // Each case comes from its own address (X-Forwarded-For from the loopback proxy).
+      TRUST_PROXY: 'loopback',
     });
   });
 
@@ -44,10 +46,15 @@ describe('a client that ignores Retry-After', () => {
     await game?.close();
   });
 
+  let from = '198.51.100.1';
   const click = async (token: string) => {
     const r = await fetch(`${gateway.url}/api/game/click`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'x-forwarded-for': from,
+      },
       body: '{}',
     });
     return {
@@ -71,6 +78,13 @@ describe('a client that ignores Retry-After', () => {
   };
 
   it('refuses its early retries at once without reaching the game, and lets the polite players in', async () => {
+    // Two players on the same address as the impolite client have clicked before.
+    for (const player of ['polite', 'neighbour']) {
+      const first = click(player);
+      await expect.poll(() => held.length, { timeout: 10_000, interval: 10 }).toBe(1);
+      releaseAll();
+      expect((await first).status).toBe(200);
+    }
     const pending = await saturate();
     // Both are refused for overload and told to come back in a second.
     const impolite = await click('impolite');
@@ -86,7 +100,7 @@ describe('a client that ignores Retry-After', () => {
 
     // The impolite client resends at once, again and again: refused each time, its wait growing.
     const retries = [];
-    for (let i = 0; i < 5; i += 1) retries.push(await click('impolite'));
+    for (let i = 0; i < 12; i += 1) retries.push(await click('impolite'));
     for (const r of retries) {
       expect(r.status).toBe(429);
       expect(r.body).toMatchObject({ code: 'RETRY_TOO_SOON' });
@@ -96,7 +110,9 @@ describe('a client that ignores Retry-After', () => {
     expect(retries.at(-1)!.retryAfter).toBeLessThanOrEqual(30);
     expect(reached.length).toBe(reachedBefore);
 
-    // Another player on the same address who was never refused clicks: let in.
+    // Another player on the same address who was never refused clicks: let in, although the address
+    // has retried early again and again (a made-up token from it would now be refused).
+    expect((await click('made-up')).status).toBe(429);
     const neighbour = click('neighbour');
     await expect.poll(() => held.length, { timeout: 10_000, interval: 10 }).toBe(1);
     releaseAll();
@@ -113,6 +129,7 @@ describe('a client that ignores Retry-After', () => {
 
   it('cannot get another player penalised by sending a token that claims to be theirs', async () => {
     // A token is remembered exactly as sent: a forged one naming the same user is another client.
+    from = '198.51.100.2';
     const pending = await saturate();
     const forged = await click('forged.eyJzdWIiOiJ2aWN0aW0ifQ.x');
     expect(forged.status).toBe(503);
@@ -126,6 +143,7 @@ describe('a client that ignores Retry-After', () => {
   });
 
   it('remembers a bounded number of refused clients', async () => {
+    from = '2001:db8:7:7::1';
     const pending = await saturate();
     for (let i = 0; i < MAX_KEYS * 3; i += 1) expect((await click(`many-${i}`)).status).toBe(503);
     releaseAll();

@@ -29,9 +29,13 @@ describe('retry penalty', () => {
     const a = addressKey('198.51.100.2');
     penalty.refused(a, tokenKey('Bearer bad'), 1000, 0);
     expect(penalty.early(a, tokenKey('Bearer neighbour'), 1)).toBe(0);
+    expect(penalty.early(a, tokenKey('Bearer fresh'), 1)).toBe(0);
     for (let i = 0; i < 3; i += 1) expect(penalty.early(a, tokenKey('Bearer bad'), 2 + i)).toBeGreaterThan(0);
     expect(penalty.early(a, tokenKey('Bearer fresh'), 10)).toBeGreaterThan(0);
     expect(penalty.early(a, undefined, 10)).toBeGreaterThan(0);
+    // A neighbour whose clicks the game counted before is not refused for the address's record.
+    penalty.accepted(tokenKey('Bearer neighbour'));
+    expect(penalty.early(a, tokenKey('Bearer neighbour'), 11)).toBe(0);
   });
 
   it('forgets the least recently refused past its bound', () => {

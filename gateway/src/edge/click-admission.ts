@@ -132,7 +132,10 @@ export function clickAdmission(app: FastifyInstance, options: ClickAdmissionOpti
         req.resume();
         return;
       }
-      res.once('close', () => admission.leave(startedAt));
+      res.once('close', () => {
+        admission.leave(startedAt);
+        if (penalty && res.statusCode === 200) penalty.accepted(token);
+      });
     }
     fastifyHandler(req, res);
   });

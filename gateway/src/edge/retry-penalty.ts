@@ -2,9 +2,11 @@
 // (the Retry-After it was sent); a click from that client before the deadline is refused again at once,
 // and each such early retry doubles the wait, up to a bound. Keys are the bearer token as sent (a
 // forged token is another key, so nobody can get another player penalised) and the caller's address
-// (IPv6 grouped by /64), the latter only once that address has retried early several times, so a
-// polite neighbour behind the same NAT is not refused for an impolite one's 503. Per replica, in a
-// Map used as an LRU of bounded size: an evicted client merely starts again with a clean record.
+// (IPv6 grouped by /64), the latter only once that address has retried early several times, and then
+// only for clicks without a token the game has already accepted: a polite neighbour behind the same
+// NAT, whose clicks were counted before, is not refused for an impolite one's retries, while a client
+// that switches to made-up tokens (or none) to escape its record is. Per replica, in Maps used as
+// LRUs of bounded size: an evicted client merely starts again with a clean record.
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 
@@ -46,6 +48,8 @@ export function tokenKey(authorization: string | undefined): string | undefined 
 
 export class RetryPenalty {
   private readonly entries = new Map<string, Entry>();
+  /** Tokens whose clicks the game accepted lately (a 200): proof enough they are real credentials. */
+  private readonly vouched = new Map<string, true>();
   private readonly addressStrikes: number;
 
   constructor(private readonly options: RetryPenaltyOptions) {
@@ -64,18 +68,33 @@ export class RetryPenalty {
     const own = token ?? address;
     const ownEntry = this.live(own, now);
     const addressEntry = token ? this.live(address, now) : undefined;
-    const blockedByAddress = addressEntry !== undefined && addressEntry.strikes >= this.addressStrikes;
+    const blockedByAddress =
+      addressEntry !== undefined &&
+      addressEntry.strikes >= this.addressStrikes &&
+      !(token !== undefined && this.vouched.has(token));
     if (!ownEntry && !blockedByAddress) return 0;
     let wait = 0;
     if (ownEntry) wait = Math.max(wait, this.strike(own, ownEntry, now));
     // The address keeps count of its early retries over every token it sends: past `addressStrikes`
-    // of them, a client that switches to another token (or drops it) is still refused by its address.
+    // of them, a client that switches to another unproven token (or drops it) is still refused.
     if (token) {
       const entry = addressEntry ?? { deadline: now, strikes: 0 };
       const addressWait = this.strike(address, entry, now);
-      if (entry.strikes >= this.addressStrikes) wait = Math.max(wait, addressWait);
+      if (entry.strikes >= this.addressStrikes && !this.vouched.has(token))
+        wait = Math.max(wait, addressWait);
     }
     return wait;
+  }
+
+  /** The game accepted a click sent with this token. */
+  accepted(token: string | undefined): void {
+    if (!token) return;
+    this.vouched.delete(token);
+    this.vouched.set(token, true);
+    if (this.vouched.size > this.options.maxKeys) {
+      const oldest = this.vouched.keys().next().value as string;
+      this.vouched.delete(oldest);
+    }
   }
 
   /** A click was refused for overload and told to wait `retryAfterMs`. */
