@@ -33,7 +33,17 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   });
 
   // First of all: a click over the click path's budget is refused before any other work is done for it.
-  clickAdmission(app, { targetMs: config.CLICK_TARGET_MS, maxInFlight: config.CLICK_MAX_IN_FLIGHT }, metrics);
+  clickAdmission(
+    app,
+    {
+      targetMs: config.CLICK_TARGET_MS,
+      maxInFlight: config.CLICK_MAX_IN_FLIGHT,
+      penaltyMaxKeys: config.CLICK_PENALTY_MAX_KEYS,
+      penaltyMaxSeconds: config.CLICK_PENALTY_MAX_SECONDS,
+      trustProxy: config.TRUST_PROXY,
+    },
+    metrics,
+  );
 
   // Before routing: a path that could mean another path reaches nothing.
   app.addHook('onRequest', async (request, reply) => {

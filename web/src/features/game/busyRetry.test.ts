@@ -5,11 +5,29 @@ import { BUSY_ATTEMPTS, busyDelayMs, withBusyRetry } from './busyRetry';
 const busy = () => new ApiError(503, 'busy', undefined, true, 1);
 
 describe('retrying a click the flooded game refused', () => {
-  it('waits longer after each refusal, never less than half of Retry-After doubled, never more than 15 s', () => {
-    expect(busyDelayMs(1, 1, () => 0)).toBe(500);
-    expect(busyDelayMs(1, 1, () => 1)).toBe(1000);
-    expect(busyDelayMs(3, 2, () => 1)).toBe(8000);
+  it('waits longer after each refusal, never less than Retry-After, never more than 15 s unless told to', () => {
+    // A click sent before its Retry-After is refused again by the gateway (429, RETRY_TOO_SOON).
+    expect(busyDelayMs(1, 1, () => 0)).toBe(1000);
+    expect(busyDelayMs(1, 1, () => 1)).toBe(1500);
+    expect(busyDelayMs(3, 2, () => 0)).toBe(8000);
     expect(busyDelayMs(10, 5, () => 1)).toBe(15_000);
+    expect(busyDelayMs(1, 30, () => 0)).toBe(30_000);
+  });
+
+  it('takes a refusal for retrying too soon as busy, and waits what it was told', async () => {
+    const waits: number[] = [];
+    let calls = 0;
+    const result = await withBusyRetry(
+      async () => {
+        calls += 1;
+        if (calls === 1) throw new ApiError(429, 'too soon', undefined, true, 4, 'RETRY_TOO_SOON');
+        return 'ok';
+      },
+      () => undefined,
+      async (ms) => void waits.push(ms),
+    );
+    expect(result).toBe('ok');
+    expect(waits[0]).toBeGreaterThanOrEqual(4000);
   });
 
   it('reports busy while waiting, then not busy once the click goes through', async () => {
