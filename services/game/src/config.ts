@@ -107,6 +107,7 @@ export const configSchema = baseEnvSchema
     STATE_PUBLISH_MS: env.int(2, 1, 10_000),
     /** Payments, asked on a schedule for completed purchases the game has not applied. */
     PAYMENTS_URL: env.url(['http', 'https']).default('http://127.0.0.1:3003'),
+    /** How long the game waits for payments' answer in a reconciliation pass. */
     PAYMENTS_TIMEOUT_MS: env.int(5000, 100, 60_000),
     /**
      * How often completed purchases are compared with those applied, so a purchase whose event was lost

@@ -36,6 +36,7 @@ export const configSchema = baseEnvSchema
     AUTH_TIMEOUT_MS: env.int(2000, 100, 60_000),
     /** The game, asked for its record of a won round before it is credited (GET /internal/wins). */
     GAME_URL: env.url(['http', 'https']).default('http://127.0.0.1:3002'),
+    /** How long payments waits for the game's record of a won round. */
     GAME_TIMEOUT_MS: env.int(2000, 100, 60_000),
     /**
      * How often the game's record of wins is compared with the wins credited, so a win whose event was

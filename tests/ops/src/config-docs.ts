@@ -22,7 +22,11 @@ export const CONFIGURED = [
 ] as const;
 
 /** Files whose doc comments describe settings shared through service-kit. */
-const SHARED_SOURCES = ['packages/service-kit/src/config.ts', 'packages/service-kit/src/tracing.ts'];
+const SHARED_SOURCES = [
+  'packages/service-kit/src/config.ts',
+  'packages/service-kit/src/tracing.ts',
+  'packages/service-kit/src/retention.ts',
+];
 
 export interface Setting {
   name: string;

@@ -389,7 +389,7 @@ describe('password guessing and the per-address limit', () => {
   it('from truly many addresses (behind a trusted proxy), the account limit still cuts guessing off', async () => {
     // A gateway that trusts X-Forwarded-For, as one behind a load balancer does: each guess comes from
     // its own address, so only the per-account limit (50 failures a window) stands in the way.
-    const trusting = await extraGateway({ TRUST_PROXY: 'true', RATE_LIMIT_PER_IP: '0' });
+    const trusting = await extraGateway({ TRUST_PROXY: 'loopback', RATE_LIMIT_PER_IP: '0' });
     const target = await registerPlayer('botnet');
     const { guesses, locked } = await guess(target, 70, trusting);
     figures.bruteForceGuessesBeforeLock = guesses;

@@ -5,7 +5,8 @@ import type { ProfileResponse } from '@omc/contracts';
 
 export const PURCHASE_WATCH_MS = 15_000;
 
-type Balance = Pick<ProfileResponse, 'purchasedClicks' | 'hasInfiniteClicks'>;
+type Balance = Pick<ProfileResponse, 'purchasedClicks' | 'hasInfiniteClicks'> &
+  Partial<Pick<ProfileResponse, 'potEarned'>>;
 
 let watch: { until: number; before: Balance | undefined } | null = null;
 
@@ -20,8 +21,26 @@ export function awaitingPurchase(now = Date.now()): boolean {
   return watch !== null;
 }
 
-/** A fresh profile arrived: stop watching once it differs from the one before the purchase. */
+// A win is credited by payments a moment after the winner event reaches the browser (payments checks the
+// game's record first): after the player's own win, the profile is read again until it shows the pot.
+export const WINNINGS_WATCH_MS = 30_000;
+
+let winnings: { until: number; before: number } | null = null;
+
+/** The player won the round: watch until the profile shows the winnings. */
+export function watchWinnings(before: number | null | undefined, now = Date.now()): void {
+  winnings = { until: now + WINNINGS_WATCH_MS, before: before ?? 0 };
+}
+
+/** Whether the player's own win is still to show in the profile. */
+export function awaitingWinnings(now = Date.now()): boolean {
+  if (winnings && now >= winnings.until) winnings = null;
+  return winnings !== null;
+}
+
+/** A fresh profile arrived: stop watching once it differs from the one before the purchase or the win. */
 export function profileRead(profile: Balance): void {
+  if (winnings && (profile.potEarned ?? 0) !== winnings.before) winnings = null;
   if (!watch) return;
   const { before } = watch;
   if (

@@ -7,6 +7,7 @@ import {
   WinnerEvent,
   type ClientToServerEvents,
   type GameState,
+  type ProfileResponse,
   type ServerToClientEvents,
 } from '@omc/contracts';
 import { useQueryClient } from '@tanstack/react-query';
@@ -15,7 +16,7 @@ import type { Socket } from 'socket.io-client';
 import { useTranslation } from 'react-i18next';
 import { markServerData } from '../../api/generations';
 import { queryKeys } from '../../api/keys';
-import { awaitingPurchase } from '../../api/purchaseWatch';
+import { awaitingPurchase, awaitingWinnings, watchWinnings } from '../../api/purchaseWatch';
 import { formatMoney } from '../../i18n/format';
 import { useNotices } from '../../components/Notices';
 import { useSession } from '../../session/SessionProvider';
@@ -114,6 +115,7 @@ export function useLiveGame(): LiveGame {
     // update: the click's answer carries the clicker's balance.
     let lastPot: number | null = null;
     let profileTimer: ReturnType<typeof setTimeout> | null = null;
+    let winningsPoll: ReturnType<typeof setInterval> | null = null;
     const reloadProfile = () => {
       if (profileTimer) return;
       profileTimer = setTimeout(() => {
@@ -154,6 +156,17 @@ export function useLiveGame(): LiveGame {
       });
       void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
       void queryClient.invalidateQueries({ queryKey: queryKeys.winners });
+      // The player's own win: its credit may land after this read, so read again until it shows.
+      if (tokenRef.current && winner.data.username === username) {
+        const profile = queryClient.getQueryData<ProfileResponse>(queryKeys.profile(tokenRef.current));
+        watchWinnings(profile?.potEarned);
+        winningsPoll ??= setInterval(() => {
+          if (awaitingWinnings())
+            return void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
+          if (winningsPoll) clearInterval(winningsPoll);
+          winningsPoll = null;
+        }, PROFILE_RELOAD_MS);
+      }
     });
     socket.on('userCountUpdate', (payload) => {
       const count = UserCountUpdate.safeParse(payload);
@@ -161,10 +174,11 @@ export function useLiveGame(): LiveGame {
     });
     return () => {
       if (profileTimer) clearTimeout(profileTimer);
+      if (winningsPoll) clearInterval(winningsPoll);
       if (retry) clearTimeout(retry);
       socket.disconnect();
     };
-  }, [factory, queryClient, viewer]);
+  }, [factory, queryClient, viewer, username]);
 
   return { connected, userCount };
 }
