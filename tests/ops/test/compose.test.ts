@@ -18,6 +18,7 @@ import { realLookingSecret } from '../src/secrets.js';
 import { parseYamlDocuments } from '../src/yaml.js';
 
 const compose = readCompose();
+const natsConf = readFileSync(join(ROOT, 'docker', 'nats', 'nats.conf'), 'utf8');
 const service = (name: string): ComposeService => {
   const s = compose.services[name];
   if (!s) throw new Error(`docker-compose.yml has no service ${name}`);
@@ -92,9 +93,10 @@ describe('docker-compose.yml', () => {
 
   it('runs NATS with JetStream storing to a volume', () => {
     const nats = service('nats');
-    const command = nats.command as string[];
-    expect(command).toContain('--jetstream');
-    expect(command[command.indexOf('--store_dir') + 1]).toBe('/data');
+    // JetStream and its store are set in the mounted file, once (a flag repeating one is refused).
+    expect(nats.command).toEqual(['nats-server', '--config', '/etc/nats/nats.conf']);
+    expect(nats.volumes).toContain('./docker/nats/nats.conf:/etc/nats/nats.conf:ro');
+    expect(natsConf).toMatch(/jetstream \{\s*store_dir: "\/data"/);
     expect(nats.volumes).toContain('nats-data:/data');
     expect(Object.keys(compose.volumes ?? {})).toEqual(
       expect.arrayContaining(['postgres-data', 'redis-data', 'nats-data']),

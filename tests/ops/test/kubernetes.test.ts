@@ -537,9 +537,12 @@ describe('dev and prod differ where they should', () => {
     expect(sets.map((s) => s.metadata.name).sort()).toEqual(['nats', 'postgres', 'redis']);
     for (const s of sets)
       expect((s.spec as { volumeClaimTemplates: unknown[] }).volumeClaimTemplates).toHaveLength(1);
-    expect(podOf(find(rendered.dev, 'StatefulSet', 'nats')).containers[0]!.args).toEqual(
-      expect.arrayContaining(['--jetstream', '--store_dir', '/data']),
-    );
+    // JetStream and its store come from nats.conf (the nats-config ConfigMap, docker/nats/nats.conf).
+    expect(podOf(find(rendered.dev, 'StatefulSet', 'nats')).containers[0]!.args).toEqual([
+      'nats-server',
+      '--config',
+      '/etc/nats/nats.conf',
+    ]);
     expect(podOf(find(rendered.dev, 'StatefulSet', 'redis')).containers[0]!.args).toEqual(
       expect.arrayContaining(['--appendonly', 'yes']),
     );
