@@ -34,8 +34,9 @@ describe('retention of the event tables', () => {
     await mark('retention-old-mark', 40 * DAY);
     await mark('retention-recent-mark', 20 * DAY);
 
-    const deleted = await pruneEventTables(db, now, { outboxMs: DAY, processedMs: 31 * DAY });
-    expect(deleted).toBeGreaterThanOrEqual(2);
+    // The service's own retention pass may run meanwhile and take some of them first: what is left is
+    // what counts.
+    await pruneEventTables(db, now, { outboxMs: DAY, processedMs: 31 * DAY });
     const outbox = (await db.selectFrom('outbox').select('id').where('id', 'like', 'retention-%').execute())
       .map((r) => r.id)
       .sort();
