@@ -1,42 +1,5 @@
-// An operator can undo every migration and redo it: each down step leaves the schema as it was before
-// its up step, on a copy of the migrated template. Covers whatever migrations the service lists.
-import { createDb, runMigrationCommand } from '@omc/service-kit';
-import { freshDatabase, migrationRoundTrip } from '@omc/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// Every payments migration undone and redone on a copy of the template; the migrate command's answers.
+import { describeMigrations } from '@omc/testkit/migration-suite';
 import { migrations } from '../src/db/migrations/index.js';
 
-let database: Awaited<ReturnType<typeof freshDatabase>>;
-beforeAll(async () => {
-  database = await freshDatabase();
-});
-afterAll(async () => {
-  await database.drop();
-});
-
-describe('payments migrations', () => {
-  it('undo one by one to an empty schema and redo to the same schema', async () => {
-    const trip = await migrationRoundTrip(database.url, migrations);
-    expect(trip.undone.slice().sort()).toEqual(Object.keys(migrations).sort());
-    expect(trip.emptied).toEqual([]);
-    expect(trip.up).toEqual(trip.down);
-  });
-
-  it('the migrate command reports status, and refuses a bad step count without touching anything', async () => {
-    const db = createDb(database.url, { max: 1 });
-    const lines: string[] = [];
-    try {
-      const out = (line: string) => lines.push(line);
-      expect(await runMigrationCommand({ service: 'payments', argv: ['status'], db, migrations, out })).toBe(
-        0,
-      );
-      expect(
-        await runMigrationCommand({ service: 'payments', argv: ['down', 'all'], db, migrations, out }),
-      ).toBe(2);
-    } finally {
-      await db.destroy();
-    }
-    const text = lines.join('\n').split('\n');
-    expect(text[0]).toBe(`payments: ${Object.keys(migrations).length} applied, 0 pending`);
-    expect(text.at(-1)).toBe('down takes a positive number of steps, got "all"');
-  });
-});
+describeMigrations('payments', migrations);
