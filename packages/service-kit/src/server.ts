@@ -2,6 +2,8 @@
 // validation and serialization, body limits, one error handler.
 import { errorBody } from '@omc/contracts';
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerErrorHandling } from './errors.js';
@@ -11,6 +13,41 @@ import { registerTracing } from './tracing.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Past this size, a refused body is not read to its end: the connection is closed instead. */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** How long a refused connection is read and dropped, so its answer is not lost to a reset. */
+const LINGER_MS = 2_000;
+const answered = new WeakSet<Socket>();
+
+/**
+ * A request Node cannot parse (a header over the limit, a malformed line) is answered with a message,
+ * then the connection is half-closed and what the client is still sending is read and dropped for a
+ * moment. Closing at once, as Node and Fastify do, resets the connection while the client is still
+ * sending, and a client whose send is cut by the reset often never reads the answer.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (answered.has(socket)) return;
+  answered.add(socket);
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request took too long to arrive']
+        : [400, 'The request is not valid HTTP'];
+  const body = JSON.stringify(errorBody(message, { code: error.code ?? 'FST_ERR_CLIENT' }));
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  socket.resume();
+}
 
 export interface ServerOptions {
   name: string;
@@ -47,6 +84,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
         : (_address: string, hop: number) => hop < options.trustProxyHops!,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

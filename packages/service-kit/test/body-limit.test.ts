@@ -1,6 +1,7 @@
 // A body declared over the limit is answered 413 before it is read, on a connection that stays open,
 // so a client still sending reads the answer instead of a reset; an absurd one closes the connection.
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type App } from '../src/index.js';
@@ -63,5 +64,50 @@ describe('declared body over the limit', () => {
   it('lets a body within the limit through', async () => {
     const answer = await post({ 'content-type': 'application/json', connection: 'keep-alive' }, '{"a":1}');
     expect(answer).toMatchObject({ status: 200, json: { got: { a: 1 } } });
+  });
+});
+
+describe('headers over the limit', () => {
+  // A client sends a huge header in pieces, as a slow link does, and reads what comes back.
+  function sendHugeHeader(bytes: number) {
+    return new Promise<string>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port }, async () => {
+        socket.write('GET /echo HTTP/1.1\r\nHost: x\r\nX-Padding: ');
+        const piece = 'a'.repeat(8 * 1024);
+        for (let sent = 0; sent < bytes && socket.writable; sent += piece.length) {
+          socket.write(piece);
+          await new Promise((next) => setTimeout(next, 1));
+        }
+        if (socket.writable) socket.write('\r\n\r\n');
+      });
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(text));
+    });
+  }
+
+  it('are answered 431 with a message even while the client is still sending', async () => {
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      const text = await sendHugeHeader(200 * 1024);
+      expect(text).toMatch(/^HTTP\/1\.1 431 /);
+      expect(text).toContain('Request headers are too large');
+    }
+  });
+
+  it('are answered 431 to a client that sends them in one write', async () => {
+    const statuses = new Set<number>();
+    for (let attempt = 0; attempt < 30; attempt += 1) {
+      const answer = await fetch(`http://127.0.0.1:${port}/echo`, {
+        method: 'POST',
+        headers: { 'x-padding': 'a'.repeat(100_000) },
+      }).then(
+        (response) => response.status,
+        () => 0,
+      );
+      statuses.add(answer);
+    }
+    expect([...statuses]).toEqual([431]);
   });
 });
