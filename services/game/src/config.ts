@@ -50,7 +50,7 @@ export const configSchema = baseEnvSchema
     SIGNUP_FREE_CLICKS: env.int(10, 0, 1_000_000_000),
     /**
      * Grant the sign-up clicks only once auth says the account's email is verified (against farms of
-     * throwaway accounts); off, they are granted at registration as SPEC says.
+     * throwaway accounts); off, they are granted at registration as the original client expects.
      */
     SIGNUP_FREE_CLICKS_AFTER_VERIFICATION: env.bool(false),
     /** Clicks per second one user may make (a burst of the same size is allowed). */
