@@ -1,6 +1,6 @@
 // Tokens an attacker can make: unsigned (alg none), signed with a key of their own, expired, tampered.
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { SignJWT, importPKCS8 } from 'jose';
+import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createSigner } from 'fast-jwt';
 import { suite } from './context.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -16,8 +16,7 @@ export function unsignedToken(overrides: Record<string, unknown> = {}): string {
 }
 
 async function sign(privateKeyPem: string, payload: Record<string, unknown>): Promise<string> {
-  const key = await importPKCS8(privateKeyPem, 'EdDSA');
-  return new SignJWT(payload).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' }).sign(key);
+  return createSigner({ key: privateKeyPem, algorithm: 'EdDSA', noTimestamp: true })(payload);
 }
 
 /** Well formed and EdDSA-signed, but with a key the system never issued. */
@@ -40,8 +39,9 @@ export function tamperedToken(token: string, overrides: Record<string, unknown>)
 
 /** HS256 signed with the public key as the HMAC secret: the classic algorithm-confusion attack. */
 export async function confusedToken(overrides: Record<string, unknown> = {}): Promise<string> {
-  const secret = new TextEncoder().encode(suite().keys.publicKey);
-  return new SignJWT(claims(overrides)).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(secret);
+  // Built by hand: a JWT library refuses to use a public key as an HMAC secret, which is the point.
+  const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims(overrides))}`;
+  return `${unsigned}.${createHmac('sha256', suite().keys.publicKey).update(unsigned).digest('base64url')}`;
 }
 
 export function tokenClaims(token: string): Record<string, unknown> {
