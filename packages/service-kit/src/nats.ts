@@ -24,7 +24,7 @@ import {
 import type { Counter } from 'prom-client';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics.js';
-import { backoffDelay, RETRY_POLICIES, type RetryPolicy } from './retry.js';
+import { backoff, backoffDelay, RETRY_POLICIES, type RetryPolicy } from './retry.js';
 import { consumeTraced } from './tracing.js';
 
 export interface Nats {
@@ -248,6 +248,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
   let stopped = false;
   let current: { stop(): void } | undefined;
 
+  let restarts = 0;
   const loop = async () => {
     while (!stopped) {
       try {
@@ -278,6 +279,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
         const consumer = await nats.js.consumers.get(stream, durable);
         const messages = await consumer.consume({ max_messages: 256, expires: 5000 });
         current = messages;
+        restarts = 0;
         for await (const msg of messages) {
           if (stopped) break;
           const subject = msg.subject as Subject;
@@ -322,7 +324,7 @@ export function startConsumer(options: ConsumerOptions): Consumer {
         if (stopped) break;
         log.warn({ err: error, stream, durable }, 'consumer interrupted; resuming');
       }
-      if (!stopped) await new Promise((r) => setTimeout(r, 500));
+      if (!stopped) await backoff(RETRY_POLICIES.consumerRestart, restarts++);
     }
   };
   const done = loop();

@@ -17,6 +17,7 @@ import { sql, type ColumnType, type Generated, type Kysely, type Migration, type
 import type { Logger } from 'pino';
 import { publishEvent, type Nats } from './nats.js';
 import { startPollLoop } from './poll-loop.js';
+import { backoff, RETRY_POLICIES } from './retry.js';
 import { publishTraced, traceCarrier } from './tracing.js';
 
 /** Where an outbox row keeps the trace context of the change it announces (not part of the event). */
@@ -228,10 +229,10 @@ export function startOutboxRelay(
     backlog,
     async drain(timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
-      while ((await backlog()) > 0) {
+      for (let attempt = 0; (await backlog()) > 0; attempt += 1) {
         if (Date.now() > deadline) throw new Error('outbox did not drain in time');
         loop.nudge();
-        await new Promise((r) => setTimeout(r, 20));
+        await backoff(RETRY_POLICIES.outboxDrain, attempt);
       }
     },
     stop: () => loop.stop(),

@@ -1,6 +1,6 @@
 // The one backoff: each wait is random below a ceiling that doubles per attempt up to the policy's cap.
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, RETRY_POLICIES } from '../src/retry.js';
+import { backoffDelay, pause, RETRY_POLICIES } from '../src/retry.js';
 
 describe('backoffDelay', () => {
   const policy = { baseMs: 100, capMs: 1000 };
@@ -18,5 +18,18 @@ describe('backoffDelay', () => {
   it('names every policy with a cap no smaller than its base', () => {
     for (const [name, p] of Object.entries(RETRY_POLICIES))
       expect(p.capMs, name).toBeGreaterThanOrEqual(p.baseMs);
+  });
+});
+
+describe('pause', () => {
+  it('ends at once when its signal aborts, so a stopping loop does not wait out its backoff', async () => {
+    const controller = new AbortController();
+    let ended = false;
+    const waiting = pause(60_000, controller.signal).then(() => (ended = true));
+    await Promise.resolve();
+    expect(ended).toBe(false);
+    controller.abort();
+    await waiting;
+    expect(ended).toBe(true);
   });
 });

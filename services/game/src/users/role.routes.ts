@@ -2,7 +2,7 @@
 // new role (the role event that follows changes nothing). Not reachable through the gateway (no public
 // prefix is /internal) and only auth may call it (NetworkPolicies); auth forwards the admin's own token.
 import { InternalRoleApplied, InternalRoleChange, type Role } from '@omc/contracts';
-import { authenticate, conflict, requireRole } from '@omc/service-kit';
+import { authenticate, backoff, conflict, requireRole, RETRY_POLICIES } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
@@ -51,8 +51,8 @@ export async function roleRoutes(scope: FastifyInstance, { deps, engine }: GameC
       const { role, roleVersion } = request.body;
       const deadline = Date.now() + UNKNOWN_USER_WAIT_MS;
       let known = await applyRole(db, userId, role, roleVersion);
-      while (!known && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
+      for (let attempt = 0; !known && Date.now() < deadline; attempt += 1) {
+        await backoff(RETRY_POLICIES.unknownUser, attempt);
         known = await applyRole(db, userId, role, roleVersion);
       }
       if (!known) throw conflict('The game does not know this user yet; the role arrives with its events');

@@ -14,7 +14,7 @@ import {
   PACKS,
   SUBJECTS,
 } from '@omc/contracts';
-import { badRequest, conflict, enqueueEvent } from '@omc/service-kit';
+import { backoff, badRequest, conflict, enqueueEvent, RETRY_POLICIES } from '@omc/service-kit';
 import type { Deps } from '../deps.js';
 import { ACCOUNTS } from '../ledger/accounts.js';
 import { postMovement } from '../ledger/ledger.repo.js';
@@ -34,8 +34,6 @@ export interface CheckoutResult {
   status: 200 | 409 | 502;
   body: CheckoutResponse;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function splitPrice(
   priceCents: number,
@@ -82,7 +80,7 @@ export class CheckoutService {
 
     // Wait for whoever is calling the provider for this purchase, or take the call ourselves.
     const deadline = Date.now() + this.leaseMs + 5000;
-    for (;;) {
+    for (let waits = 0; ;) {
       const current = (await getPurchase(this.deps.db, purchase.id))!;
       if (current.status !== 'pending') return this.answer(current);
       const attempt = await claimPurchase(this.deps.db, purchase.id, this.leaseMs);
@@ -96,7 +94,7 @@ export class CheckoutService {
           ),
         };
       }
-      await sleep(50);
+      await backoff(RETRY_POLICIES.checkoutInFlight, waits++);
     }
   }
 

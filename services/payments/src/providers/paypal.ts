@@ -6,6 +6,7 @@
 // landed, and points at its batch.
 import type { Logger } from 'pino';
 import { formatEuroAmount } from '@omc/contracts';
+import { backoff, RETRY_POLICIES } from '@omc/service-kit';
 
 export type PayoutOutcome =
   | { kind: 'paid'; payoutBatchId: string; attempts: number }
@@ -179,7 +180,7 @@ export function createPayPalClient(options: PayPalOptions): PayoutsClient {
             'PayPal payout attempt failed; retrying with the same sender_batch_id',
           );
           if (n < options.maxAttempts)
-            await new Promise((r) => setTimeout(r, options.retryBaseMs * 2 ** (n - 1)));
+            await backoff({ ...RETRY_POLICIES.payoutResend, baseMs: options.retryBaseMs }, n - 1);
         }
       }
       return { kind: 'unknown', message: lastError, attempts: options.maxAttempts };

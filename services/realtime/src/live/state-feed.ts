@@ -1,7 +1,7 @@
 // The game's state as it changes: core NATS game.state.v1 (a lost one is superseded by the next), plus
 // a request for the current state at start-up and after every reconnect, so nothing waits for a click.
 import { parseEvent, SUBJECTS } from '@omc/contracts';
-import { consumeTraced, type Nats } from '@omc/service-kit';
+import { backoffDelay, consumeTraced, RETRY_POLICIES, type Nats } from '@omc/service-kit';
 import type { Subscription } from 'nats';
 import type { Logger } from 'pino';
 import type { GameStateEvent } from './game-state.js';
@@ -68,10 +68,16 @@ export function startStateFeed(options: StateFeedOptions): StateFeed {
   };
 
   // Until the game answers once (it may start after us), keep asking; the feed then keeps us current.
+  let unanswered = 0;
   const refreshUntilAnswered = async () => {
     clearTimeout(pendingRetry);
     if (stopped) return;
-    if (!(await refresh()) && !stopped) pendingRetry = setTimeout(() => void refreshUntilAnswered(), 1000);
+    if (!(await refresh()) && !stopped)
+      pendingRetry = setTimeout(
+        () => void refreshUntilAnswered(),
+        backoffDelay(RETRY_POLICIES.stateRequest, unanswered++),
+      );
+    else unanswered = 0;
   };
 
   void (async () => {

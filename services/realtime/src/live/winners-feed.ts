@@ -2,7 +2,7 @@
 // own, starting at new messages. After an interruption it resumes after the last sequence it saw, so a
 // winner announced while NATS was away still reaches this instance's players, and none twice.
 import { parseEvent, STREAMS, SUBJECTS, type EventPayload } from '@omc/contracts';
-import { ensureStream, type Nats } from '@omc/service-kit';
+import { backoff, ensureStream, RETRY_POLICIES, type Nats } from '@omc/service-kit';
 import { DeliverPolicy, type ConsumerMessages } from 'nats';
 import type { Logger } from 'pino';
 
@@ -52,6 +52,7 @@ export function startWinnersFeed(options: WinnersFeedOptions): WinnersFeed {
     options.onWinner(won);
   };
 
+  let restarts = 0;
   const loop = async () => {
     while (!stopped) {
       try {
@@ -66,6 +67,7 @@ export function startWinnersFeed(options: WinnersFeedOptions): WinnersFeed {
         });
         messages = await consumer.consume({ max_messages: 64 });
         markReady();
+        restarts = 0;
         for await (const msg of messages) {
           if (stopped) break;
           lastSequence = msg.seq;
@@ -75,7 +77,7 @@ export function startWinnersFeed(options: WinnersFeedOptions): WinnersFeed {
         if (stopped) break;
         log.warn({ err: error }, 'round won consumer interrupted; resuming');
       }
-      if (!stopped) await new Promise((r) => setTimeout(r, 500));
+      if (!stopped) await backoff(RETRY_POLICIES.consumerRestart, restarts++);
     }
   };
   const done = loop();
