@@ -8,6 +8,9 @@ import { STREAMS } from '@omc/contracts';
 import type { Deps } from '../deps.js';
 import { queueMail } from './queue.js';
 import type { LinkOrder } from './links.js';
+
+/** Where a link's URL is built (kept here too for callers that imported it from the consumer). */
+export { webLink } from './links.js';
 import { renderMail, type MailKind, type MailParams } from './templates.js';
 
 export const MAIL_SUBJECTS: Subject[] = [
