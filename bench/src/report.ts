@@ -5,6 +5,7 @@ import type { OpenLoopScenario } from './scenarios/open-loop.js';
 import type { RoundEndResult } from './scenarios/round-end.js';
 import type { ThroughputResult } from './scenarios/throughput.js';
 import type { LighthousePage } from './scenarios/lighthouse.js';
+import type { SessionCheckResult } from './scenarios/session-check.js';
 import { PRESSES_PER_SECOND, type WebMixResult } from './scenarios/web-mix.js';
 import type { BenchSettings } from './settings.js';
 import { round } from './stats.js';
@@ -67,6 +68,7 @@ export interface Results {
     openLoop: OpenLoopScenario[];
     webMix?: WebMixResult;
     lighthouse: LighthousePage[];
+    sessionCheck?: SessionCheckResult;
     errors: string[];
     durationS: number;
   };
@@ -120,10 +122,12 @@ export function buildResults(input: {
   openLoop?: OpenLoopScenario[];
   webMix?: WebMixResult;
   lighthouse?: LighthousePage[];
+  sessionCheck?: SessionCheckResult;
   errors: string[];
   durationS: number;
 }): Results {
   const { throughput, fanout, roundEnd, settings, openLoop = [], webMix, lighthouse = [] } = input;
+  const { sessionCheck } = input;
   const tickMs = 1000 / settings.broadcastHz;
   const byCount = <T>(pick: (p: FanoutPoint) => T) =>
     Object.fromEntries(fanout.map((p) => [String(p.requested), pick(p)]));
@@ -190,6 +194,14 @@ export function buildResults(input: {
         met: null,
       });
   }
+  // What ending sessions for real costs each money or account request (the click path never asks auth).
+  if (sessionCheck)
+    checks.push({
+      figure: `Fresh session check per money or account request: the account read with its session and security version / the account alone (${sessionCheck.accounts} accounts, ${sessionCheck.refreshTokens} refresh tokens, ${sessionCheck.queriesEach} queries each)`,
+      value: `${round(sessionCheck.ratio)} (${fmt(sessionCheck.withCheckMicros, ' µs')} / ${fmt(sessionCheck.withoutCheckMicros, ' µs')}, +${fmt(sessionCheck.addedMicros, ' µs')})`,
+      target: 'figure',
+      met: null,
+    });
   check(
     'Click throughput / trivial proxied route',
     throughput?.clickThroughputRatio,
@@ -358,6 +370,7 @@ export function buildResults(input: {
       openLoop,
       webMix,
       lighthouse,
+      sessionCheck,
       errors: input.errors,
       durationS: input.durationS,
     },

@@ -16,6 +16,7 @@ import { measureRoundEnd, type RoundEndResult } from './scenarios/round-end.js';
 import { measureThroughput, type ThroughputResult } from './scenarios/throughput.js';
 import { measureLighthouse, type LighthousePage } from './scenarios/lighthouse.js';
 import { measureWebMix, type WebMixResult } from './scenarios/web-mix.js';
+import { measureSessionCheck, type SessionCheckResult } from './scenarios/session-check.js';
 import { loadSettings, SCENARIOS } from './settings.js';
 import { startWorker, stopAllWorkers } from './workers.js';
 
@@ -97,6 +98,7 @@ async function main(): Promise<void> {
   const openLoop: OpenLoopScenario[] = [];
   let webMix: WebMixResult | undefined;
   let lighthousePages: LighthousePage[] = [];
+  let sessionCheck: SessionCheckResult | undefined;
   const runs = (name: (typeof settings.scenarios)[number]) => settings.scenarios.includes(name);
   let machine: Machine | undefined;
   try {
@@ -180,6 +182,15 @@ async function main(): Promise<void> {
         log(`[bench] lighthouse failed: ${(error as Error).stack}`);
       }
     }
+    if (runs('session-check')) {
+      try {
+        // On the system's PostgreSQL, in a database of its own, while the rest of the system is idle.
+        sessionCheck = await measureSessionCheck(bs.system.infra.databaseUrl, settings.sessionCheck, log);
+      } catch (error) {
+        errors.push(`session check: ${(error as Error).message}`);
+        log(`[bench] session check failed: ${(error as Error).stack}`);
+      }
+    }
     await loader.stop();
   } catch (error) {
     errors.push(`system: ${(error as Error).message}`);
@@ -218,6 +229,7 @@ async function main(): Promise<void> {
     openLoop,
     webMix,
     lighthouse: lighthousePages,
+    sessionCheck,
     errors,
     durationS: (Date.now() - started) / 1000,
   });

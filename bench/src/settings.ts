@@ -38,6 +38,8 @@ export interface BenchSettings {
   socketClient: 'protocol' | 'socket.io';
   /** Which scenarios run (BENCH_SCENARIOS), in the order of the run. */
   scenarios: Scenario[];
+  /** The fresh session check's cost: accounts seeded and queries of each kind (with and without it). */
+  sessionCheck: { accounts: number; queries: number; rounds: number };
   openLoop: {
     /**
      * Where the listening sockets connect, one sweep each (BENCH_OPEN_LOOP_VIA=realtime,gateway): as
@@ -61,7 +63,15 @@ export interface BenchSettings {
   };
 }
 
-export const SCENARIOS = ['throughput', 'open-loop', 'fanout', 'round-end', 'web-mix', 'lighthouse'] as const;
+export const SCENARIOS = [
+  'throughput',
+  'open-loop',
+  'fanout',
+  'round-end',
+  'web-mix',
+  'lighthouse',
+  'session-check',
+] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 const full: BenchSettings = {
@@ -86,6 +96,7 @@ const full: BenchSettings = {
   socketVia: 'gateway',
   socketClient: 'protocol',
   scenarios: [...SCENARIOS],
+  sessionCheck: { accounts: 5_000, queries: 20_000, rounds: 10 },
   openLoop: {
     via: ['realtime', 'gateway'],
     listeners: 1000,
@@ -105,6 +116,7 @@ const quick: BenchSettings = {
   ...full,
   profile: 'quick',
   users: 40,
+  sessionCheck: { accounts: 1_000, queries: 4_000, rounds: 4 },
   concurrencies: [8, 16],
   stepDurationS: 3,
   ratioPairs: 1,

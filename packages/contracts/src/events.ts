@@ -10,15 +10,15 @@ export const SUBJECTS = {
   userEmailChanged: 'auth.user.email_changed.v1',
   userRoleChanged: 'auth.user.role_changed.v1',
   userDeleted: 'auth.user.deleted.v1',
-  /** A password reset was asked for an existing account: carries the link's token for the mail. */
+  /** A password reset was asked for an existing account: names the request; the mailer mints its link. */
   passwordResetRequested: 'auth.user.password_reset_requested.v1',
   /** The password was reset from a mailed link: the owner is told. */
   passwordReset: 'auth.user.password_reset.v1',
-  /** An address to confirm (at registration, after an email change, on resend): carries the link's token. */
+  /** An address to confirm (at registration, after an email change, on resend): the mailer signs its link. */
   verificationRequested: 'auth.user.verification_requested.v1',
   /** The account's email was confirmed from the mailed link. */
   emailVerified: 'auth.user.email_verified.v1',
-  /** An email change waits for the new address: carries the tokens of its confirm and undo links. */
+  /** An email change waits for the new address: names the change; the mailer mints its confirm and undo links. */
   emailChangeRequested: 'auth.user.email_change_requested.v1',
   /** An email change was undone from the old address: the address it moved to is told. */
   emailChangeUndone: 'auth.user.email_change_undone.v1',
@@ -64,38 +64,44 @@ export const UserRoleChangedV1 = z.object({
 });
 export const UserDeletedV1 = z.object({ userId: UserId });
 /**
- * The raw token travels only to the mail sender (auth itself); it is single-use and expires at
- * `expiresAt`, so the copy the stream keeps is worthless after that.
+ * No secret travels on the bus: `requestId` names the reset request in auth's own store, and auth's mailer
+ * mints the link's token when it sends the mail (storing only its hash). Absent only from events older
+ * auth published, which carried a `token` instead: the schema drops it unread, and the mailer sends
+ * nothing for them (docs/decisions.md).
  */
 export const PasswordResetRequestedV1 = z.object({
   userId: UserId,
   email: z.string(),
   language: Language,
-  token: z.string().min(1),
+  requestId: z.uuid().optional(),
   expiresAt: z.iso.datetime({ offset: true }),
 });
 export const PasswordResetV1 = z.object({ userId: UserId, email: z.string(), language: Language });
-/** The token is signed and bound to the account and the address, and expires at `expiresAt`. */
+/**
+ * The address to confirm: auth's mailer signs the link (bound to the account and this address, expiring
+ * VERIFICATION_TTL_HOURS after it is sent) when it sends the mail. Older auth also sent `token` and
+ * `expiresAt`: the schema drops them unread.
+ */
 export const VerificationRequestedV1 = z.object({
   userId: UserId,
   email: z.string(),
   language: Language,
-  token: z.string().min(1),
-  expiresAt: z.iso.datetime({ offset: true }),
 });
 export const EmailVerifiedV1 = z.object({ userId: UserId, email: z.string() });
 /**
- * Mails the new address a confirm link (`confirmToken`, until `expiresAt`) and the old one a notice with
- * an undo link (`undoToken`, until `undoExpiresAt`). Both are single-use and stored hashed by auth.
+ * Mails the new address a confirm link (until `expiresAt`) and the old one a notice with an undo link
+ * (until `undoExpiresAt`). `requestId` names the change in auth's own store: the mailer mints both links
+ * when it sends (storing only their hashes), so no token travels on the bus. Absent only from events
+ * older auth published with `confirmToken` and `undoToken`: the schema drops those unread, and the mailer
+ * sends nothing for them.
  */
 export const EmailChangeRequestedV1 = z.object({
   userId: UserId,
   oldEmail: z.string(),
   newEmail: z.string(),
   language: Language,
-  confirmToken: z.string().min(1),
+  requestId: z.uuid().optional(),
   expiresAt: z.iso.datetime({ offset: true }),
-  undoToken: z.string().min(1),
   undoExpiresAt: z.iso.datetime({ offset: true }),
 });
 

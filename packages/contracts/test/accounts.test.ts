@@ -54,31 +54,75 @@ describe('account contracts', () => {
     });
   });
 
-  it('round-trips the password reset events and refuses a request without its token', () => {
+  it('round-trips the password reset events, which name the request and carry no token', () => {
     const userId = crypto.randomUUID();
+    const requestId = crypto.randomUUID();
     const requested = makeEvent(SUBJECTS.passwordResetRequested, {
       userId,
       email: 'a@example.com',
       language: 'fr',
-      token: 'tok',
+      requestId,
       expiresAt: new Date().toISOString(),
     });
-    expect(parseEvent(SUBJECTS.passwordResetRequested, JSON.stringify(requested)).data.language).toBe('fr');
+    const parsed = parseEvent(SUBJECTS.passwordResetRequested, JSON.stringify(requested)).data;
+    expect(parsed).toMatchObject({ language: 'fr', requestId });
     const done = makeEvent(SUBJECTS.passwordReset, { userId, email: 'a@example.com', language: 'es' });
     expect(parseEvent(SUBJECTS.passwordReset, JSON.stringify(done)).data.userId).toBe(userId);
     const verification = makeEvent(SUBJECTS.verificationRequested, {
       userId,
       email: 'a@example.com',
       language: 'pt',
-      token: 'signed.token',
-      expiresAt: new Date().toISOString(),
     });
-    expect(parseEvent(SUBJECTS.verificationRequested, JSON.stringify(verification)).data.token).toBe(
-      'signed.token',
+    expect(parseEvent(SUBJECTS.verificationRequested, JSON.stringify(verification)).data.email).toBe(
+      'a@example.com',
     );
     expect(VerifyEmailRequest.safeParse({ token: '' }).success).toBe(false);
     expect(() =>
       makeEvent(SUBJECTS.passwordResetRequested, { userId, email: 'a@example.com', language: 'es' } as never),
     ).toThrow();
+  });
+
+  it("reads events of older auth, which carried the links' tokens, without their tokens", () => {
+    const userId = crypto.randomUUID();
+    const at = new Date().toISOString();
+    const old = (subject: string, data: object) =>
+      JSON.stringify({ id: crypto.randomUUID(), subject, occurredAt: at, data });
+    const reset = parseEvent(
+      SUBJECTS.passwordResetRequested,
+      old(SUBJECTS.passwordResetRequested, {
+        userId,
+        email: 'a@example.com',
+        language: 'es',
+        token: 'live-reset-token',
+        expiresAt: at,
+      }),
+    ).data;
+    expect(JSON.stringify(reset)).not.toContain('live-reset-token');
+    expect(reset.requestId).toBeUndefined();
+    const change = parseEvent(
+      SUBJECTS.emailChangeRequested,
+      old(SUBJECTS.emailChangeRequested, {
+        userId,
+        oldEmail: 'a@example.com',
+        newEmail: 'b@example.com',
+        language: 'es',
+        confirmToken: 'live-confirm-token',
+        expiresAt: at,
+        undoToken: 'live-undo-token',
+        undoExpiresAt: at,
+      }),
+    ).data;
+    expect(JSON.stringify(change)).not.toMatch(/live-/);
+    const verification = parseEvent(
+      SUBJECTS.verificationRequested,
+      old(SUBJECTS.verificationRequested, {
+        userId,
+        email: 'a@example.com',
+        language: 'es',
+        token: 'live.signed-token',
+        expiresAt: at,
+      }),
+    ).data;
+    expect(JSON.stringify(verification)).not.toContain('live.signed-token');
   });
 });

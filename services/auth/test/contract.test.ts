@@ -12,7 +12,7 @@ import {
   startAuth,
   type AuthHarness,
 } from './support.js';
-import { createResetToken } from '../src/password-reset/reset-tokens.repo.js';
+import { createResetRequest, mintResetToken } from '../src/password-reset/reset-tokens.repo.js';
 
 const authRoutes = ROUTES.filter((r) => r.service === 'auth');
 
@@ -67,7 +67,11 @@ describe('contract: the auth routes of the catalogue', () => {
       '/api/user/forgot-password': { headers, payload: { email: user.email } },
       '/api/user/reset-password': {
         payload: {
-          token: await createResetToken(h.deps.db, user.id, Date.now() + 60_000),
+          token: (await mintResetToken(
+            h.deps.db,
+            await createResetRequest(h.deps.db, user.id, Date.now() + 60_000),
+            Date.now(),
+          ))!,
           newPassword: 'reset-pass-1',
         },
       },

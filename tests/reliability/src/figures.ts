@@ -54,6 +54,9 @@ export interface Figures {
   /** Tokens, cookies and passwords of the account journey found in any process's log, of those searched. */
   tokensInLogs: number;
   secretsSearched: number;
+  /** Mailed tokens of the account journey found in a stream message or a table row, of those searched. */
+  tokensAtRest: number;
+  tokensAtRestSearched: number;
   /** Each service's NATS user: the subjects it may publish, and another's subject it was refused. */
   busPermissions: string[];
   /** Other spellings of catalogue routes sent, and how many were answered by anyone but the gateway's 400. */
@@ -96,6 +99,8 @@ export function emptyFigures(): Figures {
     pendingChangesAfterReset: 0,
     tokensInLogs: 0,
     secretsSearched: 0,
+    tokensAtRest: 0,
+    tokensAtRestSearched: 0,
     busPermissions: [],
     routeSpellingsTried: 0,
     routeSpellingsPastAdmission: 0,
@@ -122,6 +127,8 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
     'pendingChangesAfterReset',
     'tokensInLogs',
     'secretsSearched',
+    'tokensAtRest',
+    'tokensAtRestSearched',
     'routeSpellingsTried',
     'routeSpellingsPastAdmission',
   ] as const) {
@@ -185,6 +192,7 @@ export function formatFigures(f: Figures): string {
     `click spellings under load ${f.clickShedBySpelling || 'n/a'}`,
     `mixed load                 ${f.loadSeconds} s; requests unanswered or 5xx in it ${f.unansweredInLoad}`,
     `tokens found in logs       ${f.tokensInLogs} of ${f.secretsSearched} tokens, cookies and passwords of the account journey (register, verify, reset, change email, undo)`,
+    `tokens found on the bus or at rest after the journey: ${f.tokensAtRest} (of ${f.tokensAtRestSearched} mailed tokens, searched in every stream message and every table row of every service)`,
     `subjects each service may publish${f.busPermissions.length ? `\n  - ${f.busPermissions.join('\n  - ')}` : ' n/a'}`,
     `invariants checked         ${f.invariantsChecked}`,
     `violations                 ${f.violations.length}${f.violations.length ? `\n  - ${f.violations.join('\n  - ')}` : ''}`,

@@ -56,7 +56,8 @@ export interface BootstrapAdminTable {
 export interface PasswordResetTokensTable {
   id: string;
   user_id: string;
-  token_hash: string;
+  /** sha256 of the link's token, set when the mailer mints it (null until then). */
+  token_hash: string | null;
   created_at: Generated<Date>;
   expires_at: Date;
   used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
@@ -68,8 +69,9 @@ export interface EmailChangesTable {
   old_email: string;
   old_email_verified_at: Date | null;
   new_email: string;
-  confirm_token_hash: string;
-  undo_token_hash: string;
+  /** sha256 of each link's token, set when the mailer mints it (null until then). */
+  confirm_token_hash: string | null;
+  undo_token_hash: string | null;
   created_at: Generated<Date>;
   expires_at: Date;
   undo_expires_at: Date;
@@ -92,9 +94,17 @@ export interface MailQueueTable {
   event_id: string;
   kind: string;
   recipient: string;
-  subject: string;
-  text: string;
-  html: string;
+  subject: string | null;
+  /** Only mail queued by older auth, rendered with its link; null once sent. */
+  text: string | null;
+  html: string | null;
+  language: string | null;
+  /** What the template interpolates (no secret); the link is minted at send. */
+  params: ColumnType<Record<string, unknown> | null, string | null | undefined, never>;
+  /** Which link to mint at send ({ kind, ref }), or null for a mail without one. */
+  link: ColumnType<{ kind: string; ref: string } | null, string | null | undefined, never>;
+  /** Set instead of sent_at when the mail's link may no longer be used (spent, cancelled, expired). */
+  dropped_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Generated<Date>;
   next_attempt_at: ColumnType<Date, Date | undefined, Date>;
   attempts: Generated<number>;

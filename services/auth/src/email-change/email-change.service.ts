@@ -70,7 +70,8 @@ export async function requestEmailChange(
     const current = await lockUserById(trx, user.id);
     if (!current) throw badRequest('No such account');
     await cancelPendingChanges(trx, user.id, now);
-    const { confirmToken, undoToken } = await createEmailChange(trx, {
+    // The event names the change; the mailer mints both links' tokens when it sends them.
+    const requestId = await createEmailChange(trx, {
       userId: user.id,
       oldEmail: current.email,
       oldEmailVerifiedAt: current.email_verified_at,
@@ -86,9 +87,8 @@ export async function requestEmailChange(
         oldEmail: current.email,
         newEmail: email,
         language: current.preferred_language,
-        confirmToken,
+        requestId,
         expiresAt: new Date(expiresAt).toISOString(),
-        undoToken,
         undoExpiresAt: new Date(undoExpiresAt).toISOString(),
       }),
     );

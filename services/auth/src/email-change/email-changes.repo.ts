@@ -1,4 +1,5 @@
-// The only code that reads and writes email_changes. Tokens are random, stored as their sha256.
+// The only code that reads and writes email_changes. A change is stored without tokens; the mailer mints
+// its confirm and undo links' tokens when it sends them (random, stored as their sha256 only).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, EmailChangesTable } from '../db/schema.js';
@@ -18,14 +19,9 @@ export interface NewEmailChange {
   undoExpiresAt: number;
 }
 
-/** Stores a pending change; returns the raw tokens of its confirm and undo links (never stored). */
-export async function createEmailChange(
-  db: Db,
-  change: NewEmailChange,
-): Promise<{ id: string; confirmToken: string; undoToken: string }> {
+/** Stores a pending change; the tokens of its links are minted when the mails are sent. */
+export async function createEmailChange(db: Db, change: NewEmailChange): Promise<string> {
   const id = randomUUID();
-  const confirmToken = randomBytes(32).toString('base64url');
-  const undoToken = randomBytes(32).toString('base64url');
   await db
     .insertInto('email_changes')
     .values({
@@ -34,14 +30,63 @@ export async function createEmailChange(
       old_email: change.oldEmail,
       old_email_verified_at: change.oldEmailVerifiedAt,
       new_email: change.newEmail,
-      confirm_token_hash: hashToken(confirmToken),
-      undo_token_hash: hashToken(undoToken),
+      confirm_token_hash: null,
+      undo_token_hash: null,
       created_at: new Date(change.now),
       expires_at: new Date(change.expiresAt),
       undo_expires_at: new Date(change.undoExpiresAt),
     })
     .execute();
-  return { id, confirmToken, undoToken };
+  return id;
+}
+
+const newToken = () => randomBytes(32).toString('base64url');
+
+/**
+ * A fresh token for the change's confirm link (replacing one minted before); null when the change is
+ * confirmed, cancelled (a newer request, a security event), undone, expired or gone.
+ */
+export async function mintConfirmToken(db: Db, id: string, now: number): Promise<string | null> {
+  const token = newToken();
+  const row = await db
+    .updateTable('email_changes')
+    .set({ confirm_token_hash: hashToken(token) })
+    .where('id', '=', id)
+    .where('confirmed_at', 'is', null)
+    .where('cancelled_at', 'is', null)
+    .where('undone_at', 'is', null)
+    .where('expires_at', '>', new Date(now))
+    .returning('id')
+    .executeTakeFirst();
+  return row ? token : null;
+}
+
+/**
+ * A fresh token for the change's undo link (replacing one minted before); null once the change is undone
+ * or its undo deadline passed (the same rule as the undo itself: undoDeadline).
+ */
+export async function mintUndoToken(
+  db: Db,
+  id: string,
+  now: number,
+  afterConfirmHours: number,
+): Promise<string | null> {
+  const token = newToken();
+  const row = await db
+    .updateTable('email_changes')
+    .set({ undo_token_hash: hashToken(token) })
+    .where('id', '=', id)
+    .where('undone_at', 'is', null)
+    .where('undo_expires_at', '>', new Date(now))
+    .where((eb) =>
+      eb.or([
+        eb('confirmed_at', 'is', null),
+        eb('confirmed_at', '>', new Date(now - afterConfirmHours * 3600_000)),
+      ]),
+    )
+    .returning('id')
+    .executeTakeFirst();
+  return row ? token : null;
 }
 
 export function findByConfirmToken(db: Db, token: string): Promise<EmailChangeRow | undefined> {

@@ -1,9 +1,22 @@
 // Sends queued mail over SMTP with nodemailer. A mail the server refuses or cannot take (down, slow,
 // timing out) stays queued and is tried again after a delay that doubles up to MAIL_RETRY_MAX_MS: mail
-// is delayed, never lost. Requests never wait for this: they only write events.
+// is delayed, never lost. Requests never wait for this: they only write events. Each mail is rendered as
+// it leaves, its link minted then (links.ts): committed before the mail goes, so a mail sent again after
+// a crash carries a fresh link that works; a mail whose link may no longer be used is dropped.
 import nodemailer, { type Transporter } from 'nodemailer';
+import type { Language } from '@omc/contracts';
 import type { Deps } from '../deps.js';
-import { lockDueMail, markFailed, markSent, purgeSentMail, unsentCount } from './queue.js';
+import { mintLink } from './links.js';
+import {
+  lockDueMail,
+  markDropped,
+  markFailed,
+  markSent,
+  purgeSentMail,
+  unsentCount,
+  type QueuedMail,
+} from './queue.js';
+import { renderMail, type MailKind, type MailParams, type RenderedMail } from './templates.js';
 
 export interface MailSender {
   /** Look at the queue now rather than at the next poll. */
@@ -17,6 +30,20 @@ const BATCH = 10;
 
 export function retryDelay(attempts: number, baseMs: number, maxMs: number): number {
   return Math.min(maxMs, baseMs * 2 ** Math.min(attempts, 30));
+}
+
+/**
+ * The mail as it leaves: rendered now, with its link minted now (outside the queue's transaction, so the
+ * token's hash is committed before the mail goes); null when its link may no longer be used. A row queued
+ * by older auth goes as it was rendered.
+ */
+export async function composeMail(deps: Deps, mail: QueuedMail, now: number): Promise<RenderedMail | null> {
+  if (mail.params === null)
+    return { subject: mail.subject ?? '', text: mail.text ?? '', html: mail.html ?? '' };
+  const link = await mintLink(deps, mail.link, mail.recipient, now);
+  if (link === null) return null;
+  const params: MailParams = { ...(mail.params as MailParams), ...(link ? { link } : {}) };
+  return renderMail(mail.kind as MailKind, (mail.language ?? 'es') as Language, params);
 }
 
 export function createTransport(deps: Deps): Transporter {
@@ -39,7 +66,11 @@ export function startMailSender(deps: Deps, options: { intervalMs?: number } = {
   const { config, db, log } = deps;
   const interval = options.intervalMs ?? 1000;
   const transport = createTransport(deps);
-  const sent = deps.metrics.counter('auth_mail_total', 'Account mails by outcome (sent, retry)', ['outcome']);
+  const sent = deps.metrics.counter(
+    'auth_mail_total',
+    'Account mails by outcome (sent, retry, dropped: its link may no longer be used)',
+    ['outcome'],
+  );
   let stopped = false;
   let wake: (() => void) | undefined;
 
@@ -48,12 +79,19 @@ export function startMailSender(deps: Deps, options: { intervalMs?: number } = {
       const due = await lockDueMail(trx, deps.clock(), BATCH);
       for (const mail of due) {
         try {
+          const composed = await composeMail(deps, mail, deps.clock());
+          if (!composed) {
+            await markDropped(trx, mail.id, deps.clock(), 'not sent: its link may no longer be used');
+            sent.inc({ outcome: 'dropped' });
+            log.info({ mailId: mail.id, kind: mail.kind }, 'mail dropped: its link may no longer be used');
+            continue;
+          }
           await transport.sendMail({
             from: config.MAIL_FROM,
             to: mail.recipient,
-            subject: mail.subject,
-            text: mail.text,
-            html: mail.html,
+            subject: composed.subject,
+            text: composed.text,
+            html: composed.html,
             headers: { 'X-OMC-Mail-Id': mail.id },
           });
           await markSent(trx, mail.id, deps.clock());

@@ -1,4 +1,5 @@
-// Forgotten passwords: a mailed single-use link (token stored hashed, valid PASSWORD_RESET_TTL_MINUTES)
+// Forgotten passwords: a mailed single-use link (its token minted when the mail is sent and stored hashed,
+// valid PASSWORD_RESET_TTL_MINUTES from the request)
 // to choose a new password; the reset ends every session of the account and tells its owner by mail.
 // The request answers the same, at the same moment, whether or not the address has an account: the
 // limits are counted first for every address, and the account's work happens after the answer.
@@ -11,7 +12,7 @@ import { hashPassword } from '../security/passwords.js';
 import { countRequest } from '../security/request-limit.js';
 import { securityEvent } from '../sessions/security-events.js';
 import { findUserByEmail, findUserById, updateUser } from '../users/users.repo.js';
-import { createResetToken, findResetToken, lockResetToken } from './reset-tokens.repo.js';
+import { createResetRequest, findResetToken, lockResetToken } from './reset-tokens.repo.js';
 
 /** Counts the request against the address's and the IP's limits (429 past them), then starts the work. */
 export async function requestPasswordReset(ctx: AuthContext, email: string, ip: string): Promise<void> {
@@ -40,14 +41,15 @@ async function issueReset(ctx: AuthContext, address: string): Promise<void> {
   const now = ctx.deps.clock();
   const expiresAt = now + config.PASSWORD_RESET_TTL_MINUTES * 60_000;
   await db.transaction().execute(async (trx) => {
-    const token = await createResetToken(trx, user.id, expiresAt);
+    // The event names the request; the mailer mints the link's token when it sends (no token on the bus).
+    const requestId = await createResetRequest(trx, user.id, expiresAt);
     await enqueue(
       trx,
       makeEvent(SUBJECTS.passwordResetRequested, {
         userId: user.id,
         email: user.email,
         language: user.preferred_language,
-        token,
+        requestId,
         expiresAt: new Date(expiresAt).toISOString(),
       }),
     );

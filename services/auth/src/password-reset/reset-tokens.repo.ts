@@ -1,4 +1,5 @@
-// The only code that reads and writes password_reset_tokens. Tokens are random, stored as their sha256.
+// The only code that reads and writes password_reset_tokens. A request is stored without a token; the
+// mailer mints one when it sends the mail (random, stored as its sha256 only).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, PasswordResetTokensTable } from '../db/schema.js';
@@ -8,18 +9,31 @@ export type ResetTokenRow = Selectable<PasswordResetTokensTable>;
 
 export const hashResetToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-export async function createResetToken(db: Db, userId: string, expiresAt: number): Promise<string> {
-  const token = randomBytes(32).toString('base64url');
+/** Stores a reset request; its link's token is minted when the mail is sent (mintResetToken). */
+export async function createResetRequest(db: Db, userId: string, expiresAt: number): Promise<string> {
+  const id = randomUUID();
   await db
     .insertInto('password_reset_tokens')
-    .values({
-      id: randomUUID(),
-      user_id: userId,
-      token_hash: hashResetToken(token),
-      expires_at: new Date(expiresAt),
-    })
+    .values({ id, user_id: userId, token_hash: null, expires_at: new Date(expiresAt) })
     .execute();
-  return token;
+  return id;
+}
+
+/**
+ * A fresh token for the request's link, its hash replacing any minted before (a link mailed earlier stops
+ * working); null when the request is used, spent by a security event, expired or gone: never minted again.
+ */
+export async function mintResetToken(db: Db, id: string, now: number): Promise<string | null> {
+  const token = randomBytes(32).toString('base64url');
+  const row = await db
+    .updateTable('password_reset_tokens')
+    .set({ token_hash: hashResetToken(token) })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', new Date(now))
+    .returning('id')
+    .executeTakeFirst();
+  return row ? token : null;
 }
 
 export function findResetToken(db: Db, token: string): Promise<ResetTokenRow | undefined> {

@@ -88,7 +88,7 @@ export async function register(
           preferredLanguage: user.preferred_language,
         }),
       );
-      await enqueue(trx, verificationRequest(ctx, user));
+      await enqueue(trx, verificationRequest(user));
       const session = await issueRefreshToken(trx, user.id, now, refreshSettings(ctx), undefined, {
         ip,
         userAgent,

@@ -3,35 +3,50 @@
 import { makeEvent, SUBJECTS, type EventEnvelope } from '@omc/contracts';
 import { addressBudgetKey, badRequest, conflict, forbidden } from '@omc/service-kit';
 import type { AuthContext } from '../context.js';
+import type { Deps } from '../deps.js';
 import { enqueue } from '../events.js';
 import { countRequest } from '../security/request-limit.js';
 import { findUserById, updateUser, type UserRow } from '../users/users.repo.js';
 import { readVerification, signVerification, verificationKey } from './verification-token.js';
 
-const keys = new WeakMap<AuthContext, Buffer>();
-function keyOf(ctx: AuthContext): Buffer {
-  let key = keys.get(ctx);
+const keys = new WeakMap<Deps['config'], Buffer>();
+function keyOf(deps: Pick<Deps, 'config'>): Buffer {
+  let key = keys.get(deps.config);
   if (!key) {
-    key = verificationKey(ctx.deps.config.JWT_PRIVATE_KEY);
-    keys.set(ctx, key);
+    key = verificationKey(deps.config.JWT_PRIVATE_KEY);
+    keys.set(deps.config, key);
   }
   return key;
 }
 
-/** The event that mails a verification link for the account's address (enqueued by the caller). */
+/**
+ * The event that mails a verification link for the account's address (enqueued by the caller). It names
+ * the account and the address; the mailer signs the link when it sends (mintVerificationToken).
+ */
 export function verificationRequest(
-  ctx: AuthContext,
   user: Pick<UserRow, 'id' | 'email' | 'preferred_language'>,
 ): EventEnvelope<typeof SUBJECTS.verificationRequested> {
-  const expiresAt = ctx.deps.clock() + ctx.deps.config.VERIFICATION_TTL_HOURS * 3600_000;
-  const token = signVerification(keyOf(ctx), { userId: user.id, email: user.email, expiresAt });
   return makeEvent(SUBJECTS.verificationRequested, {
     userId: user.id,
     email: user.email,
     language: user.preferred_language,
-    token,
-    expiresAt: new Date(expiresAt).toISOString(),
   });
+}
+
+/**
+ * A link for the address, signed now and valid VERIFICATION_TTL_HOURS; null when the account no longer
+ * has this address or has already verified it (the link could not be used).
+ */
+export async function mintVerificationToken(
+  deps: Pick<Deps, 'db' | 'config'>,
+  userId: string,
+  email: string,
+  now: number,
+): Promise<string | null> {
+  const user = await findUserById(deps.db, userId);
+  if (!user || user.email.toLowerCase() !== email.toLowerCase() || user.email_verified_at) return null;
+  const expiresAt = now + deps.config.VERIFICATION_TTL_HOURS * 3600_000;
+  return signVerification(keyOf(deps), { userId, email: user.email, expiresAt });
 }
 
 const INVALID = 'This verification link is not valid. Ask for a new one from your profile.';
@@ -41,7 +56,7 @@ const INVALID = 'This verification link is not valid. Ask for a new one from you
  * expired link, one for an address the account no longer has, or one already used is a 400.
  */
 export async function verifyEmail(ctx: AuthContext, token: string, callerId?: string): Promise<void> {
-  const claims = readVerification(keyOf(ctx), token);
+  const claims = readVerification(keyOf(ctx.deps), token);
   if (!claims) throw badRequest(INVALID, 'token');
   if (callerId && callerId !== claims.userId)
     throw forbidden('This verification link belongs to another account');
@@ -83,6 +98,6 @@ export async function resendVerification(ctx: AuthContext, userId: string, ip: s
       message: (s) => `Too many verification mails asked for this account. Try again in ${s} seconds.`,
     },
   ]);
-  await ctx.deps.db.transaction().execute((trx) => enqueue(trx, verificationRequest(ctx, user)));
+  await ctx.deps.db.transaction().execute((trx) => enqueue(trx, verificationRequest(user)));
   ctx.relay.nudge();
 }
