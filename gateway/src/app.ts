@@ -28,8 +28,6 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     logger: options.logger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: compileTrust(config.TRUST_PROXY),
-    // The public edge: a trace starts here, whatever trace context a client sends.
-    traceIncoming: false,
   });
 
   // First of all: a click over the click path's budget is refused before any other work is done for it.

@@ -5,7 +5,7 @@ import proxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import { errorBody, ROUTE_PREFIXES, type Service } from '@omc/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { withTraceHeaders, type Metrics } from '@omc/service-kit';
+import type { Metrics } from '@omc/service-kit';
 
 type ProxyError = Error & { statusCode?: number; code?: string; cause?: { code?: string } };
 
@@ -92,10 +92,11 @@ export async function apiProxy(app: FastifyInstance, config: Config, metrics: Me
           headers['x-forwarded-for'] = request.ip;
           headers['x-forwarded-proto'] = request.protocol;
           headers['x-forwarded-host'] = request.host;
-          // A client's own trace context goes no further than the gateway (ours replaces it when on).
+          // A client's own trace context goes no further than the gateway (with tracing on, the SDK's
+          // undici instrumentation adds ours).
           delete headers.traceparent;
           delete headers.tracestate;
-          return withTraceHeaders(headers, request);
+          return headers;
         },
         // No replays of writes: a click or a checkout that reached an upstream is never sent twice by
         // the gateway. A read whose kept-alive connection closed without an answer (the replica behind it

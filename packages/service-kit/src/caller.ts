@@ -1,15 +1,12 @@
 // Who a request is from, as a route hands it to a service that calls another service on the player's
 // behalf: the player's own token and the request id go along; the request object itself does not.
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
-import { withTraceHeaders } from './tracing.js';
 
 export interface Caller {
   authorization?: string;
   requestId: string;
   /** The request's logger: a service's lines about this call carry the request id. */
   log: FastifyBaseLogger;
-  /** The request's trace context (`traceparent`), continued by calls made on its behalf; empty when off. */
-  trace?: Record<string, string>;
 }
 
 export function callerOf(request: FastifyRequest): Caller {
@@ -17,7 +14,6 @@ export function callerOf(request: FastifyRequest): Caller {
     authorization: request.headers.authorization,
     requestId: request.id,
     log: request.log,
-    trace: withTraceHeaders({}, request),
   };
 }
 
@@ -25,5 +21,5 @@ export function callerOf(request: FastifyRequest): Caller {
 export function forwardedHeaders(caller: Caller): Record<string, string> {
   const headers: Record<string, string> = { accept: 'application/json', 'x-request-id': caller.requestId };
   if (caller.authorization) headers.authorization = caller.authorization;
-  return { ...caller.trace, ...headers };
+  return headers;
 }

@@ -1,7 +1,7 @@
 // Configuration is read from the environment once, validated with zod, and frozen. A bad value stops
 // the service at start with every problem listed by variable name.
 import { z } from 'zod';
-import { tracingEnvSchema } from './tracing.js';
+import { tracingEnvSchema } from './tracing-settings.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

@@ -3,7 +3,7 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.js';
-import { startTracing, type TracingSettings } from './tracing.js';
+import { stopTracing } from './tracing.js';
 
 /** The settings every service's config has under these names. */
 interface RunConfig {
@@ -43,8 +43,6 @@ export async function runService<
     }
     throw error;
   }
-  // Before anything logs or serves: loggers and servers made from here on carry the trace context.
-  const stopTracing = startTracing(options.name, config as Partial<TracingSettings>);
   const deps = await options.createDeps(config);
   const app = await options.buildApp(deps);
   closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {

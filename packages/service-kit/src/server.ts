@@ -8,7 +8,6 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerErrorHandling } from './errors.js';
 import { loggerOptions, type Logger } from './logger.js';
-import { registerTracing } from './tracing.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Past this size, a refused body is not read to its end: the connection is closed instead. */
@@ -61,8 +60,6 @@ export interface ServerOptions {
   trustProxy?: boolean | string | string[] | ((address: string, hop: number) => boolean);
   /** Believe X-Forwarded-For from this many nearest peers (the gateway), no further (instead of trustProxy). */
   trustProxyHops?: number;
-  /** Continue the caller's trace (`traceparent`); false at the public edge, where a trace starts. */
-  traceIncoming?: boolean;
 }
 
 export function createServer(options: ServerOptions): FastifyInstance {
@@ -89,7 +86,6 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
-  registerTracing(app, options.traceIncoming ?? true);
   // A declared body over the route's limit is refused before a byte of it is read. Fastify refuses it
   // too, but by closing the connection while the client is still sending, and a client whose send is
   // cut by the reset often never reads the 413. Node reads and drops the rest of a body of reasonable

@@ -1,176 +1,155 @@
-// OpenTelemetry traces, off unless OTEL_EXPORTER_OTLP_ENDPOINT is set (and OTEL_SDK_DISABLED is not): then every service exports its
-// spans by OTLP/HTTP (JSON) to `<endpoint>/v1/traces`, and the W3C trace context (`traceparent`,
-// `tracestate`) travels with every request between our processes and inside the headers of every NATS
-// event, so one purchase is one trace: the checkout at the gateway and in payments, payments' call to
-// auth, the outbox's publish, the game's credit, the state it publishes and realtime's broadcast.
+// OpenTelemetry traces from the SDK (@opentelemetry/sdk-node), off unless OTEL_EXPORTER_OTLP_ENDPOINT is
+// set (and OTEL_SDK_DISABLED is not). On, every service exports its spans by OTLP/HTTP to
+// `<endpoint>/v1/traces`, and its instrumentations make the spans: http (every request served and made
+// with node:http), undici (fetch and the gateway's proxy), fastify (the route, its hooks and handler),
+// pg (every query) and ioredis (every command). The W3C trace context travels with every request
+// between our processes and, by the hand-made publish and consume spans below, inside the headers of
+// every NATS event, so one click or purchase is one trace from the gateway to realtime's broadcast.
 // Log lines inside a span carry its `traceId` and `spanId`.
 //
-// Off, none of this runs: the hooks below return at once (one boolean test) and no span, context or
-// header is made, so the click path costs what it did without tracing.
+// The SDK must hook module loading before fastify, pg and ioredis load: each service's main.ts awaits
+// startTracing() first and imports the service's own modules after it. Off, nothing of the SDK is even
+// loaded: the hooks below return at once (one boolean test), so the click path costs what it did
+// without tracing.
+import { register } from 'node:module';
 import {
   context,
-  propagation,
   ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
-  type Context,
-  type Span,
+  type TextMapPropagator,
   type Tracer,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  NodeTracerProvider,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-  type Sampler,
-} from '@opentelemetry/sdk-trace-node';
-import type { FastifyInstance } from 'fastify';
 import { headers as natsHeaders, type MsgHdrs } from 'nats';
-import { z } from 'zod';
+import { ConfigError, parseConfig } from './config.js';
+import {
+  resourceAttributes,
+  samplerFrom,
+  tracingEnvSchema,
+  type TracingSettings,
+} from './tracing-settings.js';
 
-const SAMPLERS = [
-  'always_on',
-  'always_off',
-  'traceidratio',
-  'parentbased_always_on',
-  'parentbased_always_off',
-  'parentbased_traceidratio',
-] as const;
+export * from './tracing-settings.js';
 
-/** `key=value,key=value` (values percent-encoded), as OpenTelemetry's OTEL_RESOURCE_ATTRIBUTES. */
-const resourceAttributesText = z
-  .string()
-  .default('')
-  .transform((text, ctx) => {
-    const attributes: Record<string, string> = {};
-    for (const pair of text.split(',').filter((p) => p.trim() !== '')) {
-      const at = pair.indexOf('=');
-      if (at <= 0) {
-        ctx.addIssue({ code: 'custom', message: `"${pair}" is not key=value (comma-separated pairs)` });
-        return z.NEVER;
-      }
-      try {
-        attributes[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
-      } catch {
-        ctx.addIssue({ code: 'custom', message: `"${pair}" has a badly percent-encoded value` });
-        return z.NEVER;
-      }
-    }
-    return attributes;
-  });
-
-/**
- * The tracing settings every service's configuration includes (baseEnvSchema): OpenTelemetry's standard
- * variables (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/).
- */
-export const tracingEnvSchema = z.object({
-  /** OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); empty: tracing off. */
-  OTEL_EXPORTER_OTLP_ENDPOINT: z
-    .string()
-    .default('')
-    .refine((value) => {
-      if (value === '') return true;
-      try {
-        return ['http:', 'https:'].includes(new URL(value).protocol);
-      } catch {
-        return false;
-      }
-    }, 'must be an http(s) URL of an OTLP/HTTP collector, or empty to turn tracing off'),
-  /** true: no tracing even with an endpoint. */
-  OTEL_SDK_DISABLED: z
-    .enum(['true', 'false'], 'must be true or false')
-    .default('false')
-    .transform((v) => v === 'true'),
-  /** Which traces are recorded; parent-based samplers follow a caller's decision. */
-  OTEL_TRACES_SAMPLER: z
-    .enum(SAMPLERS, `must be one of ${SAMPLERS.join(', ')}`)
-    .default('parentbased_always_on'),
-  /** The ratio samplers' share of new traces, 0 to 1. */
-  OTEL_TRACES_SAMPLER_ARG: z.coerce
-    .number('must be a number from 0 to 1')
-    .min(0, 'must be from 0 to 1')
-    .max(1, 'must be from 0 to 1')
-    .default(1),
-  /** service.name on every span; empty: the service's own name (auth, game, ...). */
-  OTEL_SERVICE_NAME: z.string().default(''),
-  /** More resource attributes on every span (deployment.environment=prod,...). */
-  OTEL_RESOURCE_ATTRIBUTES: resourceAttributesText,
-});
-
-export type TracingSettings = z.infer<typeof tracingEnvSchema>;
-
-/** The sampler OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG name. */
-export function samplerFrom(settings: Partial<TracingSettings>): Sampler {
-  const ratio = settings.OTEL_TRACES_SAMPLER_ARG ?? 1;
-  switch (settings.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on') {
-    case 'always_on':
-      return new AlwaysOnSampler();
-    case 'always_off':
-      return new AlwaysOffSampler();
-    case 'traceidratio':
-      return new TraceIdRatioBasedSampler(ratio);
-    case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
-    case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
-    case 'parentbased_always_on':
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
-  }
-}
-
-/** The resource's attributes: OTEL_RESOURCE_ATTRIBUTES, and service.name (OTEL_SERVICE_NAME or the service's). */
-export function resourceAttributes(
-  service: string,
-  settings: Partial<TracingSettings>,
-): Record<string, string> {
-  return {
-    ...settings.OTEL_RESOURCE_ATTRIBUTES,
-    'service.name': settings.OTEL_SERVICE_NAME || service,
-  };
-}
+/** Requests no one traces: probes and scrapes, several a second per pod. */
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 let tracer: Tracer | undefined;
-let provider: NodeTracerProvider | undefined;
+let shutdown: (() => Promise<void>) | undefined;
+/** W3C trace context for NATS headers: continued by every service, the gateway included. */
+let eventPropagator: TextMapPropagator | undefined;
 
 /** Whether this process records spans. */
 export function tracingEnabled(): boolean {
   return tracer !== undefined;
 }
 
+export interface TracingOptions {
+  /**
+   * false: a caller's `traceparent` is not continued and every request starts a trace of its own (the
+   * gateway: a client does not choose the trace its request joins). Default true.
+   */
+  continueIncoming?: boolean;
+}
+
 /**
- * Starts tracing for this process when the settings ask for it (once; later calls do nothing). Returns
- * a function that flushes and stops the exporter.
+ * Starts the OpenTelemetry SDK for this process when OTEL_EXPORTER_OTLP_ENDPOINT asks for it (once;
+ * later calls do nothing). Must run before the modules it instruments (fastify, pg, ioredis) are
+ * imported. A bad OTEL_* value stops the process (exit 78) naming the variable.
  */
-export function startTracing(service: string, settings: Partial<TracingSettings>): () => Promise<void> {
-  const endpoint = settings.OTEL_EXPORTER_OTLP_ENDPOINT ?? '';
-  if (endpoint === '' || settings.OTEL_SDK_DISABLED || provider) return async () => undefined;
-  provider = new NodeTracerProvider({
-    resource: resourceFromAttributes(resourceAttributes(service, settings)),
+export async function startTracing(service: string, options: TracingOptions = {}): Promise<void> {
+  if (tracer) return;
+  let settings: TracingSettings;
+  try {
+    settings = parseConfig(tracingEnvSchema);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`[${service}] ${error.message}`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  if (settings.OTEL_EXPORTER_OTLP_ENDPOINT === '' || settings.OTEL_SDK_DISABLED) return;
+
+  // ESM: the modules to instrument are wrapped as they load by import-in-the-middle's loader hook,
+  // told which ones by the instrumentations as they are enabled (and only those: our TypeScript,
+  // loaded through tsx's hook, is left alone).
+  const { createAddHookMessageChannel } = await import('import-in-the-middle');
+  const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
+  register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
+
+  const [sdkNode, { HttpInstrumentation }, { UndiciInstrumentation }, { PgInstrumentation }] =
+    await Promise.all([
+      import('@opentelemetry/sdk-node'),
+      import('@opentelemetry/instrumentation-http'),
+      import('@opentelemetry/instrumentation-undici'),
+      import('@opentelemetry/instrumentation-pg'),
+    ]);
+  const [{ IORedisInstrumentation }, { FastifyOtelInstrumentation }, exporter] = await Promise.all([
+    import('@opentelemetry/instrumentation-ioredis'),
+    import('@fastify/otel'),
+    traceExporter(settings),
+  ]);
+  const { NodeSDK, core, resources, tracing } = sdkNode;
+
+  const w3c = new core.W3CTraceContextPropagator();
+  eventPropagator = w3c;
+  const ignored = (path: string | undefined) => UNTRACED_PATHS.has((path ?? '').split('?')[0]!);
+  const sdk = new NodeSDK({
+    resource: resources.resourceFromAttributes(resourceAttributes(service, settings)),
+    autoDetectResources: false,
     sampler: samplerFrom(settings),
-    spanProcessors: [
-      new BatchSpanProcessor(
-        new OTLPTraceExporter({
-          url: `${endpoint.endsWith('/') ? endpoint.slice(0, -1) : endpoint}/v1/traces`,
-        }),
-        {
-          scheduledDelayMillis: 500,
-        },
-      ),
+    spanProcessors: [new tracing.BatchSpanProcessor(exporter, { scheduledDelayMillis: 500 })],
+    // Traces only: no log or metric exporters from the environment (logs are pino's, metrics Prometheus').
+    logRecordProcessors: [],
+    metricReaders: [],
+    textMapPropagator:
+      options.continueIncoming === false
+        ? {
+            inject: (ctx, carrier, setter) => w3c.inject(ctx, carrier, setter),
+            extract: (ctx) => ctx,
+            fields: () => w3c.fields(),
+          }
+        : w3c,
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request) => ignored(request.url),
+        // Calls made outside any trace (background polls) make no trace of their own.
+        requireParentforOutgoingSpans: true,
+      }),
+      new UndiciInstrumentation({ requireParentforSpans: true }),
+      new FastifyOtelInstrumentation({
+        registerOnInitialization: true,
+        // The route's request and handler spans; one span per hook would multiply the spans per request.
+        instrumentHooks: false,
+        ignorePaths: (route) => UNTRACED_PATHS.has(route.url),
+      }),
+      new PgInstrumentation({ requireParentSpan: true }),
+      new IORedisInstrumentation({ requireParentSpan: true }),
     ],
   });
-  // The AsyncLocalStorage context manager and the W3C trace-context propagator.
-  provider.register();
+  sdk.start();
+  await waitForAllMessagesAcknowledged();
   tracer = trace.getTracer('one-million-clicks');
-  const stopping = provider;
-  return async () => {
-    await stopping.forceFlush().catch(() => undefined);
-    await stopping.shutdown().catch(() => undefined);
-  };
+  shutdown = () => sdk.shutdown();
+}
+
+/** The OTLP/HTTP exporter of OTEL_EXPORTER_OTLP_PROTOCOL, to `<endpoint>/v1/traces`. */
+async function traceExporter(settings: TracingSettings) {
+  const endpoint = settings.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const url = `${endpoint.endsWith('/') ? endpoint.slice(0, -1) : endpoint}/v1/traces`;
+  if (settings.OTEL_EXPORTER_OTLP_PROTOCOL === 'http/json') {
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    return new OTLPTraceExporter({ url });
+  }
+  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
+  return new OTLPTraceExporter({ url });
+}
+
+/** Flushes the spans still buffered and stops the SDK (at shutdown); nothing when tracing is off. */
+export async function stopTracing(): Promise<void> {
+  await shutdown?.().catch(() => undefined);
 }
 
 /** Pino's mixin: the active span's ids on every log line written inside it. */
@@ -182,73 +161,20 @@ export function traceLogFields(): Record<string, string> {
   return { traceId, spanId };
 }
 
-// --- HTTP ------------------------------------------------------------------------------------------
-
-const requestSpans = new WeakMap<object, { span: Span; context: Context }>();
-
-/**
- * A server span per request, child of the caller's `traceparent` when there is one. The span is active
- * from the pre-handler on (after the body is read), so whatever the handler does belongs to it.
- */
-export function registerTracing(app: FastifyInstance, traceIncoming = true): void {
-  if (!tracer) return;
-  const active = tracer;
-  app.addHook('onRequest', (request, _reply, done) => {
-    const parent = traceIncoming ? propagation.extract(ROOT_CONTEXT, request.headers) : ROOT_CONTEXT;
-    const span = active.startSpan(
-      `${request.method} ${request.routeOptions.url ?? 'unmatched'}`,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          'http.request.method': request.method,
-          'http.route': request.routeOptions.url ?? 'unmatched',
-          'url.path': request.url.split('?')[0]!,
-          'omc.request_id': request.id,
-        },
-      },
-      parent,
-    );
-    const ctx = trace.setSpan(parent, span);
-    requestSpans.set(request, { span, context: ctx });
-    context.with(ctx, done);
-  });
-  app.addHook('preHandler', (request, _reply, done) => {
-    const entry = requestSpans.get(request);
-    if (entry) context.with(entry.context, done);
-    else done();
-  });
-  app.addHook('onResponse', (request, reply, done) => {
-    const entry = requestSpans.get(request);
-    if (entry) {
-      entry.span.setAttribute('http.response.status_code', reply.statusCode);
-      if (reply.statusCode >= 500) entry.span.setStatus({ code: SpanStatusCode.ERROR });
-      entry.span.end();
-      requestSpans.delete(request);
-    }
-    done();
-  });
-}
-
-/**
- * Headers for a call to another of our services: `traceparent` (and `tracestate`) of the given request's
- * span, or of the active span; the same object back, untouched, when tracing is off.
- */
-export function withTraceHeaders<H extends Record<string, unknown>>(headers: H, request?: object): H {
-  if (!tracer) return headers;
-  const ctx = (request && requestSpans.get(request)?.context) ?? context.active();
-  propagation.inject(ctx, headers);
-  return headers;
-}
-
 // --- events ----------------------------------------------------------------------------------------
 
 /** The active trace context as a W3C carrier, to store with an event in the outbox; undefined when off. */
 export function traceCarrier(): Record<string, string> | undefined {
-  if (!tracer || !trace.getActiveSpan()) return undefined;
+  if (!eventPropagator || !trace.getActiveSpan()) return undefined;
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  eventPropagator.inject(context.active(), carrier, { set: (c, k, v) => (c[k] = v) });
   return carrier;
 }
+
+const recordGetter = {
+  get: (carrier: Record<string, string>, key: string) => carrier[key],
+  keys: (carrier: Record<string, string>) => Object.keys(carrier),
+};
 
 /**
  * NATS headers for a message sent on behalf of `carrier` (a stored trace context), inside a producer
@@ -259,8 +185,8 @@ export async function publishTraced<T>(
   carrier: Record<string, string> | undefined,
   publish: (headers: MsgHdrs | undefined) => Promise<T> | T,
 ): Promise<T> {
-  if (!tracer || !carrier) return publish(undefined);
-  const parent = propagation.extract(ROOT_CONTEXT, carrier);
+  if (!tracer || !eventPropagator || !carrier) return publish(undefined);
+  const parent = eventPropagator.extract(ROOT_CONTEXT, carrier, recordGetter);
   const span = tracer.startSpan(
     `publish ${subject}`,
     {
@@ -271,7 +197,7 @@ export async function publishTraced<T>(
   );
   const ctx = trace.setSpan(parent, span);
   const headers = natsHeaders();
-  propagation.inject(ctx, headers, natsSetter);
+  eventPropagator.inject(ctx, headers, natsSetter);
   try {
     return await context.with(ctx, () => publish(headers));
   } catch (error) {
@@ -289,8 +215,8 @@ export async function consumeTraced<T>(
   work: () => Promise<T> | T,
   name = `process ${subject}`,
 ): Promise<T> {
-  if (!tracer) return work();
-  const parent = headers ? propagation.extract(ROOT_CONTEXT, headers, natsGetter) : ROOT_CONTEXT;
+  if (!tracer || !eventPropagator) return work();
+  const parent = headers ? eventPropagator.extract(ROOT_CONTEXT, headers, natsGetter) : ROOT_CONTEXT;
   const span = tracer.startSpan(
     name,
     {

@@ -1,6 +1,7 @@
 // Tracing's settings are OpenTelemetry's standard variables: off by default, an http(s) collector URL or
 // nothing, OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES and
-// OTEL_SDK_DISABLED; a bad value stops the service naming the variable. Off, the hooks change nothing.
+// OTEL_SDK_DISABLED, OTEL_EXPORTER_OTLP_PROTOCOL; a bad value stops the service naming the variable.
+// Off, the hooks change nothing.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config.js';
 import {
@@ -10,13 +11,13 @@ import {
   traceLogFields,
   tracingEnabled,
   tracingEnvSchema,
-  withTraceHeaders,
 } from '../src/tracing.js';
 
 describe('tracing settings', () => {
   it('are off by default', () => {
     expect(parseConfig(tracingEnvSchema, {})).toEqual({
       OTEL_EXPORTER_OTLP_ENDPOINT: '',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
       OTEL_SDK_DISABLED: false,
       OTEL_TRACES_SAMPLER: 'parentbased_always_on',
       OTEL_TRACES_SAMPLER_ARG: 1,
@@ -29,6 +30,7 @@ describe('tracing settings', () => {
     expect(
       parseConfig(tracingEnvSchema, {
         OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com:4318',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
         OTEL_TRACES_SAMPLER_ARG: '0.25',
         OTEL_SERVICE_NAME: 'game-eu',
@@ -36,6 +38,7 @@ describe('tracing settings', () => {
       }),
     ).toEqual({
       OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example.com:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_SDK_DISABLED: false,
       OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
       OTEL_TRACES_SAMPLER_ARG: 0.25,
@@ -70,6 +73,7 @@ describe('tracing settings', () => {
   it.each([
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'otel:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'grpc://otel:4317' }, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+    [{ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'OTEL_EXPORTER_OTLP_PROTOCOL'],
     [{ OTEL_TRACES_SAMPLER: 'sometimes' }, 'OTEL_TRACES_SAMPLER'],
     [{ OTEL_TRACES_SAMPLER_ARG: '2' }, 'OTEL_TRACES_SAMPLER_ARG'],
     [{ OTEL_TRACES_SAMPLER_ARG: 'half' }, 'OTEL_TRACES_SAMPLER_ARG'],
@@ -80,10 +84,8 @@ describe('tracing settings', () => {
     expect(() => parseConfig(tracingEnvSchema, env)).toThrow(name);
   });
 
-  it('off, leave headers, events and log lines as they are', () => {
+  it('off, leave events and log lines as they are', () => {
     expect(tracingEnabled()).toBe(false);
-    const headers = { 'x-request-id': 'r1' };
-    expect(withTraceHeaders(headers)).toEqual({ 'x-request-id': 'r1' });
     expect(traceCarrier()).toBeUndefined();
     expect(traceLogFields()).toEqual({});
   });

@@ -24,7 +24,7 @@ export const CONFIGURED = [
 /** Files whose doc comments describe settings shared through service-kit. */
 const SHARED_SOURCES = [
   'packages/service-kit/src/config.ts',
-  'packages/service-kit/src/tracing.ts',
+  'packages/service-kit/src/tracing-settings.ts',
   'packages/service-kit/src/retention.ts',
 ];
 

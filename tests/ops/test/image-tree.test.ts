@@ -68,6 +68,9 @@ async function start(
     PORT: String(port),
     GATEWAY_PORT: String(port),
     GATEWAY_INTERNAL_PORT: String(internalPort),
+    // Tracing on (no collector answers there): the tree must also hold the OpenTelemetry SDK, its
+    // instrumentations and the loader hook that main.ts starts before the service's modules load.
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
   };
   const [cmd, ...args] = canDropPrivileges
     ? ['setpriv', '--reuid=1000', '--regid=1000', '--clear-groups', ...command]

@@ -1,9 +1,13 @@
-// One purchase, one trace: the whole system started as `npm start` starts it, with
-// OTEL_EXPORTER_OTLP_ENDPOINT pointing at an OTLP/HTTP receiver in this test. A player buys clicks through
-// the gateway; the spans the processes export must link, by one trace id, the gateway's checkout request,
-// payments' handling of it and its call to auth, the outbox's publish of the purchase, the game's credit,
-// the state the game then publishes and realtime's broadcast of it; the services' log lines written in
-// those spans carry the trace id. A client's own traceparent does not get past the gateway.
+// One click, one trace; one purchase, one trace: the whole system started as `npm start` starts it, with
+// OTEL_EXPORTER_OTLP_ENDPOINT pointing at an OTLP/HTTP receiver in this test (OTLP JSON). The spans the
+// OpenTelemetry SDK and the NATS propagation export must link, by one trace id and parent by parent:
+// - a click: the gateway's request, the game's, the game's Redis commands, the state the game publishes
+//   and realtime's broadcast of it;
+// - a purchase: the gateway's checkout request, payments' handling of it, its Postgres queries and its
+//   call to auth, the outbox's publish of the purchase, the game's credit, the state the game then
+//   publishes and realtime's broadcast of it;
+// and the services' log lines written in those spans carry the trace id. A client's own traceparent
+// does not get past the gateway.
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -21,6 +25,12 @@ interface ExportedSpan {
   parentSpanId: string;
   name: string;
   kind: number;
+  attributes: Record<string, string>;
+}
+
+interface OtlpAttribute {
+  key: string;
+  value: { stringValue?: string; intValue?: string | number };
 }
 
 const spans: ExportedSpan[] = [];
@@ -33,8 +43,10 @@ function collect(body: Buffer, encoding: string | undefined): void {
   const text = (encoding === 'gzip' ? gunzipSync(body) : body).toString('utf8');
   const payload = JSON.parse(text) as {
     resourceSpans: {
-      resource: { attributes: { key: string; value: { stringValue?: string } }[] };
-      scopeSpans: { spans: Omit<ExportedSpan, 'service'>[] }[];
+      resource: { attributes: OtlpAttribute[] };
+      scopeSpans: {
+        spans: (Omit<ExportedSpan, 'service' | 'attributes'> & { attributes?: OtlpAttribute[] })[];
+      }[];
     }[];
   };
   for (const resource of payload.resourceSpans) {
@@ -49,6 +61,12 @@ function collect(body: Buffer, encoding: string | undefined): void {
           parentSpanId: span.parentSpanId ?? '',
           name: span.name,
           kind: span.kind,
+          attributes: Object.fromEntries(
+            (span.attributes ?? []).map((a) => [
+              a.key,
+              String(a.value.stringValue ?? a.value.intValue ?? ''),
+            ]),
+          ),
         });
   }
 }
@@ -70,7 +88,11 @@ beforeAll(async () => {
     persistent: false,
     ports: 'free',
     logs: 'files',
-    env: { RATE_LIMIT_PER_IP: '0', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` },
+    env: {
+      RATE_LIMIT_PER_IP: '0',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    },
     log: () => undefined,
   });
 }, 300_000);
@@ -116,11 +138,46 @@ async function until<T>(
 }
 
 const SERVER = 2;
+const CLIENT = 3;
 const PRODUCER = 4;
 const CONSUMER = 5;
 
-describe('one purchase, one trace', () => {
-  it('links the checkout, the call to auth, the outbox, the game credit and the broadcast', async () => {
+/** Whether `ancestor` is `span` itself or one of its parents, through the spans received so far. */
+function descends(span: ExportedSpan, ancestor: ExportedSpan): boolean {
+  const byId = new Map(spans.filter((s) => s.traceId === span.traceId).map((s) => [s.spanId, s]));
+  for (let at: ExportedSpan | undefined = span; at; at = byId.get(at.parentSpanId))
+    if (at.spanId === ancestor.spanId) return true;
+  return false;
+}
+
+/** The first span of `traceId` that matches, once it (and its parents up to the root) have arrived. */
+function inTrace(traceId: string, service: string, kind: number, match: (s: ExportedSpan) => boolean) {
+  return () =>
+    spans.find((s) => s.traceId === traceId && s.service === service && s.kind === kind && match(s));
+}
+
+/** The root span the gateway exported for a request to `path`. */
+function gatewayRoot(method: string, path: string) {
+  return () =>
+    spans.find(
+      (s) =>
+        s.service === 'gateway' &&
+        s.kind === SERVER &&
+        s.parentSpanId === '' &&
+        s.attributes['http.request.method'] === method &&
+        (s.attributes['url.path'] ?? s.attributes['http.target'] ?? '').startsWith(path),
+    );
+}
+
+/** Waits until the chain from `span` to `root` is whole (every parent exported), then checks it. */
+async function linked(span: ExportedSpan, root: ExportedSpan, what: string) {
+  await until(`${what} linked to the root`, () => (descends(span, root) ? true : undefined));
+}
+
+let token: string;
+
+describe('one trace per click and per purchase', () => {
+  beforeAll(async () => {
     const username = `tr${randomBytes(4).toString('hex')}`;
     const registered = await call('POST', '/api/user/register', undefined, {
       username,
@@ -128,11 +185,13 @@ describe('one purchase, one trace', () => {
       password: 'tracing-password-1',
     });
     expect(registered.status, JSON.stringify(registered.body)).toBeLessThan(300);
-    const token = registered.body.token as string;
+    token = registered.body.token as string;
     await until('the game to know the player', async () =>
       (await call('GET', '/api/game/profile', token)).status === 200 ? true : undefined,
     );
+  });
 
+  it('links the checkout, its queries, the call to auth, the outbox, the game credit and the broadcast', async () => {
     // A client that claims a trace of its own: the gateway starts a new one all the same.
     const claimed = '0af7651916cd43dd8448eb211c80319c';
     const purchase = await call(
@@ -148,50 +207,47 @@ describe('one purchase, one trace', () => {
     );
     expect(purchase.status, JSON.stringify(purchase.body)).toBe(200);
 
-    const checkout = await until('the gateway span of the checkout', () =>
-      spans.find(
-        (s) =>
-          s.service === 'gateway' &&
-          s.kind === SERVER &&
-          s.name.startsWith('POST') &&
-          s.name.includes('/api/payments'),
-      ),
+    const checkout = await until(
+      'the gateway span of the checkout',
+      gatewayRoot('POST', '/api/payments/checkout'),
     );
     const traceId = checkout.traceId;
     expect(traceId).not.toBe(claimed);
-    expect(checkout.parentSpanId).toBe('');
 
-    const inTrace = (service: string, kind: number, name: (n: string) => boolean) => () =>
-      spans.find((s) => s.traceId === traceId && s.service === service && s.kind === kind && name(s.name));
     const payments = await until(
       'payments serving the checkout',
-      inTrace('payments', SERVER, (n) => n === 'POST /api/payments/checkout'),
+      inTrace(traceId, 'payments', SERVER, (s) => s.attributes['http.route'] === '/api/payments/checkout'),
+    );
+    const query = await until(
+      'payments querying Postgres',
+      inTrace(traceId, 'payments', CLIENT, (s) => s.attributes['db.system.name'] === 'postgresql'),
     );
     const auth = await until(
       'auth asked for the account',
-      inTrace('auth', SERVER, (n) => n.startsWith('GET /internal')),
+      inTrace(traceId, 'auth', SERVER, (s) => (s.attributes['http.route'] ?? '').startsWith('/internal')),
     );
     const published = await until(
       'the outbox publishing the purchase',
-      inTrace('payments', PRODUCER, (n) => n === 'publish payments.purchase.completed.v1'),
+      inTrace(traceId, 'payments', PRODUCER, (s) => s.name === 'publish payments.purchase.completed.v1'),
     );
     const credited = await until(
       'the game crediting the purchase',
-      inTrace('game', CONSUMER, (n) => n === 'process payments.purchase.completed.v1'),
+      inTrace(traceId, 'game', CONSUMER, (s) => s.name === 'process payments.purchase.completed.v1'),
     );
     const state = await until(
       'the game publishing its new state',
-      inTrace('game', PRODUCER, (n) => n === 'publish game.state.v1'),
+      inTrace(traceId, 'game', PRODUCER, (s) => s.name === 'publish game.state.v1'),
     );
     const broadcast = await until(
       'realtime broadcasting it',
-      inTrace('realtime', CONSUMER, (n) => n === 'broadcast game.state.v1'),
+      inTrace(traceId, 'realtime', CONSUMER, (s) => s.name === 'broadcast game.state.v1'),
     );
 
-    // Parent links, hop by hop.
-    expect(payments.parentSpanId).toBe(checkout.spanId);
-    expect(auth.parentSpanId).toBe(payments.spanId);
-    expect(published.parentSpanId).toBe(payments.spanId);
+    // Hop by hop, each span descends from the one before it.
+    await linked(payments, checkout, 'payments');
+    await linked(query, payments, 'the query');
+    await linked(auth, payments, 'auth');
+    await linked(published, payments, 'the publish');
     expect(credited.parentSpanId).toBe(published.spanId);
     expect(state.parentSpanId).toBe(credited.spanId);
     expect(broadcast.parentSpanId).toBe(state.spanId);
@@ -204,5 +260,35 @@ describe('one purchase, one trace', () => {
       .split('\n')
       .filter((line) => line.includes(`"traceId":"${traceId}"`));
     expect(withTrace.length, 'log lines with the trace id').toBeGreaterThan(0);
+  });
+
+  it("links the gateway's request, the game's, its Redis commands, the state it publishes and the broadcast", async () => {
+    const click = await call('POST', '/api/game/click', token);
+    expect(click.status, JSON.stringify(click.body)).toBe(200);
+
+    const root = await until('the gateway span of the click', gatewayRoot('POST', '/api/game/click'));
+    const traceId = root.traceId;
+    const game = await until(
+      'the game serving the click',
+      inTrace(traceId, 'game', SERVER, (s) => s.attributes['http.route'] === '/api/game/click'),
+    );
+    const redis = await until(
+      "the game's Redis command",
+      inTrace(traceId, 'game', CLIENT, (s) => s.attributes['db.system.name'] === 'redis'),
+    );
+    const state = await until(
+      'the game publishing its new state',
+      inTrace(traceId, 'game', PRODUCER, (s) => s.name === 'publish game.state.v1'),
+    );
+    const broadcast = await until(
+      'realtime broadcasting it',
+      inTrace(traceId, 'realtime', CONSUMER, (s) => s.name === 'broadcast game.state.v1'),
+    );
+
+    await linked(game, root, 'the game');
+    await linked(redis, game, 'the Redis command');
+    expect(broadcast.parentSpanId).toBe(state.spanId);
+    // Probes are not traced.
+    expect(spans.some((s) => (s.attributes['url.path'] ?? '').endsWith('/healthz'))).toBe(false);
   });
 });
