@@ -15,7 +15,9 @@ import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
 import { startConsumers } from './events/consumers.js';
 import { observeMoney, paymentsMetrics } from './metrics.js';
-import { payoutRoutes } from './payouts/payouts.routes.js';
+import { payoutEmailConfirmRoutes, payoutRoutes } from './payouts/payouts.routes.js';
+import { PayoutEmailService } from './payouts/payout-email.service.js';
+import { AuthPayoutMail } from './users/auth-payout-mail.js';
 import { PayoutsService } from './payouts/payouts.service.js';
 import { profileRoutes } from './profile/profile.routes.js';
 import { ProfileService } from './profile/profile.service.js';
@@ -57,6 +59,10 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     authUrl: deps.config.AUTH_URL,
     timeoutMs: deps.config.AUTH_TIMEOUT_MS,
   });
+  const payoutEmail = new PayoutEmailService(
+    deps,
+    new AuthPayoutMail({ authUrl: deps.config.AUTH_URL, timeoutMs: deps.config.AUTH_TIMEOUT_MS }),
+  );
   const game = new GameRecord({ gameUrl: deps.config.GAME_URL, timeoutMs: deps.config.GAME_TIMEOUT_MS });
   const ctx: PaymentsContext = {
     deps,
@@ -65,7 +71,8 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     accounts,
     game,
     checkout: new CheckoutService(deps, metrics, nudge),
-    payouts: new PayoutsService(deps, users, metrics, nudge),
+    payoutEmail,
+    payouts: new PayoutsService(deps, users, metrics, nudge, payoutEmail),
     profile: new ProfileService(deps, users, accounts),
     webhooks: new WebhooksService(deps),
   };
@@ -82,7 +89,14 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       return repaired;
     },
   });
-  for (const routes of [checkoutRoutes, payoutRoutes, profileRoutes, webhookRoutes, internalPurchasesRoutes])
+  for (const routes of [
+    checkoutRoutes,
+    payoutRoutes,
+    payoutEmailConfirmRoutes,
+    profileRoutes,
+    webhookRoutes,
+    internalPurchasesRoutes,
+  ])
     await app.register(routes, ctx);
   return app as PaymentsApp;
 }
