@@ -11,6 +11,7 @@ import { emailCanonicalMigration } from './0007_email_canonical.js';
 import { retentionMigration } from './0012_retention.js';
 import { roleVersionsMigration } from './0010_role_versions.js';
 import { adminToolsMigration } from './0015_admin_tools.js';
+import { securityEpochMigration } from './0023_security_epoch.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0010_role_versions': roleVersionsMigration,
   '0012_retention': retentionMigration,
   '0015_admin_tools': adminToolsMigration,
+  '0023_security_epoch': securityEpochMigration,
 };
