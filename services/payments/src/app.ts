@@ -61,7 +61,11 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   });
   const payoutEmail = new PayoutEmailService(
     deps,
-    new AuthPayoutMail({ authUrl: deps.config.AUTH_URL, timeoutMs: deps.config.AUTH_TIMEOUT_MS }),
+    new AuthPayoutMail({
+      authUrl: deps.config.AUTH_URL,
+      timeoutMs: deps.config.AUTH_TIMEOUT_MS,
+      mailTimeoutMs: deps.config.AUTH_PASSWORD_CHECK_TIMEOUT_MS,
+    }),
   );
   const game = new GameRecord({ gameUrl: deps.config.GAME_URL, timeoutMs: deps.config.GAME_TIMEOUT_MS });
   const ctx: PaymentsContext = {

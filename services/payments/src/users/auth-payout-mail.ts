@@ -12,6 +12,8 @@ import { AppError, forwardedHeaders, unauthorized, type Caller } from '@omc/serv
 export interface AuthPayoutMailOptions {
   authUrl: string;
   timeoutMs: number;
+  /** For the mail call, which may check a password (as slow as a login). */
+  mailTimeoutMs: number;
 }
 
 const cannotAsk = () =>
@@ -48,7 +50,7 @@ export class AuthPayoutMail {
         method: 'POST',
         headers: { ...forwardedHeaders(caller), 'content-type': 'application/json' },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal: AbortSignal.timeout(this.options.mailTimeoutMs),
       });
     } catch {
       throw cannotAsk();
