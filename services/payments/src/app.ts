@@ -16,7 +16,8 @@ import type { Deps } from './deps.js';
 import { startConsumers } from './events/consumers.js';
 import { observeMoney, paymentsMetrics } from './metrics.js';
 import { payoutEmailConfirmRoutes, payoutRoutes } from './payouts/payouts.routes.js';
-import { PayoutEmailService } from './payouts/payout-email.service.js';
+import { purgePayoutEmailChanges } from './payouts/payout-email.repo.js';
+import { PAYOUT_EMAIL_RETENTION_MS, PayoutEmailService } from './payouts/payout-email.service.js';
 import { AuthPayoutMail } from './users/auth-payout-mail.js';
 import { PayoutsService } from './payouts/payouts.service.js';
 import { profileRoutes } from './profile/profile.routes.js';
@@ -147,8 +148,15 @@ export async function start(app: PaymentsApp): Promise<void> {
         )
       : undefined;
 
-  // Old outbox rows and processed-event marks are deleted (retention).
-  const retention = startRetention({ db: deps.db, log: deps.log, clock: deps.clock, config: deps.config });
+  // Old outbox rows and processed-event marks are deleted (retention), and payout email requests
+  // confirmed, cancelled or expired a week ago.
+  const retention = startRetention({
+    db: deps.db,
+    log: deps.log,
+    clock: deps.clock,
+    config: deps.config,
+    also: () => purgePayoutEmailChanges(deps.db, new Date(deps.clock()), PAYOUT_EMAIL_RETENTION_MS),
+  });
 
   app.addHook('onClose', async () => {
     if (timer) clearInterval(timer);

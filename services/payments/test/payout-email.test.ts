@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { winningsAccount } from '../src/ledger/accounts.js';
 import { balance } from '../src/ledger/ledger.repo.js';
+import { purgePayoutEmailChanges } from '../src/payouts/payout-email.repo.js';
+import { PAYOUT_EMAIL_RETENTION_MS } from '../src/payouts/payout-email.service.js';
 import { newUserId, startHarness, type Harness } from './harness.js';
 
 describe('the payout email is confirmed from the account email', () => {
@@ -267,5 +269,45 @@ describe('the payout email is confirmed from the account email', () => {
         message: expect.stringContaining(field === 'token' && url.endsWith('email') ? '' : field),
       });
     }
+  });
+
+  it('deletes requests a week after they were confirmed, cancelled or expired, and keeps the rest', async () => {
+    const userId = newUserId();
+    const day = 24 * 3_600_000;
+    const now = Date.now();
+    const row = (name: string, fields: { confirmed?: number; cancelled?: number; expires: number }) => ({
+      id: randomUUID(),
+      user_id: userId,
+      paypal_email: `${name}@paypal.example`,
+      token_hash: `hash-${randomUUID()}`,
+      security_epoch: 0,
+      created_at: new Date(now - 30 * day),
+      expires_at: new Date(now + fields.expires),
+      confirmed_at: fields.confirmed === undefined ? null : new Date(now + fields.confirmed),
+      cancelled_at: fields.cancelled === undefined ? null : new Date(now + fields.cancelled),
+    });
+    await h.deps.db
+      .insertInto('payout_email_changes')
+      .values([
+        row('old-confirmed', { confirmed: -8 * day, expires: 20 * day }),
+        row('old-cancelled', { cancelled: -9 * day, expires: -8 * day }),
+        row('old-expired', { expires: -8 * day }),
+        row('recent-confirmed', { confirmed: -1 * day, expires: 20 * day }),
+        row('recently-expired', { expires: -1 * day }),
+        row('open', { expires: day }),
+      ])
+      .execute();
+    await purgePayoutEmailChanges(h.deps.db, new Date(now), PAYOUT_EMAIL_RETENTION_MS);
+    const left = await h.deps.db
+      .selectFrom('payout_email_changes')
+      .select('paypal_email')
+      .where('user_id', '=', userId)
+      .orderBy('paypal_email')
+      .execute();
+    expect(left.map((r) => r.paypal_email)).toEqual([
+      'open@paypal.example',
+      'recent-confirmed@paypal.example',
+      'recently-expired@paypal.example',
+    ]);
   });
 });

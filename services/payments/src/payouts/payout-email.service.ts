@@ -18,6 +18,9 @@ import {
   type PayoutEmailChange,
 } from './payout-email.repo.js';
 
+/** How long a confirmed, cancelled or expired request is kept (support questions), then deleted. */
+export const PAYOUT_EMAIL_RETENTION_MS = 7 * 24 * 3_600_000;
+
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export const LINK_INVALID = 'This confirmation link is invalid, already used or expired. Nothing changed.';
