@@ -71,7 +71,8 @@ export const PAYOUT_EMAIL_PENDING_COLLECT_MESSAGE =
 /**
  * `POST /internal/payout-email/mail` (auth, for payments, with the player's token): checks the current
  * password or a recent sign-in, then mails the confirm link to the account's email and a notice to the
- * previous payout address (if any) and to the new one. The token travels over this call only, never the bus.
+ * previous payout address (if any) and to the new one. No token travels: the confirm mail names the
+ * request, and auth asks payments for the link's token when the mail leaves (below).
  */
 export const INTERNAL_PAYOUT_EMAIL_MAIL_PATH = '/internal/payout-email/mail';
 export const InternalPayoutEmailMail = z.object({
@@ -80,12 +81,23 @@ export const InternalPayoutEmailMail = z.object({
   newPaypalEmail: z.string().min(1).max(320),
   previousPaypalEmail: z.string().min(1).max(320).nullable(),
   currentPassword: CurrentPasswordField.optional(),
-  token: z.string().min(16).max(512),
   expiresInHours: z.number().int().positive(),
   /** The player's address, for the same brute-force limits as a login. */
   ip: z.string().max(100),
 });
 export type InternalPayoutEmailMail = z.infer<typeof InternalPayoutEmailMail>;
+
+/**
+ * `POST /internal/payout-email/:requestId/token` (payments, for auth's mailer as the confirm mail leaves):
+ * a fresh token for the request's link, whose hash replaces the one before (only the newest mail's link
+ * works); 410 when the request may no longer be confirmed (confirmed, cancelled, expired, unknown).
+ */
+export const INTERNAL_PAYOUT_EMAIL_TOKEN_PATH = '/internal/payout-email/:requestId/token';
+export const internalPayoutEmailTokenPath = (requestId: string) =>
+  `/internal/payout-email/${encodeURIComponent(requestId)}/token`;
+export const InternalPayoutEmailTokenParams = z.object({ requestId: z.uuid() });
+export const InternalPayoutEmailToken = z.object({ token: z.string().min(16).max(512) });
+export type InternalPayoutEmailToken = z.infer<typeof InternalPayoutEmailToken>;
 
 /**
  * `GET /internal/accounts/:userId/security` (auth, for payments, no player token: the confirm link is

@@ -9,6 +9,7 @@ import {
   InternalAccountSecurity,
   internalAccountSecurityPath,
 } from '@omc/contracts';
+import { eventually } from '@omc/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, freshIp, register, startAuth, type AuthHarness } from './support.js';
@@ -31,7 +32,6 @@ describe('the payout email mail, for payments', () => {
         requestId: randomUUID(),
         newPaypalEmail: 'new@paypal.example',
         previousPaypalEmail: null,
-        token: 'a-confirm-token-minted-by-payments',
         expiresInHours: 24,
         ip: freshIp(),
         ...body,
@@ -43,16 +43,18 @@ describe('the payout email mail, for payments', () => {
 
   it('mails the confirm link to the account email and a notice to the previous and the new payout addresses', async () => {
     const owner = await register(h.app);
+    const requestId = randomUUID();
     const answer = await ask(owner.token, {
+      requestId,
       newPaypalEmail: 'fresh@paypal.example',
       previousPaypalEmail: 'old@paypal.example',
-      token: 'the-token-payments-minted-1',
     });
     expect(answer.statusCode).toBe(200);
     const link = await h.mail.waitFor(owner.email, (m) =>
       Boolean(m.link?.includes('/confirm-payout-email?')),
     );
-    expect(new URL(link.link!).searchParams.get('token')).toBe('the-token-payments-minted-1');
+    // Minted by payments as the mail left; nothing of it was queued.
+    expect(new URL(link.link!).searchParams.get('token')).toBe(`payout-link-${requestId}`);
     // The new address is written defanged, never as a link.
     expect(link.text).toContain('fresh@paypal[.]example');
     expect(link.text).toMatch(/24/);
@@ -61,8 +63,29 @@ describe('the payout email mail, for payments', () => {
     for (const notice of [toOld, toNew]) {
       expect(notice.link).toBeUndefined();
       expect(notice.text).toContain('fresh@paypal[.]example');
-      expect(notice.text).not.toContain('the-token-payments-minted-1');
+      expect(notice.text).not.toContain(`payout-link-${requestId}`);
     }
+  });
+
+  it('queues no token, and drops the confirm mail when payments says the request may no longer be confirmed', async () => {
+    const owner = await register(h.app);
+    const requestId = randomUUID();
+    h.payments.closedPayoutRequests.add(requestId);
+    expect((await ask(owner.token, { requestId, newPaypalEmail: 'late@paypal.example' })).statusCode).toBe(
+      200,
+    );
+    await h.mail.waitFor('late@paypal.example');
+    const confirmMail = await eventually(async () => {
+      const row = await h.deps.db
+        .selectFrom('mail_queue')
+        .selectAll()
+        .where('id', '=', `payout-email:${requestId}:0`)
+        .executeTakeFirst();
+      return row?.dropped_at ? row : undefined;
+    }, 'the confirm mail is dropped');
+    expect(confirmMail?.sent_at).toBeNull();
+    expect(JSON.stringify(confirmMail)).not.toContain('payout-link-');
+    expect(h.mail.to(owner.email).filter((m) => m.link?.includes('/confirm-payout-email'))).toEqual([]);
   });
 
   it('asks for the current password when the session did not sign in within the reauth window', async () => {
@@ -78,7 +101,6 @@ describe('the payout email mail, for payments', () => {
             requestId: randomUUID(),
             newPaypalEmail: 'thief@evil.example',
             previousPaypalEmail: null,
-            token: 'a-confirm-token-minted-by-payments',
             expiresInHours: 24,
             ip: freshIp(),
             ...body,

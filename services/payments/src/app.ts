@@ -15,7 +15,11 @@ import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
 import { startConsumers } from './events/consumers.js';
 import { observeMoney, paymentsMetrics } from './metrics.js';
-import { payoutEmailConfirmRoutes, payoutRoutes } from './payouts/payouts.routes.js';
+import {
+  internalPayoutEmailRoutes,
+  payoutEmailConfirmRoutes,
+  payoutRoutes,
+} from './payouts/payouts.routes.js';
 import { purgePayoutEmailChanges } from './payouts/payout-email.repo.js';
 import { PAYOUT_EMAIL_RETENTION_MS, PayoutEmailService } from './payouts/payout-email.service.js';
 import { AuthPayoutMail } from './users/auth-payout-mail.js';
@@ -101,6 +105,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     profileRoutes,
     webhookRoutes,
     internalPurchasesRoutes,
+    internalPayoutEmailRoutes,
   ])
     await app.register(routes, ctx);
   return app as PaymentsApp;

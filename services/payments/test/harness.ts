@@ -263,7 +263,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
       return app.inject({
         method: 'POST',
         url: '/api/winners/confirm-payout-email',
-        payload: { token: mailed.body.token },
+        payload: { token: await mintPayoutToken(app, mailed.body.requestId) },
       });
     },
     async publish(subject, data, id = randomUUID()) {
@@ -290,3 +290,14 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
 }
 
 export const newUserId = () => randomUUID();
+
+/** What auth's mailer does as the confirm mail leaves: asks payments for the link's token. */
+export async function mintPayoutToken(
+  app: { inject: PaymentsApp['inject'] },
+  requestId: string,
+): Promise<string> {
+  const minted = await app.inject({ method: 'POST', url: `/internal/payout-email/${requestId}/token` });
+  if (minted.statusCode !== 200)
+    throw new Error(`no token for ${requestId}: ${minted.statusCode} ${minted.body}`);
+  return minted.json().token as string;
+}

@@ -9,7 +9,7 @@ import { winningsAccount } from '../src/ledger/accounts.js';
 import { balance } from '../src/ledger/ledger.repo.js';
 import { purgePayoutEmailChanges } from '../src/payouts/payout-email.repo.js';
 import { PAYOUT_EMAIL_RETENTION_MS } from '../src/payouts/payout-email.service.js';
-import { newUserId, startHarness, type Harness } from './harness.js';
+import { mintPayoutToken, newUserId, startHarness, type Harness } from './harness.js';
 
 describe('the payout email is confirmed from the account email', () => {
   let h: Harness;
@@ -39,6 +39,8 @@ describe('the payout email is confirmed from the account email', () => {
       await h.app.inject({ url: '/api/payments/profile', headers: { authorization: `Bearer ${token}` } })
     ).json();
   const lastMailTo = (userId: string) => h.auth.payoutMails.filter((m) => m.userId === userId).at(-1);
+  // The link's token as auth's mailer gets it when the confirm mail leaves.
+  const linkFor = (userId: string) => mintPayoutToken(h.app, lastMailTo(userId)!.body.requestId);
 
   /** A winner with a pot of 4.99's share in winnings. */
   async function winner(): Promise<{ userId: string; token: string; potCents: number }> {
@@ -96,7 +98,7 @@ describe('the payout email is confirmed from the account email', () => {
   it("the owner's link confirms once, and the collect then pays that address", async () => {
     const w = await winner();
     expect((await setPaymentMethod(w.token, { paypalEmail: 'owner@paypal.example' })).statusCode).toBe(200);
-    const token = lastMailTo(w.userId)!.body.token;
+    const token = await linkFor(w.userId);
     const confirmed = await confirm({ token });
     expect(confirmed.statusCode).toBe(200);
     expect(confirmed.json().message).toMatch(/owner@paypal\.example/);
@@ -124,10 +126,10 @@ describe('the payout email is confirmed from the account email', () => {
     expect(await h.emulator.client.payouts()).toEqual([]);
 
     // A third request spends the second's link.
-    const second = lastMailTo(w.userId)!.body.token;
+    const second = await linkFor(w.userId);
     expect((await setPaymentMethod(w.token, { paypalEmail: 'third@paypal.example' })).statusCode).toBe(200);
     expect((await confirm({ token: second })).statusCode).toBe(400);
-    expect((await confirm({ token: lastMailTo(w.userId)!.body.token })).statusCode).toBe(200);
+    expect((await confirm({ token: await linkFor(w.userId) })).statusCode).toBe(200);
     expect((await post('/api/winners/collect', w.token)).statusCode).toBe(200);
     expect((await h.emulator.client.payouts()).map((p) => p.receiver)).toEqual(['third@paypal.example']);
   });
@@ -136,7 +138,7 @@ describe('the payout email is confirmed from the account email', () => {
     const w = await winner();
     expect((await h.setPayoutEmail(w.token, 'kept@paypal.example')).statusCode).toBe(200);
     expect((await setPaymentMethod(w.token, { paypalEmail: 'thief@evil.example' })).statusCode).toBe(200);
-    const thiefLink = lastMailTo(w.userId)!.body.token;
+    const thiefLink = await linkFor(w.userId);
     // The owner resets the password (or ends the sessions): auth raises the account's security epoch.
     h.auth.epochs.set(w.userId, 1);
     const owner = await h.token({ sub: w.userId });
@@ -152,30 +154,54 @@ describe('the payout email is confirmed from the account email', () => {
     expect((await h.emulator.client.payouts()).map((p) => p.receiver)).toEqual(['kept@paypal.example']);
   });
 
+  it('stores no token until the mail leaves; each mail gets a fresh link that replaces the one before; a closed request gets none', async () => {
+    const w = await winner();
+    expect((await setPaymentMethod(w.token, { paypalEmail: 'minted@paypal.example' })).statusCode).toBe(200);
+    const row = () =>
+      h.deps.db
+        .selectFrom('payout_email_changes')
+        .selectAll()
+        .where('user_id', '=', w.userId)
+        .executeTakeFirstOrThrow();
+    expect((await row()).token_hash).toBeNull();
+    const first = await linkFor(w.userId);
+    const second = await linkFor(w.userId);
+    expect((await row()).token_hash).not.toContain(second);
+    expect((await confirm({ token: first })).statusCode).toBe(400);
+    expect((await confirm({ token: second })).statusCode).toBe(200);
+    const afterConfirm = await h.app.inject({
+      method: 'POST',
+      url: `/internal/payout-email/${lastMailTo(w.userId)!.body.requestId}/token`,
+    });
+    expect(afterConfirm.statusCode).toBe(410);
+    expect(afterConfirm.json().message).toMatch(/no longer be confirmed/);
+  });
+
   it('a suspended or deleted account cannot confirm, and an expired link does nothing', async () => {
     const a = newUserId();
     expect(
       (await setPaymentMethod(await h.token({ sub: a }), { paypalEmail: 'a@paypal.example' })).statusCode,
     ).toBe(200);
     h.auth.suspended.add(a);
-    expect((await confirm({ token: lastMailTo(a)!.body.token })).statusCode).toBe(400);
+    expect((await confirm({ token: await linkFor(a) })).statusCode).toBe(400);
 
     const b = newUserId();
     expect(
       (await setPaymentMethod(await h.token({ sub: b }), { paypalEmail: 'b@paypal.example' })).statusCode,
     ).toBe(200);
     h.auth.deleted.add(b);
-    expect((await confirm({ token: lastMailTo(b)!.body.token })).statusCode).toBe(400);
+    expect((await confirm({ token: await linkFor(b) })).statusCode).toBe(400);
 
     const c = newUserId();
     const cToken = await h.token({ sub: c });
     expect((await setPaymentMethod(cToken, { paypalEmail: 'c@paypal.example' })).statusCode).toBe(200);
+    const cLink = await linkFor(c);
     await h.deps.db
       .updateTable('payout_email_changes')
       .set({ expires_at: new Date(Date.now() - 1000) })
       .where('user_id', '=', c)
       .execute();
-    const expired = await confirm({ token: lastMailTo(c)!.body.token });
+    const expired = await confirm({ token: cLink });
     expect(expired.statusCode).toBe(400);
     expect(expired.json().message).toMatch(/expired/);
     expect((await profile(cToken)).paypalEmail).toBeNull();

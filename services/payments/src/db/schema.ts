@@ -24,7 +24,7 @@ export interface Database extends OutboxTable {
     id: string;
     user_id: string;
     paypal_email: string;
-    token_hash: string;
+    token_hash: string | null;
     security_epoch: number;
     created_at: Timestamp;
     expires_at: Timestamp;

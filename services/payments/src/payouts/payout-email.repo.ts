@@ -12,27 +12,17 @@ export async function insertPayoutEmailChange(
     id: string;
     userId: string;
     paypalEmail: string;
-    tokenHash: string;
     securityEpoch: number;
     expiresAt: Date;
   },
   now: Date,
 ): Promise<void> {
-  // One open request per account: a newer one spends the older link.
-  await db
-    .updateTable('payout_email_changes')
-    .set({ cancelled_at: now })
-    .where('user_id', '=', change.userId)
-    .where('confirmed_at', 'is', null)
-    .where('cancelled_at', 'is', null)
-    .execute();
   await db
     .insertInto('payout_email_changes')
     .values({
       id: change.id,
       user_id: change.userId,
       paypal_email: change.paypalEmail,
-      token_hash: change.tokenHash,
       security_epoch: change.securityEpoch,
       created_at: now,
       expires_at: change.expiresAt,
@@ -67,6 +57,45 @@ export function payoutEmailChangeByTokenHash(
     .selectAll()
     .where('token_hash', '=', tokenHash)
     .executeTakeFirst();
+}
+
+/** One open request per account: once `id` is asked for, the account's other open requests are spent. */
+export async function cancelOtherPayoutEmailChanges(
+  db: Db,
+  userId: string,
+  id: string,
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('payout_email_changes')
+    .set({ cancelled_at: now })
+    .where('user_id', '=', userId)
+    .where('id', '!=', id)
+    .where('confirmed_at', 'is', null)
+    .where('cancelled_at', 'is', null)
+    .execute();
+}
+
+/** Stores a fresh token's hash for an open request (replacing the one before); false when it is closed. */
+export async function setPayoutEmailTokenHash(
+  db: Db,
+  id: string,
+  tokenHash: string,
+  now: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('payout_email_changes')
+    .set({ token_hash: tokenHash })
+    .where('id', '=', id)
+    .where('confirmed_at', 'is', null)
+    .where('cancelled_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function deletePayoutEmailChange(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('payout_email_changes').where('id', '=', id).execute();
 }
 
 export async function cancelPayoutEmailChange(db: Db, id: string, now: Date): Promise<void> {

@@ -1,6 +1,7 @@
 // A new payout email is confirmed from the account's email before money can go there (docs/payments.md,
-// "The payout email"). Payments mints the token and keeps its SHA-256; auth checks that the owner is at
-// the keyboard and mails the link (to the account's email) and the notices (to the previous and the new
+// "The payout email"). Payments records the request; auth checks that the owner is at the keyboard and
+// queues the mails; as the confirm mail leaves, auth's mailer asks payments for the link's token, which
+// payments mints then and keeps only its SHA-256 of (no token waits anywhere unhashed). Auth mails the link (to the account's email) and the notices (to the previous and the new
 // payout address). The link is single-use, expires, and is spent by any security event of the account
 // (auth's security epoch moved since it was minted).
 import type { InternalAccount } from '@omc/contracts';
@@ -10,11 +11,14 @@ import type { Deps } from '../deps.js';
 import type { AuthPayoutMail } from '../users/auth-payout-mail.js';
 import { getPayee, setPayee } from './payouts.repo.js';
 import {
+  cancelOtherPayoutEmailChanges,
   cancelPayoutEmailChange,
+  deletePayoutEmailChange,
   insertPayoutEmailChange,
   markPayoutEmailConfirmed,
   openPayoutEmailChange,
   payoutEmailChangeByTokenHash,
+  setPayoutEmailTokenHash,
   type PayoutEmailChange,
 } from './payout-email.repo.js';
 
@@ -38,8 +42,10 @@ export class PayoutEmailService {
   }
 
   /**
-   * Asks for `paypalEmail` as the caller's payout address: auth checks the password (or a recent sign-in)
-   * and mails the link; only then is the request stored (a refused request leaves an earlier one alive).
+   * Asks for `paypalEmail` as the caller's payout address: the request is recorded (so the link can be
+   * minted as soon as auth's mail leaves), auth checks the password (or a recent sign-in) and queues the
+   * mails; only then does it spend the account's earlier request (a refused one leaves that alive, and is
+   * itself removed).
    */
   async request(
     account: InternalAccount,
@@ -47,34 +53,46 @@ export class PayoutEmailService {
     input: { paypalEmail: string; currentPassword?: string; ip: string },
   ): Promise<void> {
     const paypalEmail = input.paypalEmail.trim();
-    const token = randomBytes(32).toString('base64url');
     const id = randomUUID();
     const hours = this.deps.config.PAYOUT_EMAIL_CONFIRM_TTL_HOURS;
     const previous = await getPayee(this.deps.db, account.userId);
-    await this.auth.mail(caller, {
-      requestId: id,
-      newPaypalEmail: paypalEmail,
-      previousPaypalEmail: previous,
-      ...(input.currentPassword === undefined ? {} : { currentPassword: input.currentPassword }),
-      token,
-      expiresInHours: hours,
-      ip: input.ip,
-    });
     const now = this.now();
-    await this.deps.db.transaction().execute((trx) =>
-      insertPayoutEmailChange(
-        trx,
-        {
-          id,
-          userId: account.userId,
-          paypalEmail,
-          tokenHash: hashToken(token),
-          securityEpoch: account.securityEpoch ?? 0,
-          expiresAt: new Date(now.getTime() + hours * 3_600_000),
-        },
-        now,
-      ),
+    await insertPayoutEmailChange(
+      this.deps.db,
+      {
+        id,
+        userId: account.userId,
+        paypalEmail,
+        securityEpoch: account.securityEpoch ?? 0,
+        expiresAt: new Date(now.getTime() + hours * 3_600_000),
+      },
+      now,
     );
+    try {
+      await this.auth.mail(caller, {
+        requestId: id,
+        newPaypalEmail: paypalEmail,
+        previousPaypalEmail: previous,
+        ...(input.currentPassword === undefined ? {} : { currentPassword: input.currentPassword }),
+        expiresInHours: hours,
+        ip: input.ip,
+      });
+    } catch (error) {
+      await deletePayoutEmailChange(this.deps.db, id);
+      throw error;
+    }
+    await cancelOtherPayoutEmailChanges(this.deps.db, account.userId, id, this.now());
+  }
+
+  /**
+   * A fresh token for the request's link, as auth's mailer sends it: its hash replaces the one before, so
+   * only the newest mail's link works. Undefined when the request may no longer be confirmed.
+   */
+  async mintToken(requestId: string): Promise<string | undefined> {
+    const token = randomBytes(32).toString('base64url');
+    return (await setPayoutEmailTokenHash(this.deps.db, requestId, hashToken(token), this.now()))
+      ? token
+      : undefined;
   }
 
   /** Makes the link's address the payout address, once; returns it. */

@@ -1,11 +1,14 @@
 import {
   CollectResponse,
   ConfirmPayoutEmailRequest,
+  INTERNAL_PAYOUT_EMAIL_TOKEN_PATH,
+  InternalPayoutEmailToken,
+  InternalPayoutEmailTokenParams,
   MessageResponse,
   PAYOUT_EMAIL_PENDING_MESSAGE,
   SetPaymentMethodRequest,
 } from '@omc/contracts';
-import { authenticate, callerOf } from '@omc/service-kit';
+import { AppError, authenticate, callerOf } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { PaymentsContext } from '../context.js';
@@ -62,6 +65,29 @@ export async function payoutEmailConfirmRoutes(app: FastifyInstance, ctx: Paymen
     async (request) => {
       const paypalEmail = await ctx.payoutEmail.confirm(request.body.token);
       return { message: `PayPal email confirmed: winnings are paid to ${paypalEmail}` };
+    },
+  );
+}
+
+/**
+ * Auth's mailer, as the confirm mail leaves: the link's token, minted now (its hash replaces the one
+ * before). Not reachable through the gateway (no public prefix is /internal); auth alone may call it
+ * (NetworkPolicy). 410 when the request may no longer be confirmed: auth drops the mail.
+ */
+export async function internalPayoutEmailRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
+  app.withTypeProvider<ZodTypeProvider>().post(
+    INTERNAL_PAYOUT_EMAIL_TOKEN_PATH,
+    {
+      schema: {
+        params: InternalPayoutEmailTokenParams,
+        response: { 200: InternalPayoutEmailToken },
+      },
+    },
+    async (request) => {
+      const token = await ctx.payoutEmail.mintToken(request.params.requestId);
+      if (token === undefined)
+        throw new AppError('GONE', 410, 'This payout email request may no longer be confirmed');
+      return { token };
     },
   );
 }

@@ -11,7 +11,8 @@ export const payoutEmailChangesMigration: Migration = {
       .addColumn('id', 'uuid', (c) => c.primaryKey())
       .addColumn('user_id', 'uuid', (c) => c.notNull())
       .addColumn('paypal_email', 'text', (c) => c.notNull())
-      .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+      // Null until the confirm mail leaves and auth asks for its token (minted at send).
+      .addColumn('token_hash', 'text', (c) => c.unique())
       .addColumn('security_epoch', 'integer', (c) => c.notNull())
       .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
