@@ -83,6 +83,7 @@ describe('gateway routing and edge', () => {
       ['/api/winners/collect', 'payments'],
       ['/api/winners/collect/again', 'payments'],
       ['/api/winners/setPaymentMethod', 'payments'],
+      ['/api/winners/confirm-payout-email', 'payments'],
       ['/api/winners/anything', 'game'],
       ['/api/admin/collect', 'payments'],
       ['/api/admin/users', 'auth'],

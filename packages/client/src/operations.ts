@@ -128,6 +128,10 @@ export const operations = {
     body: c.SetPaymentMethodRequest,
     response: c.MessageResponse,
   }),
+  confirmPayoutEmail: op('POST', '/api/winners/confirm-payout-email', {
+    body: c.ConfirmPayoutEmailRequest,
+    response: c.MessageResponse,
+  }),
   collect: op('POST', '/api/winners/collect', { response: c.CollectResponse }),
   adminCollect: op('POST', '/api/admin/collect', { response: c.CollectResponse }),
   braintreeWebhook: op('POST', '/api/payments/webhooks/braintree', {

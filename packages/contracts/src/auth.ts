@@ -44,7 +44,7 @@ export const ChangeLanguageRequest = z.object({ language: Language });
  * client sends only `email`: auth then accepts a sign-in within the last few minutes instead, and
  * otherwise answers 400 naming `currentPassword`.
  */
-const CurrentPasswordField = z
+export const CurrentPasswordField = z
   .string({ error: 'currentPassword must be a string' })
   .min(1, { error: 'currentPassword is required' })
   .max(PASSWORD_MAX);
@@ -129,11 +129,17 @@ export const InternalAccount = z.object({
    * within REAUTH_WINDOW_SECONDS of it needs no password again. Absent from older auth.
    */
   signedInAt: z.iso.datetime({ offset: true }).nullable().optional(),
+  /**
+   * Raised by every security event of the account (password reset or change, email confirm or undo, an
+   * ended session, sign out everywhere, suspension): a mailed link minted under another epoch is spent.
+   * Absent from older auth.
+   */
+  securityEpoch: z.number().int().nonnegative().optional(),
 });
 export type InternalAccount = z.infer<typeof InternalAccount>;
 
 /** A token from a link in a mail: opaque to the client, bounded so no one posts megabytes. */
-const MailedToken = z
+export const MailedToken = z
   .string({ error: 'token is required' })
   .trim()
   .min(1, { error: 'token is required' })

@@ -44,7 +44,10 @@ const SUMMARIES: Record<string, string> = {
   'GET /api/payments/token': 'A Braintree client token for the drop-in',
   'GET /api/payments/profile': "The caller's winnings, payout email and (admin) house balance",
   'POST /api/payments/checkout': 'Buy a click pack with a Braintree payment method nonce',
-  'POST /api/winners/setPaymentMethod': 'Set the PayPal email winnings are paid to',
+  'POST /api/winners/setPaymentMethod':
+    'Ask to pay winnings to a PayPal email (pending until confirmed from the account email)',
+  'POST /api/winners/confirm-payout-email':
+    'Confirm a new PayPal email with the token mailed to the account email',
   'POST /api/winners/collect': 'Pay the uncollected winnings out to PayPal',
   'POST /api/admin/collect': 'Pay the house pot out to PayPal (admin)',
   'POST /api/payments/webhooks/braintree': 'Braintree webhook (settlement, disputes): called by the provider',

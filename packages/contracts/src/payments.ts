@@ -1,6 +1,7 @@
 // HTTP bodies of services/payments (SPEC section 7, DESIGN sections 2 and 4).
 import { z } from 'zod';
 import { Euros } from './common.js';
+import { CurrentPasswordField, MailedToken } from './auth.js';
 import { EmailField } from './validation.js';
 
 /** `environment: 'emulator'` tells the web app that the provider's scripts cannot load (local emulator). */
@@ -39,10 +40,79 @@ export const CheckoutResponse = z.union([
 ]);
 export type CheckoutResponse = z.infer<typeof CheckoutResponse>;
 
+/**
+ * `POST /api/winners/setPaymentMethod` (SPEC's body, plus an optional `currentPassword`): the address
+ * waits, pending, until it is confirmed from the link mailed to the account's email. The current password
+ * is needed unless the session signed in with one within auth's reauth window; otherwise 400 naming
+ * `currentPassword`.
+ */
 export const SetPaymentMethodRequest = z.object({
   paypalEmail: EmailField,
+  currentPassword: CurrentPasswordField.optional(),
 });
 export type SetPaymentMethodRequest = z.infer<typeof SetPaymentMethodRequest>;
+
+/** The answer of `setPaymentMethod`: SPEC's `{ message }`, saying where the confirmation link went. */
+export const PAYOUT_EMAIL_PENDING_MESSAGE =
+  'Check your email: we sent a link to your account email. Your PayPal email changes when you open it; until then winnings go nowhere new.';
+
+/** `POST /api/winners/confirm-payout-email`: the token from the link mailed to the account's email. */
+export const ConfirmPayoutEmailRequest = z.object({ token: MailedToken });
+export type ConfirmPayoutEmailRequest = z.infer<typeof ConfirmPayoutEmailRequest>;
+
+/**
+ * The error `code` of a collect refused because the newest payout email is still waiting for its
+ * confirmation: 409, nothing moved.
+ */
+export const PAYOUT_EMAIL_PENDING = 'PAYOUT_EMAIL_PENDING';
+export const PAYOUT_EMAIL_PENDING_COLLECT_MESSAGE =
+  'Your new PayPal email is not confirmed yet: open the link we mailed to your account email, then collect again. Nothing was moved.';
+
+/**
+ * `POST /internal/payout-email/mail` (auth, for payments, with the player's token): checks the current
+ * password or a recent sign-in, then mails the confirm link to the account's email and a notice to the
+ * previous payout address (if any) and to the new one. No token travels: the confirm mail names the
+ * request, and auth asks payments for the link's token when the mail leaves (below).
+ */
+export const INTERNAL_PAYOUT_EMAIL_MAIL_PATH = '/internal/payout-email/mail';
+export const InternalPayoutEmailMail = z.object({
+  /** Identifies this request's mails: a retried call queues them once. */
+  requestId: z.uuid(),
+  newPaypalEmail: z.string().min(1).max(320),
+  previousPaypalEmail: z.string().min(1).max(320).nullable(),
+  currentPassword: CurrentPasswordField.optional(),
+  expiresInHours: z.number().int().positive(),
+  /** The player's address, for the same brute-force limits as a login. */
+  ip: z.string().max(100),
+});
+export type InternalPayoutEmailMail = z.infer<typeof InternalPayoutEmailMail>;
+
+/**
+ * `POST /internal/payout-email/:requestId/token` (payments, for auth's mailer as the confirm mail leaves):
+ * a fresh token for the request's link, whose hash replaces the one before (only the newest mail's link
+ * works); 410 when the request may no longer be confirmed (confirmed, cancelled, expired, unknown).
+ */
+export const INTERNAL_PAYOUT_EMAIL_TOKEN_PATH = '/internal/payout-email/:requestId/token';
+export const internalPayoutEmailTokenPath = (requestId: string) =>
+  `/internal/payout-email/${encodeURIComponent(requestId)}/token`;
+export const InternalPayoutEmailTokenParams = z.object({ requestId: z.uuid() });
+export const InternalPayoutEmailToken = z.object({ token: z.string().min(16).max(512) });
+export type InternalPayoutEmailToken = z.infer<typeof InternalPayoutEmailToken>;
+
+/**
+ * `GET /internal/accounts/:userId/security` (auth, for payments, no player token: the confirm link is
+ * opened from a mail): the account's security epoch (raised by every security event) and whether it is
+ * suspended; 404 when the account does not exist.
+ */
+export const INTERNAL_ACCOUNT_SECURITY_PATH = '/internal/accounts/:userId/security';
+export const internalAccountSecurityPath = (userId: string) =>
+  `/internal/accounts/${encodeURIComponent(userId)}/security`;
+export const InternalAccountSecurity = z.object({
+  userId: z.uuid(),
+  securityEpoch: z.number().int().nonnegative(),
+  suspended: z.boolean(),
+});
+export type InternalAccountSecurity = z.infer<typeof InternalAccountSecurity>;
 
 export const CollectResponse = z.object({ transactionId: z.string(), amount: Euros.optional() });
 export type CollectResponse = z.infer<typeof CollectResponse>;

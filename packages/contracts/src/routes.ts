@@ -259,6 +259,15 @@ export const ROUTES: readonly RouteContract[] = [
     body: payments.SetPaymentMethodRequest,
     response: MessageResponse,
   },
+  // Opened from the link mailed to the account's email, possibly on a device that is not signed in.
+  {
+    method: 'POST',
+    path: '/api/winners/confirm-payout-email',
+    service: 'payments',
+    auth: 'none',
+    body: payments.ConfirmPayoutEmailRequest,
+    response: MessageResponse,
+  },
   {
     method: 'POST',
     path: '/api/winners/collect',
@@ -295,6 +304,7 @@ export const ROUTE_PREFIXES: readonly { prefix: string; service: Service | 'real
   { prefix: '/api/game', service: 'game' },
   { prefix: '/api/winners/setPaymentMethod', service: 'payments' },
   { prefix: '/api/winners/collect', service: 'payments' },
+  { prefix: '/api/winners/confirm-payout-email', service: 'payments' },
   { prefix: '/api/winners', service: 'game' },
   { prefix: '/api/payments', service: 'payments' },
   { prefix: '/socket.io', service: 'realtime' },

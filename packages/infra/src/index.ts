@@ -38,6 +38,11 @@ export { startMailCatcher, type MailCatcher } from './mail-catcher.js';
 export { ensureWebBuilt, webBuildIsCurrent } from './web-build.js';
 export { caughtMails, linkIn, mailedLink, mailsTo, tokenOf, type CaughtMail } from './inbox.js';
 export {
+  setPayoutEmailFromCatcher,
+  type PayoutEmailFromCatcherOptions,
+  type PayoutEmailOutcome,
+} from './payout-email.js';
+export {
   verifyEmailFromCatcher,
   verifyEmailsFromCatcher,
   type VerifyFromCatcherOptions,

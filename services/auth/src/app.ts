@@ -15,7 +15,8 @@ import { emailChangeRoutes } from './email-change/email-change.routes.js';
 import { purgeOldEmailChanges } from './email-change/email-changes.repo.js';
 import type { AuthContext } from './context.js';
 import { migrations } from './db/migrations/index.js';
-import { startMail } from './mail/index.js';
+import { startMail, type Mail } from './mail/index.js';
+import { accountSecurityRoutes, payoutEmailMailRoutes } from './payout-email/payout-email.routes.js';
 import { passwordResetRoutes } from './password-reset/password-reset.routes.js';
 import { purgeOldResetTokens } from './password-reset/reset-tokens.repo.js';
 import { activeSessionRoutes } from './sessions/active-sessions.routes.js';
@@ -43,6 +44,7 @@ export interface AuthAppOptions {
 interface Background {
   options: AuthAppOptions;
   relay?: OutboxRelay;
+  mail?: Mail;
 }
 const backgrounds = new WeakMap<FastifyInstance, Background>();
 
@@ -66,6 +68,7 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
   const ctx: AuthContext = {
     deps,
     relay: { nudge: () => background.relay?.nudge() },
+    mail: { nudge: () => background.mail?.sender.nudge() },
     guard: new LoginGuard(deps.redis, {
       windowMs: config.LOGIN_WINDOW_MS,
       lockoutMs: config.LOGIN_LOCKOUT_MS,
@@ -99,6 +102,8 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
     sessionRoutes,
     adminRoutes,
     internalRoutes,
+    payoutEmailMailRoutes,
+    accountSecurityRoutes,
     passwordResetRoutes,
     activeSessionRoutes,
     verificationRoutes,
@@ -131,6 +136,7 @@ export async function start(app: AuthApp): Promise<void> {
     deps,
     background.options.mailIntervalMs ? { intervalMs: background.options.mailIntervalMs } : {},
   );
+  background.mail = mail;
   app.addHook('onClose', async () => mail.stop());
 
   // Expired refresh tokens are of no use, not even for reuse detection: purge them now and then.

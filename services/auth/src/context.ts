@@ -7,6 +7,8 @@ export interface AuthContext {
   deps: Deps;
   /** Wakes the outbox relay after a commit that wrote events (start() runs it). */
   relay: { nudge(): void };
+  /** Wakes the mail sender after a commit that queued mail (start() runs it). */
+  mail: { nudge(): void };
   guard: LoginGuard;
   /**
    * `sessionId`: the refresh family the token belongs to (its `sid` claim); the account's

@@ -18,6 +18,7 @@ describe('the account for the other services', () => {
       role: 'standard',
       emailVerified: false,
       signedInAt: expect.any(String),
+      securityEpoch: 0,
     });
     const admin = await loginToken(h.app, ADMIN.username, ADMIN.password);
     const promote = await h.app.inject({
@@ -33,6 +34,7 @@ describe('the account for the other services', () => {
       role: 'admin',
       emailVerified: false,
       signedInAt: expect.any(String),
+      securityEpoch: 0,
     });
   });
 

@@ -31,6 +31,11 @@ export interface StandIn {
   seen: { authorization?: string; requestId?: string }[];
   /** Role changes told directly (PUT /internal/users/:userId/role), answered as `mode` says. */
   roleCalls: { userId: string; body: { role: string; roleVersion: number }; authorization?: string }[];
+  /**
+   * Payout email links minted (POST /internal/payout-email/:requestId/token, payments' part): the token
+   * is `payout-link-<requestId>`, or 410 for a request named in `closedPayoutRequests`.
+   */
+  closedPayoutRequests: Set<string>;
   close(): Promise<void>;
 }
 
@@ -53,8 +58,18 @@ export async function startStandIn(path: string, fallback: unknown): Promise<Sta
     fallback,
     seen: [],
     roleCalls: [],
+    closedPayoutRequests: new Set(),
     close: () => server.close(),
   };
+  server.post<{ Params: { requestId: string } }>(
+    '/internal/payout-email/:requestId/token',
+    async (request, reply) => {
+      const { requestId } = request.params;
+      if (standIn.closedPayoutRequests.has(requestId))
+        return reply.status(410).send({ message: 'This payout email request may no longer be confirmed' });
+      return { token: `payout-link-${requestId}` };
+    },
+  );
   server.put<{ Params: { userId: string }; Body: { role: string; roleVersion: number } }>(
     '/internal/users/:userId/role',
     async (request, reply) => {

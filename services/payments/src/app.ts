@@ -15,7 +15,14 @@ import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
 import { startConsumers } from './events/consumers.js';
 import { observeMoney, paymentsMetrics } from './metrics.js';
-import { payoutRoutes } from './payouts/payouts.routes.js';
+import {
+  internalPayoutEmailRoutes,
+  payoutEmailConfirmRoutes,
+  payoutRoutes,
+} from './payouts/payouts.routes.js';
+import { purgePayoutEmailChanges } from './payouts/payout-email.repo.js';
+import { PAYOUT_EMAIL_RETENTION_MS, PayoutEmailService } from './payouts/payout-email.service.js';
+import { AuthPayoutMail } from './users/auth-payout-mail.js';
 import { PayoutsService } from './payouts/payouts.service.js';
 import { profileRoutes } from './profile/profile.routes.js';
 import { ProfileService } from './profile/profile.service.js';
@@ -57,6 +64,14 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     authUrl: deps.config.AUTH_URL,
     timeoutMs: deps.config.AUTH_TIMEOUT_MS,
   });
+  const payoutEmail = new PayoutEmailService(
+    deps,
+    new AuthPayoutMail({
+      authUrl: deps.config.AUTH_URL,
+      timeoutMs: deps.config.AUTH_TIMEOUT_MS,
+      mailTimeoutMs: deps.config.AUTH_PASSWORD_CHECK_TIMEOUT_MS,
+    }),
+  );
   const game = new GameRecord({ gameUrl: deps.config.GAME_URL, timeoutMs: deps.config.GAME_TIMEOUT_MS });
   const ctx: PaymentsContext = {
     deps,
@@ -65,7 +80,8 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     accounts,
     game,
     checkout: new CheckoutService(deps, metrics, nudge),
-    payouts: new PayoutsService(deps, users, metrics, nudge),
+    payoutEmail,
+    payouts: new PayoutsService(deps, users, metrics, nudge, payoutEmail),
     profile: new ProfileService(deps, users, accounts),
     webhooks: new WebhooksService(deps),
   };
@@ -82,7 +98,15 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       return repaired;
     },
   });
-  for (const routes of [checkoutRoutes, payoutRoutes, profileRoutes, webhookRoutes, internalPurchasesRoutes])
+  for (const routes of [
+    checkoutRoutes,
+    payoutRoutes,
+    payoutEmailConfirmRoutes,
+    profileRoutes,
+    webhookRoutes,
+    internalPurchasesRoutes,
+    internalPayoutEmailRoutes,
+  ])
     await app.register(routes, ctx);
   return app as PaymentsApp;
 }
@@ -129,8 +153,15 @@ export async function start(app: PaymentsApp): Promise<void> {
         )
       : undefined;
 
-  // Old outbox rows and processed-event marks are deleted (retention).
-  const retention = startRetention({ db: deps.db, log: deps.log, clock: deps.clock, config: deps.config });
+  // Old outbox rows and processed-event marks are deleted (retention), and payout email requests
+  // confirmed, cancelled or expired a week ago.
+  const retention = startRetention({
+    db: deps.db,
+    log: deps.log,
+    clock: deps.clock,
+    config: deps.config,
+    also: () => purgePayoutEmailChanges(deps.db, new Date(deps.clock()), PAYOUT_EMAIL_RETENTION_MS),
+  });
 
   app.addHook('onClose', async () => {
     if (timer) clearInterval(timer);

@@ -34,6 +34,13 @@ export const configSchema = baseEnvSchema
     AUTH_URL: env.url(['http', 'https']).default('http://127.0.0.1:3001'),
     /** How long payments waits for auth before the money path answers 503. */
     AUTH_TIMEOUT_MS: env.int(2000, 100, 60_000),
+    /**
+     * How long payments waits for auth to check a password and mail a payout email's link (a password
+     * check costs what a login does, slower than the account check).
+     */
+    AUTH_PASSWORD_CHECK_TIMEOUT_MS: env.int(10_000, 100, 60_000),
+    /** How long the link confirming a new payout email (mailed to the account's email) stays valid. */
+    PAYOUT_EMAIL_CONFIRM_TTL_HOURS: env.int(24, 1, 168),
     /** The game, asked for its record of a won round before it is credited (GET /internal/wins). */
     GAME_URL: env.url(['http', 'https']).default('http://127.0.0.1:3002'),
     /** How long payments waits for the game's record of a won round. */

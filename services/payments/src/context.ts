@@ -4,6 +4,7 @@ import type { AccountCheck } from './users/account-check.js';
 import type { CheckoutService } from './checkout/checkout.service.js';
 import type { Deps } from './deps.js';
 import type { PaymentsMetrics } from './metrics.js';
+import type { PayoutEmailService } from './payouts/payout-email.service.js';
 import type { PayoutsService } from './payouts/payouts.service.js';
 import type { ProfileService } from './profile/profile.service.js';
 import type { UsersService } from './users/users.service.js';
@@ -16,6 +17,8 @@ export interface PaymentsContext {
   metrics: PaymentsMetrics;
   checkout: CheckoutService;
   payouts: PayoutsService;
+  /** New payout emails, pending until confirmed from the account's email. */
+  payoutEmail: PayoutEmailService;
   users: UsersService;
   accounts: AccountCheck;
   /** The game's record of won rounds. */

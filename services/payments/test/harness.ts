@@ -2,7 +2,9 @@
 // and Redis, and the provider emulator in this process on a free port, reached by the real SDK.
 import { startEmulator, type RunningEmulator } from '@omc/emulators';
 import {
+  INTERNAL_PAYOUT_EMAIL_MAIL_PATH,
   INTERNAL_WINS_PATH,
+  InternalPayoutEmailMail,
   makeEvent,
   STREAMS,
   type EventEnvelope,
@@ -42,6 +44,14 @@ export interface Harness {
   /** The game's record of won rounds, as payments asks it before crediting a win. */
   game: GameStandIn;
   token(user: { sub: string; username?: string; role?: 'standard' | 'admin' | 'superuser' }): Promise<string>;
+  /**
+   * Sets the payout email as the owner does: asks for it, then opens the link auth was asked to mail to
+   * the account's email; returns the confirm answer.
+   */
+  setPayoutEmail(
+    token: string,
+    paypalEmail: string,
+  ): Promise<{ statusCode: number; json(): Record<string, unknown> }>;
   publish<S extends Subject>(subject: S, data: EventPayload<S>, id?: string): Promise<EventEnvelope<S>>;
   assertLedgerBalances(): Promise<void>;
   close(): Promise<void>;
@@ -66,6 +76,14 @@ export interface AuthStandIn {
   calls: number;
   /** What payments asked auth's audit log to record, with the token it forwarded. */
   audited: { authorization: string | undefined; body: unknown }[];
+  /** The payout email mails payments asked auth to send (the confirm link's token among them). */
+  payoutMails: { userId: string; body: InternalPayoutEmailMail }[];
+  /** Each account's security epoch (0 unless a test raised it: a security event). */
+  epochs: Map<string, number>;
+  /** Accounts whose password auth asks for (no recent sign-in), with the password it accepts. */
+  passwords: Map<string, string>;
+  /** Suspended accounts. */
+  suspended: Set<string>;
   close(): Promise<void>;
 }
 
@@ -114,8 +132,50 @@ async function startAuthStandIn(): Promise<AuthStandIn> {
     down: false,
     calls: 0,
     audited: [],
+    payoutMails: [],
+    epochs: new Map(),
+    passwords: new Map(),
+    suspended: new Set(),
     close: () => server.close(),
   };
+  const claimsOf = (authorization: string | undefined) => {
+    const payload = authorization?.split(' ')[1]?.split('.')[1];
+    return payload
+      ? (JSON.parse(Buffer.from(payload, 'base64url').toString()) as { sub: string; role: string })
+      : undefined;
+  };
+  server.post(INTERNAL_PAYOUT_EMAIL_MAIL_PATH, async (request, reply) => {
+    if (standIn.down) return reply.status(503).send({ message: 'unavailable' });
+    const claims = claimsOf(request.headers.authorization);
+    if (!claims || standIn.deleted.has(claims.sub))
+      return reply.status(401).send({ message: 'This account no longer exists' });
+    const body = InternalPayoutEmailMail.parse(request.body);
+    const password = standIn.passwords.get(claims.sub);
+    if (password !== undefined && body.currentPassword !== password)
+      return reply.status(400).send({
+        code: 'BAD_REQUEST',
+        field: 'currentPassword',
+        message:
+          body.currentPassword === undefined
+            ? 'currentPassword is required: enter your current password (or sign in again) to make this change'
+            : 'Current password is incorrect',
+      });
+    standIn.payoutMails.push({ userId: claims.sub, body });
+    return { message: 'Mailed' };
+  });
+  server.get<{ Params: { userId: string } }>(
+    '/internal/accounts/:userId/security',
+    async (request, reply) => {
+      if (standIn.down) return reply.status(503).send({ message: 'unavailable' });
+      const { userId } = request.params;
+      if (standIn.deleted.has(userId)) return reply.status(404).send({ message: 'No such account' });
+      return {
+        userId,
+        securityEpoch: standIn.epochs.get(userId) ?? 0,
+        suspended: standIn.suspended.has(userId),
+      };
+    },
+  );
   server.post('/internal/audit', async (request) => {
     standIn.audited.push({ authorization: request.headers.authorization, body: request.body });
     return { message: 'Recorded' };
@@ -129,7 +189,11 @@ async function startAuthStandIn(): Promise<AuthStandIn> {
       return reply.status(401).send({ message: 'This account no longer exists' });
     if (standIn.ended.has(claims.sub))
       return reply.status(401).send({ message: 'This session has ended; please sign in again' });
-    const account = { userId: claims.sub, role: standIn.roles.get(claims.sub) ?? claims.role };
+    const account = {
+      userId: claims.sub,
+      role: standIn.roles.get(claims.sub) ?? claims.role,
+      securityEpoch: standIn.epochs.get(claims.sub) ?? 0,
+    };
     if (standIn.silent.has(claims.sub)) return account;
     return { ...account, emailVerified: !standIn.unverified.has(claims.sub) };
   });
@@ -187,6 +251,21 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
         username: user.username ?? `user_${user.sub.slice(0, 6)}`,
         role: user.role ?? 'standard',
       }),
+    async setPayoutEmail(token, paypalEmail) {
+      const asked = await app.inject({
+        method: 'POST',
+        url: '/api/winners/setPaymentMethod',
+        headers: { authorization: `Bearer ${token}` },
+        payload: { paypalEmail },
+      });
+      if (asked.statusCode !== 200) return asked;
+      const mailed = auth.payoutMails.at(-1)!;
+      return app.inject({
+        method: 'POST',
+        url: '/api/winners/confirm-payout-email',
+        payload: { token: await mintPayoutToken(app, mailed.body.requestId) },
+      });
+    },
     async publish(subject, data, id = randomUUID()) {
       const event = makeEvent(subject, data, id);
       await publishEvent(js, event);
@@ -211,3 +290,14 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
 }
 
 export const newUserId = () => randomUUID();
+
+/** What auth's mailer does as the confirm mail leaves: asks payments for the link's token. */
+export async function mintPayoutToken(
+  app: { inject: PaymentsApp['inject'] },
+  requestId: string,
+): Promise<string> {
+  const minted = await app.inject({ method: 'POST', url: `/internal/payout-email/${requestId}/token` });
+  if (minted.statusCode !== 200)
+    throw new Error(`no token for ${requestId}: ${minted.statusCode} ${minted.body}`);
+  return minted.json().token as string;
+}

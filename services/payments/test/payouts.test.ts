@@ -108,7 +108,7 @@ describe('winnings and payouts', () => {
 
   it('validates the PayPal email and refuses to collect without one', async () => {
     const w = await winner();
-    const bad = await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'not-an-email' });
+    const bad = await h.setPayoutEmail(w.token, 'not-an-email');
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ field: 'paypalEmail', error: expect.any(String) });
     const noEmail = await post('/api/winners/collect', w.token);
@@ -123,7 +123,7 @@ describe('winnings and payouts', () => {
 
   it('refuses to collect a zero balance', async () => {
     const token = await h.token({ sub: newUserId() });
-    await post('/api/winners/setPaymentMethod', token, { paypalEmail: 'nobody@example.com' });
+    await h.setPayoutEmail(token, 'nobody@example.com');
     const response = await post('/api/winners/collect', token);
     expect(response.statusCode).toBe(409);
     expect(response.json().error).toMatch(/Nothing to collect/);
@@ -131,10 +131,7 @@ describe('winnings and payouts', () => {
 
   it('pays the whole balance once when 10 collects arrive at once, and zeroes it', async () => {
     const w = await winner(['9.99', '4.99']);
-    expect(
-      (await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'winner@example.com' }))
-        .statusCode,
-    ).toBe(200);
+    expect((await h.setPayoutEmail(w.token, 'winner@example.com')).statusCode).toBe(200);
     const responses = await Promise.all(
       Array.from({ length: 10 }, () => post('/api/winners/collect', w.token)),
     );
@@ -162,7 +159,7 @@ describe('winnings and payouts', () => {
 
   it('pays once with the same batch id when PayPal answers 503 three times, then succeeds', async () => {
     const w = await winner();
-    await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'retry@example.com' });
+    await h.setPayoutEmail(w.token, 'retry@example.com');
     await h.emulator.client.fault({ target: 'paypal.payouts', kind: 'status', status: 503, times: 3 });
     const response = await post('/api/winners/collect', w.token);
     expect(response.statusCode).toBe(200);
@@ -177,7 +174,7 @@ describe('winnings and payouts', () => {
 
   it('keeps the balance when PayPal stays down, and a later collect pays once with the same batch id', async () => {
     const w = await winner();
-    await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'later@example.com' });
+    await h.setPayoutEmail(w.token, 'later@example.com');
     await h.emulator.client.fault({ target: 'paypal.payouts', kind: 'status', status: 503, times: 5 });
     const down = await post('/api/winners/collect', w.token);
     expect(down.statusCode).toBe(502);
@@ -202,7 +199,7 @@ describe('winnings and payouts', () => {
 
   it('treats a payout whose answer was lost as paid, when PayPal reports the batch id as a duplicate', async () => {
     const w = await winner();
-    await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'dup@example.com' });
+    await h.setPayoutEmail(w.token, 'dup@example.com');
     await h.emulator.client.fault({ target: 'paypal.payouts', kind: 'duplicate' });
     const response = await post('/api/winners/collect', w.token);
     expect(response.statusCode).toBe(200);
@@ -214,7 +211,7 @@ describe('winnings and payouts', () => {
 
   it('finishes a payout whose call timed out after paying, without paying twice', async () => {
     const w = await winner();
-    await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'slow@example.com' });
+    await h.setPayoutEmail(w.token, 'slow@example.com');
     await h.emulator.client.fault({
       target: 'paypal.payouts',
       kind: 'timeout',
@@ -296,7 +293,7 @@ describe('winnings and payouts', () => {
 
     it.each(matrix)('%s: paid once, the balance zero only once paid', async (_point, injections) => {
       const w = await winner();
-      await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'matrix@example.com' });
+      await h.setPayoutEmail(w.token, 'matrix@example.com');
       for (const injection of injections) await h.emulator.client.fault(injection);
       const first = await post('/api/winners/collect', w.token);
       expect([200, 409, 502]).toContain(first.statusCode);
@@ -342,7 +339,7 @@ describe('winnings and payouts', () => {
       'admin sees the house balance',
     );
 
-    await post('/api/winners/setPaymentMethod', adminToken, { paypalEmail: 'boss@example.com' });
+    await h.setPayoutEmail(adminToken, 'boss@example.com');
     const collected = await post('/api/admin/collect', adminToken);
     expect(collected.statusCode).toBe(200);
     expect((await h.emulator.client.payouts()).map((p) => p.amountCents)).toEqual([house]);
@@ -373,10 +370,7 @@ describe('winnings and payouts', () => {
   describe('money paths ask auth, the source of truth, not the token or a late event', () => {
     it('refuses a deleted account at once on every money path, though its token still lives', async () => {
       const w = await winner();
-      expect(
-        (await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'gone@example.com' }))
-          .statusCode,
-      ).toBe(200);
+      expect((await h.setPayoutEmail(w.token, 'gone@example.com')).statusCode).toBe(200);
       // Auth deleted the account a moment ago; payments has not heard the event yet.
       h.auth.deleted.add(w.userId);
       for (const [url, body] of [
@@ -477,7 +471,7 @@ describe('winnings and payouts', () => {
         async () => (await profile(adminToken)).adminBalance !== null,
         'payments to know the admin',
       );
-      await post('/api/winners/setPaymentMethod', adminToken, { paypalEmail: 'late@example.com' });
+      await h.setPayoutEmail(adminToken, 'late@example.com');
       h.auth.roles.set(adminId, 'standard');
       const refused = await post('/api/admin/collect', adminToken);
       expect(refused.statusCode).toBe(403);
@@ -486,10 +480,7 @@ describe('winnings and payouts', () => {
 
     it('refuses to collect winnings until the account email is verified, moving nothing, then pays', async () => {
       const w = await winner();
-      expect(
-        (await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'fresh@example.com' }))
-          .statusCode,
-      ).toBe(200);
+      expect((await h.setPayoutEmail(w.token, 'fresh@example.com')).statusCode).toBe(200);
       h.auth.unverified.add(w.userId);
       const refused = await post('/api/winners/collect', w.token);
       expect(refused.statusCode).toBe(403);
@@ -514,7 +505,7 @@ describe('winnings and payouts', () => {
 
     it('refuses a collect when auth does not say the email is verified', async () => {
       const w = await winner();
-      await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'older@example.com' });
+      await h.setPayoutEmail(w.token, 'older@example.com');
       h.auth.silent.add(w.userId);
       const refused = await post('/api/winners/collect', w.token);
       expect(refused.statusCode).toBe(403);
@@ -538,7 +529,7 @@ describe('winnings and payouts', () => {
         async () => (await profile(adminToken)).adminBalance !== null,
         'payments to know the admin',
       );
-      await post('/api/winners/setPaymentMethod', adminToken, { paypalEmail: 'unsure@example.com' });
+      await h.setPayoutEmail(adminToken, 'unsure@example.com');
       const house = await balance(h.deps.db, ACCOUNTS.house);
       h.auth.unverified.add(adminId);
       const refused = await post('/api/admin/collect', adminToken);
@@ -553,7 +544,7 @@ describe('winnings and payouts', () => {
 
     it('moves no money when auth cannot be asked, and says so', async () => {
       const w = await winner();
-      await post('/api/winners/setPaymentMethod', w.token, { paypalEmail: 'blind@example.com' });
+      await h.setPayoutEmail(w.token, 'blind@example.com');
       h.auth.down = true;
       try {
         const answer = await post('/api/winners/collect', w.token);

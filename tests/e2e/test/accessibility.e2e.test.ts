@@ -8,7 +8,15 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { audit, BLOCKING, describeFindings, type Finding } from './axe';
 import { launchBrowser, VIEWPORTS } from './browser';
-import { clickButton, loginThroughUi, registerThroughUi, serverCount, uniqueName, until } from './players';
+import {
+  clickButton,
+  loginThroughUi,
+  registerThroughUi,
+  serverCount,
+  setPayoutEmailThroughUi,
+  uniqueName,
+  until,
+} from './players';
 
 const gatewayUrl = inject('gatewayUrl');
 const admin = inject('admin');
@@ -314,13 +322,11 @@ async function playerWithWinnings(page: Page, username: string): Promise<void> {
   await page.getByTestId('notice-winner').filter({ hasText: username }).waitFor({ timeout: 30_000 });
   noticeFindings.push(...(await audit(page, 'game with the winner notice', 'es')));
   await page.getByText(/en ganancias esperándote/).waitFor({ timeout: 30_000 });
-  // A PayPal email on file, so both the payout confirmation and the payment method can be opened.
-  await button(page, 'Configurar').click();
-  const method = page.getByRole('dialog', { name: 'Método de cobro' });
-  await method.getByLabel('Correo de PayPal').fill(`${username}@paypal.example.com`);
-  await method.getByRole('button', { name: 'Guardar' }).click();
-  await page.getByRole('dialog', { name: 'Confirmar la transferencia' }).waitFor();
-  await page.keyboard.press('Escape');
+  // A PayPal email on file (confirmed from the link mailed to the account's email), so both the payout
+  // confirmation and the payment method can be opened.
+  await setPayoutEmailThroughUi(page, inject('mailUrl'), { username });
+  await page.goto('/game');
+  await button(page, 'Transferir').waitFor();
 }
 
 beforeAll(async () => {

@@ -12,6 +12,7 @@ import {
   shownFreeClicks,
   uniqueName,
   until,
+  setPayoutEmailThroughUi,
   verifyThroughMail,
 } from './players';
 
@@ -146,13 +147,13 @@ describe('a round played in the browser', () => {
     expect(cells[2]).toMatch(/^\d{2}\/\d{2}\/\d{4}$/);
   });
 
-  it('the winner sets a PayPal email, verifies their email from the mail, and collects the winnings', async () => {
+  it('the winner sets a PayPal email, confirms it and verifies their email from the mail, and collects the winnings', async () => {
     const { page } = player;
     await page.getByText(/en ganancias esperándote/).waitFor();
-    await page.getByRole('button', { name: 'Configurar' }).click();
-    const method = page.getByRole('dialog', { name: 'Método de cobro' });
-    await method.getByLabel('Correo de PayPal').fill(`${username}@paypal.example.com`);
-    await method.getByRole('button', { name: 'Guardar' }).click();
+    // The new address waits for the link mailed to the account's email: no transfer until it is opened.
+    await setPayoutEmailThroughUi(page, mailUrl, { username });
+    await page.goto('/game');
+    await page.getByRole('button', { name: 'Transferir' }).click();
     let confirm = page.getByRole('dialog', { name: 'Confirmar la transferencia' });
     await confirm.getByText(`${username}@paypal.example.com`).waitFor();
     // Not verified yet: the dialog says to verify first, with the link to send again; no payout.

@@ -48,6 +48,32 @@ export async function verifyThroughMail(page: Page, mailUrl: string, email: stri
   await page.getByText('Correo verificado. ¡Gracias!').waitFor();
 }
 
+/**
+ * The player names a PayPal email in the payout dialog (giving the password when the dialog asks for it:
+ * a sign-in older than a few minutes), then opens the confirm link mailed to the account's email.
+ */
+export async function setPayoutEmailThroughUi(
+  page: Page,
+  mailUrl: string,
+  { username, password = 'secret123' }: { username: string; password?: string },
+): Promise<void> {
+  await page.getByRole('button', { name: 'Configurar' }).click();
+  const method = page.getByRole('dialog', { name: 'Método de cobro' });
+  await method.getByLabel('Correo de PayPal').fill(`${username}@paypal.example.com`);
+  await method.getByRole('button', { name: 'Guardar' }).click();
+  const mailed = method.getByText(/Revisa tu correo/);
+  const passwordField = method.getByLabel('Contraseña actual', { exact: true });
+  await mailed.or(passwordField).first().waitFor();
+  if (await passwordField.isVisible()) {
+    await passwordField.fill(password);
+    await method.getByRole('button', { name: 'Guardar' }).click();
+    await mailed.waitFor();
+  }
+  await page.keyboard.press('Escape');
+  await page.goto(await mailedLink(mailUrl, `${username}@example.com`, 'confirm-payout-email'));
+  await page.getByText(/Correo de PayPal confirmado/).waitFor();
+}
+
 /** The global counter as the page shows it (digits only, whatever the locale's grouping). */
 export async function shownCount(page: Page): Promise<number> {
   const text = await page.getByTestId('global-clicks').textContent();

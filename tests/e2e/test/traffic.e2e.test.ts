@@ -13,6 +13,7 @@ import {
   shownFreeClicks,
   uniqueName,
   until,
+  setPayoutEmailThroughUi,
   verifyThroughMail,
 } from './players';
 
@@ -134,11 +135,7 @@ describe("a player's traffic, request by request", () => {
     });
 
     await during('collect', async () => {
-      await page.getByRole('button', { name: 'Configurar' }).click();
-      const method = page.getByRole('dialog', { name: 'Método de cobro' });
-      await method.getByLabel('Correo de PayPal').fill(`${username}@paypal.example.com`);
-      await method.getByRole('button', { name: 'Guardar' }).click();
-      await page.keyboard.press('Escape');
+      await setPayoutEmailThroughUi(page, mailUrl, { username });
       await verifyThroughMail(page, mailUrl, `${username}@example.com`);
       await page.goto('/game');
       await page.getByRole('button', { name: 'Transferir' }).click();

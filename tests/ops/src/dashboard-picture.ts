@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { io, type Socket } from 'socket.io-client';
-import { startPrometheus, startSystem, verifyEmailFromCatcher } from '@omc/infra';
+import { setPayoutEmailFromCatcher, startPrometheus, startSystem, verifyEmailFromCatcher } from '@omc/infra';
 import { DASHBOARD_ROWS } from './monitoring.js';
 import { ROOT } from './repo.js';
 
@@ -109,9 +109,16 @@ try {
                 if (profile.body?.potEarned > 0) break;
                 await sleep(200);
               }
-              await call('POST', '/api/winners/setPaymentMethod', p.token, {
-                paypalEmail: `${p.name}@paypal.example.com`,
-              });
+              // The payout email counts once confirmed from the link mailed to the account's email.
+              await setPayoutEmailFromCatcher(
+                { token: p.token, email: `${p.name}@example.com` },
+                `${p.name}@paypal.example.com`,
+                {
+                  mailUrl: system.mail!.uiUrl,
+                  apiUrl: system.gatewayUrl,
+                  currentPassword: 'picture-password-1',
+                },
+              ).catch((error: Error) => log(`payout email: ${error.message}`));
               // Collecting needs a verified email: the winner uses the link mailed at registration.
               await verifyEmailFromCatcher(`${p.name}@example.com`, {
                 mailUrl: system.mail!.uiUrl,

@@ -1,6 +1,6 @@
 // What players do, as the web client does it, each outcome recorded for the invariants.
 import { randomBytes } from 'node:crypto';
-import { verifyEmailsFromCatcher } from '@omc/infra';
+import { setPayoutEmailFromCatcher, verifyEmailsFromCatcher } from '@omc/infra';
 import { figures, suite } from './context.js';
 import { call, waitFor, type Player } from './http.js';
 
@@ -71,12 +71,23 @@ export async function checkout(
   return record;
 }
 
+/**
+ * Sets the payout email as a player does: asks with the current password (the web app's dialog asks for it
+ * when the sign-in is older than a few minutes), then opens the link mailed to the account's email (from
+ * the catcher). The confirm's status (200 when set), or the request's when it was refused.
+ */
 export async function setPayoutEmail(
   player: Player,
   paypalEmail = `${player.username}@paypal.example.com`,
 ): Promise<number> {
-  return (await call('POST', '/api/winners/setPaymentMethod', { token: player.token, body: { paypalEmail } }))
-    .status;
+  const { mailUrl, gatewayUrl } = suite();
+  const outcome = await setPayoutEmailFromCatcher(player, paypalEmail, {
+    mailUrl,
+    apiUrl: gatewayUrl,
+    currentPassword: player.password,
+    timeoutMs: 60_000,
+  });
+  return outcome.confirmed ?? outcome.requested;
 }
 
 /**

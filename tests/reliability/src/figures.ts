@@ -51,6 +51,12 @@ export interface Figures {
   tokensOutlivingRecovery: number;
   /** Email changes a thief asked for that could still be confirmed after the owner's reset. */
   pendingChangesAfterReset: number;
+  /**
+   * Completed payouts whose PayPal email the account had not confirmed from its email before the payout,
+   * of those checked (each money check reads the whole record: merged by the largest).
+   */
+  payoutsToUnconfirmedAddress: number;
+  payoutsCheckedForConfirmation: number;
   /** Tokens, cookies and passwords of the account journey found in any process's log, of those searched. */
   tokensInLogs: number;
   secretsSearched: number;
@@ -97,6 +103,8 @@ export function emptyFigures(): Figures {
     staleTokenUsesTried: 0,
     tokensOutlivingRecovery: 0,
     pendingChangesAfterReset: 0,
+    payoutsToUnconfirmedAddress: 0,
+    payoutsCheckedForConfirmation: 0,
     tokensInLogs: 0,
     secretsSearched: 0,
     tokensAtRest: 0,
@@ -138,6 +146,14 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
     into.requestsByStatus[status] = (into.requestsByStatus[status] ?? 0) + n;
   into.faultsInjected += Number(part.faultsInjected ?? 0);
   into.faults.push(...(part.faults ?? []));
+  into.payoutsToUnconfirmedAddress = Math.max(
+    into.payoutsToUnconfirmedAddress,
+    Number(part.payoutsToUnconfirmedAddress ?? 0),
+  );
+  into.payoutsCheckedForConfirmation = Math.max(
+    into.payoutsCheckedForConfirmation,
+    Number(part.payoutsCheckedForConfirmation ?? 0),
+  );
   into.bruteForceGuessesBeforeLock = Math.max(
     into.bruteForceGuessesBeforeLock,
     Number(part.bruteForceGuessesBeforeLock ?? 0),
@@ -186,6 +202,7 @@ export function formatFigures(f: Figures): string {
     }; a plain request ${f.eventLoopBaselineMs.toFixed(1)} ms (budget 20 ms over it)`,
     `role read-your-writes      ${f.roleChangesChecked} role changes, each followed at once by a click and a profile read: ${f.staleRoleReads} saw the old role`,
     `stolen token vs recovery   ${f.staleTokenUsesTried} uses of a token on money and account routes after a reset, an undo or an ended session: ${f.tokensOutlivingRecovery} not refused; pending email changes alive after a reset ${f.pendingChangesAfterReset}`,
+    `payouts to an unconfirmed address: ${f.payoutsToUnconfirmedAddress} (of ${f.payoutsCheckedForConfirmation} completed payouts, each checked against the address its account confirmed from its email before)`,
     `money fault matrix         ${f.faultMatrix.join('; ') || 'n/a'}`,
     `sockets one address holds  ${f.socketsOneAddressHolds || 'n/a'} (the next is refused; other suite files' sockets from this host included)`,
     `route spellings that reach a service past admission: ${f.routeSpellingsPastAdmission} (of ${f.routeSpellingsTried} other spellings of catalogue routes)`,

@@ -10,7 +10,7 @@ import {
   type CollectRecord,
   type PurchaseRecord,
 } from './actions.js';
-import { invariant, suite } from './context.js';
+import { figures, invariant, suite } from './context.js';
 import { query, tableExists } from './db.js';
 import { waitFor, type Player } from './http.js';
 import type { Cast } from './load.js';
@@ -441,6 +441,21 @@ export async function checkMoney(
     `${s}: no payout batch paid twice at the provider`,
     [...paidBatches.values()].every((n) => n === 1),
     [...paidBatches].filter(([, n]) => n > 1),
+  );
+  // Money goes only to a confirmed address: every completed payout went to the PayPal email its account
+  // confirmed from the link mailed to its email, before the payout was asked.
+  const unconfirmed = await query<{ id: string; paypal_email: string }>(
+    'payments',
+    `select p.id, p.paypal_email from payouts p where p.status = 'completed' and not exists (
+       select 1 from payout_email_changes c where c.user_id = p.user_id and c.paypal_email = p.paypal_email
+         and c.confirmed_at is not null and c.confirmed_at <= p.created_at)`,
+  );
+  figures.payoutsToUnconfirmedAddress = Math.max(figures.payoutsToUnconfirmedAddress, unconfirmed.length);
+  figures.payoutsCheckedForConfirmation = Math.max(figures.payoutsCheckedForConfirmation, completed.length);
+  invariant(
+    `${s}: every payout went to an address its account confirmed from its email`,
+    unconfirmed.length === 0,
+    unconfirmed.slice(0, 3),
   );
   const providerTotal = provider.payouts.reduce((sum, p) => sum + p.amountCents, 0);
   const ledgerPaid = Number(

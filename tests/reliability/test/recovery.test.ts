@@ -5,6 +5,7 @@
 // email change dies when the change is confirmed.
 import { linkIn, mailedLink, mailsTo, tokenOf } from '@omc/infra';
 import { afterAll, describe, expect, it } from 'vitest';
+import { verifyEmails } from '../src/actions.js';
 import { figures, invariant, reportFigures, suite } from '../src/context.js';
 import { call, login, registerPlayer, waitFor, type Player } from '../src/http.js';
 
@@ -150,5 +151,64 @@ describe('recovery beats a stolen token', () => {
       reset.text,
     );
     expect(reset.status).toBe(400);
+  });
+
+  it('a payout email named with a copy of the token moves no money there; the owner confirms from the account email, once; a reset spends the pending link', async () => {
+    const victim = await registerPlayer('rp');
+    // A verified account, so the only thing between the thief and the money is the payout confirmation.
+    await verifyEmails([victim]);
+    const thiefToken = victim.token;
+    const thiefPaypal = `${victim.username}_thief@evil.example`;
+    const asked = await call('POST', '/api/winners/setPaymentMethod', {
+      token: thiefToken,
+      body: { paypalEmail: thiefPaypal },
+    });
+    expect(asked.status).toBe(200);
+    expect(asked.body.message).toMatch(/check your email/i);
+    // The link goes to the account's email, never to the address named; the named address is told.
+    const thiefLink = await mailedLink(mailUrl(), victim.email, 'confirm-payout-email');
+    await waitFor('the notice to the new payout address', async () =>
+      (await mailsTo(mailUrl(), thiefPaypal)).length > 0 ? true : undefined,
+    );
+    expect((await mailsTo(mailUrl(), thiefPaypal)).every((m) => !linkIn(m, 'confirm-payout-email'))).toBe(
+      true,
+    );
+    const collect = await call('POST', '/api/winners/collect', { token: thiefToken });
+    invariant(
+      'a collect with an unconfirmed payout email is refused',
+      collect.status === 409 && collect.body?.code === 'PAYOUT_EMAIL_PENDING',
+      collect.text,
+    );
+    expect(collect.body.message).toMatch(/confirm/i);
+    const profile = await call('GET', '/api/payments/profile', { token: thiefToken });
+    expect(profile.body.paypalEmail).toBeNull();
+
+    // The owner resets the password: the thief's pending link is spent.
+    await resetFromMail(victim.email, 'owner-is-back-p');
+    const late = await call('POST', '/api/winners/confirm-payout-email', {
+      body: { token: tokenOf(thiefLink) },
+    });
+    if (late.status === 200) figures.pendingChangesAfterReset += 1;
+    invariant('a payout email link mailed before a reset is spent by it', late.status === 400, late.text);
+
+    // The owner names an address with the password, and confirms it from the account email, once.
+    const owner = await login(victim.username, 'owner-is-back-p');
+    const ownPaypal = `${victim.username}@paypal.example.com`;
+    const own = await call('POST', '/api/winners/setPaymentMethod', {
+      token: owner.token,
+      body: { paypalEmail: ownPaypal, currentPassword: 'owner-is-back-p' },
+    });
+    expect(own.status).toBe(200);
+    const { value: ownLink } = await waitFor('the owner confirm link', async () => {
+      const link = await mailedLink(mailUrl(), victim.email, 'confirm-payout-email');
+      return link !== thiefLink ? link : undefined;
+    });
+    const confirm = () =>
+      call('POST', '/api/winners/confirm-payout-email', { body: { token: tokenOf(ownLink) } });
+    expect((await confirm()).status).toBe(200);
+    expect((await confirm()).status).toBe(400);
+    expect((await call('GET', '/api/payments/profile', { token: owner.token })).body.paypalEmail).toBe(
+      ownPaypal,
+    );
   });
 });

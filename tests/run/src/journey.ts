@@ -3,7 +3,7 @@
 // account email from the mail in the catcher (collecting needs it), collect.
 import { randomBytes } from 'node:crypto';
 import { SOCKET_CLIENT_OPTIONS } from '@omc/contracts';
-import { verifyEmailFromCatcher } from '@omc/infra';
+import { setPayoutEmailFromCatcher, verifyEmailFromCatcher } from '@omc/infra';
 import { io } from 'socket.io-client';
 
 export interface JourneyOutcome {
@@ -114,11 +114,14 @@ export async function journey(gatewayUrl: string, mailUrl: string): Promise<Jour
       const profile = await call(gatewayUrl, 'GET', '/api/payments/profile', token);
       return profile.body?.potEarned > 0 ? true : undefined;
     });
-    const email = await call(gatewayUrl, 'POST', '/api/winners/setPaymentMethod', token, {
-      paypalEmail: `${username}@paypal.example.com`,
-    });
-    if (email.status !== 200)
-      throw new Error(`setPaymentMethod: ${email.status} ${JSON.stringify(email.body)}`);
+    // The payout email counts once confirmed from the link mailed to the account's email.
+    const email = await setPayoutEmailFromCatcher(
+      { token, email: `${username}@example.com` },
+      `${username}@paypal.example.com`,
+      { mailUrl, apiUrl: gatewayUrl, currentPassword: 'secret-password-1', timeoutMs: 60_000 },
+    );
+    if (email.confirmed !== 200)
+      throw new Error(`payout email: ${email.requested} ${email.confirmed} ${JSON.stringify(email.body)}`);
     const unverified = await call(gatewayUrl, 'POST', '/api/winners/collect', token);
     await verifyEmailFromCatcher(`${username}@example.com`, {
       mailUrl,

@@ -1,7 +1,7 @@
 // SPEC.md's client, call for call and event for event, against the whole system through the gateway:
 // the flows of section 4 in the order a player meets them, asserting every field section 7 says the
 // client reads, with its type. Sockets are opened with no token, as SPEC's client opens them.
-import { verifyEmailFromCatcher } from '@omc/infra';
+import { mailedLink, mailsTo, tokenOf, verifyEmailFromCatcher } from '@omc/infra';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import {
@@ -41,6 +41,21 @@ function expectError(answer: Answer, status?: number): string {
 function verifyFromInbox(email: string): Promise<void> {
   const { gatewayUrl, mailUrl } = inject('specSystem');
   return verifyEmailFromCatcher(email, { mailUrl, apiUrl: gatewayUrl });
+}
+
+/**
+ * Confirms a payout email as its owner does: the newest confirm link mailed to the account's email (from
+ * the catcher), opened (the web page posts its token). Returns the confirm answer's status.
+ */
+async function confirmPayoutFromInbox(accountEmail: string): Promise<number> {
+  const { gatewayUrl, mailUrl } = inject('specSystem');
+  const link = await mailedLink(mailUrl, accountEmail, 'confirm-payout-email');
+  const answer = await fetch(`${gatewayUrl}/api/winners/confirm-payout-email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token: tokenOf(link) }),
+  });
+  return answer.status;
 }
 
 /** The game state as SPEC section 3 has it: the page replaces its whole state with this and formats pot. */
@@ -262,9 +277,12 @@ describe("SPEC's client against the whole system", () => {
   it('payout email and collect: refusals say why under every key; a collect pays and zeroes the winnings', async () => {
     expectError(await player.collect());
     expectError(await player.setPaymentMethod('not an email'), 400);
-    expect((await player.setPaymentMethod(`${PLAYER.username}@paypal.example.com`)).status).toBe(200);
-    const profile = await player.profile();
-    expect(profile.body.paypalEmail).toBe(`${PLAYER.username}@paypal.example.com`);
+    const payoutEmail = `${PLAYER.username}@paypal.example.com`;
+    const asked = await player.setPaymentMethod(payoutEmail);
+    expect(asked.status).toBe(200);
+    // SPEC's 200 with a message: a confirmation went to the account's email; nothing changed yet.
+    expect(asked.body.message).toMatch(/check your email/i);
+    expect((await player.profile()).body.paypalEmail).toBeNull();
     // Money leaves only for a verified account email: refused, nothing moved, until the mailed link is used.
     const unverified = await player.collect();
     expect(expectError(unverified, 403)).toMatch(/verify your account email/i);
@@ -272,6 +290,15 @@ describe("SPEC's client against the whole system", () => {
     expect((await player.profile()).body.potEarned).toBeGreaterThan(0);
     await verifyFromInbox(PLAYER.email);
     expect((await player.profile()).body.emailVerified).toBe(true);
+    // And only to a confirmed payout email: refused under every key until the link mailed for it is used.
+    expect(expectError(await player.collect(), 409)).toMatch(/confirm/i);
+    // Both payout addresses are told: here the new one (there was none before).
+    await until(
+      async () => (await mailsTo(inject('specSystem').mailUrl, payoutEmail)).length > 0,
+      'the notice to the new payout address',
+    );
+    expect(await confirmPayoutFromInbox(PLAYER.email)).toBe(200);
+    expect((await player.profile()).body.paypalEmail).toBe(payoutEmail);
     const paid = await player.collect();
     expect(paid.status).toBe(200);
     expect(typeof paid.body.transactionId).toBe('string');
@@ -288,6 +315,7 @@ describe("SPEC's client against the whole system", () => {
     if (!profile.body.paypalEmail) {
       expectError(await admin.adminCollect());
       expect((await admin.setPaymentMethod('house@paypal.example.com')).status).toBe(200);
+      expect(await confirmPayoutFromInbox(inject('specSystem').admin.email)).toBe(200);
     }
     // The house pot too needs the admin's address verified; the bootstrap admin asks for a link.
     if (!profile.body.emailVerified) {
@@ -359,6 +387,7 @@ describe("SPEC's client against the whole system", () => {
     const refused = await second.deleteAccount();
     expect(expectError(refused, 409)).toMatch(/winnings/i);
     expect((await second.setPaymentMethod(`${SECOND.username}@paypal.example.com`)).status).toBe(200);
+    expect(await confirmPayoutFromInbox(SECOND.email)).toBe(200);
     // SPEC's sign-up clicks were granted at registration: verifying the email later grants none.
     const clicksBefore = (await second.profile()).body.freeClicks;
     await verifyFromInbox(SECOND.email);

@@ -11,8 +11,16 @@ export const paymentsApi = {
   clientToken: (token: string | null) => request('/api/payments/token', ClientTokenResponse, { token }),
   checkout: (token: string, body: { paymentMethodNonce: string; amount: string }) =>
     request('/api/payments/checkout', CheckoutResponse, { method: 'POST', token, body }),
-  setPaymentMethod: (token: string, paypalEmail: string) =>
-    request('/api/winners/setPaymentMethod', Acknowledged, { method: 'POST', token, body: { paypalEmail } }),
+  /** Asks for a new payout address: it changes once confirmed from the link mailed to the account email. */
+  setPaymentMethod: (token: string, paypalEmail: string, currentPassword?: string) =>
+    request('/api/winners/setPaymentMethod', Acknowledged, {
+      method: 'POST',
+      token,
+      body: { paypalEmail, ...(currentPassword ? { currentPassword } : {}) },
+    }),
+  /** The link mailed to the account email: no session needed. */
+  confirmPayoutEmail: (token: string) =>
+    request('/api/winners/confirm-payout-email', MessageResponse, { method: 'POST', body: { token } }),
   collect: (token: string) => request('/api/winners/collect', CollectResponse, { method: 'POST', token }),
   adminCollect: (token: string) => request('/api/admin/collect', CollectResponse, { method: 'POST', token }),
 };

@@ -21,6 +21,9 @@ const ConfirmEmailPage = lazy(() =>
 const UndoEmailChangePage = lazy(() =>
   import('../features/auth/EmailChangePages').then((m) => ({ default: m.UndoEmailChangePage })),
 );
+const ConfirmPayoutEmailPage = lazy(() =>
+  import('../features/winnings/ConfirmPayoutEmailPage').then((m) => ({ default: m.ConfirmPayoutEmailPage })),
+);
 const ResetPasswordPage = lazy(() =>
   import('../features/auth/ResetPasswordPage').then((m) => ({ default: m.ResetPasswordPage })),
 );
@@ -59,6 +62,7 @@ export function AppRoutes() {
         <Route path="/verify-email" element={<VerifyEmailPage />} />
         <Route path="/confirm-email" element={<ConfirmEmailPage />} />
         <Route path="/undo-email-change" element={<UndoEmailChangePage />} />
+        <Route path="/confirm-payout-email" element={<ConfirmPayoutEmailPage />} />
         <Route
           path="/profile"
           element={

@@ -14,6 +14,8 @@ export interface UsersTable {
   email_canonical: string;
   /** Raised by every security event; access tokens carry it as `sv`. */
   security_version: Generated<number>;
+  /** Raised by every security event (security-events.ts): spends links other services mailed. */
+  security_epoch: Generated<number>;
   /** The user's last role change in auth's sequence `role_versions` (0: never changed). bigint, read as a string. */
   role_version: ColumnType<string, never, never>;
   suspended_at: ColumnType<Date | null, Date | null | undefined, Date | null>;

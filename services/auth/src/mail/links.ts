@@ -7,6 +7,7 @@
 import type { Deps } from '../deps.js';
 import { mintConfirmToken, mintUndoToken } from '../email-change/email-changes.repo.js';
 import { mintResetToken } from '../password-reset/reset-tokens.repo.js';
+import { mintPayoutEmailToken } from '../payout-email/payout-link.js';
 import { mintVerificationToken } from '../verification/verification.service.js';
 
 /** What a queued mail says about its link: which minter, and the request it names (no secret). */
@@ -35,6 +36,11 @@ export const LINK_MINTERS = {
     page: '/undo-email-change',
     mint: (deps, { ref }, now) =>
       mintUndoToken(deps.db, ref, now, deps.config.EMAIL_CHANGE_UNDO_AFTER_CONFIRM_HOURS),
+  },
+  // Minted by payments, which owns the request (ref) and keeps the hash.
+  confirmPayoutEmail: {
+    page: '/confirm-payout-email',
+    mint: (deps, { ref }) => mintPayoutEmailToken(deps, ref),
   },
   // Signed, not stored: bound to the account (ref) and the address the mail goes to.
   verifyEmail: {

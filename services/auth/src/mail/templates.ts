@@ -8,7 +8,9 @@ export type MailKind =
   | 'verifyEmail'
   | 'confirmEmailChange'
   | 'emailChangeNotice'
-  | 'emailChangeUndone';
+  | 'emailChangeUndone'
+  | 'confirmPayoutEmail'
+  | 'payoutEmailNotice';
 
 interface Words {
   subject: string;
@@ -88,6 +90,94 @@ export function defangAddress(address: string): string {
 }
 
 const KINDS: Record<MailKind, Record<Language, Words>> = {
+  confirmPayoutEmail: {
+    es: {
+      subject: 'Confirma tu nuevo correo de PayPal para cobrar',
+      paragraphs: (p) => [
+        `Se pidió pagar los premios de tu cuenta de One Million Clicks al correo de PayPal ${p.address}. No se pagará nada a esa dirección hasta que lo confirmes con este enlace.`,
+        `El enlace caduca en ${p.hours} horas y sirve una sola vez.`,
+      ],
+      action: 'Confirmar el correo de PayPal',
+    },
+    en: {
+      subject: 'Confirm your new PayPal email for payouts',
+      paragraphs: (p) => [
+        `Someone asked to pay the winnings of your One Million Clicks account to the PayPal email ${p.address}. Nothing is paid to that address until you confirm with this link.`,
+        `The link expires in ${p.hours} hours and works once.`,
+      ],
+      action: 'Confirm the PayPal email',
+    },
+    fr: {
+      subject: 'Confirmez votre nouvelle adresse PayPal pour les paiements',
+      paragraphs: (p) => [
+        `Quelqu’un a demandé à verser les gains de votre compte One Million Clicks à l’adresse PayPal ${p.address}. Rien n’est versé à cette adresse tant que vous ne confirmez pas avec ce lien.`,
+        `Le lien expire dans ${p.hours} heures et ne sert qu’une fois.`,
+      ],
+      action: 'Confirmer l’adresse PayPal',
+    },
+    de: {
+      subject: 'Bestätigen Sie Ihre neue PayPal-Adresse für Auszahlungen',
+      paragraphs: (p) => [
+        `Jemand möchte die Gewinne Ihres One-Million-Clicks-Kontos an die PayPal-Adresse ${p.address} auszahlen lassen. An diese Adresse wird nichts gezahlt, bis Sie über diesen Link bestätigen.`,
+        `Der Link läuft in ${p.hours} Stunden ab und gilt nur einmal.`,
+      ],
+      action: 'PayPal-Adresse bestätigen',
+    },
+    it: {
+      subject: 'Conferma la tua nuova email PayPal per i pagamenti',
+      paragraphs: (p) => [
+        `Qualcuno ha chiesto di pagare le vincite del tuo account One Million Clicks all’email PayPal ${p.address}. Nulla viene pagato a quell’indirizzo finché non confermi con questo link.`,
+        `Il link scade tra ${p.hours} ore e vale una sola volta.`,
+      ],
+      action: 'Conferma l’email PayPal',
+    },
+    pt: {
+      subject: 'Confirma o teu novo email PayPal para pagamentos',
+      paragraphs: (p) => [
+        `Alguém pediu para pagar os prémios da tua conta One Million Clicks ao email PayPal ${p.address}. Nada é pago a esse endereço até confirmares com esta ligação.`,
+        `A ligação expira em ${p.hours} horas e só funciona uma vez.`,
+      ],
+      action: 'Confirmar o email PayPal',
+    },
+  },
+  payoutEmailNotice: {
+    es: {
+      subject: 'Se pidió cambiar el correo de PayPal de una cuenta',
+      paragraphs: (p) => [
+        `Se pidió pagar los premios de una cuenta de One Million Clicks al correo de PayPal ${p.address} en lugar del actual. El cambio solo se aplica si se confirma desde el enlace enviado al correo de la cuenta.`,
+      ],
+    },
+    en: {
+      subject: 'A change of an account’s PayPal email was requested',
+      paragraphs: (p) => [
+        `Someone asked to pay the winnings of a One Million Clicks account to the PayPal email ${p.address} instead of the current one. The change applies only once confirmed from the link mailed to the account’s email.`,
+      ],
+    },
+    fr: {
+      subject: 'Un changement de l’adresse PayPal d’un compte a été demandé',
+      paragraphs: (p) => [
+        `Quelqu’un a demandé à verser les gains d’un compte One Million Clicks à l’adresse PayPal ${p.address} au lieu de l’actuelle. Le changement ne s’applique qu’une fois confirmé depuis le lien envoyé à l’adresse du compte.`,
+      ],
+    },
+    de: {
+      subject: 'Eine Änderung der PayPal-Adresse eines Kontos wurde angefordert',
+      paragraphs: (p) => [
+        `Jemand möchte die Gewinne eines One-Million-Clicks-Kontos statt an die bisherige an die PayPal-Adresse ${p.address} auszahlen lassen. Die Änderung gilt erst, wenn sie über den Link an die E-Mail-Adresse des Kontos bestätigt wird.`,
+      ],
+    },
+    it: {
+      subject: 'È stato chiesto di cambiare l’email PayPal di un account',
+      paragraphs: (p) => [
+        `Qualcuno ha chiesto di pagare le vincite di un account One Million Clicks all’email PayPal ${p.address} invece di quella attuale. Il cambio vale solo dopo la conferma dal link inviato all’email dell’account.`,
+      ],
+    },
+    pt: {
+      subject: 'Foi pedida a alteração do email PayPal de uma conta',
+      paragraphs: (p) => [
+        `Alguém pediu para pagar os prémios de uma conta One Million Clicks ao email PayPal ${p.address} em vez do atual. A alteração só se aplica depois de confirmada pela ligação enviada ao email da conta.`,
+      ],
+    },
+  },
   emailChangeUndone: {
     es: {
       subject: 'Se deshizo el cambio de correo',
@@ -374,6 +464,8 @@ const NOTICE: Record<MailKind, 'ignore' | 'security'> = {
   passwordReset: 'ignore',
   passwordChanged: 'security',
   emailChangeUndone: 'security',
+  confirmPayoutEmail: 'security',
+  payoutEmailNotice: 'security',
 };
 
 export interface RenderedMail {

@@ -61,6 +61,13 @@ export async function endOneSession(
 async function spendMailedLinks(db: Kysely<Database> | Transaction<Database>, userId: string, now: number) {
   await cancelPendingChanges(db, userId, now);
   await useAllResetTokens(db, userId, now);
+  // Links other services mailed (payments' payout email confirmation) carry the epoch they were minted
+  // under and are refused under another one.
+  await db
+    .updateTable('users')
+    .set((eb) => ({ security_epoch: eb('security_epoch', '+', 1) }))
+    .where('id', '=', userId)
+    .execute();
 }
 
 /**

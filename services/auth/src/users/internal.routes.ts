@@ -26,6 +26,7 @@ export async function internalRoutes(scope: FastifyInstance, ctx: AuthContext): 
       role: account.role,
       emailVerified: account.email_verified_at !== null,
       signedInAt: request.signedInAt?.toISOString() ?? null,
+      securityEpoch: account.security_epoch,
     };
   });
 

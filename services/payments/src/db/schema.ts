@@ -17,7 +17,20 @@ export interface Database extends OutboxTable {
     deleted_at: NullableTimestamp;
     updated_at: Timestamp;
   };
+  /** Confirmed payout addresses (and those set before confirmation existed). */
   payees: { user_id: string; paypal_email: string; updated_at: Timestamp };
+  /** Payout addresses waiting for the confirm link mailed to the account's email (migration 0020). */
+  payout_email_changes: {
+    id: string;
+    user_id: string;
+    paypal_email: string;
+    token_hash: string | null;
+    security_epoch: number;
+    created_at: Timestamp;
+    expires_at: Timestamp;
+    confirmed_at: NullableTimestamp;
+    cancelled_at: NullableTimestamp;
+  };
   accounts: {
     id: string;
     kind: 'external' | 'internal';

@@ -1,12 +1,21 @@
-import { CollectResponse, MessageResponse, SetPaymentMethodRequest } from '@omc/contracts';
-import { authenticate, callerOf } from '@omc/service-kit';
+import {
+  CollectResponse,
+  ConfirmPayoutEmailRequest,
+  INTERNAL_PAYOUT_EMAIL_TOKEN_PATH,
+  InternalPayoutEmailToken,
+  InternalPayoutEmailTokenParams,
+  MessageResponse,
+  PAYOUT_EMAIL_PENDING_MESSAGE,
+  SetPaymentMethodRequest,
+} from '@omc/contracts';
+import { AppError, authenticate, callerOf } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { PaymentsContext } from '../context.js';
 import { recordInAuditLog } from '../users/audit-trail.js';
 
 export async function payoutRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
-  const { payouts, accounts } = ctx;
+  const { payouts, accounts, payoutEmail } = ctx;
   app.addHook('onRequest', authenticate);
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
@@ -14,9 +23,16 @@ export async function payoutRoutes(app: FastifyInstance, ctx: PaymentsContext): 
     '/api/winners/setPaymentMethod',
     { schema: { body: SetPaymentMethodRequest, response: { 200: MessageResponse } } },
     async (request) => {
-      const account = await accounts.current(callerOf(request));
-      await payouts.setPaymentMethod(account.userId, request.body.paypalEmail);
-      return { message: 'PayPal email saved' };
+      const caller = callerOf(request);
+      const account = await accounts.current(caller);
+      const { paypalEmail, currentPassword } = request.body;
+      await payoutEmail.request(account, caller, {
+        paypalEmail,
+        ...(currentPassword === undefined ? {} : { currentPassword }),
+        ip: request.ip,
+      });
+      // SPEC's 200 and { message }: the message says where the confirmation went.
+      return { message: PAYOUT_EMAIL_PENDING_MESSAGE };
     },
   );
 
@@ -38,4 +54,40 @@ export async function payoutRoutes(app: FastifyInstance, ctx: PaymentsContext): 
     });
     return paid;
   });
+}
+
+/** Opened from the link mailed to the account's email, maybe on a device that is not signed in: no token. */
+export async function payoutEmailConfirmRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  typed.post(
+    '/api/winners/confirm-payout-email',
+    { schema: { body: ConfirmPayoutEmailRequest, response: { 200: MessageResponse } } },
+    async (request) => {
+      const paypalEmail = await ctx.payoutEmail.confirm(request.body.token);
+      return { message: `PayPal email confirmed: winnings are paid to ${paypalEmail}` };
+    },
+  );
+}
+
+/**
+ * Auth's mailer, as the confirm mail leaves: the link's token, minted now (its hash replaces the one
+ * before). Not reachable through the gateway (no public prefix is /internal); auth alone may call it
+ * (NetworkPolicy). 410 when the request may no longer be confirmed: auth drops the mail.
+ */
+export async function internalPayoutEmailRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
+  app.withTypeProvider<ZodTypeProvider>().post(
+    INTERNAL_PAYOUT_EMAIL_TOKEN_PATH,
+    {
+      schema: {
+        params: InternalPayoutEmailTokenParams,
+        response: { 200: InternalPayoutEmailToken },
+      },
+    },
+    async (request) => {
+      const token = await ctx.payoutEmail.mintToken(request.params.requestId);
+      if (token === undefined)
+        throw new AppError('GONE', 410, 'This payout email request may no longer be confirmed');
+      return { token };
+    },
+  );
 }

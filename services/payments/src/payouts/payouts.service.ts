@@ -6,6 +6,9 @@ import {
   EMAIL_NOT_VERIFIED,
   EMAIL_NOT_VERIFIED_MESSAGE,
   makeEvent,
+  PAYOUT_EMAIL_PENDING,
+  PAYOUT_EMAIL_PENDING_COLLECT_MESSAGE,
+  type InternalAccount,
   SUBJECTS,
   type CollectResponse,
 } from '@omc/contracts';
@@ -23,9 +26,9 @@ import {
   insertPayout,
   pendingPayout,
   releasePayout,
-  setPayee,
   type Payout,
 } from './payouts.repo.js';
+import type { PayoutEmailService } from './payout-email.service.js';
 
 export const badGateway = (message: string) => new AppError('PROVIDER_UNAVAILABLE', 502, message);
 
@@ -35,6 +38,7 @@ export class PayoutsService {
     private readonly users: UsersService,
     private readonly metrics: PaymentsMetrics,
     private readonly nudgeOutbox: () => void,
+    private readonly payoutEmail: PayoutEmailService,
   ) {}
 
   private get leaseMs() {
@@ -45,18 +49,13 @@ export class PayoutsService {
     );
   }
 
-  /** Where the caller's payouts go. */
-  async setPaymentMethod(userId: string, paypalEmail: string): Promise<void> {
-    await setPayee(this.deps.db, userId, paypalEmail.trim());
-  }
-
   /**
    * `account` is the caller as auth has it now (the source of truth), not the token's claims. Money
    * leaves only for an account whose email is verified (the house pot too: the admin's address is the
    * one a takeover would change); an auth that does not say counts as not verified.
    */
   async collect(
-    account: { userId: string; role: string; emailVerified?: boolean },
+    account: Pick<InternalAccount, 'userId' | 'role' | 'emailVerified' | 'securityEpoch'>,
     kind: 'winnings' | 'house',
   ): Promise<CollectResponse> {
     const { userId } = account;
@@ -65,6 +64,11 @@ export class PayoutsService {
     if (account.emailVerified !== true)
       throw new AppError(EMAIL_NOT_VERIFIED, 403, EMAIL_NOT_VERIFIED_MESSAGE);
     const accountId = kind === 'house' ? ACCOUNTS.house : winningsAccount(userId);
+    // Money goes only to a confirmed address: a newer one waiting for its link is confirmed first, so a
+    // copy of the token that named an address of its own moves nothing (and no older address is paid by
+    // surprise meanwhile).
+    if (await this.payoutEmail.open(account))
+      throw new AppError(PAYOUT_EMAIL_PENDING, 409, PAYOUT_EMAIL_PENDING_COLLECT_MESSAGE, 'paypalEmail');
     const paypalEmail = await getPayee(this.deps.db, userId);
     if (!paypalEmail)
       throw conflict(

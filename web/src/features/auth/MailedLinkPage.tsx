@@ -57,7 +57,7 @@ export function useLinkOnOpen(
 
 /** The message for a page's link: missing, refused (another account's, address taken, not valid) or none. */
 export function useLinkError(
-  prefix: 'verifyEmail' | 'confirmEmail' | 'undoEmailChange',
+  prefix: 'verifyEmail' | 'confirmEmail' | 'undoEmailChange' | 'confirmPayoutEmail',
   token: string,
   failure: unknown,
 ): string | null {
@@ -66,7 +66,8 @@ export function useLinkError(
   if (!failure) return null;
   if (!(failure instanceof ApiError)) return t(`${prefix}.errorGeneric`);
   if (failure.status === 403) return t(`${prefix}.otherAccount`);
-  if (failure.status === 409 && prefix !== 'verifyEmail') return t(`${prefix}.taken`);
+  if (failure.status === 409 && (prefix === 'confirmEmail' || prefix === 'undoEmailChange'))
+    return t(`${prefix}.taken`);
   if (failure.field === 'token') return t(`${prefix}.invalid`);
   return t(`${prefix}.errorGeneric`);
 }

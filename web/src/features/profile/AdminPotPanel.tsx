@@ -36,7 +36,6 @@ export function AdminPotPanel({ profile }: { profile: ProfileResponse }) {
         open={dialog === 'method'}
         currentEmail={profile.paypalEmail}
         onClose={() => setDialog('none')}
-        onSaved={() => setDialog('confirm')}
       />
       <ConfirmCollectDialog
         open={dialog === 'confirm' && Boolean(profile.paypalEmail)}

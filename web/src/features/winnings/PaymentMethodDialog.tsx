@@ -1,56 +1,59 @@
+// The PayPal email winnings (and the admin pot) are paid to. A new address waits until it is confirmed
+// from the link mailed to the account's email, so the dialog ends with "check your email"; the server asks
+// for the current password when the sign-in is older than a few minutes, and the field appears then.
 import { validatePaymentMethodForm } from '@omc/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { errorText } from '../../api/http';
+import { ApiError, errorText } from '../../api/http';
 import { queryKeys } from '../../api/keys';
 import { paymentsApi } from '../../api/payments';
 import { Dialog } from '../../components/Dialog';
 import { FormMessage } from '../../components/FormMessage';
+import { PasswordInput } from '../../components/PasswordInput';
 import { TextField } from '../../components/TextField';
 import { useSession } from '../../session/SessionProvider';
 
-/** The PayPal email that winnings (and the admin pot) are paid to. */
 export function PaymentMethodDialog({
   open,
   onClose,
   currentEmail,
-  onSaved,
 }: {
   open: boolean;
   onClose: () => void;
   currentEmail: string | null;
-  onSaved?: () => void;
 }) {
-  return open ? <PaymentMethodForm onClose={onClose} currentEmail={currentEmail} onSaved={onSaved} /> : null;
+  return open ? <PaymentMethodForm onClose={onClose} currentEmail={currentEmail} /> : null;
 }
 
-function PaymentMethodForm({
-  onClose,
-  currentEmail,
-  onSaved,
-}: {
-  onClose: () => void;
-  currentEmail: string | null;
-  onSaved?: () => void;
-}) {
+function PaymentMethodForm({ onClose, currentEmail }: { onClose: () => void; currentEmail: string | null }) {
   const { t } = useTranslation();
   const { token } = useSession();
   const queryClient = useQueryClient();
   const [paypalEmail, setPaypalEmail] = useState(currentEmail ?? '');
+  const [currentPassword, setCurrentPassword] = useState('');
+  const [askPassword, setAskPassword] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   const save = useMutation({
-    mutationFn: (email: string) => paymentsApi.setPaymentMethod(token!, email),
-    onSuccess: async (_r, email) => {
-      queryClient.setQueryData(queryKeys.profile(token), (p: object | undefined) =>
-        p ? { ...p, paypalEmail: email } : p,
-      );
+    mutationFn: (body: { paypalEmail: string; currentPassword?: string }) =>
+      paymentsApi.setPaymentMethod(token!, body.paypalEmail, body.currentPassword),
+    onSuccess: () => {
+      setError(null);
       void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
-      onClose();
-      onSaved?.();
     },
-    onError: (failure) => setError(errorText(failure, t('paymentMethod.internalError'))),
+    onError: (failure) => {
+      if (failure instanceof ApiError && failure.field === 'currentPassword') {
+        // Asked for (no recent sign-in) or wrong: the field is shown, with the server's reason.
+        setAskPassword(true);
+        return setError(
+          currentPassword
+            ? errorText(failure, t('paymentMethod.internalError'))
+            : t('paymentMethod.passwordNeeded'),
+        );
+      }
+      setError(errorText(failure, t('paymentMethod.internalError')));
+    },
   });
 
   const submit = (event: FormEvent) => {
@@ -58,8 +61,23 @@ function PaymentMethodForm({
     const invalid = validatePaymentMethodForm({ paypalEmail });
     if (invalid) return setError(t(invalid));
     setError(null);
-    save.mutate(paypalEmail.trim());
+    save.mutate({
+      paypalEmail: paypalEmail.trim(),
+      ...(currentPassword ? { currentPassword } : {}),
+    });
   };
+
+  if (save.isSuccess)
+    return (
+      <Dialog open onClose={onClose} title={t('paymentMethod.title')}>
+        <FormMessage success={t('paymentMethod.checkEmail', { email: save.variables.paypalEmail })} />
+        <div className="form__actions">
+          <button type="button" className="btn btn--primary" onClick={onClose}>
+            {t('paymentMethod.close')}
+          </button>
+        </div>
+      </Dialog>
+    );
 
   return (
     <Dialog open onClose={onClose} title={t('paymentMethod.title')}>
@@ -73,6 +91,14 @@ function PaymentMethodForm({
           value={paypalEmail}
           onChange={(e) => setPaypalEmail(e.target.value)}
         />
+        {askPassword ? (
+          <PasswordInput
+            id="paypal-current-password"
+            label={t('paymentMethod.currentPassword')}
+            value={currentPassword}
+            onChange={(e) => setCurrentPassword(e.target.value)}
+          />
+        ) : null}
         <FormMessage error={error} />
         <div className="form__actions">
           <button type="button" className="btn btn--ghost" onClick={onClose}>

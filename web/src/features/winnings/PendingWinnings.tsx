@@ -38,7 +38,6 @@ export function PendingWinnings({ profile }: { profile: ProfileResponse }) {
         open={dialog === 'method'}
         currentEmail={profile.paypalEmail}
         onClose={() => setDialog('none')}
-        onSaved={() => setDialog('confirm')}
       />
       <ConfirmCollectDialog
         open={dialog === 'confirm' && Boolean(profile.paypalEmail)}

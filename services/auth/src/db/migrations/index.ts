@@ -12,6 +12,7 @@ import { retentionMigration } from './0012_retention.js';
 import { roleVersionsMigration } from './0010_role_versions.js';
 import { adminToolsMigration } from './0015_admin_tools.js';
 import { linksMintedAtSendMigration } from './0020_links_minted_at_send.js';
+import { securityEpochMigration } from './0023_security_epoch.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0012_retention': retentionMigration,
   '0015_admin_tools': adminToolsMigration,
   '0020_links_minted_at_send': linksMintedAtSendMigration,
+  '0023_security_epoch': securityEpochMigration,
 };
