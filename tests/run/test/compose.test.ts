@@ -460,9 +460,18 @@ describe('docker compose up --scale, under chaos', () => {
       },
     ];
     const matrixStarted = Date.now();
+    let storesLogged = false;
     for (const row of rows) {
-      await matrix.run(row);
+      const result = await matrix.run(row);
       log(matrix.format());
+      if (!storesLogged && result.lost.some((f) => f.startsWith('the row failed'))) {
+        // What the stores said when a row could not even be judged.
+        storesLogged = true;
+        for (const service of ['postgres', 'redis', 'nats']) {
+          const logs = docker(['logs', '--tail', '40', only(service).id]);
+          log(`[containers] ${service}'s last lines:\n${logs.stdout}${logs.stderr}`);
+        }
+      }
     }
     await traffic.stop();
     figures.matrix = (Date.now() - matrixStarted) / 1000;
