@@ -70,6 +70,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     onOutcome: (outcome, count) => metrics.clicks.inc({ outcome }, count),
     onWin: () => metrics.roundsWon.inc(),
     onWinPersisted: () => background.outbox?.nudge(),
+    onWinAnswer: (ended) => metrics.winAnswers.inc({ ended }),
     onRebuilt: (cause) => metrics.stateRebuilds.inc({ cause }),
     onStateChanged: (state) => background.publisher?.changed(state),
   });

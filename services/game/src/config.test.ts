@@ -29,6 +29,7 @@ describe('game configuration', () => {
       CLICK_RATE_PER_USER: 20,
       WINNERS_READ_TIMEOUT_MS: 1000,
       EVENT_ACK_WAIT_MS: 30_000,
+      WIN_CONFIRM_TIMEOUT_MS: 2000,
     });
     expect(config.MILESTONES).toEqual([
       { at: 10, freeClicks: 100 },
@@ -38,6 +39,9 @@ describe('game configuration', () => {
 
   it('names each bad variable', () => {
     expect(problems({ ROUND_TARGET: 'lots' })).toEqual([expect.stringMatching(/^ROUND_TARGET:/)]);
+    expect(problems({ WIN_CONFIRM_TIMEOUT_MS: 'soon' })).toEqual([
+      expect.stringMatching(/^WIN_CONFIRM_TIMEOUT_MS:/),
+    ]);
     expect(problems({ WINNERS_READ_TIMEOUT_MS: '0' })).toEqual([
       expect.stringMatching(/^WINNERS_READ_TIMEOUT_MS:/),
     ]);

@@ -90,6 +90,12 @@ export const configSchema = baseEnvSchema
      * is one click batch (at most 200 per second per instance) and weighs about 0.2-2 KB. 0: no bound.
      */
     JOURNAL_MAX_BACKLOG: env.int(100_000, 0, 100_000_000),
+    /**
+     * The click that closes a round waits this long at most for its win's Postgres write before it is
+     * answered: written, it says `won: true`; refused (a rebuild reopened the round), 503 with Retry-After;
+     * still under way, an accepted click without `won` (the win reaches the player by the round-won event).
+     */
+    WIN_CONFIRM_TIMEOUT_MS: env.int(2000, 10, 60_000),
     /** How often the write-behind journal is flushed from Redis to Postgres. */
     JOURNAL_FLUSH_MS: env.int(100, 5, 600_000),
     /**

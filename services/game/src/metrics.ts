@@ -40,6 +40,11 @@ export function gameMetrics(metrics: Metrics) {
       [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000],
     ),
     roundsWon: metrics.counter('game_rounds_won_total', 'Rounds closed by this instance'),
+    winAnswers: metrics.counter(
+      'game_win_answers_total',
+      "How the closing click's wait for its win's write ended (written, duplicate, fenced, replayed, failed, timeout)",
+      ['ended'],
+    ),
     purchasesReconciled: metrics.counter(
       'game_purchases_reconciled_total',
       "Purchases applied from payments' record by reconciliation (their event never arrived)",

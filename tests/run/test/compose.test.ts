@@ -4,9 +4,28 @@
 // OMC_INFRA=native asks for no containers at all.
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, killByPid, startInfra, startMailCatcher, type MailCatcher } from '@omc/infra';
+import {
+  freePort,
+  killByPid,
+  startBalancer,
+  startInfra,
+  startMailCatcher,
+  type Balancer,
+  type MailCatcher,
+} from '@omc/infra';
+import { Stores } from '@omc/replicas-tests/audit';
+import { ChaosMatrix, type Row } from '@omc/replicas-tests/matrix';
+import {
+  register,
+  sleep,
+  Traffic,
+  untilGameKnows,
+  useBaseUrl,
+  type Player,
+} from '@omc/replicas-tests/players';
 import { ensureEngine, type Engine } from '../src/engine.js';
 import {
   baseImages,
@@ -33,6 +52,9 @@ const figures: {
   warm?: BuildFigures;
   coldIsCold?: boolean;
   upToHealthy?: number;
+  /** `up --scale` from the journey's stack to every replica healthy, and the chaos matrix's run. */
+  scaledUp?: number;
+  matrix?: number;
   sizes?: Record<string, number>;
   bases?: Record<string, string>;
 } = {};
@@ -88,6 +110,94 @@ function containers(): ContainerState[] {
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
+/** The replicas of the scaled run: the issue's 2 auth, 3 game, 2 payments, 2 realtime, 2 gateways. */
+const SCALE = { auth: 2, game: 3, payments: 2, realtime: 2, gateway: 2 } as const;
+/** The scaled run's settings (the journey's short round would end a round every second under traffic). */
+const SCALED_ENV = {
+  ROUND_TARGET: '300',
+  MILESTONES: '10:100,50:500',
+  // Every player reaches the gateways from this host, through the one balancer.
+  CLICK_RATE_PER_IP: '0',
+  CLICK_RATE_PER_USER: '1000',
+};
+const PLAYERS = 24;
+const PAUSE_MS = 300;
+/** How long a paused store stays paused (the issue's 15 s). */
+const PAUSE_STORE_MS = 15_000;
+const scaled: { traffic?: Traffic; balancer?: Balancer } = {};
+
+/** The containers of one service that are running now. */
+function running(service: string): ContainerState[] {
+  return containers().filter((c) => c.service === service && c.status === 'running');
+}
+
+function only(service: string): ContainerState {
+  const [c] = running(service);
+  if (!c) throw new Error(`no ${service} container running`);
+  return c;
+}
+
+function ipOf(id: string): string {
+  return docker([
+    'inspect',
+    '-f',
+    '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}',
+    id,
+  ]).stdout.trim();
+}
+
+/** The host port a gateway container's 8080 is published on (one of GATEWAY_PORT's range). */
+function hostPort(id: string): number {
+  const port = /:(\d+)\s*$/m.exec(docker(['port', id, '8080']).stdout)?.[1];
+  if (!port) throw new Error(`gateway ${id.slice(0, 12)} publishes no port`);
+  return Number(port);
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
+  });
+}
+
+/** Two free ports in a row: GATEWAY_PORT as a range, so each gateway replica publishes one of them. */
+async function freePortRange(): Promise<string> {
+  for (;;) {
+    const first = await freePort();
+    if (first < 65_535 && (await portFree(first + 1))) return `${first}-${first + 1}`;
+  }
+}
+
+/** Every container healthy (jwt-keys done) and each service at its replica count; false at the deadline. */
+async function untilSettled(
+  counts: Record<string, number>,
+  timeoutMs: number,
+  args: string[],
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const states = containers().filter((c) => c.status !== 'exited' || c.service === 'jwt-keys');
+    const healthy = states.every(
+      (c) => c.health === 'healthy' || (c.service === 'jwt-keys' && c.exitCode === 0),
+    );
+    const scaledRight = Object.entries(counts).every(
+      ([service, n]) => states.filter((c) => c.service === service).length === n,
+    );
+    if (healthy && scaledRight) return true;
+    if (Date.now() > deadline) return false;
+    // Compose v1 may stop before starting the rest: ask again (already running ones stay).
+    if (states.some((c) => c.status === 'created')) compose(args);
+    await sleep(1000);
+  }
+}
+
+function replicaCounts(): string {
+  const states = containers().filter((c) => c.status === 'running');
+  const n = (service: string) => states.filter((c) => c.service === service).length;
+  return `${n('auth')}a ${n('game')}g ${n('payments')}p ${n('realtime')}r ${n('gateway')}gw`;
+}
+
 beforeAll(async () => {
   if (process.env.OMC_INFRA === 'native') {
     skipReason = 'OMC_INFRA=native: no containers wanted';
@@ -108,6 +218,9 @@ beforeAll(async () => {
     ...figures.bases,
     // A round short enough to win in the journey.
     ROUND_TARGET: '30',
+    // An event held by a game container that is killed goes to another after 5 s, not 30 s (the
+    // scaled run's kill row; the same bound as the native matrix's).
+    EVENT_ACK_WAIT_MS: '5000',
     MILESTONES: '10:5',
     SIGNUP_FREE_CLICKS: '10',
     RATE_LIMIT_PER_IP: '0',
@@ -161,6 +274,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await scaled.traffic?.stop();
+  await scaled.balancer?.stop();
   if (engine) {
     const states = containers();
     if (states.some((c) => c.health && c.health !== 'healthy'))
@@ -187,6 +302,9 @@ afterAll(async () => {
     );
     for (const [image, size] of Object.entries(figures.sizes ?? {})) log(`  ${image.padEnd(30)} ${mb(size)}`);
     log(`  up to healthy: ${figures.upToHealthy?.toFixed(1)} s`);
+    if (figures.scaledUp !== undefined) log(`  up --scale to healthy: ${figures.scaledUp.toFixed(1)} s`);
+    if (figures.matrix !== undefined)
+      log(`  chaos matrix over the scaled stack: ${figures.matrix.toFixed(1)} s`);
   }
 });
 
@@ -248,6 +366,124 @@ describe('docker compose, executed', () => {
       expect(write.status, `${c.service} wrote to its root`).not.toBe(0);
     }
   });
+});
+
+describe('docker compose up --scale, under chaos', () => {
+  it('loses nothing and doubles nothing over 2 auth, 3 game, 2 payments, 2 realtime and 2 gateways while containers are killed and stores paused, wiped and restarted', async (ctx) => {
+    if (skipReason) return ctx.skip(skipReason);
+    // The journey's stack, scaled: the services' settings change for traffic, so compose recreates them
+    // beside their new replicas; the stores, their volumes and the images are the journey's.
+    env = { ...env, ...SCALED_ENV, GATEWAY_PORT: await freePortRange() };
+    const args = [
+      'up',
+      '-d',
+      '--no-build',
+      ...Object.entries(SCALE).flatMap(([service, n]) => ['--scale', `${service}=${n}`]),
+    ];
+    const started = Date.now();
+    const up = compose(args, 600_000);
+    if (up.status !== 0) log(`[containers] compose up --scale said:\n${up.stderr.slice(-2000)}`);
+    const settled = await untilSettled(SCALE, 420_000, args);
+    figures.scaledUp = (Date.now() - started) / 1000;
+    expect(settled, `every replica healthy: ${replicaCounts()}`).toBe(true);
+
+    // One balancer in front of the gateways, as a Service is; the invariants read from Postgres and the
+    // provider's emulator on their containers' addresses.
+    scaled.balancer = await startBalancer(running('gateway').map((c) => hostPort(c.id)));
+    useBaseUrl(scaled.balancer.url);
+    const postgres = `postgres://omc:${env.POSTGRES_PASSWORD ?? 'dev-only-postgres'}@${ipOf(only('postgres').id)}:5432`;
+    const stores = new Stores(
+      { auth: `${postgres}/omc_auth`, game: `${postgres}/omc_game`, payments: `${postgres}/omc_payments` },
+      `http://${ipOf(only('emulators').id)}:3100`,
+    );
+    const players: Player[] = [];
+    for (let i = 0; i < PLAYERS; i += 6)
+      players.push(...(await Promise.all(Array.from({ length: 6 }, () => register('scaled')))));
+    const probe = await register('probe');
+    for (const p of [...players, probe]) await untilGameKnows(p);
+    const traffic = new Traffic(players, PAUSE_MS);
+    scaled.traffic = traffic;
+    const matrix = new ChaosMatrix({
+      stores,
+      traffic,
+      probe,
+      replicas: replicaCounts,
+      roundTarget: Number(SCALED_ENV.ROUND_TARGET),
+      signupFreeClicks: Number(env.SIGNUP_FREE_CLICKS),
+      settleMs: 60_000,
+      staleBoundMs: 5_000,
+      title: 'containers chaos matrix (docker compose up --scale)',
+    });
+    traffic.start();
+    await sleep(3000);
+
+    const pause = async (service: string) => {
+      const { id } = only(service);
+      docker(['pause', id]);
+      try {
+        await sleep(PAUSE_STORE_MS);
+      } finally {
+        docker(['unpause', id]);
+      }
+    };
+    const rows: Row[] = [
+      {
+        name: 'docker kill a game container mid-round',
+        async fault(buy) {
+          await buy();
+          const victim = running('game')[1]!;
+          docker(['kill', '--signal', 'KILL', victim.id]);
+          // Started again, as Kubernetes restarts a pod (a no-op if the engine's restart policy did).
+          matrix.restarting = sleep(2000).then(() => {
+            docker(['start', victim.id]);
+          });
+        },
+      },
+      {
+        name: 'Redis wiped (FLUSHALL)',
+        async fault(buy) {
+          await buy();
+          const wiped = docker(['exec', only('redis').id, 'redis-cli', 'FLUSHALL']);
+          if (wiped.stdout.trim() !== 'OK') throw new Error(`FLUSHALL: ${wiped.stdout}${wiped.stderr}`);
+        },
+      },
+      { name: 'docker pause Redis 15 s', fault: async (buy) => (await buy(), pause('redis')) },
+      { name: 'docker pause NATS 15 s', fault: async (buy) => (await buy(), pause('nats')) },
+      { name: 'docker pause Postgres 15 s', fault: async (buy) => (await buy(), pause('postgres')) },
+      {
+        name: 'NATS restarted',
+        async fault(buy) {
+          await buy();
+          const restarted = docker(['restart', '--time', '10', only('nats').id]);
+          if (restarted.status !== 0) throw new Error(`docker restart nats: ${restarted.stderr}`);
+        },
+      },
+    ];
+    const matrixStarted = Date.now();
+    let storesLogged = false;
+    for (const row of rows) {
+      const result = await matrix.run(row);
+      log(matrix.format());
+      if (!storesLogged && result.lost.some((f) => f.startsWith('the row failed'))) {
+        // What the stores said when a row could not even be judged.
+        storesLogged = true;
+        for (const service of ['postgres', 'redis', 'nats']) {
+          const logs = docker(['logs', '--tail', '40', only(service).id]);
+          log(`[containers] ${service}'s last lines:\n${logs.stdout}${logs.stderr}`);
+        }
+      }
+    }
+    await traffic.stop();
+    figures.matrix = (Date.now() - matrixStarted) / 1000;
+    for (const r of matrix.results) {
+      expect.soft(r.lost, `${r.row}: lost`).toEqual([]);
+      expect.soft(r.doubled, `${r.row}: doubled`).toEqual([]);
+      expect.soft(r.unserved, `${r.row}: the web app or the winners list not served`).toBe(0);
+      expect
+        .soft(r.recounted, `${r.row}: clicks lost before their flush, beyond the last 2 s of clicks`)
+        .toBeLessThanOrEqual(r.recountBound);
+    }
+  }, 1_200_000);
 });
 
 describe('an engine that answers but cannot pull', () => {

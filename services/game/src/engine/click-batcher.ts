@@ -9,9 +9,9 @@ import type { ClickBatchReply, ClickStatus } from './redis/click-batch.js';
 import type { GameRedis } from './redis-commands.js';
 import type { RoundState } from './round-state.js';
 import type { ClickOutcome, EngineHooks } from './types.js';
-import { journalFull, unavailable } from './unavailable.js';
+import { journalFull, unavailable, winDropped } from './unavailable.js';
 import type { UserStore } from './user-store.js';
-import type { WinWriter } from './win-writer.js';
+import type { WinWriteOutcome, WinWriter } from './win-writer.js';
 
 export interface PendingClick {
   userId: string;
@@ -123,6 +123,34 @@ export class ClickBatcher {
     return { keys, slots };
   }
 
+  /**
+   * Answers the click that closed a round once its win is in Postgres, so no player is told `won: true`
+   * for a win that is then dropped (one click per round waits; the batch goes on without it). A win
+   * refused because a rebuild reopened its round: the click was not recorded, 503 and the client tries
+   * again. A write still under way after WIN_CONFIRM_TIMEOUT_MS (a slow Postgres) or left to the journal:
+   * an accepted click without `won`; the win reaches the player as every other player learns it.
+   */
+  private answerWin(
+    p: PendingClick,
+    outcome: Extract<ClickOutcome, { accepted: true }>,
+    write: Promise<WinWriteOutcome> | undefined,
+  ): void {
+    if (!write) {
+      p.resolve({ ...outcome, won: false });
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.config.WIN_CONFIRM_TIMEOUT_MS);
+    });
+    void Promise.race([write, bound]).then((ended) => {
+      clearTimeout(timer);
+      this.hooks.onWinAnswer?.(ended);
+      if (ended === 'fenced' || ended === 'replayed') p.reject(winDropped());
+      else p.resolve({ ...outcome, won: ended === 'written' || ended === 'duplicate' });
+    });
+  }
+
   private async runBatch(batch: PendingClick[]): Promise<void> {
     let pending = batch;
     for (let attempt = 0; attempt < ATTEMPTS && pending.length > 0; attempt++) {
@@ -164,7 +192,7 @@ export class ClickBatcher {
         }
         continue;
       }
-      if (reply.wins.length > 0) this.wins.write(reply.wins);
+      const winWrites = reply.wins.length > 0 ? this.wins.write(reply.wins) : undefined;
       const notLoaded: PendingClick[] = [];
       const counts = new Map<string, number>();
       reply.clicks.forEach((result, i) => {
@@ -175,7 +203,7 @@ export class ClickBatcher {
         }
         counts.set(result.status, (counts.get(result.status) ?? 0) + 1);
         if (result.status === 'accepted') {
-          p.resolve({
+          const outcome: ClickOutcome = {
             accepted: true,
             globalClicks: result.ordinal,
             round: result.round,
@@ -184,7 +212,9 @@ export class ClickBatcher {
             hasInfiniteClicks: result.balance === null,
             reward: result.reward,
             won: result.won,
-          });
+          };
+          if (result.won) this.answerWin(p, outcome, winWrites?.get(result.round));
+          else p.resolve(outcome);
         } else p.resolve(REFUSALS[result.status]);
       });
       for (const [outcome, n] of counts) this.hooks.onOutcome?.(outcome, n);

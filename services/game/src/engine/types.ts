@@ -38,6 +38,8 @@ export interface EngineHooks {
   onOutcome?: (outcome: string, count: number) => void;
   onWin?: (win: WinRecord) => void;
   onWinPersisted?: () => void;
+  /** How the closing click's wait for its win's write ended (a write outcome, or `timeout`). */
+  onWinAnswer?: (ended: string) => void;
   /** The round state was rebuilt from Postgres: Redis had lost it, or was found behind Postgres. */
   onRebuilt?: (cause: 'missing' | 'stale') => void;
   /** The state changed; `state` is the state right after the change when the step returned it. */

@@ -7,3 +7,14 @@ export const unavailable = () =>
 /** The answer to a click while the journal holds all it may (Postgres has not taken it for a while). */
 export const journalFull = () =>
   new AppError('UNAVAILABLE', 503, 'The game cannot record clicks right now; please try again shortly');
+
+/**
+ * The answer to the click that closed a round decided by a Redis state since rebuilt from Postgres: the
+ * win was not recorded, nor the click; the round goes on from its record.
+ */
+export const winDropped = () =>
+  new AppError(
+    'UNAVAILABLE',
+    503,
+    'The round was restored from its record and your click was not counted; please try again',
+  );

@@ -8,6 +8,13 @@ import { currentGeneration, lockStateWritesShared, recordWinOnce } from './game.
 import type { WinRecord } from './journal-types.js';
 import type { EngineHooks } from './types.js';
 
+/**
+ * How a win's write ended: recorded (`written`, or `duplicate` when the journal recorded it first);
+ * refused because a rebuild reopened its round (`fenced`) or another winner is recorded for it
+ * (`replayed`); or left to the journal after every retry failed (`failed`).
+ */
+export type WinWriteOutcome = 'written' | 'duplicate' | 'fenced' | 'replayed' | 'failed';
+
 export class WinWriter {
   private readonly writes = new Set<Promise<void>>();
   private closed = false;
@@ -20,14 +27,25 @@ export class WinWriter {
     private readonly onReplayedWin: (win: WinRecord) => void = () => undefined,
   ) {}
 
-  /** Starts writing each win; retried for a while, then left to the journal. */
-  write(wins: WinRecord[]): void {
+  /**
+   * Starts writing each win; retried for a while, then left to the journal. Returns how each write ended,
+   * by round (the closing click waits for its own, bounded).
+   */
+  write(wins: WinRecord[]): Map<number, Promise<WinWriteOutcome>> {
+    const outcomes = new Map<number, Promise<WinWriteOutcome>>();
     for (const win of wins) {
       this.hooks.onWin?.(win);
       this.log.info({ round: win.round, winner: win.userId, potCents: win.potCents }, 'round won');
-      const write = this.persist(win).finally(() => this.writes.delete(write));
+      const outcome = this.persist(win);
+      const write = outcome.then(
+        () => undefined,
+        () => undefined,
+      );
       this.writes.add(write);
+      void write.finally(() => this.writes.delete(write));
+      outcomes.set(win.round, outcome);
     }
+    return outcomes;
   }
 
   /** Resolves once every win write under way has finished (a rebuild waits for them). */
@@ -40,7 +58,7 @@ export class WinWriter {
     await this.settled();
   }
 
-  private async persist(win: WinRecord): Promise<void> {
+  private async persist(win: WinRecord): Promise<WinWriteOutcome> {
     for (let attempt = 1; ; attempt++) {
       try {
         const outcome = await this.db.transaction().execute(async (trx) => {
@@ -56,18 +74,18 @@ export class WinWriter {
             { round: win.round, winner: win.userId, epoch: win.epoch },
             'win decided by a Redis state rebuilt since; not written (the round is played again)',
           );
-          return;
+          return outcome;
         }
         if (outcome === 'replayed') this.onReplayedWin(win);
         this.hooks.onWinPersisted?.();
-        return;
+        return outcome;
       } catch (error) {
         if (attempt >= 20 || this.closed) {
           this.log.error(
             { err: error, round: win.round },
             'writing the win failed; the journal will write it',
           );
-          return;
+          return 'failed';
         }
         await sleep(Math.min(2000, 50 * attempt));
       }
