@@ -65,11 +65,10 @@ export const configSchema = z
     /** The click round trip (and event-loop lateness) the adaptive click limit holds to, in ms. */
     CLICK_TARGET_MS: env.int(50, 1, 10_000),
     /**
-     * Clients told to retry later that the gateway remembers (per replica): one that clicks again before its
-     * Retry-After gets a 429 at once. 0 (the default) turns this off: see docs/decisions.md, "Who an early
-     * retry is charged to", for why it is not on by default yet.
+     * Clients told to retry later that the gateway remembers (per replica): one that keeps clicking before
+     * its Retry-After (more than a few times within it) gets a 429 at once. 0 turns this off.
      */
-    CLICK_PENALTY_MAX_KEYS: env.int(0, 0, 10_000_000),
+    CLICK_PENALTY_MAX_KEYS: env.int(100_000, 0, 10_000_000),
     /** The longest wait repeated early retries can earn, in seconds. */
     CLICK_PENALTY_MAX_SECONDS: env.int(30, 1, 3600),
     /** The Braintree emulator in development: the payment form in the browser talks to it. */
