@@ -59,9 +59,24 @@ export interface BenchSettings {
     connections: number;
     clickTimeoutMs: number;
   };
+  /** Players beside 64 connections that ignore Retry-After (scenarios/refusals.ts), on each socket path of openLoop.via. */
+  refusals: {
+    /** The players' clicks per second, open loop, well under the knee. */
+    playerRate: number;
+    phaseS: number;
+    listeners: number;
+  };
 }
 
-export const SCENARIOS = ['throughput', 'open-loop', 'fanout', 'round-end', 'web-mix', 'lighthouse'] as const;
+export const SCENARIOS = [
+  'throughput',
+  'open-loop',
+  'refusals',
+  'fanout',
+  'round-end',
+  'web-mix',
+  'lighthouse',
+] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 const full: BenchSettings = {
@@ -99,6 +114,7 @@ const full: BenchSettings = {
     connections: 1000,
     clickTimeoutMs: 10_000,
   },
+  refusals: { playerRate: 800, phaseS: 8, listeners: 1000 },
 };
 
 const quick: BenchSettings = {
@@ -128,6 +144,7 @@ const quick: BenchSettings = {
     connections: 256,
     clickTimeoutMs: 5000,
   },
+  refusals: { playerRate: 300, phaseS: 4, listeners: 200 },
 };
 
 /**
