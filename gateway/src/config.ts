@@ -60,6 +60,11 @@ export const configSchema = z
     BODY_LIMIT_BYTES: env.int(64 * 1024, 1024, 10 * 1024 * 1024),
     /** How long an upstream may take to answer before the caller gets a 504. */
     UPSTREAM_TIMEOUT_MS: env.int(15_000, 100, 120_000),
+    /**
+     * How long a profile read waits for the game's and payments' parts (asked by the gateway beside
+     * auth's); a part later than this is null in the answer, as when its owner is down.
+     */
+    PROFILE_PART_TIMEOUT_MS: env.int(800, 50, 30_000),
     /** Clicks the gateway lets in flight to the game at most; over the adaptive limit a click gets a 503 at once. 0 turns shedding off. */
     CLICK_MAX_IN_FLIGHT: env.int(512, 0, 100_000),
     /** The click round trip (and event-loop lateness) the adaptive click limit holds to, in ms. */
