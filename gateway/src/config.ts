@@ -65,6 +65,8 @@ export const configSchema = z
      * auth's); a part later than this is null in the answer, as when its owner is down.
      */
     PROFILE_PART_TIMEOUT_MS: env.int(800, 50, 30_000),
+    /** The profile put together here from its three owners (true), or proxied to auth, which asks the other two (false). */
+    PROFILE_IN_ONE_HOP: env.bool(true),
     /** Clicks the gateway lets in flight to the game at most; over the adaptive limit a click gets a 503 at once. 0 turns shedding off. */
     CLICK_MAX_IN_FLIGHT: env.int(512, 0, 100_000),
     /** The click round trip (and event-loop lateness) the adaptive click limit holds to, in ms. */

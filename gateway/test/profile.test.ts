@@ -32,6 +32,7 @@ describe('the profile, put together at the gateway', () => {
   let payments: StandIn;
   let gateway: Gateway;
   let authDown: Gateway;
+  let proxying: Gateway;
   const modes: Record<'game' | 'payments', Mode> = { game: 'ok', payments: 'ok' };
 
   const part =
@@ -70,11 +71,13 @@ describe('the profile, put together at the gateway', () => {
     };
     gateway = await startGateway({ ...env, AUTH_URL: auth.url });
     authDown = await startGateway({ ...env, AUTH_URL: 'http://127.0.0.1:9' });
+    proxying = await startGateway({ ...env, AUTH_URL: auth.url, PROFILE_IN_ONE_HOP: 'false' });
   });
 
   afterAll(async () => {
     await gateway?.close();
     await authDown?.close();
+    await proxying?.close();
     for (const s of [auth, game, payments]) await s?.close();
   });
 
@@ -128,5 +131,13 @@ describe('the profile, put together at the gateway', () => {
     const away = await read(authDown);
     expect(away.status).toBe(503);
     expect(away.body.message).toMatch(/auth service is unavailable/);
+  });
+
+  it('with PROFILE_IN_ONE_HOP=false, proxies the read to auth as it came (auth then asks the others)', async () => {
+    const before = game.hits.length;
+    const { status } = await read(proxying);
+    expect(status).toBe(200);
+    expect(auth.hits.at(-1)!.headers['x-profile-parts']).toBeUndefined();
+    expect(game.hits.length).toBe(before);
   });
 });
