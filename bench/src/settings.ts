@@ -61,7 +61,7 @@ export interface BenchSettings {
   };
   /** Players beside 64 connections that ignore Retry-After (scenarios/refusals.ts), on each socket path of openLoop.via. */
   refusals: {
-    /** The players' clicks per second, open loop, well under the knee. */
+    /** The players' clicks per second, open loop, well under the knee: a few presses a second per token. */
     playerRate: number;
     phaseS: number;
     listeners: number;
@@ -114,7 +114,7 @@ const full: BenchSettings = {
     connections: 1000,
     clickTimeoutMs: 10_000,
   },
-  refusals: { playerRate: 800, phaseS: 8, listeners: 1000 },
+  refusals: { playerRate: 400, phaseS: 8, listeners: 1000 },
 };
 
 const quick: BenchSettings = {
@@ -144,7 +144,7 @@ const quick: BenchSettings = {
     connections: 256,
     clickTimeoutMs: 5000,
   },
-  refusals: { playerRate: 300, phaseS: 4, listeners: 200 },
+  refusals: { playerRate: 100, phaseS: 4, listeners: 200 },
 };
 
 /**

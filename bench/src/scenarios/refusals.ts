@@ -77,6 +77,7 @@ async function phase(
   const pool = new Pool(bs.gatewayUrl, { connections: 64 });
   const until = Date.now() + options.seconds * 1000;
   const backoffUntil = new Array<number>(options.playerTokens.length).fill(0);
+  const busy = new Array<boolean>(options.playerTokens.length).fill(false);
   const click = async (dispatcher: Pool | Client, token: string) => {
     const r = await dispatcher.request({
       path: '/api/game/click',
@@ -96,12 +97,16 @@ async function phase(
       const wait = t - Date.now();
       if (wait > 0) await sleep(wait);
       const who = i % options.playerTokens.length;
-      // A player honours its Retry-After: the clicks it would have made meanwhile wait.
-      if (Date.now() < backoffUntil[who]!) continue;
+      // A player honours its Retry-After: the clicks it would have made meanwhile wait. A player is one
+      // person: a press while its last click is unanswered waits too (a token that stood for many
+      // players would have clicks in flight sent before its refusal, arriving after it as early retries).
+      if (Date.now() < backoffUntil[who]! || busy[who]) continue;
       stats.playersOffered += 1;
+      busy[who] = true;
       inFlight.push(
         click(pool, options.playerTokens[who]!).then(
           (a) => {
+            busy[who] = false;
             if (a.status === 200) stats.playersOk += 1;
             else {
               if (a.status === 429) stats.players429 += 1;
@@ -109,7 +114,9 @@ async function phase(
               backoffUntil[who] = Date.now() + a.retryAfter * 1000;
             }
           },
-          () => undefined,
+          () => {
+            busy[who] = false;
+          },
         ),
       );
     }
@@ -148,7 +155,8 @@ export async function measureRefusals(
 ): Promise<RefusalsScenario> {
   const r = settings.refusals;
   await setPenalty(bs, PENALTY_KEYS);
-  const half = Math.max(1, Math.floor(bs.users.length / 2));
+  // Most tokens to the players (each one person at a few presses a second), a quarter to the impolite.
+  const half = Math.max(1, Math.ceil((bs.users.length * 3) / 4));
   const playerTokens = bs.users.slice(0, half).map((u) => u.token);
   const impoliteTokens = bs.users.slice(half).map((u) => u.token);
   if (impoliteTokens.length === 0) impoliteTokens.push(playerTokens.pop()!);
