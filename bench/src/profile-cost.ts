@@ -14,7 +14,7 @@ import { cpuSeconds } from './proc.js';
 const root = join(import.meta.dirname, '..', '..');
 const PHASE_S = Number(process.env.PROFILE_PHASE_S ?? 5);
 const PAIRS = Number(process.env.PROFILE_PAIRS ?? 2);
-const CONNECTIONS = 16;
+const CONNECTIONS = Number(process.env.PROFILE_CONNECTIONS ?? 16);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => console.log(`[profile] ${line}`);
 
