@@ -44,7 +44,8 @@ export function benchEnvironment(settings: BenchSettings): NodeJS.ProcessEnv {
     CLICK_RATE_PER_USER: '1000000',
     // Each load token stands for many players and its clicks leave on schedule whatever it was told, so
     // the gateway's early-retry refusal is off like the per-user budgets (it would refuse whole tokens
-    // through an overload step); bench:refusals measures it beside players that honour Retry-After.
+    // through an overload step); the refusals scenario turns it on and measures it beside players that
+    // honour Retry-After.
     CLICK_PENALTY_MAX_KEYS: process.env.CLICK_PENALTY_MAX_KEYS ?? '0',
     CLICK_RATE_PER_IP: '0',
     SIGNUP_FREE_CLICKS: '1000000000',

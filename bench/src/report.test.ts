@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildResults, markdown, type Machine } from './report.js';
 import type { FanoutPoint } from './scenarios/fanout.js';
 import type { OpenLoopPoint, OpenLoopScenario } from './scenarios/open-loop.js';
+import type { RefusalsPhase, RefusalsScenario } from './scenarios/refusals.js';
 import { loadSettings } from './settings.js';
 
 const machine: Machine = {
@@ -147,5 +148,63 @@ describe('the open-loop figures in the report', () => {
       "Sustained rate (the knee), sockets through the gateway's tunnel: 1000 clicks/s.",
     );
     expect(table).toContain('| 0.15 / 0.12 |');
+  });
+});
+
+describe('players beside clients that ignore Retry-After', () => {
+  const machine = {
+    description: 'test machine',
+    cpuModel: 'test',
+    cpus: 2,
+    memoryGiB: 4,
+    os: 'Linux',
+    node: 'v20',
+    redis: '7',
+    loadAverageAtStart: [0, 0, 0] as [number, number, number],
+    socketVia: 'gateway',
+    socketClient: 'protocol',
+    fileDescriptorLimit: 1024,
+  };
+  const phase = (playersOk: number, players429: number, impolite429: number): RefusalsPhase => ({
+    seconds: 4,
+    playersOffered: 1200,
+    playersOk,
+    players503: 0,
+    players429,
+    impoliteOk: 0,
+    impolite429,
+    impolite503: 0,
+    gatewayCpuS: 1,
+  });
+  const scenario = (via: RefusalsScenario['via'], beside: number): RefusalsScenario => ({
+    via,
+    listeners: 200,
+    playerRate: 300,
+    alone: phase(1200, 0, 0),
+    beside: phase(beside, 0, 20_000),
+    impoliteAlone: phase(0, 0, 40_000),
+    goodputRatio: beside / 1200,
+    cpuMicrosPerAccepted: 833,
+    cpuMicrosPerRefusal: 25,
+  });
+  const results = buildResults({
+    date: new Date('2026-11-26T00:00:00Z'),
+    machine,
+    settings: loadSettings([], { BENCH_SCENARIOS: 'refusals' }),
+    fanout: [],
+    refusals: [scenario('realtime', 1140), scenario('gateway', 1000)],
+    errors: [],
+    durationS: 60,
+  });
+
+  it('checks the goodput ratio on each socket path against 0.9, and prints each table', () => {
+    const ratios = results.checks.filter((c) => c.figure.endsWith('goodput / alone (same run)'));
+    expect(ratios.map((c) => [c.value, c.met])).toEqual([
+      ['0.95', true],
+      ['0.833', false],
+    ]);
+    expect(ratios[1]!.figure).toContain("through the gateway's tunnel");
+    const table = markdown(results);
+    expect(table).toContain('| players + 64 impolite | 250 | 0 | 0 |');
   });
 });

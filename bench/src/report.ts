@@ -2,6 +2,7 @@
 // Markdown table with each figure beside its target.
 import type { FanoutPoint } from './scenarios/fanout.js';
 import type { OpenLoopScenario } from './scenarios/open-loop.js';
+import { IMPOLITE_CONNECTIONS, type RefusalsScenario } from './scenarios/refusals.js';
 import type { RoundEndResult } from './scenarios/round-end.js';
 import type { ThroughputResult } from './scenarios/throughput.js';
 import type { LighthousePage } from './scenarios/lighthouse.js';
@@ -66,6 +67,7 @@ export interface Results {
     fanout: FanoutPoint[];
     roundEnd?: RoundEndResult;
     openLoop: OpenLoopScenario[];
+    refusals?: RefusalsScenario[];
     webMix?: WebMixResult;
     lighthouse: LighthousePage[];
     sessionCheck?: SessionCheckResult;
@@ -88,6 +90,14 @@ export interface Results {
       unanswered: number;
     }[];
   }[];
+  /** Players' goodput beside clients that ignore Retry-After over alone, per socket path. */
+  refusals?: {
+    via: RefusalsScenario['via'];
+    goodputRatio: number | null;
+    playersRefusedEarly: number;
+    cpuMicrosPerAccepted: number | null;
+    cpuMicrosPerRefusal: number | null;
+  }[];
 }
 
 export const TARGETS = {
@@ -104,6 +114,8 @@ export const TARGETS = {
   openLoopP99Ms: 150,
   overloadGoodputShare: 0.9,
   refusalP99Ms: 50,
+  /** Players' goodput beside 64 connections that ignore Retry-After, over their goodput alone. */
+  impoliteGoodputShare: 0.9,
 };
 
 const viaLabel = (via: OpenLoopScenario['via']) =>
@@ -120,14 +132,24 @@ export function buildResults(input: {
   fanout: FanoutPoint[];
   roundEnd?: RoundEndResult;
   openLoop?: OpenLoopScenario[];
+  refusals?: RefusalsScenario[];
   webMix?: WebMixResult;
   lighthouse?: LighthousePage[];
   sessionCheck?: SessionCheckResult;
   errors: string[];
   durationS: number;
 }): Results {
-  const { throughput, fanout, roundEnd, settings, openLoop = [], webMix, lighthouse = [] } = input;
   const { sessionCheck } = input;
+  const {
+    throughput,
+    fanout,
+    roundEnd,
+    settings,
+    openLoop = [],
+    refusals = [],
+    webMix,
+    lighthouse = [],
+  } = input;
   const tickMs = 1000 / settings.broadcastHz;
   const byCount = <T>(pick: (p: FanoutPoint) => T) =>
     Object.fromEntries(fanout.map((p) => [String(p.requested), pick(p)]));
@@ -300,6 +322,31 @@ export function buildResults(input: {
       });
     }
   }
+  for (const r of refusals) {
+    const where = viaLabel(r.via);
+    check(
+      `Players (${r.playerRate} clicks/s open loop, honouring Retry-After) beside ${IMPOLITE_CONNECTIONS} closed-loop connections that ignore it, ${where}: goodput / alone (same run)`,
+      r.goodputRatio,
+      `>= ${TARGETS.impoliteGoodputShare}`,
+      (v) => v >= TARGETS.impoliteGoodputShare,
+    );
+    checks.push({
+      figure: `Players refused early (429) beside them, ${where}`,
+      value: String(r.beside.players429),
+      target: '0',
+      met: r.beside.players429 === 0,
+    });
+    checks.push({
+      figure: `Gateway CPU per early refusal / per accepted click, ${where}`,
+      value: `${fmt(r.cpuMicrosPerRefusal, ' µs')} / ${fmt(r.cpuMicrosPerAccepted, ' µs')} = ${fmt(
+        r.cpuMicrosPerRefusal !== null && r.cpuMicrosPerAccepted
+          ? r.cpuMicrosPerRefusal / r.cpuMicrosPerAccepted
+          : null,
+      )}`,
+      target: 'figure',
+      met: null,
+    });
+  }
   if (roundEnd) {
     checks.push({
       figure: `Round end: winners recorded / winning answers / clients told (of ${roundEnd.sockets})`,
@@ -361,6 +408,13 @@ export function buildResults(input: {
         unanswered: point.failed,
       })),
     })),
+    refusals: refusals.map((r) => ({
+      via: r.via,
+      goodputRatio: round(r.goodputRatio),
+      playersRefusedEarly: r.beside.players429,
+      cpuMicrosPerAccepted: round(r.cpuMicrosPerAccepted),
+      cpuMicrosPerRefusal: round(r.cpuMicrosPerRefusal),
+    })),
     checks,
     details: {
       settings,
@@ -368,6 +422,7 @@ export function buildResults(input: {
       fanout,
       roundEnd,
       openLoop,
+      refusals,
       webMix,
       lighthouse,
       sessionCheck,
@@ -473,6 +528,25 @@ export function markdown(results: Results): string {
     lines.push(
       `Sustained rate (the knee), ${viaLabel(ol.via)}: ${ol.sustainedRate ?? 'none held'} clicks/s.`,
     );
+    lines.push('');
+  }
+  for (const r of results.details.refusals ?? []) {
+    lines.push(
+      `Players beside ${IMPOLITE_CONNECTIONS} connections that ignore Retry-After, ${viaLabel(r.via)} (${r.listeners} sockets listening; players ${r.playerRate} clicks/s open loop, each waiting out its Retry-After; ${r.alone.seconds} s a phase):`,
+    );
+    lines.push('');
+    lines.push(
+      '| Phase | Players accepted/s | Players shed (503) | Players refused early (429) | Impolite accepted | Impolite shed | Impolite refused early | Gateway CPU s |',
+    );
+    lines.push('|---|---|---|---|---|---|---|---|');
+    for (const [name, p] of [
+      ['players alone', r.alone],
+      [`players + ${IMPOLITE_CONNECTIONS} impolite`, r.beside],
+      [`${IMPOLITE_CONNECTIONS} impolite alone`, r.impoliteAlone],
+    ] as const)
+      lines.push(
+        `| ${name} | ${fmt(p.playersOk / p.seconds)} | ${p.players503} | ${p.players429} | ${p.impoliteOk} | ${p.impolite503} | ${p.impolite429} | ${fmt(p.gatewayCpuS)} |`,
+      );
     lines.push('');
   }
   if (t) {

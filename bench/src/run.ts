@@ -12,6 +12,7 @@ import { loadAverage } from './proc.js';
 import { buildResults, markdown, TARGETS, type Machine } from './report.js';
 import { measureFanout, type FanoutPoint } from './scenarios/fanout.js';
 import { measureOpenLoop, type OpenLoopScenario } from './scenarios/open-loop.js';
+import { measureRefusals, type RefusalsScenario } from './scenarios/refusals.js';
 import { measureRoundEnd, type RoundEndResult } from './scenarios/round-end.js';
 import { measureThroughput, type ThroughputResult } from './scenarios/throughput.js';
 import { measureLighthouse, type LighthousePage } from './scenarios/lighthouse.js';
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
   const fanout: FanoutPoint[] = [];
   let roundEnd: RoundEndResult | undefined;
   const openLoop: OpenLoopScenario[] = [];
+  const refusals: RefusalsScenario[] = [];
   let webMix: WebMixResult | undefined;
   let lighthousePages: LighthousePage[] = [];
   let sessionCheck: SessionCheckResult | undefined;
@@ -134,6 +136,16 @@ async function main(): Promise<void> {
       } catch (error) {
         errors.push(`open loop (sockets via ${via}): ${(error as Error).message}`);
         log(`[bench] open loop (sockets via ${via}) failed: ${(error as Error).stack}`);
+        await stopAllWorkers().catch(() => undefined);
+      }
+    }
+    // Players beside clients that ignore Retry-After, on each socket path the open loop sweeps.
+    for (const via of runs('refusals') ? settings.openLoop.via : []) {
+      try {
+        refusals.push(await measureRefusals(bs, settings, via, log));
+      } catch (error) {
+        errors.push(`refusals (sockets via ${via}): ${(error as Error).message}`);
+        log(`[bench] refusals (sockets via ${via}) failed: ${(error as Error).stack}`);
         await stopAllWorkers().catch(() => undefined);
       }
     }
@@ -227,6 +239,7 @@ async function main(): Promise<void> {
     fanout,
     roundEnd,
     openLoop,
+    refusals,
     webMix,
     lighthouse: lighthousePages,
     sessionCheck,

@@ -61,11 +61,19 @@ export interface BenchSettings {
     connections: number;
     clickTimeoutMs: number;
   };
+  /** Players beside 64 connections that ignore Retry-After (scenarios/refusals.ts), on each socket path of openLoop.via. */
+  refusals: {
+    /** The players' clicks per second, open loop, well under the knee: a few presses a second per token. */
+    playerRate: number;
+    phaseS: number;
+    listeners: number;
+  };
 }
 
 export const SCENARIOS = [
   'throughput',
   'open-loop',
+  'refusals',
   'fanout',
   'round-end',
   'web-mix',
@@ -110,6 +118,7 @@ const full: BenchSettings = {
     connections: 1000,
     clickTimeoutMs: 10_000,
   },
+  refusals: { playerRate: 400, phaseS: 8, listeners: 1000 },
 };
 
 const quick: BenchSettings = {
@@ -140,6 +149,7 @@ const quick: BenchSettings = {
     connections: 256,
     clickTimeoutMs: 5000,
   },
+  refusals: { playerRate: 100, phaseS: 4, listeners: 200 },
 };
 
 /**

@@ -9,6 +9,7 @@ import { clickAdmission } from './edge/click-admission.js';
 import { pathProblem } from './edge/path-guard.js';
 import { securityHeaders } from './edge/security-headers.js';
 import { apiProxy } from './routing/api-proxy.js';
+import { profileRoute } from './routing/profile.js';
 import { attachSocketTunnel } from './routing/socket-tunnel.js';
 import { webApp } from './web/web-app.js';
 
@@ -85,6 +86,8 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       });
     }
     await apiDocs(api);
+    // The profile is put together here from its three owners (one hop each), not proxied to auth.
+    if (config.PROFILE_IN_ONE_HOP) await profileRoute(api, config, metrics);
     await apiProxy(api, config, metrics);
     // The live connection is websocket only (SPEC section 4); a polling request gets a clear answer.
     api.all('/socket.io/*', async (request, reply) => {

@@ -60,16 +60,22 @@ export const configSchema = z
     BODY_LIMIT_BYTES: env.int(64 * 1024, 1024, 10 * 1024 * 1024),
     /** How long an upstream may take to answer before the caller gets a 504. */
     UPSTREAM_TIMEOUT_MS: env.int(15_000, 100, 120_000),
+    /**
+     * How long a profile read waits for the game's and payments' parts (asked by the gateway beside
+     * auth's); a part later than this is null in the answer, as when its owner is down.
+     */
+    PROFILE_PART_TIMEOUT_MS: env.int(800, 50, 30_000),
+    /** The profile put together here from its three owners (true), or proxied to auth, which asks the other two (false). */
+    PROFILE_IN_ONE_HOP: env.bool(true),
     /** Clicks the gateway lets in flight to the game at most; over the adaptive limit a click gets a 503 at once. 0 turns shedding off. */
     CLICK_MAX_IN_FLIGHT: env.int(512, 0, 100_000),
     /** The click round trip (and event-loop lateness) the adaptive click limit holds to, in ms. */
     CLICK_TARGET_MS: env.int(50, 1, 10_000),
     /**
-     * Clients told to retry later that the gateway remembers (per replica): one that clicks again before its
-     * Retry-After gets a 429 at once. 0 (the default) turns this off: see docs/decisions.md, "Who an early
-     * retry is charged to", for why it is not on by default yet.
+     * Clients told to retry later that the gateway remembers (per replica): one that keeps clicking before
+     * its Retry-After (more than a few times within it) gets a 429 at once. 0 turns this off.
      */
-    CLICK_PENALTY_MAX_KEYS: env.int(0, 0, 10_000_000),
+    CLICK_PENALTY_MAX_KEYS: env.int(100_000, 0, 10_000_000),
     /** The longest wait repeated early retries can earn, in seconds. */
     CLICK_PENALTY_MAX_SECONDS: env.int(30, 1, 3600),
     /** The Braintree emulator in development: the payment form in the browser talks to it. */

@@ -34,6 +34,52 @@ const isClick = (method: string, url: string | undefined) =>
   url.startsWith(CLICK_PATH) &&
   (url.length === CLICK_PATH.length || url[CLICK_PATH.length] === '?');
 
+/** Largest click body the early-retry refusal reads to judge it; a larger one is let on to be told. */
+const MAX_JUDGED_BODY = 1024;
+const JWT_SHAPE = /^Bearer [\w-]+\.[\w-]+\.[\w-]+$/;
+
+/** Whether the refusal may judge this click: a token of our shape, and no body or a small JSON one. */
+function penaltyApplies(req: IncomingMessage): boolean {
+  const authorization = req.headers.authorization;
+  if (!authorization || !JWT_SHAPE.test(authorization)) return false;
+  if (req.headers['transfer-encoding'] !== undefined) return false;
+  const length = req.headers['content-length'];
+  if (length !== undefined && !(/^\d{1,4}$/.test(length) && Number(length) <= MAX_JUDGED_BODY)) return false;
+  const type = req.headers['content-type'];
+  // No body and no type, or a small body said to be JSON (an empty one said to be JSON is a 400 behind).
+  if (Number(length ?? 0) === 0) return type === undefined;
+  if (!type || !/^application\/json\s*(;|$)/i.test(type)) return false;
+  return true;
+}
+
+/** The token's own `exp` has passed (or its claims cannot be read): the game will answer 401. */
+function tokenExpired(authorization: string, now: number): boolean {
+  try {
+    const payload = authorization.slice(7).split('.')[1]!;
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof claims.exp === 'number' && claims.exp * 1000 <= now;
+  } catch {
+    return true;
+  }
+}
+
+function isJson(text: string): boolean {
+  if (text.trim() === '') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readSmallBody(req: IncomingMessage, done: (text: string) => void): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.once('end', () => done(Buffer.concat(chunks).toString('utf8')));
+  req.once('error', () => undefined);
+}
+
 export function clickAdmission(app: FastifyInstance, options: ClickAdmissionOptions, metrics: Metrics): void {
   if (options.maxInFlight <= 0) return;
   const admission = new Admission({
@@ -97,35 +143,59 @@ export function clickAdmission(app: FastifyInstance, options: ClickAdmissionOpti
     'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))),
   });
   const retryAfterMs = admission.retryAfterSeconds() * 1000;
+  const badBodyText = JSON.stringify(
+    errorBody('Request body is not valid JSON', { code: 'FST_ERR_CTP_INVALID_JSON_BODY' }),
+  );
+  const badBody = (res: ServerResponse) => {
+    const { 'retry-after': _unused, ...plain } = headers;
+    res.writeHead(400, { ...plain, 'content-length': Buffer.byteLength(badBodyText) });
+    res.end(badBodyText);
+  };
 
   const server = app.server;
   const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   const fastifyHandler = handlers[0];
   if (handlers.length !== 1 || !fastifyHandler) throw new Error('the gateway expects one request handler');
   server.removeListener('request', fastifyHandler);
+  const refuseEarly = (req: IncomingMessage, res: ServerResponse, waitMs: number) => {
+    refusedEarly.inc();
+    res.writeHead(429, earlyHeaders(waitMs));
+    res.end(earlyBody);
+  };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (isClick(req.method ?? '', req.url)) {
-      // A client that was told to come back later and did not wait is refused before anything else:
-      // no admission slot, no Fastify, no Redis, no body read. Its wait grows with each early retry.
-      let address: string | undefined;
+      // A client that was told to come back later and did not wait, again and again, is refused before
+      // anything else: no admission slot, no Fastify, no Redis. Only a click that is well formed as far
+      // as can be seen here is judged (a bearer token shaped like ours, a small JSON body or none): any
+      // other is let on to be told what is wrong with it.
       let token: string | undefined;
-      if (penalty) {
-        address = addressKey(clientAddress(req, trust));
+      if (penalty && penaltyApplies(req)) {
         token = tokenKey(req.headers.authorization);
-        const now = Date.now();
-        const wait = penalty.early(address, token, now);
-        if (wait > 0) {
-          refusedEarly.inc();
-          res.writeHead(429, earlyHeaders(wait));
-          res.end(earlyBody);
-          req.resume();
-          return;
+        if (token && penalty.knows(token)) {
+          const now = Date.now();
+          const wait = penalty.early(addressKey(clientAddress(req, trust)), token, now);
+          // A token past its expiry is told so (401) by the game, whatever its record.
+          if (wait > 0 && !tokenExpired(req.headers.authorization!, now)) {
+            const length = Number(req.headers['content-length'] ?? 0);
+            if (length === 0) {
+              refuseEarly(req, res, wait);
+              req.resume();
+              return;
+            }
+            // A body is read (at most MAX_JUDGED_BODY bytes, checked above) so a malformed one gets the
+            // 400 that names it, as the game would answer, rather than the refusal.
+            readSmallBody(req, (text) => {
+              if (isJson(text)) refuseEarly(req, res, wait);
+              else badBody(res);
+            });
+            return;
+          }
         }
       }
       const startedAt = admission.enter();
       if (startedAt === undefined) {
         refused.inc();
-        if (penalty && address) penalty.refused(address, token, retryAfterMs, Date.now());
+        if (penalty && token) penalty.refused(token, retryAfterMs, Date.now());
         res.writeHead(503, headers);
         res.end(body);
         // The request's (empty) body is left to Node, which discards it with the keep-alive connection intact.

@@ -1,12 +1,14 @@
-// Who was told to come back later, and when. A click refused for overload gives its client a deadline
-// (the Retry-After it was sent); a click from that client before the deadline is refused again at once,
-// and each such early retry doubles the wait, up to a bound. Keys are the bearer token as sent (a
-// forged token is another key, so nobody can get another player penalised) and the caller's address
-// (IPv6 grouped by /64), the latter only once that address has retried early several times, and then
-// only for clicks without a token the game has already accepted: a polite neighbour behind the same
-// NAT, whose clicks were counted before, is not refused for an impolite one's retries, while a client
-// that switches to made-up tokens (or none) to escape its record is. Per replica, in Maps used as
-// LRUs of bounded size: an evicted client merely starts again with a clean record.
+// Who was told to come back later, and who did not wait. A click refused for overload gives its client
+// a deadline (the Retry-After it was sent). A retry before the deadline is an early retry; a client is
+// refused for them only once it made more than `earlyRetriesAllowed` of them within one Retry-After
+// (a script resending at once makes hundreds; a person tapping again, or a client that retries after
+// a short pause of its own, a few), and then each further early retry doubles its wait, up to a bound.
+// Keys are the bearer token as sent (a forged token is another key, so nobody can get another player
+// refused). The caller's address (IPv6 grouped by /64) counts the clients caught from it: past
+// `addressClients` of them, a token the game never accepted that retries early from that address is
+// refused at its first early retry, so switching to fresh or made-up tokens does not restart the
+// allowance. A client that honours every Retry-After is never refused here, whatever its address. Per
+// replica, in Maps used as LRUs of bounded size: an evicted client merely starts again with a clean record.
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 
@@ -15,13 +17,30 @@ export interface RetryPenaltyOptions {
   maxKeys: number;
   /** The longest wait an early retry can earn, in ms. */
   maxPenaltyMs: number;
-  /** Early retries from one address (over all its tokens) before the address itself is refused. */
-  addressStrikes?: number;
+  /** Early retries within one Retry-After that a client may make before it is refused for them. */
+  earlyRetriesAllowed?: number;
+  /** Clients caught from one address before its unproven tokens lose their allowance. */
+  addressClients?: number;
 }
 
 interface Entry {
+  /** When the Retry-After of its last overload refusal runs out. */
   deadline: number;
+  /** The Retry-After it was given, in ms: the window its early retries are counted in. */
+  retryAfterMs: number;
+  /** Early retries counted in the current window, and when that window closes. */
+  early: number;
+  windowEnd: number;
+  /** Refused for early retries until then (0: not caught). */
+  penaltyUntil: number;
   strikes: number;
+}
+
+interface AddressEntry {
+  /** Clients caught from this address while its record lasted. */
+  caught: number;
+  /** When the record lapses: the latest catch plus the longest wait. */
+  until: number;
 }
 
 /** The address a penalty is kept for: IPv4 as is, IPv6 by its /64 (one subscriber's usual allocation). */
@@ -48,47 +67,64 @@ export function tokenKey(authorization: string | undefined): string | undefined 
 
 export class RetryPenalty {
   private readonly entries = new Map<string, Entry>();
+  private readonly addresses = new Map<string, AddressEntry>();
   /** Tokens whose clicks the game accepted lately (a 200): proof enough they are real credentials. */
   private readonly vouched = new Map<string, true>();
-  private readonly addressStrikes: number;
+  private readonly earlyRetriesAllowed: number;
+  private readonly addressClients: number;
 
   constructor(private readonly options: RetryPenaltyOptions) {
-    this.addressStrikes = options.addressStrikes ?? 8;
+    this.earlyRetriesAllowed = options.earlyRetriesAllowed ?? 8;
+    this.addressClients = options.addressClients ?? 3;
   }
 
+  /** Clients remembered now (told to wait, or caught). */
   get size(): number {
     return this.entries.size;
   }
 
-  /**
-   * A click arrives: the ms it must still wait (it is refused, and its wait grows), or 0 to let it on.
-   * `token` may be undefined (no credential); `address` is always known.
-   */
-  early(address: string, token: string | undefined, now: number): number {
-    const own = token ?? address;
-    const ownEntry = this.live(own, now);
-    const addressEntry = token ? this.live(address, now) : undefined;
-    const blockedByAddress =
-      addressEntry !== undefined &&
-      addressEntry.strikes >= this.addressStrikes &&
-      !(token !== undefined && this.vouched.has(token));
-    if (!ownEntry && !blockedByAddress) return 0;
-    let wait = 0;
-    if (ownEntry) wait = Math.max(wait, this.strike(own, ownEntry, now));
-    // The address keeps count of its early retries over every token it sends: past `addressStrikes`
-    // of them, a client that switches to another unproven token (or drops it) is still refused.
-    if (token) {
-      const entry = addressEntry ?? { deadline: now, strikes: 0 };
-      const addressWait = this.strike(address, entry, now);
-      if (entry.strikes >= this.addressStrikes && !this.vouched.has(token))
-        wait = Math.max(wait, addressWait);
-    }
-    return wait;
+  /** Whether this client has a record at all: a click without one is let on without further work. */
+  knows(token: string): boolean {
+    return this.entries.has(token);
   }
 
-  /** The game accepted a click sent with this token. */
+  /**
+   * A click arrives with a token: the ms it must still wait (it is refused, and its wait grows), or 0
+   * to let it on.
+   */
+  early(address: string, token: string, now: number): number {
+    const entry = this.live(token, now);
+    if (!entry) return 0;
+    if (entry.penaltyUntil > now) {
+      // Caught, and still not waiting: each early retry doubles the wait, up to the bound.
+      entry.strikes += 1;
+      this.extend(entry, now);
+      this.touch(token, entry);
+      return entry.penaltyUntil - now;
+    }
+    if (now >= entry.deadline) return 0;
+    if (now >= entry.windowEnd) {
+      entry.windowEnd = now + entry.retryAfterMs;
+      entry.early = 0;
+    }
+    entry.early += 1;
+    const allowed =
+      this.suspectAddress(address, now) && !this.vouched.has(token) ? 0 : this.earlyRetriesAllowed;
+    if (entry.early <= allowed) {
+      this.touch(token, entry);
+      return 0;
+    }
+    entry.strikes = 1;
+    this.extend(entry, now);
+    this.touch(token, entry);
+    this.caughtFrom(address, now);
+    return entry.penaltyUntil - now;
+  }
+
+  /** The game accepted a click sent with this token: it is a real credential, and its record is clean. */
   accepted(token: string | undefined): void {
     if (!token) return;
+    this.entries.delete(token);
     this.vouched.delete(token);
     this.vouched.set(token, true);
     if (this.vouched.size > this.options.maxKeys) {
@@ -98,29 +134,56 @@ export class RetryPenalty {
   }
 
   /** A click was refused for overload and told to wait `retryAfterMs`. */
-  refused(address: string, token: string | undefined, retryAfterMs: number, now: number): void {
-    const own = token ?? address;
-    const entry = this.live(own, now);
+  refused(token: string, retryAfterMs: number, now: number): void {
+    const entry = this.live(token, now);
     if (entry) {
       entry.deadline = Math.max(entry.deadline, now + retryAfterMs);
-      this.touch(own, entry);
+      entry.retryAfterMs = retryAfterMs;
+      this.touch(token, entry);
     } else {
-      this.touch(own, { deadline: now + retryAfterMs, strikes: 0 });
+      this.touch(token, {
+        deadline: now + retryAfterMs,
+        retryAfterMs,
+        early: 0,
+        windowEnd: 0,
+        penaltyUntil: 0,
+        strikes: 0,
+      });
     }
   }
 
-  private strike(key: string, entry: Entry, now: number): number {
-    entry.strikes += 1;
+  private extend(entry: Entry, now: number): void {
     const penalty = Math.min(this.options.maxPenaltyMs, 1000 * 2 ** Math.min(entry.strikes, 20));
-    entry.deadline = Math.max(entry.deadline, now + penalty);
-    this.touch(key, entry);
-    return entry.deadline - now;
+    entry.penaltyUntil = Math.max(entry.penaltyUntil, now + penalty);
+  }
+
+  private suspectAddress(address: string, now: number): boolean {
+    const entry = this.addresses.get(address);
+    if (!entry) return false;
+    if (entry.until <= now) {
+      this.addresses.delete(address);
+      return false;
+    }
+    return entry.caught >= this.addressClients;
+  }
+
+  private caughtFrom(address: string, now: number): void {
+    const entry = this.addresses.get(address);
+    const live = entry && entry.until > now ? entry : { caught: 0, until: 0 };
+    live.caught += 1;
+    live.until = now + this.options.maxPenaltyMs;
+    this.addresses.delete(address);
+    this.addresses.set(address, live);
+    while (this.addresses.size > this.options.maxKeys) {
+      const oldest = this.addresses.keys().next().value as string;
+      this.addresses.delete(oldest);
+    }
   }
 
   private live(key: string, now: number): Entry | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.deadline <= now) {
+    if (entry.deadline <= now && entry.penaltyUntil <= now) {
       this.entries.delete(key);
       return undefined;
     }

@@ -88,6 +88,14 @@ export const ProfileResponse = z.object({
 });
 export type ProfileResponse = z.infer<typeof ProfileResponse>;
 
+/**
+ * Sent by the gateway with `GET /api/user/profile` when it asks game and payments for their parts
+ * itself (one hop each, in parallel): auth then answers with the account's own fields alone, the
+ * balances null, and calls nobody.
+ */
+export const PROFILE_PARTS_HEADER = 'x-profile-parts';
+export const PROFILE_PARTS_ACCOUNT = 'account';
+
 export const AdminUser = z.object({ username: z.string(), email: z.string().nullable(), role: Role });
 export const AdminUsersResponse = z.object({ users: z.array(AdminUser) });
 export type AdminUsersResponse = z.infer<typeof AdminUsersResponse>;

@@ -1,6 +1,14 @@
 // Register, login and the profile routes: each success and each error the server owns (SPEC sections 5,
 // 7 and 8), every body parsed with the contract.
-import { ErrorBody, LoginResponse, MessageResponse, ProfileResponse, RegisterResponse } from '@omc/contracts';
+import {
+  ErrorBody,
+  LoginResponse,
+  MessageResponse,
+  PROFILE_PARTS_ACCOUNT,
+  PROFILE_PARTS_HEADER,
+  ProfileResponse,
+  RegisterResponse,
+} from '@omc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ADMIN,
@@ -190,6 +198,26 @@ describe('accounts', () => {
           requestId: 'profile-req-1',
         });
       }
+    });
+
+    it('answers the account alone, asking nobody, when the gateway gathers the balances itself', async () => {
+      const user = await register(h.app);
+      const seenBefore = h.game.seen.length + h.payments.seen.length;
+      const response = await h.app.inject({
+        url: '/api/user/profile',
+        headers: { ...bearer(user.token), [PROFILE_PARTS_HEADER]: PROFILE_PARTS_ACCOUNT },
+      });
+      expect(response.statusCode).toBe(200);
+      expect(ProfileResponse.parse(response.json())).toMatchObject({
+        username: user.username,
+        email: user.email,
+        role: 'standard',
+        freeClicks: null,
+        potEarned: null,
+        emailVerified: false,
+        pendingEmail: null,
+      });
+      expect(h.game.seen.length + h.payments.seen.length).toBe(seenBefore);
     });
 
     it.each(['error', 'hang', 'garbage'] as const)(

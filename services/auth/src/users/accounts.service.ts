@@ -148,15 +148,27 @@ export async function login(
   return { user, refreshToken: session.token, accessToken: ctx.signAccessToken(user, session.familyId) };
 }
 
-export async function profile(ctx: AuthContext, user: UserRow, caller: Caller): Promise<ProfileResponse> {
+export async function profile(
+  ctx: AuthContext,
+  user: UserRow,
+  caller: Caller,
+  options: { accountOnly?: boolean } = {},
+): Promise<ProfileResponse> {
   const { GAME_URL, PAYMENTS_URL } = ctx.deps.config;
+  const notAsked = { ok: false, reason: 'asked by the gateway' } as const;
   const [game, payments, pendingEmail] = await Promise.all([
-    callUpstream(ctx.deps, `${GAME_URL}/api/game/profile`, GameProfile, caller),
-    callUpstream(ctx.deps, `${PAYMENTS_URL}/api/payments/profile`, PaymentsProfile, caller),
+    options.accountOnly
+      ? notAsked
+      : callUpstream(ctx.deps, `${GAME_URL}/api/game/profile`, GameProfile, caller),
+    options.accountOnly
+      ? notAsked
+      : callUpstream(ctx.deps, `${PAYMENTS_URL}/api/payments/profile`, PaymentsProfile, caller),
     pendingEmailOf(ctx, user.id),
   ]);
-  if (!game.ok) caller.log.warn({ reason: game.reason }, 'game profile unavailable');
-  if (!payments.ok) caller.log.warn({ reason: payments.reason }, 'payments profile unavailable');
+  if (!options.accountOnly) {
+    if (!game.ok) caller.log.warn({ reason: game.reason }, 'game profile unavailable');
+    if (!payments.ok) caller.log.warn({ reason: payments.reason }, 'payments profile unavailable');
+  }
   return {
     username: user.username,
     email: user.email,

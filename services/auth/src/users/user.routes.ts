@@ -9,6 +9,8 @@ import {
   LoginResponse,
   MessageResponse,
   MessageWithTokenResponse,
+  PROFILE_PARTS_ACCOUNT,
+  PROFILE_PARTS_HEADER,
   ProfileResponse,
   RegisterRequest,
   RegisterResponse,
@@ -62,7 +64,9 @@ async function accountRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<
 
   app.get('/api/user/profile', { schema: { response: { 200: ProfileResponse } } }, async (request) => {
     const user = accountOf(request);
-    return accounts.profile(ctx, user, callerOf(request));
+    // The gateway asks game and payments itself: the account's own fields are all it needs from here.
+    const accountOnly = request.headers[PROFILE_PARTS_HEADER] === PROFILE_PARTS_ACCOUNT;
+    return accounts.profile(ctx, user, callerOf(request), { accountOnly });
   });
 
   app.put(

@@ -1,0 +1,206 @@
+// Impolite clients beside players, on the whole system: players click open-loop at a fixed rate (each
+// token waits out any Retry-After it is given, as the web app does) while sockets listen, straight to
+// realtime or through the gateway's tunnel; then the same players beside 64 closed-loop connections
+// that resend the moment they are answered, whatever they were told. The players' goodput beside them
+// over their goodput alone, measured in the same run, is the figure (target ≥ 0.9 on both socket
+// paths). A last phase runs the impolite connections alone, every one already caught: the gateway's CPU
+// per early refusal beside its CPU per accepted click of the players-alone phase.
+// The system's gateway runs with the early-retry refusal on (its default) for this scenario only: the
+// other scenarios' load tokens each stand for many players and click on schedule whatever they are told.
+import { Client, Pool } from 'undici';
+import type { BenchSystem } from '../bench-system.js';
+import { cpuSeconds } from '../proc.js';
+import type { BenchSettings } from '../settings.js';
+import { connectFleet } from './sockets.js';
+
+export const IMPOLITE_CONNECTIONS = 64;
+const PENALTY_KEYS = '100000';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface RefusalsPhase {
+  seconds: number;
+  playersOffered: number;
+  playersOk: number;
+  players503: number;
+  /** Players refused by the early-retry rule: 0 when every player honours Retry-After. */
+  players429: number;
+  impoliteOk: number;
+  impolite429: number;
+  impolite503: number;
+  gatewayCpuS: number;
+}
+
+export interface RefusalsScenario {
+  via: 'realtime' | 'gateway';
+  listeners: number;
+  playerRate: number;
+  alone: RefusalsPhase;
+  beside: RefusalsPhase;
+  impoliteAlone: RefusalsPhase;
+  /** Players' accepted clicks/s beside the impolite connections over alone. */
+  goodputRatio: number | null;
+  cpuMicrosPerAccepted: number | null;
+  cpuMicrosPerRefusal: number | null;
+}
+
+async function setPenalty(bs: BenchSystem, keys: string): Promise<void> {
+  const gateway = bs.process('gateway');
+  if (gateway.env.CLICK_PENALTY_MAX_KEYS === keys) return;
+  gateway.env.CLICK_PENALTY_MAX_KEYS = keys;
+  await bs.system.stopProcess('gateway');
+  await bs.system.restartProcess('gateway');
+}
+
+async function phase(
+  bs: BenchSystem,
+  options: {
+    seconds: number;
+    playerRate: number;
+    playerTokens: string[];
+    impoliteTokens: string[];
+    players: boolean;
+    impolite: boolean;
+  },
+): Promise<RefusalsPhase> {
+  const stats: RefusalsPhase = {
+    seconds: options.seconds,
+    playersOffered: 0,
+    playersOk: 0,
+    players503: 0,
+    players429: 0,
+    impoliteOk: 0,
+    impolite429: 0,
+    impolite503: 0,
+    gatewayCpuS: 0,
+  };
+  const gatewayPid = bs.process('gateway').pid!;
+  const pool = new Pool(bs.gatewayUrl, { connections: 64 });
+  const until = Date.now() + options.seconds * 1000;
+  const backoffUntil = new Array<number>(options.playerTokens.length).fill(0);
+  const busy = new Array<boolean>(options.playerTokens.length).fill(false);
+  const click = async (dispatcher: Pool | Client, token: string) => {
+    const r = await dispatcher.request({
+      path: '/api/game/click',
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    await r.body.dump();
+    return { status: r.statusCode, retryAfter: Number(r.headers['retry-after'] ?? 1) };
+  };
+  const cpuBefore = cpuSeconds(gatewayPid);
+  const players = (async () => {
+    if (!options.players) return;
+    const interval = 1000 / options.playerRate;
+    const inFlight: Promise<void>[] = [];
+    for (let i = 0, t = Date.now(); t < until; i++, t += interval) {
+      const wait = t - Date.now();
+      if (wait > 0) await sleep(wait);
+      const who = i % options.playerTokens.length;
+      // A player honours its Retry-After: the clicks it would have made meanwhile wait. A player is one
+      // person: a press while its last click is unanswered waits too (a token that stood for many
+      // players would have clicks in flight sent before its refusal, arriving after it as early retries).
+      if (Date.now() < backoffUntil[who]! || busy[who]) continue;
+      stats.playersOffered += 1;
+      busy[who] = true;
+      inFlight.push(
+        click(pool, options.playerTokens[who]!).then(
+          (a) => {
+            busy[who] = false;
+            if (a.status === 200) stats.playersOk += 1;
+            else {
+              if (a.status === 429) stats.players429 += 1;
+              else stats.players503 += 1;
+              backoffUntil[who] = Date.now() + a.retryAfter * 1000;
+            }
+          },
+          () => {
+            busy[who] = false;
+          },
+        ),
+      );
+    }
+    await Promise.all(inFlight);
+  })();
+  const clients: Client[] = [];
+  const impolite = options.impolite
+    ? Array.from({ length: IMPOLITE_CONNECTIONS }, async (_, i) => {
+        const client = new Client(bs.gatewayUrl);
+        clients.push(client);
+        const token = options.impoliteTokens[i % options.impoliteTokens.length]!;
+        while (Date.now() < until) {
+          try {
+            const a = await click(client, token);
+            if (a.status === 200) stats.impoliteOk += 1;
+            else if (a.status === 429) stats.impolite429 += 1;
+            else stats.impolite503 += 1;
+          } catch {
+            await sleep(10);
+          }
+        }
+      })
+    : [];
+  await Promise.all([players, ...impolite]);
+  stats.gatewayCpuS = cpuSeconds(gatewayPid) - cpuBefore;
+  await pool.close();
+  for (const c of clients) await c.close();
+  return stats;
+}
+
+export async function measureRefusals(
+  bs: BenchSystem,
+  settings: BenchSettings,
+  via: RefusalsScenario['via'],
+  log: (line: string) => void,
+): Promise<RefusalsScenario> {
+  const r = settings.refusals;
+  await setPenalty(bs, PENALTY_KEYS);
+  // Most tokens to the players (each one person at a few presses a second), a quarter to the impolite.
+  const half = Math.max(1, Math.ceil((bs.users.length * 3) / 4));
+  const playerTokens = bs.users.slice(0, half).map((u) => u.token);
+  const impoliteTokens = bs.users.slice(half).map((u) => u.token);
+  if (impoliteTokens.length === 0) impoliteTokens.push(playerTokens.pop()!);
+  const fleet = await connectFleet(
+    bs,
+    { ...settings, socketsPerWorker: r.listeners },
+    r.listeners,
+    via === 'gateway' ? bs.gatewayUrl : bs.realtimeUrl,
+  );
+  const where = via === 'gateway' ? "through the gateway's tunnel" : 'straight to realtime';
+  try {
+    log(
+      `[bench] refusals, sockets ${where}: ${fleet.connected} listening; players ${r.playerRate} clicks/s over ${playerTokens.length} tokens, ` +
+        `${IMPOLITE_CONNECTIONS} impolite connections over ${impoliteTokens.length} tokens, ${r.phaseS} s a phase`,
+    );
+    const base = { seconds: r.phaseS, playerRate: r.playerRate, playerTokens, impoliteTokens };
+    // A short warm-up, not counted: fresh code paths answer their first requests slowly.
+    await phase(bs, { ...base, seconds: Math.min(2, r.phaseS), players: true, impolite: false });
+    const alone = await phase(bs, { ...base, players: true, impolite: false });
+    const beside = await phase(bs, { ...base, players: true, impolite: true });
+    const impoliteAlone = await phase(bs, { ...base, players: false, impolite: true });
+    const goodputRatio = alone.playersOk > 0 ? beside.playersOk / alone.playersOk : null;
+    const result: RefusalsScenario = {
+      via,
+      listeners: fleet.connected,
+      playerRate: r.playerRate,
+      alone,
+      beside,
+      impoliteAlone,
+      goodputRatio,
+      cpuMicrosPerAccepted: alone.playersOk > 0 ? (alone.gatewayCpuS * 1e6) / alone.playersOk : null,
+      cpuMicrosPerRefusal:
+        impoliteAlone.impolite429 > 0 ? (impoliteAlone.gatewayCpuS * 1e6) / impoliteAlone.impolite429 : null,
+    };
+    const perS = (n: number, p: RefusalsPhase) => Math.round(n / p.seconds);
+    log(
+      `[bench]   players alone ${perS(alone.playersOk, alone)}/s; beside ${IMPOLITE_CONNECTIONS} impolite ${perS(beside.playersOk, beside)}/s ` +
+        `(${goodputRatio === null ? 'n/a' : (goodputRatio * 100).toFixed(1)} %; players refused ${beside.players503} for overload, ${beside.players429} early); ` +
+        `impolite: ${beside.impoliteOk} accepted, ${beside.impolite503} shed, ${beside.impolite429} refused early; ` +
+        `gateway CPU per accepted click ${Math.round(result.cpuMicrosPerAccepted ?? 0)} µs, per early refusal ${Math.round(result.cpuMicrosPerRefusal ?? 0)} µs`,
+    );
+    return result;
+  } finally {
+    await fleet.close();
+    await setPenalty(bs, '0');
+  }
+}
