@@ -47,6 +47,7 @@ export type InternalPurchasesResponse = z.infer<typeof InternalPurchasesResponse
  */
 export const internalTakeBackPath = (purchaseId: string) => `/internal/purchases/${purchaseId}/take-back`;
 export const InternalTakeBackRequest = PurchaseCompletedV1;
+export type InternalTakeBackRequest = z.infer<typeof InternalTakeBackRequest>;
 export const InternalTakeBack = z.object({
   purchaseId: z.uuid(),
   /** The round the purchase was applied to. */

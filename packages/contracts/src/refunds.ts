@@ -110,5 +110,8 @@ export const AdminPayout = z.object({
 });
 export type AdminPayout = z.infer<typeof AdminPayout>;
 
-export const AdminPayoutsPage = z.object({ payouts: z.array(AdminPayout), nextCursor: z.string().nullable() });
+export const AdminPayoutsPage = z.object({
+  payouts: z.array(AdminPayout),
+  nextCursor: z.string().nullable(),
+});
 export type AdminPayoutsPage = z.infer<typeof AdminPayoutsPage>;

@@ -18,6 +18,9 @@ import { observeMoney, paymentsMetrics } from './metrics.js';
 import { payoutRoutes } from './payouts/payouts.routes.js';
 import { PayoutsService } from './payouts/payouts.service.js';
 import { profileRoutes } from './profile/profile.routes.js';
+import { GameTakeBack } from './refunds/game-take-back.js';
+import { refundRoutes } from './refunds/refunds.routes.js';
+import { RefundsService } from './refunds/refunds.service.js';
 import { ProfileService } from './profile/profile.service.js';
 import { AccountCheck } from './users/account-check.js';
 import { GameRecord } from './wins/game-record.js';
@@ -68,6 +71,14 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     payouts: new PayoutsService(deps, users, metrics, nudge),
     profile: new ProfileService(deps, users, accounts),
     webhooks: new WebhooksService(deps),
+    refunds: new RefundsService(
+      deps,
+      new GameTakeBack({
+        gameInternalUrl: deps.config.GAME_INTERNAL_URL,
+        timeoutMs: deps.config.GAME_TIMEOUT_MS,
+      }),
+      metrics,
+    ),
   };
   app.decorate('payments', {
     ...ctx,
@@ -82,7 +93,14 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       return repaired;
     },
   });
-  for (const routes of [checkoutRoutes, payoutRoutes, profileRoutes, webhookRoutes, internalPurchasesRoutes])
+  for (const routes of [
+    checkoutRoutes,
+    payoutRoutes,
+    profileRoutes,
+    webhookRoutes,
+    internalPurchasesRoutes,
+    refundRoutes,
+  ])
     await app.register(routes, ctx);
   return app as PaymentsApp;
 }
