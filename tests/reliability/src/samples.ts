@@ -20,4 +20,5 @@ export const VALID_BODIES: Record<string, Record<string, unknown>> = {
     idempotencyKey: 'sample_key_0001',
   },
   '/api/winners/setPaymentMethod': { paypalEmail: 'mallory@example.com' },
+  '/api/admin/purchases/:id/refund': { reason: 'Refund asked by the buyer' },
 };
