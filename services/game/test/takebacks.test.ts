@@ -2,8 +2,9 @@
 // admin's token: the buyer's unspent purchased clicks of that round (at most the pack's, never below
 // zero) and the pot share while the round is in play; once per purchase, whatever the number of calls;
 // kept through a rebuild of Redis from Postgres.
-import { InternalTakeBack, internalTakeBackPath } from '@omc/contracts';
-import { eventually } from '@omc/testkit';
+import { InternalTakeBack, internalTakeBackPath, parseEvent, SUBJECTS } from '@omc/contracts';
+import { eventually, testInfra } from '@omc/testkit';
+import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGame, type Harness, type TestUser } from './support.js';
 
@@ -12,15 +13,26 @@ const TARGET = 40;
 describe('taking back a refunded purchase', () => {
   let h: Harness;
   let admin: TestUser;
+  let nc: NatsConnection;
+  /** The pot of every game.state.v1 the realtime service would relay to the sockets. */
+  const published: number[] = [];
 
   beforeAll(async () => {
+    nc = await connect({ servers: testInfra().natsUrl });
+    nc.subscribe(SUBJECTS.gameState, {
+      callback: (_error, msg) => published.push(parseEvent(SUBJECTS.gameState, msg.data).data.potCents),
+    });
+    await nc.flush();
     h = await startGame({
       name: 'takebacks',
       env: { ROUND_TARGET: String(TARGET), MILESTONES: '', CLICK_RATE_PER_USER: '100000' },
     });
     admin = await h.registerUser('admin', 'operator');
   });
-  afterAll(async () => h?.close());
+  afterAll(async () => {
+    await nc?.close();
+    await h?.close();
+  });
 
   const takeBack = (event: ReturnType<Harness['purchaseEvent']>, token = admin.token) =>
     h.app.game.internal.inject({
@@ -59,6 +71,9 @@ describe('taking back a refunded purchase', () => {
     }
     expect((await h.balance(buyer)).purchasedClicks).toBe(0);
     expect(await pot()).toBeCloseTo(potBefore);
+    // The sockets hear of the smaller pot: the state goes out to the realtime service.
+    const potCentsNow = Math.round(potBefore * 100);
+    await eventually(async () => published.at(-1) === potCentsNow, 'the state published with the pot');
   });
 
   it('withdraws the round pass of a refunded unlimited pack', async () => {
