@@ -244,7 +244,9 @@ export class RefundsService {
     const { db } = this.deps;
     const price = purchase.amount_cents;
     await db.transaction().execute(async (trx) => {
-      // The pot before the house, as a win locks the pot before the winner's account: no lock cycle.
+      // In the order a purchase's entries lock them (Braintree's, the pot, the house; a win takes the pot
+      // before the winner's account): no lock cycle with a checkout completing meanwhile.
+      await lockAccount(trx, ACCOUNTS.braintreeCashIn);
       await lockAccount(trx, ACCOUNTS.roundPot);
       await lockAccount(trx, ACCOUNTS.house);
       const potCents = Math.max(0, Math.min(taken.potCents, price, await balance(trx, ACCOUNTS.roundPot)));
