@@ -134,6 +134,16 @@ export const operations = {
   }),
   collect: op('POST', '/api/winners/collect', { response: c.CollectResponse }),
   adminCollect: op('POST', '/api/admin/collect', { response: c.CollectResponse }),
+  refundPurchase: op('POST', '/api/admin/purchases/:id/refund', {
+    params: c.PurchaseIdParams,
+    body: c.RefundRequest,
+    response: c.RefundResponse,
+  }),
+  playerPurchases: op('GET', '/api/admin/purchases', {
+    query: c.PlayerMoneyQuery,
+    response: c.AdminPurchasesPage,
+  }),
+  playerPayouts: op('GET', '/api/admin/payouts', { query: c.PlayerMoneyQuery, response: c.AdminPayoutsPage }),
   braintreeWebhook: op('POST', '/api/payments/webhooks/braintree', {
     body: c.BraintreeWebhookRequest,
     response: c.BraintreeWebhookResponse,

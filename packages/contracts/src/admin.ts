@@ -82,6 +82,7 @@ export const AUDIT_ACTIONS = [
   'email.changed',
   'sessions.ended_everywhere',
   'house.collected',
+  'purchase.refunded',
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS, {
   error: `action must be one of ${AUDIT_ACTIONS.join(', ')}`,
@@ -122,8 +123,10 @@ export type AuditPage = z.infer<typeof AuditPage>;
  */
 export const INTERNAL_AUDIT_PATH = '/internal/audit';
 export const InternalAuditRecord = z.object({
-  action: z.literal('house.collected'),
-  detail: z.record(z.string(), z.union([z.string().max(200), z.number()])),
+  action: z.enum(['house.collected', 'purchase.refunded']),
+  /** The player the action was about (the buyer of a refunded purchase); auth names them. */
+  targetId: z.uuid().optional(),
+  detail: z.record(z.string(), z.union([z.string().max(600), z.number(), z.boolean()])),
   /** The client address the acting service saw. */
   ip: z.string().max(100).nullable(),
 });

@@ -38,3 +38,27 @@ export const InternalPurchase = PurchaseCompletedV1.extend({ completedAt: Instan
 export type InternalPurchase = z.infer<typeof InternalPurchase>;
 export const InternalPurchasesResponse = z.object({ purchases: z.array(InternalPurchase) });
 export type InternalPurchasesResponse = z.infer<typeof InternalPurchasesResponse>;
+
+/**
+ * `POST /internal/purchases/:id/take-back` (game, on its internal port, for payments, with the refunding
+ * admin's token): takes back, once, what a refunded purchase gave. The body is the purchase as completed
+ * (the game applies it first if its event has not arrived). The answer is what was taken, the same on
+ * every call for this purchase.
+ */
+export const internalTakeBackPath = (purchaseId: string) => `/internal/purchases/${purchaseId}/take-back`;
+export const InternalTakeBackRequest = PurchaseCompletedV1;
+export type InternalTakeBackRequest = z.infer<typeof InternalTakeBackRequest>;
+export const InternalTakeBack = z.object({
+  purchaseId: z.uuid(),
+  /** The round the purchase was applied to. */
+  round: z.number().int().positive(),
+  /** Whether that round was still in play when the take-back ran (else its clicks had expired and its pot was won). */
+  roundInPlay: z.boolean(),
+  /** Purchased clicks taken from the buyer's unspent balance of that round, at most the pack's. */
+  clicks: z.number().int().nonnegative(),
+  /** The round's unlimited pass was withdrawn. */
+  pass: z.boolean(),
+  /** Cents taken out of the round's pot: the pot share when the round is in play, else 0. */
+  potCents: z.number().int().nonnegative(),
+});
+export type InternalTakeBack = z.infer<typeof InternalTakeBack>;

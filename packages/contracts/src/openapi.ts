@@ -50,6 +50,11 @@ const SUMMARIES: Record<string, string> = {
     'Confirm a new PayPal email with the token mailed to the account email',
   'POST /api/winners/collect': 'Pay the uncollected winnings out to PayPal',
   'POST /api/admin/collect': 'Pay the house pot out to PayPal (admin)',
+  'POST /api/admin/purchases/:id/refund':
+    'Refund a purchase (void when not settled), once, taking back its clicks and pot share (admin)',
+  'GET /api/admin/purchases':
+    "A player's purchases with their provider ids and refunds, newest first (admin)",
+  'GET /api/admin/payouts': "A player's payouts with their PayPal batch ids, newest first (admin)",
   'POST /api/payments/webhooks/braintree': 'Braintree webhook (settlement, disputes): called by the provider',
 };
 

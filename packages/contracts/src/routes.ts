@@ -6,6 +6,7 @@ import * as auth from './auth.js';
 import { MessageResponse } from './common.js';
 import * as game from './game.js';
 import * as payments from './payments.js';
+import * as refunds from './refunds.js';
 
 export type Service = 'auth' | 'game' | 'payments';
 
@@ -282,6 +283,31 @@ export const ROUTES: readonly RouteContract[] = [
     auth: 'admin',
     response: payments.CollectResponse,
   },
+  {
+    method: 'POST',
+    path: '/api/admin/purchases/:id/refund',
+    service: 'payments',
+    auth: 'admin',
+    params: refunds.PurchaseIdParams,
+    body: refunds.RefundRequest,
+    response: refunds.RefundResponse,
+  },
+  {
+    method: 'GET',
+    path: '/api/admin/purchases',
+    service: 'payments',
+    auth: 'admin',
+    query: refunds.PlayerMoneyQuery,
+    response: refunds.AdminPurchasesPage,
+  },
+  {
+    method: 'GET',
+    path: '/api/admin/payouts',
+    service: 'payments',
+    auth: 'admin',
+    query: refunds.PlayerMoneyQuery,
+    response: refunds.AdminPayoutsPage,
+  },
   // Called by Braintree, not by a browser: form-encoded, verified by the SDK against the merchant's keys.
   {
     method: 'POST',
@@ -301,6 +327,8 @@ export const ROUTE_PREFIXES: readonly { prefix: string; service: Service | 'real
   { prefix: '/api/admin/updateRole', service: 'auth' },
   { prefix: '/api/admin/audit', service: 'auth' },
   { prefix: '/api/admin/collect', service: 'payments' },
+  { prefix: '/api/admin/purchases', service: 'payments' },
+  { prefix: '/api/admin/payouts', service: 'payments' },
   { prefix: '/api/game', service: 'game' },
   { prefix: '/api/winners/setPaymentMethod', service: 'payments' },
   { prefix: '/api/winners/collect', service: 'payments' },

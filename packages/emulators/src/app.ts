@@ -162,7 +162,13 @@ export async function buildEmulator(options: EmulatorOptions = {}): Promise<Emul
         amountCents: t.amountCents,
         type: t.type,
         instrument: t.instrument,
-        charged: CHARGED_STATUSES.has(t.status),
+        // A credit (a refund) gives money back: it is never a charge.
+        charged: t.type === 'sale' && CHARGED_STATUSES.has(t.status),
+        refundedCents: t.refundIds.reduce(
+          (sum, id) => sum + (braintree.transactions.get(id)?.amountCents ?? 0),
+          0,
+        ),
+        refundedTransactionId: t.refundedTransactionId,
       })),
     };
   });

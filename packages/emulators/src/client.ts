@@ -53,7 +53,11 @@ export class EmulatorClient {
           status: string;
           amount: string;
           amountCents: number;
+          type: 'sale' | 'credit';
           charged: boolean;
+          /** Cents given back by refunds of this sale. */
+          refundedCents: number;
+          refundedTransactionId: string | null;
         }[];
       }>('GET', `/__emulator/braintree/transactions${query}`)
     ).transactions;
@@ -82,6 +86,14 @@ export class EmulatorClient {
         '/__emulator/calls',
       )
     ).calls;
+  }
+  /** Settles a transaction submitted for settlement, as Braintree's batch does (a refund needs it). */
+  settle(transactionId: string) {
+    return this.call<{ status: string }>(
+      'POST',
+      `/__emulator/braintree/transactions/${encodeURIComponent(transactionId)}/settle`,
+      {},
+    );
   }
   webhook(kind: string, transactionId: string) {
     return this.call<{ bt_signature: string; bt_payload: string }>('POST', '/__emulator/braintree/webhooks', {

@@ -7,6 +7,8 @@ export const FAULT_TARGETS = [
   'braintree.sale',
   'braintree.find',
   'braintree.search',
+  'braintree.void',
+  'braintree.refund',
   'paypal.oauth',
   'paypal.payouts',
   'paypal.getBatch',

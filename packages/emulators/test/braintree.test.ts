@@ -177,6 +177,83 @@ describe('Braintree gateway emulator', () => {
     expect(await emulator.client.charges()).toHaveLength(0);
   });
 
+  it('refunds a settled sale once, as a credit that is no charge; a second refund is refused', async () => {
+    const sale = await gateway.transaction.sale({
+      amount: '4.99',
+      paymentMethodNonce: 'fake-valid-nonce',
+      orderId: 'order-r',
+      options: { submitForSettlement: true },
+    });
+    const early = await gateway.transaction.refund(sale.transaction.id);
+    expect(early.success).toBe(false);
+    expect(early.message).toMatch(/unless it is settled/);
+    await emulator.client.settle(sale.transaction.id);
+
+    const refund = await gateway.transaction.refund(sale.transaction.id);
+    expect(refund.success).toBe(true);
+    expect(refund.transaction).toMatchObject({
+      type: 'credit',
+      amount: '4.99',
+      refundedTransactionId: sale.transaction.id,
+    });
+    const original = await gateway.transaction.find(sale.transaction.id);
+    expect(original.refundIds).toEqual([refund.transaction.id]);
+    // The credit gave the money back: it is no charge of its own, and the sale shows it refunded.
+    expect((await emulator.client.charges()).map((t) => t.id)).toEqual([sale.transaction.id]);
+    expect(await emulator.client.transactions('order-r')).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: sale.transaction.id, refundedCents: 499 })]),
+    );
+
+    const again = await gateway.transaction.refund(sale.transaction.id);
+    expect(again.success).toBe(false);
+    expect(again.message).toMatch(/already been completely refunded/);
+    expect((await gateway.transaction.find(sale.transaction.id)).refundIds).toHaveLength(1);
+    // A void of a settled sale is refused: only a refund gives it back.
+    const voided = await gateway.transaction.void(sale.transaction.id);
+    expect(voided.success).toBe(false);
+  });
+
+  it('a void or a refund whose answer is lost has happened: the sale says so when found', async () => {
+    const first = await gateway.transaction.sale({
+      amount: '0.99',
+      paymentMethodNonce: 'fake-valid-nonce',
+      options: { submitForSettlement: true },
+    });
+    const second = await gateway.transaction.sale({
+      amount: '0.99',
+      paymentMethodNonce: 'fake-valid-nonce',
+      options: { submitForSettlement: true },
+    });
+    await emulator.client.settle(second.transaction.id);
+    const impatient = gatewayFor(emulator, 300);
+    await emulator.client.fault({
+      target: 'braintree.void',
+      kind: 'timeout',
+      delayMs: 1000,
+      afterEffect: true,
+    });
+    await expect(impatient.transaction.void(first.transaction.id)).rejects.toThrow(/timed out/i);
+    await emulator.client.fault({
+      target: 'braintree.refund',
+      kind: 'timeout',
+      delayMs: 1000,
+      afterEffect: true,
+    });
+    await expect(impatient.transaction.refund(second.transaction.id)).rejects.toThrow(/timed out/i);
+    expect((await gateway.transaction.find(first.transaction.id)).status).toBe('voided');
+    expect((await gateway.transaction.find(second.transaction.id)).refundIds).toHaveLength(1);
+
+    // A refused call changes nothing.
+    const third = await gateway.transaction.sale({
+      amount: '0.99',
+      paymentMethodNonce: 'fake-valid-nonce',
+      options: { submitForSettlement: true },
+    });
+    await emulator.client.fault({ target: 'braintree.void', kind: 'status', status: 503 });
+    await expect(gateway.transaction.void(third.transaction.id)).rejects.toThrow();
+    expect((await gateway.transaction.find(third.transaction.id)).status).toBe('submitted_for_settlement');
+  });
+
   it('signs webhooks that the SDK verifies, and whose tampering it detects', async () => {
     const sale = await gateway.transaction.sale({
       amount: '0.99',

@@ -101,6 +101,8 @@ export interface System {
   urls: Partial<Record<DeployableName, string>>;
   /** Where each part's /healthz, /readyz and /metrics answer (for the gateway, not its public port). */
   internalUrls: Partial<Record<DeployableName, string>>;
+  /** Each part's database (tests read the record, e.g. run payments' ledger check on it). */
+  databaseUrls: Partial<Record<DeployableName, string>>;
   processes: RunningProcess[];
   keys: { publicKey: string; privateKey: string };
   admin: { username: string; email: string; password: string };
@@ -398,6 +400,7 @@ export async function startSystem(given: SystemOptions): Promise<System> {
     gatewayUrl: ports.has('gateway') ? url('gateway') : '',
     urls: Object.fromEntries(present.map((d) => [d.name, url(d.name)])),
     internalUrls: Object.fromEntries(present.map((d) => [d.name, internalUrl(d.name)])),
+    databaseUrls: databases,
     processes,
     keys,
     admin,

@@ -319,6 +319,36 @@ describe('operator tools', () => {
       expectRefusal(await post(adminToken, { ...record, action: 'user.deleted' }), 400, 'action');
     });
 
+    it('records a refund payments carried out, naming the admin and the buyer', async () => {
+      const buyer = await register(h.app);
+      const buyerId = buyer.id;
+      const record = {
+        action: 'purchase.refunded',
+        targetId: buyerId,
+        detail: {
+          purchaseId: 'p-1',
+          kind: 'void',
+          amount: 4.99,
+          reason: 'Charged twice',
+          passTakenBack: false,
+        },
+        ip: '203.0.113.10',
+      };
+      const post = (token: string, payload: object) =>
+        h.app.inject({ method: 'POST', url: '/internal/audit', headers: bearer(token), payload });
+      expect((await post(adminToken, record)).statusCode).toBe(200);
+      const [entry] = AuditPage.parse(
+        (await audit(`?action=purchase.refunded&targetId=${buyerId}`)).json(),
+      ).entries;
+      expect(entry).toMatchObject({
+        actor: { id: adminId, label: ADMIN.username },
+        target: { id: buyerId, label: buyer.username },
+        detail: record.detail,
+        ip: record.ip,
+      });
+      expectRefusal(await post(buyer.token, record), 403);
+    });
+
     it('cannot be edited or deleted: no route does it, and the table refuses it', async () => {
       for (const method of ['PUT', 'PATCH', 'DELETE', 'POST'] as const) {
         const response = await h.app.inject({

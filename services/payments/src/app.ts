@@ -25,6 +25,9 @@ import { PAYOUT_EMAIL_RETENTION_MS, PayoutEmailService } from './payouts/payout-
 import { AuthPayoutMail } from './users/auth-payout-mail.js';
 import { PayoutsService } from './payouts/payouts.service.js';
 import { profileRoutes } from './profile/profile.routes.js';
+import { GameTakeBack } from './refunds/game-take-back.js';
+import { refundRoutes } from './refunds/refunds.routes.js';
+import { RefundsService } from './refunds/refunds.service.js';
 import { ProfileService } from './profile/profile.service.js';
 import { AccountCheck } from './users/account-check.js';
 import { GameRecord } from './wins/game-record.js';
@@ -84,6 +87,14 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     payouts: new PayoutsService(deps, users, metrics, nudge, payoutEmail),
     profile: new ProfileService(deps, users, accounts),
     webhooks: new WebhooksService(deps),
+    refunds: new RefundsService(
+      deps,
+      new GameTakeBack({
+        gameInternalUrl: deps.config.GAME_INTERNAL_URL,
+        timeoutMs: deps.config.GAME_TIMEOUT_MS,
+      }),
+      metrics,
+    ),
   };
   app.decorate('payments', {
     ...ctx,
@@ -106,6 +117,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     webhookRoutes,
     internalPurchasesRoutes,
     internalPayoutEmailRoutes,
+    refundRoutes,
   ])
     await app.register(routes, ctx);
   return app as PaymentsApp;

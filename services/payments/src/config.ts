@@ -43,8 +43,13 @@ export const configSchema = baseEnvSchema
     PAYOUT_EMAIL_CONFIRM_TTL_HOURS: env.int(24, 1, 168),
     /** The game, asked for its record of a won round before it is credited (GET /internal/wins). */
     GAME_URL: env.url(['http', 'https']).default('http://127.0.0.1:3002'),
-    /** How long payments waits for the game's record of a won round. */
+    /** How long payments waits for the game's record of a won round, or its take-back of a refund. */
     GAME_TIMEOUT_MS: env.int(2000, 100, 60_000),
+    /**
+     * The game's internal listener (its INTERNAL_PORT), where a refunded purchase is taken back
+     * (POST /internal/purchases/:id/take-back, with the refunding admin's token).
+     */
+    GAME_INTERNAL_URL: env.url(['http', 'https']).default('http://127.0.0.1:3012'),
     /**
      * How often the game's record of wins is compared with the wins credited, so a win whose event was
      * lost is credited within this (0: never; tests drive it themselves).

@@ -7,6 +7,7 @@ import type { PaymentsMetrics } from './metrics.js';
 import type { PayoutEmailService } from './payouts/payout-email.service.js';
 import type { PayoutsService } from './payouts/payouts.service.js';
 import type { ProfileService } from './profile/profile.service.js';
+import type { RefundsService } from './refunds/refunds.service.js';
 import type { UsersService } from './users/users.service.js';
 import type { WebhooksService } from './webhooks/webhooks.service.js';
 import type { GameRecord } from './wins/game-record.js';
@@ -24,5 +25,6 @@ export interface PaymentsContext {
   /** The game's record of won rounds. */
   game: GameRecord;
   profile: ProfileService;
+  refunds: RefundsService;
   webhooks: WebhooksService;
 }

@@ -15,6 +15,8 @@ export interface PaymentsMetrics {
   reconciled: ReturnType<Metrics['counter']>;
   /** A second charge for one purchase that Braintree would not void: someone must refund it by hand. */
   voidsFailed: ReturnType<Metrics['counter']>;
+  /** Refund attempts by outcome: completed, refused, provider_unavailable, game_unavailable. */
+  refunds: ReturnType<Metrics['counter']>;
 }
 
 export function paymentsMetrics(metrics: Metrics, outboxBacklog: () => Promise<number>): PaymentsMetrics {
@@ -37,8 +39,16 @@ export function paymentsMetrics(metrics: Metrics, outboxBacklog: () => Promise<n
     'Duplicate charges Braintree would not void (refund them by hand; the log line names the transaction)',
   );
   voidsFailed.inc(0);
+  const refunds = metrics.counter(
+    'payments_refunds_total',
+    'Refund attempts by outcome (completed, refused, provider_unavailable, game_unavailable)',
+    ['outcome'],
+  );
+  for (const outcome of ['completed', 'refused', 'provider_unavailable', 'game_unavailable'])
+    refunds.inc({ outcome }, 0);
   return {
     voidsFailed,
+    refunds,
     checkouts: metrics.counter('payments_checkouts_total', 'Checkouts by outcome', ['outcome']),
     payouts,
     eventsConsumed: metrics.counter('payments_events_consumed_total', 'Events consumed from JetStream', [

@@ -6,6 +6,8 @@ import {
   INTERNAL_WINS_PATH,
   InternalPayoutEmailMail,
   makeEvent,
+  type InternalTakeBack,
+  type InternalTakeBackRequest,
   STREAMS,
   type EventEnvelope,
   type EventPayload,
@@ -87,17 +89,55 @@ export interface AuthStandIn {
   close(): Promise<void>;
 }
 
-/** A stand-in for the game's GET /internal/wins: the wins a test recorded, and nothing else. */
+/**
+ * A stand-in for the game's GET /internal/wins (the wins a test recorded, and nothing else) and its
+ * take-back of a refunded purchase: once per purchase, the figures a test set for it, or by default a
+ * round in play with the pack's clicks and the pot share taken.
+ */
 export interface GameStandIn {
   url: string;
   wins: Map<number, InternalWin>;
   down: boolean;
+  /** The take-back calls, with the token forwarded. */
+  takeBackCalls: { purchaseId: string; authorization: string | undefined }[];
+  /** What the game answers for a purchase's take-back (set before the refund), else the default. */
+  takeBacks: Map<string, Omit<InternalTakeBack, 'purchaseId'>>;
+  /** Take-backs answer 503 while set. */
+  takeBackDown: boolean;
   close(): Promise<void>;
 }
 
 async function startGameStandIn(): Promise<GameStandIn> {
   const server = Fastify({ logger: false, forceCloseConnections: true });
-  const standIn: GameStandIn = { url: '', wins: new Map(), down: false, close: () => server.close() };
+  const standIn: GameStandIn = {
+    url: '',
+    wins: new Map(),
+    down: false,
+    takeBackCalls: [],
+    takeBacks: new Map(),
+    takeBackDown: false,
+    close: () => server.close(),
+  };
+  server.post<{ Params: { id: string }; Body: InternalTakeBackRequest }>(
+    '/internal/purchases/:id/take-back',
+    async (request, reply) => {
+      const purchase = request.body;
+      standIn.takeBackCalls.push({
+        purchaseId: request.params.id,
+        authorization: request.headers.authorization,
+      });
+      if (standIn.takeBackDown) return reply.status(503).send({ message: 'unavailable' });
+      const figures = standIn.takeBacks.get(request.params.id) ?? {
+        round: 1,
+        roundInPlay: true,
+        clicks: purchase.clicks ?? 0,
+        pass: purchase.unlimited,
+        potCents: purchase.potShareCents,
+      };
+      standIn.takeBacks.set(request.params.id, figures);
+      return { purchaseId: request.params.id, ...figures };
+    },
+  );
   server.get<{ Params: { round: string } }>(`${INTERNAL_WINS_PATH}/:round`, async (request, reply) => {
     if (standIn.down) return reply.status(503).send({ message: 'unavailable' });
     const win = standIn.wins.get(Number(request.params.round));
@@ -218,6 +258,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
     RECONCILE_INTERVAL_MS: '0',
     AUTH_URL: auth.url,
     GAME_URL: game.url,
+    GAME_INTERNAL_URL: game.url,
     EVENT_RECONCILE_INTERVAL_MS: '0',
     ...env,
   });

@@ -129,4 +129,40 @@ describe('ledger check', () => {
     expect(cli.code).toBe(1);
     expect(cli.report.problems).toEqual(report.problems);
   });
+
+  it('reports a completed refund missing from the ledger, and a refund posted short and not completed', async () => {
+    const purchase = async () => {
+      const id = randomUUID();
+      await sql`insert into purchases (id, user_id, idempotency_key, nonce_hash, pack_id, amount_cents, status) values (${id}, ${randomUUID()}, ${`k-${id}`}, 'n', 'clicks100', 99, 'succeeded')`.execute(
+        h.deps.db,
+      );
+      return id;
+    };
+    const refund = (purchaseId: string, status: string) =>
+      sql`insert into refunds (purchase_id, status, reason, admin_user_id, amount_cents) values (${purchaseId}, ${status}, 'test', ${randomUUID()}, 99)`.execute(
+        h.deps.db,
+      );
+    const unposted = await purchase();
+    await refund(unposted, 'completed');
+    const short = await purchase();
+    await refund(short, 'returned');
+    await h.deps.db.transaction().execute((trx) =>
+      postMovement(trx, {
+        kind: 'refund',
+        reference: `refund:${short}`,
+        entries: [
+          { accountId: 'external:braintree', amountCents: 50 },
+          { accountId: 'external:refund-losses', amountCents: -50 },
+        ],
+      }),
+    );
+    const report = await checkLedger(h.deps.db);
+    expect(report.problems).toEqual(
+      expect.arrayContaining([
+        `purchase ${unposted}: refund completed but not in the ledger`,
+        `purchase ${short}: refund in the ledger but not completed`,
+        `purchase ${short} refunded 50 of its 99, or was never charged`,
+      ]),
+    );
+  });
 });

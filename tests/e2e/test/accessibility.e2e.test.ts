@@ -254,6 +254,20 @@ const SCREENS: Screen[] = [
     },
   },
   {
+    name: 'player purchases and payouts',
+    viewer: 'admin',
+    path: '/admin/players',
+    open: async (page, t) => {
+      await heading(t('players.title'))(page);
+      await page
+        .getByRole('link', { name: t('money.link', { username: admin.username }), exact: true })
+        .first()
+        .click();
+      await heading(t('money.title', { username: admin.username }))(page);
+      await page.getByRole('table', { name: t('money.payoutsCaption') }).waitFor();
+    },
+  },
+  {
     name: 'audit log',
     viewer: 'admin',
     path: '/admin/audit',

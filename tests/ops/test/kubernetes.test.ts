@@ -412,7 +412,7 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
     }
   });
 
-  it("admits auth alone on the port of the game's internal role route", () => {
+  it("admits auth and payments alone on the port of the game's internal routes (role change, refund take-back)", () => {
     const policies = objects().filter((o) => o.kind === 'NetworkPolicy');
     const nsLabels = { 'kubernetes.io/metadata.name': namespace };
     const pod = (name: string): Endpoint => ({
@@ -434,10 +434,10 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
       expect(
         allowed(policies, nsLabels, pod(caller), pod('game'), rolePort),
         `${caller} -> game:${rolePort}`,
-      ).toBe(caller === 'auth');
+      ).toBe(caller === 'auth' || caller === 'payments');
     for (const endpoint of outside)
       expect(allowed(policies, nsLabels, endpoint, pod('game'), rolePort)).toBe(false);
-    // Auth finds it there.
+    // Auth and payments find it there.
     const settings = objects().find(
       (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('omc-settings-'),
     )!.data as Record<string, string>;

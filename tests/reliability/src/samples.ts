@@ -21,4 +21,5 @@ export const VALID_BODIES: Record<string, Record<string, unknown>> = {
   },
   '/api/winners/setPaymentMethod': { paypalEmail: 'mallory@example.com' },
   '/api/winners/confirm-payout-email': { token: 'sample-mailed-token-0001' },
+  '/api/admin/purchases/:id/refund': { reason: 'Refund asked by the buyer' },
 };

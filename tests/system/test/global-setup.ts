@@ -14,7 +14,13 @@ export const SYSTEM_ADMIN = {
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    system: { gatewayUrl: string; logsDir: string; urls: Record<string, string>; mailUrl: string };
+    system: {
+      gatewayUrl: string;
+      logsDir: string;
+      urls: Record<string, string>;
+      mailUrl: string;
+      databaseUrls: Record<string, string>;
+    };
   }
 }
 
@@ -42,6 +48,7 @@ export default async function setup(project: TestProject) {
     logsDir: join(dir, 'logs'),
     urls: system.urls as Record<string, string>,
     mailUrl: system.mail?.uiUrl ?? '',
+    databaseUrls: system.databaseUrls as Record<string, string>,
   });
   return () => system.stop();
 }

@@ -12,6 +12,9 @@ const RoleManagerPage = lazy(() =>
 const PlayersPage = lazy(() =>
   import('../features/admin/PlayersPage').then((m) => ({ default: m.PlayersPage })),
 );
+const PlayerMoneyPage = lazy(() =>
+  import('../features/admin/PlayerMoneyPage').then((m) => ({ default: m.PlayerMoneyPage })),
+);
 const AuditLogPage = lazy(() =>
   import('../features/admin/AuditPage').then((m) => ({ default: m.AuditLogPage })),
 );
@@ -84,6 +87,14 @@ export function AppRoutes() {
           element={
             <RequireAdmin>
               <PlayersPage />
+            </RequireAdmin>
+          }
+        />
+        <Route
+          path="/admin/players/:id/purchases"
+          element={
+            <RequireAdmin>
+              <PlayerMoneyPage />
             </RequireAdmin>
           }
         />

@@ -354,12 +354,30 @@ export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOp
     });
   });
 
+  // Void and refund act on the merchant's own transactions; a fault can drop the answer after the work
+  // (afterEffect), as a lost answer from Braintree would: the sale found afterwards shows what happened.
   app.put('/merchants/:merchantId/transactions/:id/void', async (request, reply) => {
-    const { id } = request.params as { id: string };
+    const { merchantId, id } = request.params as { merchantId: string; id: string };
     const transaction = state.transactions.get(id);
-    if (!transaction)
+    if (!transaction || transaction.merchantId !== merchantId)
       return reply.status(404).header('content-type', 'application/xml; charset=utf-8').send('');
-    if (transaction.status !== 'authorized' && transaction.status !== 'submitted_for_settlement') {
+    const voidable =
+      transaction.type === 'sale' &&
+      (transaction.status === 'authorized' || transaction.status === 'submitted_for_settlement');
+    const effect = () => {
+      if (!voidable || transaction.status === 'voided') return;
+      transaction.status = 'voided';
+      transaction.updatedAt = new Date();
+      transaction.statusHistory.push({
+        status: 'voided',
+        amount: transaction.amount,
+        timestamp: transaction.updatedAt,
+      });
+      options.record({ target: 'braintree.void', key: transaction.orderId, outcome: 'voided' });
+    };
+    if (await options.applyFault('braintree.void', request, reply, effect, undefined, transaction.orderId))
+      return reply;
+    if (!voidable) {
       return validationError(reply, 'transaction', [
         {
           code: '91504',
@@ -369,43 +387,48 @@ export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOp
         },
       ]);
     }
-    transaction.status = 'voided';
-    transaction.updatedAt = new Date();
-    transaction.statusHistory.push({
-      status: 'voided',
-      amount: transaction.amount,
-      timestamp: transaction.updatedAt,
-    });
-    options.record({ target: 'braintree.sale', key: transaction.orderId, outcome: 'voided' });
+    effect();
     return sendXml(reply, 200, 'transaction', transactionXml(transaction));
   });
 
   app.post('/merchants/:merchantId/transactions/:id/refund', async (request, reply) => {
     const { merchantId, id } = request.params as { merchantId: string; id: string };
     const transaction = state.transactions.get(id);
-    if (!transaction)
+    if (!transaction || transaction.merchantId !== merchantId)
       return reply.status(404).header('content-type', 'application/xml; charset=utf-8').send('');
-    if (transaction.status !== 'settled' && transaction.status !== 'settling') {
-      return validationError(reply, 'transaction', [
-        { code: '91506', attribute: 'base', message: 'Cannot refund a transaction unless it is settled.' },
-      ]);
-    }
-    const now = new Date();
-    const refund: EmulatedTransaction = {
-      ...transaction,
-      id: newId(),
-      merchantId,
-      type: 'credit',
-      status: 'submitted_for_settlement',
-      refundedTransactionId: transaction.id,
-      refundIds: [],
-      createdAt: now,
-      updatedAt: now,
-      statusHistory: [{ status: 'submitted_for_settlement', amount: transaction.amount, timestamp: now }],
+    const refusal =
+      transaction.type !== 'sale'
+        ? { code: '91505', message: 'Cannot refund credit' }
+        : transaction.refundIds.length > 0
+          ? { code: '91512', message: 'Transaction has already been completely refunded.' }
+          : transaction.status !== 'settled' && transaction.status !== 'settling'
+            ? { code: '91506', message: 'Cannot refund a transaction unless it is settled.' }
+            : undefined;
+    let refund: EmulatedTransaction | undefined;
+    const effect = () => {
+      if (refusal || refund) return;
+      const now = new Date();
+      refund = {
+        ...transaction,
+        id: newId(),
+        merchantId,
+        type: 'credit',
+        status: 'submitted_for_settlement',
+        refundedTransactionId: transaction.id,
+        refundIds: [],
+        createdAt: now,
+        updatedAt: now,
+        statusHistory: [{ status: 'submitted_for_settlement', amount: transaction.amount, timestamp: now }],
+      };
+      state.transactions.set(refund.id, refund);
+      transaction.refundIds.push(refund.id);
+      options.record({ target: 'braintree.refund', key: transaction.orderId, outcome: 'refunded' });
     };
-    state.transactions.set(refund.id, refund);
-    transaction.refundIds.push(refund.id);
-    return sendXml(reply, 201, 'transaction', transactionXml(refund));
+    if (await options.applyFault('braintree.refund', request, reply, effect, undefined, transaction.orderId))
+      return reply;
+    if (refusal) return validationError(reply, 'transaction', [{ ...refusal, attribute: 'base' }]);
+    effect();
+    return sendXml(reply, 201, 'transaction', transactionXml(refund!));
   });
 }
 

@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuthContext } from '../context.js';
 import { accountOf, signedIn } from './current-user.js';
+import { findUserById } from './users.repo.js';
 
 export async function internalRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
   scope.addHook('onRequest', signedIn(ctx));
@@ -30,15 +31,24 @@ export async function internalRoutes(scope: FastifyInstance, ctx: AuthContext): 
     };
   });
 
-  // An admin action another service carried out for the caller (payments: the house pot collected).
+  // An admin action another service carried out for the caller (payments: the house pot collected, a
+  // purchase refunded).
   app.post(
     INTERNAL_AUDIT_PATH,
     { schema: { body: InternalAuditRecord, response: { 200: MessageResponse } } },
     async (request) => {
       const account = accountOf(request);
       if (account.role !== 'admin') throw forbidden('Only an admin action is recorded here');
-      const { action, detail, ip } = request.body;
-      await appendAudit(ctx.deps.db, { action, actor: auditParty(account), target: null, detail, ip });
+      const { action, targetId, detail, ip } = request.body;
+      // The player the action was about (a refund's buyer), by name as auth holds it; a deleted one by id.
+      const target = targetId ? await findUserById(ctx.deps.db, targetId) : undefined;
+      await appendAudit(ctx.deps.db, {
+        action,
+        actor: auditParty(account),
+        target: target ? auditParty(target) : targetId ? { id: targetId, label: null } : null,
+        detail,
+        ip,
+      });
       return { message: 'Recorded' };
     },
   );

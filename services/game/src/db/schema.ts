@@ -37,6 +37,18 @@ export interface PurchasesTable {
   applied_at: Generated<Date>;
 }
 
+/** What a refunded purchase's take-back removed, once per purchase (migration 0025). */
+export interface PurchaseTakebacksTable {
+  purchase_id: string;
+  user_id: string;
+  round: number;
+  round_in_play: boolean;
+  clicks: number;
+  pass: boolean;
+  pot_cents: number;
+  taken_at: Generated<Date>;
+}
+
 export interface RoundsTable {
   round: number;
   clicks: Generated<number>;
@@ -74,6 +86,7 @@ export interface Database extends OutboxTable {
   users: UsersTable;
   user_rounds: UserRoundsTable;
   purchases: PurchasesTable;
+  purchase_takebacks: PurchaseTakebacksTable;
   rounds: RoundsTable;
   winners: WinnersTable;
   journal_cursor: JournalCursorTable;

@@ -10,7 +10,8 @@ import type { z } from 'zod';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import { ClickBatcher } from './click-batcher.js';
-import { applyPurchase } from './purchases.js';
+import { applyPurchase, takeBackPurchase } from './purchases.js';
+import type { TakeBackFigures } from './redis/take-back.js';
 import { gameRedis, type GameRedis } from './redis-commands.js';
 import { RoundState, type StaleState } from './round-state.js';
 import type { ClickOutcome, EngineHooks, HotState, UserView } from './types.js';
@@ -128,6 +129,12 @@ export class GameEngine {
   applyPurchase(purchase: z.infer<typeof PurchaseCompletedV1>): Promise<number> {
     const { db, scripts, state, users, hooks } = this;
     return applyPurchase({ db, scripts, state, users, hooks }, purchase);
+  }
+
+  /** Takes back, once, what a refunded purchase gave (its clicks or pass, and its pot share while in play). */
+  takeBackPurchase(purchase: z.infer<typeof PurchaseCompletedV1>): Promise<TakeBackFigures> {
+    const { db, scripts, state, users, hooks } = this;
+    return takeBackPurchase({ db, scripts, state, users, hooks }, purchase);
   }
 
   /** Stops taking clicks and waits for what is under way. */

@@ -3,7 +3,7 @@ import { makeEvent, SUBJECTS, type Role } from '@omc/contracts';
 import { enqueueEvent } from '@omc/service-kit';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import type { PurchaseRecord, WinRecord } from './journal-types.js';
+import type { PurchaseRecord, TakeBackRecord, WinRecord } from './journal-types.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -183,6 +183,58 @@ export async function recordPurchase(db: Db, purchase: PurchaseRecord): Promise<
     )
     .execute();
   return true;
+}
+
+/**
+ * Records a refunded purchase's take-back once per purchase id, and removes its clicks or pass from the
+ * buyer's round (what a rebuild loads). Returns false when it was recorded before.
+ */
+export async function recordTakeBack(db: Db, takeback: TakeBackRecord): Promise<boolean> {
+  const inserted = await db
+    .insertInto('purchase_takebacks')
+    .values({
+      purchase_id: takeback.id,
+      user_id: takeback.userId,
+      round: takeback.round,
+      round_in_play: takeback.roundInPlay,
+      clicks: takeback.clicks,
+      pass: takeback.pass,
+      pot_cents: takeback.potCents,
+    })
+    .onConflict((oc) => oc.column('purchase_id').doNothing())
+    .returning('purchase_id')
+    .executeTakeFirst();
+  if (!inserted || (takeback.clicks === 0 && !takeback.pass)) return Boolean(inserted);
+  await db
+    .updateTable('user_rounds')
+    .set((eb) => ({
+      purchased_clicks: eb('purchased_clicks', '-', takeback.clicks),
+      pass: takeback.pass ? false : eb.ref('pass'),
+    }))
+    .where('user_id', '=', takeback.userId)
+    .where('round', '=', takeback.round)
+    .execute();
+  return true;
+}
+
+/** A purchase's take-back as recorded; undefined when it has none. */
+export async function recordedTakeBack(db: Db, purchaseId: string): Promise<TakeBackRecord | undefined> {
+  const row = await db
+    .selectFrom('purchase_takebacks')
+    .selectAll()
+    .where('purchase_id', '=', purchaseId)
+    .executeTakeFirst();
+  return row
+    ? {
+        id: row.purchase_id,
+        userId: row.user_id,
+        round: Number(row.round),
+        roundInPlay: row.round_in_play,
+        clicks: Number(row.clicks),
+        pass: row.pass,
+        potCents: Number(row.pot_cents),
+      }
+    : undefined;
 }
 
 export async function purchaseRound(db: Db, purchaseId: string): Promise<number | undefined> {
@@ -428,6 +480,12 @@ export async function currentRoundSnapshot(db: Db) {
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('pot_share_cents'), sql<number>`0`).as('pot'))
     .where('round', '=', round)
     .executeTakeFirst();
+  // Less what refunds took back from this round's pot.
+  const takenBack = await db
+    .selectFrom('purchase_takebacks')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('pot_cents'), sql<number>`0`).as('pot'))
+    .where('round', '=', round)
+    .executeTakeFirst();
   const lastWinner = lastWin?.user_id ? { id: lastWin.user_id, name: lastWin.username ?? '' } : null;
   const lastClicker = progress?.last_click_user_id
     ? { id: progress.last_click_user_id, name: progress.username ?? '' }
@@ -435,7 +493,7 @@ export async function currentRoundSnapshot(db: Db) {
   return {
     round,
     clicks: Number(progress?.clicks ?? 0),
-    potCents: Number(pot?.pot ?? 0),
+    potCents: Number(pot?.pot ?? 0) - Number(takenBack?.pot ?? 0),
     lastClicker,
     lastWinner,
   };

@@ -34,6 +34,17 @@ export interface PurchaseRecord {
   packId: string;
 }
 
+/** What a refunded purchase's take-back removed (redis/take-back.ts). */
+export interface TakeBackRecord {
+  id: string;
+  userId: string;
+  round: number;
+  roundInPlay: boolean;
+  clicks: number;
+  pass: boolean;
+  potCents: number;
+}
+
 export interface JournalEntry {
   epoch: string;
   seq: number;
@@ -41,6 +52,7 @@ export interface JournalEntry {
   prefix: string;
   segs?: JournalSegment[];
   purchase?: PurchaseRecord;
+  takeback?: TakeBackRecord;
   /** A user's sign-up clicks, granted once their email was verified. */
   grant?: { userId: string; clicks: number };
 }
@@ -50,7 +62,10 @@ export function parseJournalEntry(raw: string): JournalEntry {
   const second = raw.indexOf(':', first + 1);
   const epoch = raw.slice(0, first);
   const seq = Number(raw.slice(first + 1, second));
-  const body = JSON.parse(raw.slice(second + 1)) as Pick<JournalEntry, 'segs' | 'purchase' | 'grant'>;
+  const body = JSON.parse(raw.slice(second + 1)) as Pick<
+    JournalEntry,
+    'segs' | 'purchase' | 'takeback' | 'grant'
+  >;
   return { epoch, seq, prefix: raw.slice(0, second + 1), ...body };
 }
 

@@ -4,7 +4,8 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Database } from '../db/schema.js';
-import { purchaseRound, recordPurchase } from './game.repo.js';
+import { purchaseRound, recordedTakeBack, recordPurchase, recordTakeBack } from './game.repo.js';
+import type { TakeBackFigures } from './redis/take-back.js';
 import { KEYS } from './keys.js';
 import type { GameRedis } from './redis-commands.js';
 import type { RoundState } from './round-state.js';
@@ -62,6 +63,54 @@ export async function applyPurchase(
     return reply.round;
   }
   throw new Error('purchase could not be applied');
+}
+
+/**
+ * Takes back, once, what a refunded purchase gave (redis/take-back.ts): applied first if its event has not
+ * arrived, so a refund racing its own purchase still leaves nothing of it. The same answer on every call.
+ */
+export async function takeBackPurchase(
+  parts: Parameters<typeof applyPurchase>[0],
+  purchase: z.infer<typeof PurchaseCompletedV1>,
+): Promise<TakeBackFigures> {
+  const { db, scripts, state, users, hooks } = parts;
+  const recorded = await recordedTakeBack(db, purchase.purchaseId);
+  if (recorded) {
+    const { id: _id, userId: _userId, ...figures } = recorded;
+    return figures;
+  }
+  const round = (await purchaseRound(db, purchase.purchaseId)) ?? (await applyPurchase(parts, purchase));
+  await state.verify();
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const reply = await scripts.takeBackPurchase(
+      [KEYS.game, KEYS.purchases],
+      [
+        purchase.purchaseId,
+        purchase.userId,
+        round,
+        purchase.clicks ?? 0,
+        purchase.unlimited ? 1 : 0,
+        purchase.potShareCents,
+      ],
+    );
+    if (reply.outcome === 'state_missing') {
+      await state.ensure();
+      continue;
+    }
+    if (reply.outcome === 'user_not_loaded') {
+      const unknown = await users.ensure([purchase.userId], true);
+      if (unknown.has(purchase.userId))
+        throw new Error(`take-back for user ${purchase.userId}, who is not known yet`);
+      continue;
+    }
+    const { outcome: _outcome, ...figures } = reply;
+    // Recorded before the answer: the journal's copy may not outlive Redis.
+    await recordTakeBack(db, { id: purchase.purchaseId, userId: purchase.userId, ...figures });
+    if (reply.outcome === 'taken' && (figures.clicks > 0 || figures.pass || figures.potCents > 0))
+      hooks.onStateChanged?.();
+    return figures;
+  }
+  throw new Error('the purchase could not be taken back');
 }
 
 /** How long a purchase stays in Redis' purchases hash after Postgres recorded it. */

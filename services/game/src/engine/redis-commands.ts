@@ -5,6 +5,7 @@ import { CLICK_BATCH, decodeClickBatchReply, type ClickBatchReply } from './redi
 import { decodeJournalStepReply, JOURNAL_STEP, type JournalStepReply } from './redis/journal-step.js';
 import { APPLY_PURCHASE, decodeApplyPurchaseReply, type ApplyPurchaseReply } from './redis/purchase.js';
 import { decodeRestoreStateReply, RESTORE_STATE } from './redis/restore-state.js';
+import { decodeTakeBackReply, TAKE_BACK_PURCHASE, type TakeBackReply } from './redis/take-back.js';
 import {
   decodeChangedReply,
   decodeEvictIdleUsersReply,
@@ -24,6 +25,7 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     gameClickBatch(numKeys: number, ...keysAndArgs: Arg[]): Result<(number | string)[], Context>;
     gameApplyPurchase(numKeys: number, ...keysAndArgs: Arg[]): Result<number[], Context>;
+    gameTakeBackPurchase(numKeys: number, ...keysAndArgs: Arg[]): Result<number[], Context>;
     gameLoadUser(numKeys: number, ...keysAndArgs: Arg[]): Result<number, Context>;
     gameGrantSignupClicks(numKeys: number, ...keysAndArgs: Arg[]): Result<number, Context>;
     gameUpdateUserMeta(numKeys: number, ...keysAndArgs: Arg[]): Result<number, Context>;
@@ -36,6 +38,7 @@ declare module 'ioredis' {
 const SCRIPTS = {
   gameClickBatch: CLICK_BATCH,
   gameApplyPurchase: APPLY_PURCHASE,
+  gameTakeBackPurchase: TAKE_BACK_PURCHASE,
   gameLoadUser: LOAD_USER,
   gameGrantSignupClicks: GRANT_SIGNUP_CLICKS,
   gameUpdateUserMeta: UPDATE_USER_META,
@@ -63,6 +66,8 @@ export interface GameRedis {
   clickBatch(keys: string[], args: Arg[], clickCount: number): Promise<ClickBatchReply>;
   /** KEYS: game hash, purchases. */
   applyPurchase(keys: string[], args: Arg[]): Promise<ApplyPurchaseReply>;
+  /** KEYS: game hash, purchases. ARGV: see TAKE_BACK_PURCHASE. */
+  takeBackPurchase(keys: string[], args: Arg[]): Promise<TakeBackReply>;
   /** Loads users in one round trip (a pipeline); true for each record that changed. */
   loadUsers(hash: string, users: UserLoad[], now: number): Promise<boolean[]>;
   updateUserMeta(hash: string, args: Arg[]): Promise<boolean>;
@@ -98,6 +103,8 @@ export function gameRedis(redis: Redis): GameRedis {
       decodeClickBatchReply(await redis.gameClickBatch(keys.length, ...keys, ...args), clickCount),
     applyPurchase: async (keys, args) =>
       decodeApplyPurchaseReply(await redis.gameApplyPurchase(keys.length, ...keys, ...args)),
+    takeBackPurchase: async (keys, args) =>
+      decodeTakeBackReply(await redis.gameTakeBackPurchase(keys.length, ...keys, ...args)),
     async loadUsers(hash, users, now) {
       if (users.length === 0) return [];
       const pipeline: ChainableCommander = redis.pipeline();

@@ -19,6 +19,7 @@ import {
   lockStateWritesShared,
   recordPurchase,
   recordSignupGrant,
+  recordTakeBack,
   recordWinOnce,
   saveJournalCursor,
 } from '../engine/game.repo.js';
@@ -195,6 +196,8 @@ async function applyEntries(
   let wins = 0;
   for (const entry of entries) {
     if (entry.purchase) await recordPurchase(trx, entry.purchase);
+    // A refund's take-back: its handler usually recorded it already; once either way.
+    if (entry.takeback) await recordTakeBack(trx, entry.takeback);
     // The event's handler usually recorded it already; once either way.
     if (entry.grant) await recordSignupGrant(trx, entry.grant.userId, entry.grant.clicks);
     for (const seg of entry.segs ?? []) {

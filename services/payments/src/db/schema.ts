@@ -6,6 +6,7 @@ type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefine
 
 export type PurchaseStatus = 'pending' | 'succeeded' | 'declined' | 'failed';
 export type PayoutStatus = 'pending' | 'completed' | 'failed';
+export type RefundStatus = 'returning' | 'returned' | 'completed' | 'failed';
 
 export interface Database extends OutboxTable {
   users: {
@@ -41,7 +42,7 @@ export interface Database extends OutboxTable {
   };
   ledger_transactions: {
     id: string;
-    kind: 'purchase' | 'round_won' | 'payout';
+    kind: 'purchase' | 'round_won' | 'payout' | 'refund';
     reference: string;
     created_at: Timestamp;
   };
@@ -91,6 +92,27 @@ export interface Database extends OutboxTable {
     credited_cents: number;
     event_id: string;
     created_at: Timestamp;
+  };
+  refunds: {
+    purchase_id: string;
+    status: RefundStatus;
+    kind: 'void' | 'refund' | null;
+    provider_refund_id: string | null;
+    reason: string;
+    admin_user_id: string;
+    admin_ip: string | null;
+    amount_cents: number;
+    clicks_taken: number | null;
+    pass_taken: boolean | null;
+    pot_cents: number | null;
+    house_cents: number | null;
+    loss_cents: number | null;
+    error: string | null;
+    attempts: Generated<number>;
+    lease_until: NullableTimestamp;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+    completed_at: NullableTimestamp;
   };
   webhook_events: { id: string; kind: string; subject_id: string | null; received_at: Timestamp };
 }

@@ -10,6 +10,11 @@ export const ACCOUNTS = {
   roundPot: 'pot:round',
   /** The house's share of purchases: the admin balance. */
   house: 'house',
+  /**
+   * What a refund gave back that neither the pot nor the house still held (the house pot already
+   * collected): money the operator puts in from outside, an explicit loss (runs negative).
+   */
+  refundLosses: 'external:refund-losses',
 } as const;
 
 export const winningsAccount = (userId: string) => `winnings:${userId}`;

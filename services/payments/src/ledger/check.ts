@@ -51,6 +51,27 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
   for (const row of wrongPrice.rows)
     problems.push(`purchase ${row.id} charged ${row.amount_cents} but posted ${row.cash_in}`);
 
+  // Every completed refund is posted once, giving back its purchase's price; nothing else is posted as a
+  // refund, and only a purchase that succeeded is refunded.
+  const refundMismatch = await sql<{ id: string; problem: string }>`
+    select coalesce(r.purchase_id::text, t.reference) as id,
+      case when t.id is null then 'refund completed but not in the ledger' else 'refund in the ledger but not completed' end as problem
+    from refunds r full join ledger_transactions t on t.reference = 'refund:' || r.purchase_id::text
+    where (r.status = 'completed' and t.id is null)
+       or (t.kind = 'refund' and (r.purchase_id is null or r.status <> 'completed'))`.execute(db);
+  for (const row of refundMismatch.rows) problems.push(`purchase ${row.id}: ${row.problem}`);
+  const wrongRefund = await sql<{ id: string; amount_cents: number; cash_out: number }>`
+    select p.id, p.amount_cents, coalesce(sum(e.amount_cents), 0)::bigint as cash_out
+    from refunds r join purchases p on p.id = r.purchase_id
+    join ledger_transactions t on t.reference = 'refund:' || r.purchase_id::text
+    left join ledger_entries e on e.transaction_id = t.id and e.account_id = 'external:braintree'
+    group by p.id, p.amount_cents, p.status
+    having coalesce(sum(e.amount_cents), 0) <> p.amount_cents or p.status <> 'succeeded'`.execute(db);
+  for (const row of wrongRefund.rows)
+    problems.push(
+      `purchase ${row.id} refunded ${row.cash_out} of its ${row.amount_cents}, or was never charged`,
+    );
+
   const payoutMismatch = await sql<{ id: string; problem: string }>`
     select p.id, case when t.id is null then 'completed but not in the ledger' else 'in the ledger but not completed' end as problem
     from payouts p full join ledger_transactions t on t.reference = 'payout:' || p.id::text

@@ -12,6 +12,14 @@ export interface ProviderTransaction {
   orderId: string | null;
 }
 
+/** A sale as a refund needs to see it: its status and the refunds already made of it. */
+export interface ProviderSale extends ProviderTransaction {
+  refundIds: string[];
+}
+
+/** Braintree answered a void or a refund: done (with the transaction that gives the money back) or refused. */
+export type ReturnResult = { kind: 'done'; transactionId: string } | { kind: 'refused'; message: string };
+
 export type SaleResult =
   | { kind: 'approved'; transaction: ProviderTransaction }
   | { kind: 'declined'; transaction: ProviderTransaction | null; message: string }
@@ -45,6 +53,12 @@ export interface PaymentGateway {
   /** Every transaction carrying our order id (the purchase id): how an unanswered call is reconciled. */
   findByOrderId(orderId: string): Promise<ProviderTransaction[]>;
   void(transactionId: string): Promise<void>;
+  /** The sale by its id; undefined when Braintree has no such transaction. Throws without an answer. */
+  findSale(transactionId: string): Promise<ProviderSale | undefined>;
+  /** Voids a sale not settled yet (nothing reaches the card). Throws without an answer. */
+  voidSale(transactionId: string): Promise<ReturnResult>;
+  /** Refunds a settled sale in full. Throws without an answer. */
+  refundSale(transactionId: string): Promise<ReturnResult>;
   /** Verifies the signature and reads the notification; throws on a bad signature. */
   parseWebhook(signature: string, payload: string): Promise<WebhookEvent>;
 }
@@ -56,6 +70,11 @@ function view(transaction: braintree.Transaction): ProviderTransaction {
     amount: transaction.amount,
     orderId: transaction.orderId ?? null,
   };
+}
+
+function refusal(result: braintree.ValidatedResponse<braintree.Transaction>): string {
+  const errors = result.errors?.deepErrors?.() ?? [];
+  return errors.map((e) => e.message).join(' ') || result.message;
 }
 
 export function createBraintreeGateway(config: Config): PaymentGateway {
@@ -128,6 +147,28 @@ export function createBraintreeGateway(config: Config): PaymentGateway {
 
     async void(transactionId) {
       await gateway.transaction.void(transactionId);
+    },
+
+    async findSale(transactionId) {
+      try {
+        const t = await gateway.transaction.find(transactionId);
+        return { ...view(t), refundIds: t.refundIds ?? [] };
+      } catch (error) {
+        if ((error as { type?: string }).type === 'notFoundError') return undefined;
+        throw error;
+      }
+    },
+
+    async voidSale(transactionId) {
+      const result = await gateway.transaction.void(transactionId);
+      if (result.success) return { kind: 'done', transactionId: result.transaction.id };
+      return { kind: 'refused', message: refusal(result) };
+    },
+
+    async refundSale(transactionId) {
+      const result = await gateway.transaction.refund(transactionId);
+      if (result.success) return { kind: 'done', transactionId: result.transaction.id };
+      return { kind: 'refused', message: refusal(result) };
     },
 
     async parseWebhook(signature, payload) {

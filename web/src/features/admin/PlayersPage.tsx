@@ -2,6 +2,7 @@ import type { AdminUserEntry } from '@omc/contracts';
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 import { adminApi } from '../../api/admin';
 import { errorText } from '../../api/http';
 import { FormMessage } from '../../components/FormMessage';
@@ -76,7 +77,10 @@ export function PlayersPage() {
                 <td>
                   <button type="button" className="btn btn--secondary" onClick={() => setSelected(user)}>
                     {t('players.manage', { username: user.username })}
-                  </button>
+                  </button>{' '}
+                  <Link to={`/admin/players/${user.id}/purchases`} state={{ username: user.username }}>
+                    {t('money.link', { username: user.username })}
+                  </Link>
                 </td>
               </tr>
             ))}

@@ -4,6 +4,7 @@ import { decodeClickBatchReply } from './click-batch.js';
 import { decodeJournalStepReply } from './journal-step.js';
 import { decodeApplyPurchaseReply } from './purchase.js';
 import { decodeRestoreStateReply } from './restore-state.js';
+import { decodeTakeBackReply } from './take-back.js';
 import { decodeUserRecord } from './user-record.js';
 import { decodeChangedReply, decodeEvictIdleUsersReply } from './users.js';
 
@@ -78,6 +79,16 @@ describe('the other replies', () => {
     expect(decodeApplyPurchaseReply([-1])).toEqual({ outcome: 'state_missing' });
     expect(decodeApplyPurchaseReply([-2])).toEqual({ outcome: 'user_not_loaded' });
     expect(() => decodeApplyPurchaseReply([9])).toThrow();
+  });
+
+  it('take back', () => {
+    const figures = { round: 4, roundInPlay: true, clicks: 97, pass: false, potCents: 50 };
+    expect(decodeTakeBackReply([1, 4, 1, 97, 0, 50])).toEqual({ outcome: 'taken', ...figures });
+    expect(decodeTakeBackReply([0, 4, 1, 97, 0, 50])).toEqual({ outcome: 'taken_before', ...figures });
+    expect(decodeTakeBackReply([1, 3, 0, 0, 0, 0])).toMatchObject({ roundInPlay: false, potCents: 0 });
+    expect(decodeTakeBackReply([-1])).toEqual({ outcome: 'state_missing' });
+    expect(decodeTakeBackReply([-2])).toEqual({ outcome: 'user_not_loaded' });
+    expect(() => decodeTakeBackReply([9])).toThrow();
   });
 
   it('journal step, restore, load and update, eviction', () => {

@@ -6,6 +6,7 @@ import { roleOrderMigration } from './0002_role_order.js';
 import { reconcileRetentionMigration } from './0006_reconcile_retention.js';
 import { accountBalancesMigration } from './0009_account_balances.js';
 import { payoutEmailChangesMigration } from './0020_payout_email_changes.js';
+import { refundsMigration } from './0025_refunds.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0006_reconcile_retention': reconcileRetentionMigration,
   '0009_account_balances': accountBalancesMigration,
   '0020_payout_email_changes': payoutEmailChangesMigration,
+  '0025_refunds': refundsMigration,
 };

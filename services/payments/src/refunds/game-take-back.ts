@@ -1,0 +1,32 @@
+// The game takes back what a refunded purchase gave (its clicks or pass, its pot share while the round is
+// in play), once per purchase, on its internal listener, with the refunding admin's own token. The answer
+// names what it took, and the same on every call, so a lost answer is asked again without harm.
+import { InternalTakeBack, internalTakeBackPath, type InternalTakeBackRequest } from '@omc/contracts';
+import { forwardedHeaders, type Caller } from '@omc/service-kit';
+
+export interface GameTakeBackOptions {
+  gameInternalUrl: string;
+  timeoutMs: number;
+}
+
+export class GameTakeBack {
+  constructor(private readonly options: GameTakeBackOptions) {}
+
+  /** Throws when the game does not answer, or answers anything but what it took. */
+  async takeBack(caller: Caller, purchase: InternalTakeBackRequest): Promise<InternalTakeBack> {
+    const response = await fetch(
+      `${this.options.gameInternalUrl}${internalTakeBackPath(purchase.purchaseId)}`,
+      {
+        method: 'POST',
+        headers: { ...forwardedHeaders(caller), 'content-type': 'application/json' },
+        body: JSON.stringify(purchase),
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      },
+    );
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new Error(`the game answered ${response.status}`);
+    }
+    return InternalTakeBack.parse(await response.json());
+  }
+}

@@ -1,0 +1,98 @@
+// The operator's money routes: refund a purchase, and a player's purchases and payouts. Admins only
+// (the token's role here, then auth's current role before any money moves).
+import {
+  AdminPayoutsPage,
+  AdminPurchasesPage,
+  PlayerMoneyQuery,
+  PurchaseIdParams,
+  RefundRequest,
+  RefundResponse,
+  type AdminPurchase,
+  type PackId,
+  packById,
+} from '@omc/contracts';
+import { authenticate, badRequest, callerOf, requireRole } from '@omc/service-kit';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { PaymentsContext } from '../context.js';
+import { decodeCursor, encodeCursor, playerPayouts, playerPurchases } from './player-money.repo.js';
+import { refundView } from './refunds.service.js';
+
+const DEFAULT_LIMIT = 20;
+
+export async function refundRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
+  const { refunds, accounts, deps } = ctx;
+  app.addHook('onRequest', authenticate);
+  app.addHook('onRequest', requireRole('admin'));
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+
+  typed.post(
+    '/api/admin/purchases/:id/refund',
+    { schema: { params: PurchaseIdParams, body: RefundRequest, response: { 200: RefundResponse } } },
+    async (request) => {
+      const caller = callerOf(request);
+      const admin = await accounts.current(caller);
+      return refunds.refund(caller, admin, request.params.id, request.body.reason, request.ip);
+    },
+  );
+
+  const pageOf = (query: PlayerMoneyQuery) => {
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    if (query.cursor !== undefined && !after)
+      throw badRequest('cursor must be the nextCursor of a previous page', 'cursor');
+    return { after, limit: query.limit ?? DEFAULT_LIMIT };
+  };
+
+  typed.get(
+    '/api/admin/purchases',
+    { schema: { querystring: PlayerMoneyQuery, response: { 200: AdminPurchasesPage } } },
+    async (request) => {
+      const page = pageOf(request.query);
+      const found = await playerPurchases(deps.db, request.query.userId, { ...page, limit: page.limit + 1 });
+      const rows = found.slice(0, page.limit);
+      const purchases: AdminPurchase[] = rows.map((p) => {
+        const returned = p.refund && (p.refund.status === 'returned' || p.refund.status === 'completed');
+        return {
+          id: p.id,
+          packId: p.pack_id,
+          amount: p.amount_cents / 100,
+          clicks: packById(p.pack_id as PackId).clicks,
+          status: returned ? (p.refund!.kind === 'void' ? 'voided' : 'refunded') : p.status,
+          transactionId: p.provider_transaction_id,
+          settlementStatus: p.settlement_status,
+          disputeStatus: p.dispute_status,
+          refund: p.refund ? refundView(p.refund) : null,
+          createdAt: new Date(p.created_at).toISOString(),
+        };
+      });
+      const last = rows[rows.length - 1];
+      return { purchases, nextCursor: found.length > page.limit && last ? encodeCursor(last) : null };
+    },
+  );
+
+  typed.get(
+    '/api/admin/payouts',
+    { schema: { querystring: PlayerMoneyQuery, response: { 200: AdminPayoutsPage } } },
+    async (request) => {
+      const page = pageOf(request.query);
+      const found = await playerPayouts(deps.db, request.query.userId, { ...page, limit: page.limit + 1 });
+      const rows = found.slice(0, page.limit);
+      const last = rows[rows.length - 1];
+      return {
+        payouts: rows.map((p) => ({
+          id: p.id,
+          kind: p.kind,
+          amount: Number(p.amount_cents) / 100,
+          status: p.status,
+          paypalEmail: p.paypal_email,
+          batchId: p.provider_batch_id,
+          senderBatchId: p.id,
+          error: p.error,
+          createdAt: new Date(p.created_at).toISOString(),
+          completedAt: p.completed_at ? new Date(p.completed_at).toISOString() : null,
+        })),
+        nextCursor: found.length > page.limit && last ? encodeCursor(last) : null,
+      };
+    },
+  );
+}

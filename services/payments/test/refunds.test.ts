@@ -1,0 +1,336 @@
+// Refunding a purchase (admin): a void when the charge is not settled, a refund when it is, through the
+// real SDK against the emulator; once, however often and however concurrently it is asked; the game
+// takes back the clicks and the pot share; the ledger stays balanced (checked after every test) with
+// the pot share from the pot while the round is in play, else from the house, and what neither holds as
+// the operator's loss; the audit log hears of it. And the player's purchases and payouts, for the admin.
+import { AdminPayoutsPage, AdminPurchasesPage, ErrorBody, RefundResponse, SUBJECTS } from '@omc/contracts';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { checkLedger } from '../src/ledger/check.js';
+import { newUserId, startHarness, type Harness } from './harness.js';
+
+describe('refunds', () => {
+  let h: Harness;
+  let adminId: string;
+  let admin: string;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    adminId = newUserId();
+    admin = await h.token({ sub: adminId, username: 'operator', role: 'admin' });
+  });
+  afterAll(async () => h?.close());
+  beforeEach(async () => {
+    await h.emulator.client.reset();
+    h.auth.audited.length = 0;
+    h.game.takeBackCalls.length = 0;
+  });
+  afterEach(async () => h.assertLedgerBalances());
+
+  const call = (method: 'GET' | 'POST', url: string, token: string, payload?: Record<string, unknown>) =>
+    h.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${token}` },
+      ...(payload ? { payload } : {}),
+    });
+  const refund = (purchaseId: string, token = admin, reason = 'Charged twice by mistake') =>
+    call('POST', `/api/admin/purchases/${purchaseId}/refund`, token, { reason });
+
+  /** A player buys a pack; the purchase's id and Braintree transaction id. */
+  async function buy(amount = '0.99', buyerId = newUserId()) {
+    const buyer = await h.token({ sub: buyerId });
+    const response = await call('POST', '/api/payments/checkout', buyer, {
+      paymentMethodNonce: 'fake-valid-nonce',
+      amount,
+    });
+    expect(response.json().success).toBe(true);
+    const transactionId = response.json().transactionId as string;
+    const row = await h.deps.db
+      .selectFrom('purchases')
+      .select('id')
+      .where('provider_transaction_id', '=', transactionId)
+      .executeTakeFirstOrThrow();
+    return { purchaseId: row.id, transactionId, buyerId };
+  }
+
+  const balances = async () => (await checkLedger(h.deps.db)).balances;
+
+  it('answers 403 to a player, and 4xx naming the problem to bad input', async () => {
+    const { purchaseId } = await buy();
+    const player = await h.token({ sub: newUserId() });
+    const refused = await refund(purchaseId, player);
+    expect(refused.statusCode).toBe(403);
+    expect(ErrorBody.parse(refused.json()).message).toMatch(/admin/i);
+
+    const missing = await call('POST', `/api/admin/purchases/${purchaseId}/refund`, admin, {});
+    expect(missing.statusCode).toBe(400);
+    expect(ErrorBody.parse(missing.json()).message).toMatch(/reason/);
+    const long = await refund(purchaseId, admin, 'x'.repeat(501));
+    expect(long.statusCode).toBe(400);
+    expect(ErrorBody.parse(long.json()).message).toMatch(/reason must be at most 500/);
+    const badId = await refund('not-a-purchase');
+    expect(badId.statusCode).toBe(400);
+    expect(ErrorBody.parse(badId.json()).message).toMatch(/id must be a purchase id/);
+    const unknown = await refund(newUserId());
+    expect(unknown.statusCode).toBe(404);
+    expect(ErrorBody.parse(unknown.json()).message).toMatch(/No purchase/);
+
+    const declined = await call('POST', '/api/payments/checkout', player, {
+      paymentMethodNonce: 'fake-processor-declined-visa-nonce',
+      amount: '0.99',
+    });
+    expect(declined.json().success).toBe(false);
+    const declinedRow = await h.deps.db
+      .selectFrom('purchases')
+      .select('id')
+      .where('status', '=', 'declined')
+      .executeTakeFirstOrThrow();
+    const notCharged = await refund(declinedRow.id);
+    expect(notCharged.statusCode).toBe(409);
+    expect(ErrorBody.parse(notCharged.json()).message).toMatch(/declined/);
+    // Nothing reached the provider or the game.
+    expect(h.game.takeBackCalls).toEqual([]);
+    expect((await h.emulator.client.transactions()).filter((t) => t.type === 'credit')).toEqual([]);
+  });
+
+  it('voids a purchase not settled yet: the pot share leaves the pot, the rest the house; audited', async () => {
+    const before = await balances();
+    const { purchaseId, transactionId, buyerId } = await buy('1.99');
+    const answer = await refund(purchaseId);
+    expect(answer.statusCode).toBe(200);
+    const { refund: done } = RefundResponse.parse(answer.json());
+    expect(done).toMatchObject({
+      purchaseId,
+      status: 'completed',
+      kind: 'void',
+      providerRefundId: transactionId,
+      amount: 1.99,
+      clicksTakenBack: 500,
+      potTakenBack: 0.99,
+      houseTakenBack: 1,
+      operatorLoss: 0,
+    });
+    expect((await h.emulator.client.transactions())[0]).toMatchObject({
+      id: transactionId,
+      status: 'voided',
+      charged: false,
+    });
+    // The game was asked with the admin's own token.
+    expect(h.game.takeBackCalls).toEqual([{ purchaseId, authorization: `Bearer ${admin}` }]);
+    const after = await balances();
+    expect(after['pot:round'] ?? 0).toBe(before['pot:round'] ?? 0);
+    expect(after.house ?? 0).toBe(before.house ?? 0);
+    expect(after['external:braintree'] ?? 0).toBe(before['external:braintree'] ?? 0);
+
+    expect(h.auth.audited).toEqual([
+      {
+        authorization: `Bearer ${admin}`,
+        body: {
+          action: 'purchase.refunded',
+          targetId: buyerId,
+          detail: expect.objectContaining({
+            purchaseId,
+            transactionId,
+            kind: 'void',
+            amount: 1.99,
+            reason: 'Charged twice by mistake',
+            clicksTakenBack: 500,
+          }),
+          ip: expect.any(String),
+        },
+      },
+    ]);
+  });
+
+  it('refunds a settled purchase once when ten requests arrive together; later ones are 409', async () => {
+    const { purchaseId, transactionId } = await buy('4.99');
+    await h.emulator.client.settle(transactionId);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => refund(purchaseId)));
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, ...Array(9).fill(409)]);
+    for (const refused of answers.filter((a) => a.statusCode === 409))
+      expect(ErrorBody.parse(refused.json()).message).toMatch(/already refunded|in progress/);
+    const done = RefundResponse.parse(answers.find((a) => a.statusCode === 200)!.json()).refund;
+    expect(done).toMatchObject({ kind: 'refund', status: 'completed', amount: 4.99 });
+    expect(done.providerRefundId).not.toBe(transactionId);
+
+    const again = await refund(purchaseId);
+    expect(again.statusCode).toBe(409);
+    expect(ErrorBody.parse(again.json()).message).toMatch(/already refunded/);
+    const transactions = await h.emulator.client.transactions();
+    expect(transactions.filter((t) => t.type === 'credit')).toHaveLength(1);
+    expect(transactions.find((t) => t.id === transactionId)?.refundedCents).toBe(499);
+    expect(h.game.takeBackCalls).toHaveLength(1);
+    expect(h.auth.audited).toHaveLength(1);
+  });
+
+  it('a round already won: the pot share comes from the house; the house already collected: the loss is explicit', async () => {
+    // Drain the house first, so what it holds is only what this test puts there.
+    const housePaid = await collectHouse();
+    expect(housePaid).toBeGreaterThanOrEqual(0);
+    const before = await balances();
+    const { purchaseId } = await buy('4.99');
+    h.game.takeBacks.set(purchaseId, { round: 1, roundInPlay: false, clicks: 0, pass: false, potCents: 0 });
+    const answer = await refund(purchaseId);
+    expect(answer.statusCode).toBe(200);
+    // The house held its share (250) only: the pot share of the won round (249) is the operator's loss.
+    expect(RefundResponse.parse(answer.json()).refund).toMatchObject({
+      clicksTakenBack: 0,
+      potTakenBack: 0,
+      houseTakenBack: 2.5,
+      operatorLoss: 2.49,
+    });
+    const after = await balances();
+    expect(after.house ?? 0).toBe(before.house ?? 0);
+    // The won round's share stays where the game's win put it (here still the ledger's pot).
+    expect(after['pot:round']! - (before['pot:round'] ?? 0)).toBe(249);
+    expect(after['external:refund-losses']).toBe((before['external:refund-losses'] ?? 0) - 249);
+
+    // With the house holding enough, it absorbs a won round's pot share whole.
+    const first = await buy('4.99');
+    const second = await buy('4.99');
+    h.game.takeBacks.set(second.purchaseId, {
+      round: 1,
+      roundInPlay: false,
+      clicks: 0,
+      pass: false,
+      potCents: 0,
+    });
+    expect(first.purchaseId).not.toBe(second.purchaseId);
+    const absorbed = RefundResponse.parse((await refund(second.purchaseId)).json()).refund;
+    expect(absorbed).toMatchObject({ potTakenBack: 0, houseTakenBack: 4.99, operatorLoss: 0 });
+  });
+
+  it('Braintree unavailable: 502, nothing moved; the retry refunds once', async () => {
+    const { purchaseId, transactionId } = await buy('0.99');
+    await h.emulator.client.settle(transactionId);
+    const before = await balances();
+    await h.emulator.client.fault({ target: 'braintree.refund', kind: 'status', status: 503 });
+    const down = await refund(purchaseId);
+    expect(down.statusCode).toBe(502);
+    expect(ErrorBody.parse(down.json()).message).toMatch(/Braintree.*Nothing was refunded/);
+    expect(await balances()).toEqual(before);
+    expect(h.game.takeBackCalls).toEqual([]);
+
+    const retried = await refund(purchaseId);
+    expect(retried.statusCode).toBe(200);
+    expect(RefundResponse.parse(retried.json()).refund.status).toBe('completed');
+    expect((await h.emulator.client.transactions()).filter((t) => t.type === 'credit')).toHaveLength(1);
+  });
+
+  it('a refund whose answer Braintree lost is found on the sale and not made twice', async () => {
+    const { purchaseId, transactionId } = await buy('0.99');
+    await h.emulator.client.settle(transactionId);
+    await h.emulator.client.fault({
+      target: 'braintree.refund',
+      kind: 'timeout',
+      delayMs: 2000,
+      afterEffect: true,
+    });
+    const lost = await refund(purchaseId);
+    expect(lost.statusCode).toBe(200);
+    expect(RefundResponse.parse(lost.json()).refund).toMatchObject({ status: 'completed', kind: 'refund' });
+    expect((await refund(purchaseId)).statusCode).toBe(409);
+    const credits = (await h.emulator.client.transactions()).filter((t) => t.type === 'credit');
+    expect(credits).toHaveLength(1);
+  });
+
+  it('the game unavailable once the money went back: 503; the same refund again finishes without a second refund', async () => {
+    const { purchaseId, transactionId } = await buy('0.99');
+    h.game.takeBackDown = true;
+    try {
+      const waiting = await refund(purchaseId);
+      expect(waiting.statusCode).toBe(503);
+      expect(ErrorBody.parse(waiting.json()).message).toMatch(/went back to the buyer.*again/);
+    } finally {
+      h.game.takeBackDown = false;
+    }
+    expect((await h.emulator.client.transactions())[0]).toMatchObject({
+      id: transactionId,
+      status: 'voided',
+    });
+    const purchases = await listPurchases(
+      (
+        await h.deps.db
+          .selectFrom('purchases')
+          .select('user_id')
+          .where('id', '=', purchaseId)
+          .executeTakeFirstOrThrow()
+      ).user_id,
+    );
+    expect(purchases.purchases[0]).toMatchObject({ status: 'voided', refund: { status: 'returned' } });
+
+    const finished = await refund(purchaseId);
+    expect(finished.statusCode).toBe(200);
+    expect(RefundResponse.parse(finished.json()).refund.status).toBe('completed');
+    expect(h.game.takeBackCalls).toHaveLength(2);
+    expect(h.auth.audited).toHaveLength(1);
+  });
+
+  it("lists a player's purchases and payouts with their provider ids, paged, for admins only", async () => {
+    const buyerId = newUserId();
+    const one = await buy('0.99', buyerId);
+    const two = await buy('1.99', buyerId);
+    expect((await refund(two.purchaseId)).statusCode).toBe(200);
+
+    const player = await h.token({ sub: buyerId });
+    expect((await call('GET', `/api/admin/purchases?userId=${buyerId}`, player)).statusCode).toBe(403);
+    const bad = await call('GET', '/api/admin/purchases?userId=nobody', admin);
+    expect(bad.statusCode).toBe(400);
+    expect(ErrorBody.parse(bad.json()).message).toMatch(/userId/);
+    expect((await call('GET', `/api/admin/purchases?userId=${buyerId}&limit=500`, admin)).statusCode).toBe(
+      400,
+    );
+
+    const first = await listPurchases(buyerId, '&limit=1');
+    expect(first.purchases).toHaveLength(1);
+    expect(first.purchases[0]).toMatchObject({
+      id: two.purchaseId,
+      amount: 1.99,
+      clicks: 500,
+      status: 'voided',
+      transactionId: two.transactionId,
+      refund: { status: 'completed', kind: 'void', reason: 'Charged twice by mistake' },
+    });
+    expect(first.nextCursor).toBeTruthy();
+    const second = await listPurchases(buyerId, `&limit=1&cursor=${first.nextCursor}`);
+    expect(second.purchases.map((p) => [p.id, p.status, p.transactionId, p.refund])).toEqual([
+      [one.purchaseId, 'succeeded', one.transactionId, null],
+    ]);
+    expect(second.nextCursor).toBeNull();
+
+    // Payouts: the house collected by this admin, with PayPal's batch id.
+    await collectHouse();
+    const payouts = AdminPayoutsPage.parse(
+      (await call('GET', `/api/admin/payouts?userId=${adminId}`, admin)).json(),
+    );
+    expect(payouts.payouts.length).toBeGreaterThan(0);
+    const paid = await h.emulator.client.payouts();
+    expect(payouts.payouts[0]).toMatchObject({
+      kind: 'house',
+      status: 'completed',
+      batchId: paid[paid.length - 1]!.payoutBatchId,
+    });
+  });
+
+  async function listPurchases(userId: string, extra = '') {
+    const response = await call('GET', `/api/admin/purchases?userId=${userId}${extra}`, admin);
+    expect(response.statusCode).toBe(200);
+    return AdminPurchasesPage.parse(response.json());
+  }
+
+  /** The admin collects the whole house balance (if any); the cents paid. */
+  async function collectHouse(): Promise<number> {
+    await h.publish(SUBJECTS.userRegistered, {
+      userId: adminId,
+      username: 'operator',
+      email: 'operator@example.com',
+      role: 'admin',
+      preferredLanguage: 'en',
+    });
+    await call('POST', '/api/winners/setPaymentMethod', admin, { paypalEmail: 'operator@example.com' });
+    const collected = await call('POST', '/api/admin/collect', admin);
+    if (collected.statusCode === 409) return 0;
+    expect(collected.statusCode).toBe(200);
+    return Math.round(collected.json().amount * 100);
+  }
+});
