@@ -12,7 +12,7 @@ import {
   PROFILE_PARTS_ACCOUNT,
   PROFILE_PARTS_HEADER,
 } from '@omc/contracts';
-import { withTraceHeaders, type Metrics } from '@omc/service-kit';
+import type { Metrics } from '@omc/service-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Pool } from 'undici';
 import type { z } from 'zod';
@@ -55,7 +55,8 @@ export async function profileRoute(app: FastifyInstance, config: Config, metrics
     };
     if (request.headers.authorization) headers.authorization = request.headers.authorization;
     if (request.headers['accept-language']) headers['accept-language'] = request.headers['accept-language'];
-    return withTraceHeaders(headers, request) as Record<string, string>;
+    // With tracing on, the SDK's undici instrumentation adds our trace context.
+    return headers;
   };
 
   /** A read, sent once more when its kept-alive connection closed unanswered (a replica lost). */
