@@ -171,7 +171,7 @@ async function main(): Promise<void> {
           REDIS_URL: infra.redisUrl,
           RATE_LIMIT_PER_IP: '0',
           LOG_LEVEL: 'warn',
-          OTEL_TRACES_SAMPLE_RATIO: '0',
+          OTEL_TRACES_SAMPLER: 'always_off',
           CLICK_PENALTY_MAX_KEYS: String(penaltyKeys),
         },
         stdio: ['ignore', 'ignore', 'inherit'],
