@@ -130,11 +130,20 @@ const rank = (name: string) => {
 };
 const queue = [...packages].sort((a, b) => rank(a.name) - rank(b.name));
 const outcomes: Outcome[] = [];
-await Promise.all(
-  Array.from({ length: concurrency }, async () => {
+// The static checks run as a third lane beside the suites, in the time they spend waiting on servers,
+// containers and browsers, rather than after them.
+async function staticChecks(): Promise<void> {
+  if (only.length > 0) return;
+  outcomes.push(await runCheck('lint', 'pnpm', ['exec', 'eslint', '.']));
+  outcomes.push(await runCheck('format', 'pnpm', ['exec', 'prettier', '--check', '--log-level=warn', '.']));
+  outcomes.push(await runCheck('typecheck', 'pnpm', ['-r', '--workspace-concurrency=1', 'typecheck']));
+}
+await Promise.all([
+  ...Array.from({ length: concurrency }, async () => {
     for (let pkg = queue.shift(); pkg; pkg = queue.shift()) outcomes.push(await runPackage(pkg));
   }),
-);
+  staticChecks(),
+]);
 
 // Static checks count as one test each: the linter and the formatting over the whole tree (less what
 // .prettierignore names), and every package's typecheck.
@@ -162,11 +171,6 @@ function runCheck(name: string, command: string, args: string[]): Promise<Outcom
       });
     });
   });
-}
-if (only.length === 0) {
-  outcomes.push(await runCheck('lint', 'pnpm', ['exec', 'eslint', '.']));
-  outcomes.push(await runCheck('format', 'pnpm', ['exec', 'prettier', '--check', '--log-level=warn', '.']));
-  outcomes.push(await runCheck('typecheck', 'pnpm', ['-r', '--workspace-concurrency=2', 'typecheck']));
 }
 
 console.log('\n===== summary =====');
