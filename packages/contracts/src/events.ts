@@ -10,6 +10,8 @@ export const SUBJECTS = {
   userEmailChanged: 'auth.user.email_changed.v1',
   userRoleChanged: 'auth.user.role_changed.v1',
   userDeleted: 'auth.user.deleted.v1',
+  /** An admin suspended or restored the account: the game refuses (or again takes) its clicks. */
+  userSuspensionChanged: 'auth.user.suspension_changed.v1',
   /** A password reset was asked for an existing account: carries the link's token for the mail. */
   passwordResetRequested: 'auth.user.password_reset_requested.v1',
   /** The password was reset from a mailed link: the owner is told. */
@@ -63,6 +65,17 @@ export const UserRoleChangedV1 = z.object({
   changedBy: UserId.optional(),
 });
 export const UserDeletedV1 = z.object({ userId: UserId });
+/**
+ * A suspension or a restore. `securityVersion` is the account's security version after it (both raise
+ * it): a consumer applies the change only when the version is higher than the one it holds, so a late
+ * or repeated event never undoes a newer one. `reason` is the operator's, shown to the player.
+ */
+export const UserSuspensionChangedV1 = z.object({
+  userId: UserId,
+  suspended: z.boolean(),
+  reason: z.string().max(500).nullable(),
+  securityVersion: z.number().int().nonnegative(),
+});
 /**
  * The raw token travels only to the mail sender (auth itself); it is single-use and expires at
  * `expiresAt`, so the copy the stream keeps is worthless after that.
@@ -154,6 +167,7 @@ export const EVENT_PAYLOADS = {
   [SUBJECTS.userEmailChanged]: UserEmailChangedV1,
   [SUBJECTS.userRoleChanged]: UserRoleChangedV1,
   [SUBJECTS.userDeleted]: UserDeletedV1,
+  [SUBJECTS.userSuspensionChanged]: UserSuspensionChangedV1,
   [SUBJECTS.passwordResetRequested]: PasswordResetRequestedV1,
   [SUBJECTS.passwordReset]: PasswordResetV1,
   [SUBJECTS.verificationRequested]: VerificationRequestedV1,

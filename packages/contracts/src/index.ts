@@ -3,6 +3,7 @@ export * from './validation.js';
 export * from './packs.js';
 export * from './auth.js';
 export * from './admin.js';
+export * from './balances.js';
 export * from './game.js';
 export * from './payments.js';
 export * from './events.js';

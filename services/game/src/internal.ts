@@ -1,10 +1,11 @@
 // The game's internal listener (INTERNAL_PORT): the routes only auth calls, today the role change that
-// auth makes before updateRole answers. A port of its own, because a NetworkPolicy admits callers by
+// auth makes before updateRole answers, a suspension or restore, the balances of the admin list's page. A port of its own, because a NetworkPolicy admits callers by
 // port, not by path: the public port must admit the gateway (and Prometheus), this one auth alone.
 import { createServer, registerTokens } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { GameContext } from './app.js';
 import { roleRoutes } from './users/role.routes.js';
+import { playerRoutes } from './users/suspension.routes.js';
 
 export async function buildInternalApp(
   ctx: GameContext,
@@ -14,5 +15,6 @@ export async function buildInternalApp(
   const app = createServer({ name: 'game', log: deps.log, logger: options.logger });
   await registerTokens(app, { publicKey: deps.config.JWT_PUBLIC_KEY });
   await app.register(roleRoutes, ctx);
+  await app.register(playerRoutes, ctx);
   return app;
 }

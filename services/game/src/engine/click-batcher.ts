@@ -34,6 +34,7 @@ const REFUSALS: Record<Exclude<ClickStatus, 'accepted' | 'user_not_loaded'>, Cli
   rate_limited: { accepted: false, reason: 'rate_limited' },
   address_rate_limited: { accepted: false, reason: 'address_rate_limited' },
   deleted_user: { accepted: false, reason: 'deleted_user' },
+  suspended: { accepted: false, reason: 'suspended' },
 };
 
 export class ClickBatcher {

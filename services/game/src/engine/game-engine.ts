@@ -109,6 +109,16 @@ export class GameEngine {
     return this.users.sync(userId);
   }
 
+  /** Several users' balances at once, without loading them into Redis; unknown users are absent. */
+  userViews(userIds: string[]): Promise<Map<string, UserView>> {
+    return this.users.views(userIds);
+  }
+
+  /** The operator's reason for the user's suspension as Redis holds it; null when not suspended. */
+  suspensionReason(userId: string): Promise<string | null> {
+    return this.users.suspensionReason(userId);
+  }
+
   /** Grants the user's sign-up clicks if they are still to come, once; true when granted now. */
   grantSignupClicks(userId: string, clicks: number): Promise<boolean> {
     return this.users.grantSignupClicks(userId, clicks);

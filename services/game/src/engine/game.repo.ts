@@ -16,6 +16,8 @@ export interface UserRow {
   grantedClicks: number;
   /** The sign-up clicks are in grantedClicks (false while they wait for a verified email). */
   signupGranted: boolean;
+  /** The operator's reason when an admin suspended the account; null when not suspended. */
+  suspension: { reason: string } | null;
 }
 
 export interface UserRoundRow {
@@ -29,7 +31,17 @@ export async function findUsers(db: Db, ids: string[]): Promise<Map<string, User
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('users')
-    .select(['id', 'username', 'role', 'version', 'deleted_at', 'granted_clicks', 'signup_clicks_granted'])
+    .select([
+      'id',
+      'username',
+      'role',
+      'version',
+      'deleted_at',
+      'granted_clicks',
+      'signup_clicks_granted',
+      'suspended_at',
+      'suspended_reason',
+    ])
     .where('id', 'in', ids)
     .execute();
   return new Map(
@@ -43,6 +55,7 @@ export async function findUsers(db: Db, ids: string[]): Promise<Map<string, User
         deleted: r.deleted_at !== null,
         grantedClicks: Number(r.granted_clicks),
         signupGranted: r.signup_clicks_granted,
+        suspension: r.suspended_at ? { reason: r.suspended_reason ?? '' } : null,
       },
     ]),
   );
@@ -148,6 +161,38 @@ export async function updateUser(
       .where('last_click_user_id', '=', id)
       .execute();
   }
+}
+
+/**
+ * Applies auth's suspension or restore when its security version is newer than the one the game holds
+ * (a repeated or late change is a no-op); raises the user's version so Redis takes it (UserStore.sync).
+ * Returns false when the user is unknown (the caller waits or the event is retried).
+ */
+export async function applySuspension(
+  db: Db,
+  id: string,
+  change: { suspended: boolean; reason: string | null; securityVersion: number },
+  at: Date,
+): Promise<boolean> {
+  const current = await db
+    .selectFrom('users')
+    .select(['security_version'])
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!current) return false;
+  if (Number(current.security_version) >= change.securityVersion) return true;
+  await db
+    .updateTable('users')
+    .set((eb) => ({
+      version: eb('version', '+', 1),
+      security_version: change.securityVersion,
+      suspended_at: change.suspended ? at : null,
+      suspended_reason: change.suspended ? (change.reason ?? '') : null,
+    }))
+    .where('id', '=', id)
+    .execute();
+  return true;
 }
 
 /** Records a purchase and credits its clicks or pass to its round, once per purchase id. */

@@ -56,6 +56,8 @@ export interface UserLoad {
   purchased: number;
   passRound: number;
   signupGranted: boolean;
+  /** The operator's reason when suspended; null when not. */
+  suspendedReason: string | null;
 }
 
 export interface GameRedis {
@@ -86,6 +88,8 @@ function loadUserArgs(user: UserLoad, now: number): Arg[] {
     user.passRound,
     now,
     user.signupGranted ? 1 : 0,
+    user.suspendedReason === null ? 0 : 1,
+    user.suspendedReason ?? '',
   ];
 }
 

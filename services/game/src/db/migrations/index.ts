@@ -7,6 +7,7 @@ import { signupGrantMigration } from './0003_signup_grant.js';
 import { stateGenerationMigration } from './0004_state_generation.js';
 import { retentionMigration } from './0008_retention.js';
 import { roleVersionsMigration } from './0011_role_versions.js';
+import { suspensionsMigration } from './0030_suspensions.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0004_state_generation': stateGenerationMigration,
   '0008_retention': retentionMigration,
   '0011_role_versions': roleVersionsMigration,
+  '0030_suspensions': suspensionsMigration,
 };

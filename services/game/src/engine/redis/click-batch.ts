@@ -79,6 +79,9 @@ for i = 1, n do
   local status, ordinal, clickRound, balance, reward, won, purchased = 0, 0, round, 0, 0, 0, 0
   if u.deleted == 1 then
     status = 5
+  elseif u.suspended == 1 then
+    -- An admin's suspension: refused before the rate limit, so its clicks write nothing.
+    status = 7
   elseif u.loaded ~= 1 then
     status = 4
   else
@@ -202,7 +205,13 @@ return out
 
 /** What the script decided for one click. */
 export type ClickStatus =
-  'accepted' | 'no_clicks' | 'rate_limited' | 'user_not_loaded' | 'deleted_user' | 'address_rate_limited';
+  | 'accepted'
+  | 'no_clicks'
+  | 'rate_limited'
+  | 'user_not_loaded'
+  | 'deleted_user'
+  | 'address_rate_limited'
+  | 'suspended';
 
 /** The script's status numbers, by name. */
 const STATUS_BY_CODE: Record<number, ClickStatus> = {
@@ -212,6 +221,7 @@ const STATUS_BY_CODE: Record<number, ClickStatus> = {
   4: 'user_not_loaded',
   5: 'deleted_user',
   6: 'address_rate_limited',
+  7: 'suspended',
 };
 
 export interface ClickResult {

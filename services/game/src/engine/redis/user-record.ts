@@ -27,6 +27,10 @@ export interface UserRecord {
   journalSeq?: number;
   /** False while the sign-up clicks wait for a verified email (records without it have them). */
   signupGranted: boolean;
+  /** An admin suspended the account: the click script refuses its clicks (absent = not suspended). */
+  suspended?: true;
+  /** The operator's reason, told to the player with the refusal. */
+  suspendedReason?: string;
 }
 
 /** Contracts' privileged roles as a Lua set, written into the scripts' text: no cost per click. */
@@ -48,6 +52,7 @@ local function readUser(raw)
     purchasedRound = r.purchasedRound or r.pr or 0, purchased = r.purchased or r.p or 0,
     passRound = r.passRound or r.pass or 0, tokens = r.tokens or r.tb, tokensAt = r.tokensAt or r.tt,
     loadedAt = r.loadedAt or 0, journalSeq = r.journalSeq, signupGranted = r.signupGranted,
+    suspended = r.suspended, suspendedReason = r.suspendedReason,
     privilegedRole = PRIVILEGED_ROLES[r.role] == true,
   }
 end
@@ -56,8 +61,13 @@ local function writeUser(u)
     loaded = u.loaded, version = u.version, role = u.role, name = u.name, deleted = u.deleted,
     granted = u.granted, purchasedRound = u.purchasedRound, purchased = u.purchased,
     passRound = u.passRound, tokens = u.tokens, tokensAt = u.tokensAt, loadedAt = u.loadedAt,
-    journalSeq = u.journalSeq, signupGranted = u.signupGranted,
+    journalSeq = u.journalSeq, signupGranted = u.signupGranted, suspended = u.suspended,
+    suspendedReason = u.suspendedReason,
   })
+end
+-- An admin's suspension, as LOAD_USER and UPDATE_USER_META take it (ARGV flag 1/0 and reason).
+local function setSuspension(u, flag, reason)
+  if flag == '1' then u.suspended, u.suspendedReason = 1, reason else u.suspended, u.suspendedReason = nil, nil end
 end
 -- Clicks without spending: contracts' privileged roles, or the round's pass (hasUnlimitedClicks in TS).
 local function privileged(u, round)
@@ -90,6 +100,10 @@ export function decodeUserRecord(raw: string | null | undefined): UserRecord | u
   if (r.tokensAt !== undefined || r.tt !== undefined) record.tokensAt = num(r.tokensAt, r.tt);
   if (r.loadedAt !== undefined) record.loadedAt = num(r.loadedAt);
   if (r.journalSeq !== undefined) record.journalSeq = num(r.journalSeq);
+  if (flag(r.suspended)) {
+    record.suspended = true;
+    record.suspendedReason = text(r.suspendedReason) ?? '';
+  }
   return record;
 }
 
