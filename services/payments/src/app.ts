@@ -23,6 +23,7 @@ import { AccountCheck } from './users/account-check.js';
 import { GameRecord } from './wins/game-record.js';
 import { reconcileWins } from './wins/wins.service.js';
 import { internalPurchasesRoutes } from './checkout/internal-purchases.routes.js';
+import { balancesRoutes } from './users/balances.routes.js';
 import { UsersService } from './users/users.service.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { WebhooksService } from './webhooks/webhooks.service.js';
@@ -82,7 +83,14 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       return repaired;
     },
   });
-  for (const routes of [checkoutRoutes, payoutRoutes, profileRoutes, webhookRoutes, internalPurchasesRoutes])
+  for (const routes of [
+    checkoutRoutes,
+    payoutRoutes,
+    profileRoutes,
+    webhookRoutes,
+    internalPurchasesRoutes,
+    balancesRoutes,
+  ])
     await app.register(routes, ctx);
   return app as PaymentsApp;
 }

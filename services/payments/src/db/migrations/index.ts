@@ -5,6 +5,7 @@ import { paymentsMigration } from './0001_payments.js';
 import { roleOrderMigration } from './0002_role_order.js';
 import { reconcileRetentionMigration } from './0006_reconcile_retention.js';
 import { accountBalancesMigration } from './0009_account_balances.js';
+import { payoutsByUserMigration } from './0030_payouts_by_user.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0002_role_order': roleOrderMigration,
   '0006_reconcile_retention': reconcileRetentionMigration,
   '0009_account_balances': accountBalancesMigration,
+  '0030_payouts_by_user': payoutsByUserMigration,
 };
