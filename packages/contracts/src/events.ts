@@ -10,8 +10,11 @@ export const SUBJECTS = {
   userEmailChanged: 'auth.user.email_changed.v1',
   userRoleChanged: 'auth.user.role_changed.v1',
   userDeleted: 'auth.user.deleted.v1',
-  /** An admin suspended or restored the account: the game refuses (or again takes) its clicks. */
-  userSuspensionChanged: 'auth.user.suspension_changed.v1',
+  /**
+   * The account's access state at a new security version: after every security event that raises it
+   * (a suspension, a restore, a password reset, an email undo, sign out everywhere).
+   */
+  userAccessChanged: 'auth.user.access_changed.v1',
   /** A password reset was asked for an existing account: carries the link's token for the mail. */
   passwordResetRequested: 'auth.user.password_reset_requested.v1',
   /** The password was reset from a mailed link: the owner is told. */
@@ -66,11 +69,13 @@ export const UserRoleChangedV1 = z.object({
 });
 export const UserDeletedV1 = z.object({ userId: UserId });
 /**
- * A suspension or a restore. `securityVersion` is the account's security version after it (both raise
- * it): a consumer applies the change only when the version is higher than the one it holds, so a late
- * or repeated event never undoes a newer one. `reason` is the operator's, shown to the player.
+ * The account's whole access state as of `securityVersion` (the account's security version after the
+ * change): whether an admin suspended it, and why (`reason`, the operator's, shown to the player). A
+ * consumer applies an event only when its version is higher than the one it holds, so a late or
+ * repeated event never undoes a newer one; every event carries the whole state, so none depends on an
+ * older one having arrived. Access tokens signed with an older `sv` than `securityVersion` no longer count.
  */
-export const UserSuspensionChangedV1 = z.object({
+export const UserAccessChangedV1 = z.object({
   userId: UserId,
   suspended: z.boolean(),
   reason: z.string().max(500).nullable(),
@@ -167,7 +172,7 @@ export const EVENT_PAYLOADS = {
   [SUBJECTS.userEmailChanged]: UserEmailChangedV1,
   [SUBJECTS.userRoleChanged]: UserRoleChangedV1,
   [SUBJECTS.userDeleted]: UserDeletedV1,
-  [SUBJECTS.userSuspensionChanged]: UserSuspensionChangedV1,
+  [SUBJECTS.userAccessChanged]: UserAccessChangedV1,
   [SUBJECTS.passwordResetRequested]: PasswordResetRequestedV1,
   [SUBJECTS.passwordReset]: PasswordResetV1,
   [SUBJECTS.verificationRequested]: VerificationRequestedV1,

@@ -90,7 +90,7 @@ export const InternalRoleApplied = z.object({ role: Role });
 /**
  * Auth tells the game of a suspension or a restore before the admin's call answers, so the player's very
  * next click is refused (403, code ACCOUNT_SUSPENDED, the operator's reason). Ordered like the
- * `auth.user.suspension_changed.v1` event it precedes: by the account's security version after the change.
+ * `auth.user.access_changed.v1` event it precedes: by the account's security version after the change.
  */
 export const internalUserSuspensionPath = (userId: string) =>
   `/internal/users/${encodeURIComponent(userId)}/suspension`;

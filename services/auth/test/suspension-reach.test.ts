@@ -48,12 +48,10 @@ describe('a suspension beyond auth', () => {
       },
     ]);
     await eventually(
-      () => h.events.of(SUBJECTS.userSuspensionChanged).some((e) => e.data.userId === player.id),
+      () => h.events.of(SUBJECTS.userAccessChanged).some((e) => e.data.userId === player.id),
       'the suspension event',
     );
-    expect(
-      h.events.of(SUBJECTS.userSuspensionChanged).find((e) => e.data.userId === player.id)!.data,
-    ).toEqual({
+    expect(h.events.of(SUBJECTS.userAccessChanged).find((e) => e.data.userId === player.id)!.data).toEqual({
       userId: player.id,
       suspended: true,
       reason,
@@ -74,9 +72,7 @@ describe('a suspension beyond auth', () => {
     });
     await eventually(
       () =>
-        h.events
-          .of(SUBJECTS.userSuspensionChanged)
-          .some((e) => e.data.userId === player.id && !e.data.suspended),
+        h.events.of(SUBJECTS.userAccessChanged).some((e) => e.data.userId === player.id && !e.data.suspended),
       'the restore event',
     );
   });
@@ -91,9 +87,30 @@ describe('a suspension beyond auth', () => {
       h.game.mode = 'ok';
     }
     await eventually(
-      () => h.events.of(SUBJECTS.userSuspensionChanged).some((e) => e.data.userId === player.id),
+      () => h.events.of(SUBJECTS.userAccessChanged).some((e) => e.data.userId === player.id),
       'the suspension event',
     );
+  });
+
+  it('announces every raise of the security version with the whole access state, so the game refuses older tokens', async () => {
+    const player = await register(h.app);
+    const ended = await h.app.inject({
+      method: 'DELETE',
+      url: '/api/user/sessions',
+      headers: bearer(player.token),
+    });
+    expect(ended.statusCode, ended.body).toBe(200);
+    const version = await securityVersion(player.id);
+    await eventually(
+      () => h.events.of(SUBJECTS.userAccessChanged).some((e) => e.data.userId === player.id),
+      'the access event',
+    );
+    expect(
+      h.events
+        .of(SUBJECTS.userAccessChanged)
+        .filter((e) => e.data.userId === player.id)
+        .map((e) => e.data),
+    ).toEqual([{ userId: player.id, suspended: false, reason: null, securityVersion: version }]);
   });
 
   it('answers a refresh of the ended session with the suspension and its reason, and clears the cookie', async () => {

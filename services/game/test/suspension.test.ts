@@ -1,7 +1,8 @@
 // An admin's suspension reaches the click path at once: auth tells the game directly
 // (PUT /internal/users/:userId/suspension on the internal listener) and by an event; the click script
 // refuses a suspended player with 403, code ACCOUNT_SUSPENDED and the operator's reason, on every game
-// instance, and after Redis is rebuilt from Postgres. And the admin list's balances, one call per page.
+// instance, and after Redis is rebuilt from Postgres; a token signed before the account's last security
+// event is refused too. And the admin list's balances, one call per page.
 import { randomUUID } from 'node:crypto';
 import {
   ACCOUNT_SUSPENDED,
@@ -12,7 +13,7 @@ import {
   SUBJECTS,
   UNLIMITED_CLICKS,
 } from '@omc/contracts';
-import { eventually } from '@omc/testkit';
+import { eventually, signAccessToken } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGame, type Harness, type TestUser } from './support.js';
 
@@ -39,6 +40,10 @@ describe('suspended players cannot click', () => {
       payload: change,
     });
 
+  /** The player's access token as auth signs it: with the account's security version (`sv`). */
+  const signed = (player: TestUser, sv: number) =>
+    signAccessToken(h.keys.privateKey, { sub: player.id, username: player.username, role: 'standard', sv });
+
   const expectSuspendedRefusal = (response: { statusCode: number; json(): unknown }, reason: string) => {
     expect(response.statusCode).toBe(403);
     const body = response.json() as { code: string; message: string; error: string; msg: string };
@@ -63,7 +68,9 @@ describe('suspended players cannot click', () => {
 
     const restored = await tell(player.id, { suspended: false, reason: null, securityVersion: 4 });
     expect(restored.json()).toEqual({ suspended: false });
-    expect((await h.click(player, h.apps[1])).statusCode).toBe(200);
+    // The player signs in again: a token of the account's version now.
+    const signedInAgain = { ...player, token: await signed(player, 4) };
+    expect((await h.click(signedInAgain, h.apps[1])).statusCode).toBe(200);
   });
 
   it('is ordered by the security version: an older change, direct or by event, never undoes a newer one', async () => {
@@ -74,7 +81,7 @@ describe('suspended players cannot click', () => {
     const late = await tell(player.id, { suspended: false, reason: null, securityVersion: 6 });
     expect(late.json()).toEqual({ suspended: true });
     await h.publish(
-      makeEvent(SUBJECTS.userSuspensionChanged, {
+      makeEvent(SUBJECTS.userAccessChanged, {
         userId: player.id,
         suspended: false,
         reason: null,
@@ -89,7 +96,7 @@ describe('suspended players cannot click', () => {
     const player = await h.registerUser();
     const reason = 'Bot traffic';
     await h.publish(
-      makeEvent(SUBJECTS.userSuspensionChanged, {
+      makeEvent(SUBJECTS.userAccessChanged, {
         userId: player.id,
         suspended: true,
         reason,
@@ -110,6 +117,37 @@ describe('suspended players cannot click', () => {
       'game answers again',
     );
     expectSuspendedRefusal(await h.click(player), reason);
+  });
+
+  it("refuses a token signed before the account's last security event, and takes the new one", async () => {
+    const player = await h.registerUser();
+    const before = { ...player, token: await signed(player, 2) };
+    expect((await h.click(before)).statusCode).toBe(200);
+    // A password reset (or an email undo, or sign out everywhere) raised the version to 3.
+    await h.publish(
+      makeEvent(SUBJECTS.userAccessChanged, {
+        userId: player.id,
+        suspended: false,
+        reason: null,
+        securityVersion: 3,
+      }),
+    );
+    await eventually(async () => (await h.click(before)).statusCode === 401, 'the old token refused');
+    for (const on of h.apps) {
+      const refused = await h.click(before, on);
+      expect(refused.statusCode).toBe(401);
+      expect(refused.json().message).toMatch(/security change/);
+    }
+    const after = { ...player, token: await signed(player, 3) };
+    expect((await h.click(after)).statusCode).toBe(200);
+    // Redis rebuilt from Postgres keeps the version.
+    await h.restartRedisEmpty();
+    await eventually(
+      async () => (await h.app.inject('/api/game/state')).statusCode === 200,
+      'game answers again',
+    );
+    expect((await h.click(before)).statusCode).toBe(401);
+    expect((await h.click(after)).statusCode).toBe(200);
   });
 
   it('answers only an admin, on the internal listener, and names a bad body', async () => {

@@ -35,6 +35,12 @@ function refusal(outcome: Exclude<ClickOutcome, { accepted: true }>, rates: Clic
     case 'suspended':
       // The reason is read apart (only on this refusal), so the click path carries no text.
       return new AppError(ACCOUNT_SUSPENDED, 403, suspendedMessage(null));
+    case 'stale_token':
+      return new AppError(
+        'UNAUTHORIZED',
+        401,
+        'Your account had a security change (password, email or sign-out everywhere) since this session signed in; please sign in again',
+      );
   }
 }
 
@@ -51,7 +57,8 @@ export async function clickRoutes(app: FastifyInstance, { deps, engine }: GameCo
     .withTypeProvider<ZodTypeProvider>()
     .post('/api/game/click', { schema: { response: { 200: ClickResponse } } }, async (request, reply) => {
       const outcome = await gate.run(reply, () =>
-        engine.click(request.user.sub, addressBudgetKey(request.ip)),
+        // A token without a version (signed before versions existed) counts as the first one.
+        engine.click(request.user.sub, addressBudgetKey(request.ip), request.user.sv ?? 0),
       );
       if (outcome === undefined) return reply;
       if (outcome.accepted === false && outcome.reason === 'suspended')

@@ -67,8 +67,8 @@ export class GameEngine {
   }
 
   /** Queues one click; it goes to Redis with the others that arrive meanwhile. */
-  click(userId: string, address = ''): Promise<ClickOutcome> {
-    return this.clicks.click(userId, address);
+  click(userId: string, address = '', securityVersion = 0): Promise<ClickOutcome> {
+    return this.clicks.click(userId, address, securityVersion);
   }
 
   /** The round state as Redis holds it now (rebuilt from Postgres first if Redis lost it). */

@@ -18,6 +18,8 @@ export interface UserRow {
   signupGranted: boolean;
   /** The operator's reason when an admin suspended the account; null when not suspended. */
   suspension: { reason: string } | null;
+  /** auth's security version of the account (0 until the first change arrives). */
+  securityVersion: number;
 }
 
 export interface UserRoundRow {
@@ -41,6 +43,7 @@ export async function findUsers(db: Db, ids: string[]): Promise<Map<string, User
       'signup_clicks_granted',
       'suspended_at',
       'suspended_reason',
+      'security_version',
     ])
     .where('id', 'in', ids)
     .execute();
@@ -56,6 +59,7 @@ export async function findUsers(db: Db, ids: string[]): Promise<Map<string, User
         grantedClicks: Number(r.granted_clicks),
         signupGranted: r.signup_clicks_granted,
         suspension: r.suspended_at ? { reason: r.suspended_reason ?? '' } : null,
+        securityVersion: Number(r.security_version),
       },
     ]),
   );
@@ -164,11 +168,11 @@ export async function updateUser(
 }
 
 /**
- * Applies auth's suspension or restore when its security version is newer than the one the game holds
+ * Applies auth's access state (suspended or not, at a security version) when its version is newer than the one the game holds
  * (a repeated or late change is a no-op); raises the user's version so Redis takes it (UserStore.sync).
  * Returns false when the user is unknown (the caller waits or the event is retried).
  */
-export async function applySuspension(
+export async function applyAccess(
   db: Db,
   id: string,
   change: { suspended: boolean; reason: string | null; securityVersion: number },

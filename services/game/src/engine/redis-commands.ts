@@ -58,6 +58,8 @@ export interface UserLoad {
   signupGranted: boolean;
   /** The operator's reason when suspended; null when not. */
   suspendedReason: string | null;
+  /** auth's security version of the account (0 until the first change arrives). */
+  securityVersion: number;
 }
 
 export interface GameRedis {
@@ -90,6 +92,7 @@ function loadUserArgs(user: UserLoad, now: number): Arg[] {
     user.signupGranted ? 1 : 0,
     user.suspendedReason === null ? 0 : 1,
     user.suspendedReason ?? '',
+    user.securityVersion,
   ];
 }
 

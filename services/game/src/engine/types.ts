@@ -25,7 +25,13 @@ export type ClickOutcome =
   | {
       accepted: false;
       reason:
-        'no_clicks' | 'rate_limited' | 'address_rate_limited' | 'unknown_user' | 'deleted_user' | 'suspended';
+        | 'no_clicks'
+        | 'rate_limited'
+        | 'address_rate_limited'
+        | 'unknown_user'
+        | 'deleted_user'
+        | 'suspended'
+        | 'stale_token';
     };
 
 export interface UserView {

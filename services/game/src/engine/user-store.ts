@@ -65,6 +65,7 @@ export class UserStore {
           purchased: own?.purchased ?? 0,
           passRound: own?.pass ? round : 0,
           suspendedReason: user.suspension?.reason ?? null,
+          securityVersion: user.securityVersion,
         };
       }),
       now,
@@ -84,6 +85,7 @@ export class UserStore {
       userId,
       user.suspension ? 1 : 0,
       user.suspension?.reason ?? '',
+      user.securityVersion,
     ]);
     if (changed) this.hooks.onStateChanged?.();
   }

@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { GameContext } from '../context.js';
-import { applySuspension, findUsers } from '../engine/game.repo.js';
+import { applyAccess, findUsers } from '../engine/game.repo.js';
 
 /** As for a role change: a user suspended right after signing up may be ahead of the sign-up event. */
 const UNKNOWN_USER_WAIT_MS = 500;
@@ -37,7 +37,7 @@ export async function playerRoutes(scope: FastifyInstance, { deps, engine }: Gam
     async (request) => {
       const { userId } = request.params;
       const apply = () =>
-        db.transaction().execute((trx) => applySuspension(trx, userId, request.body, new Date()));
+        db.transaction().execute((trx) => applyAccess(trx, userId, request.body, new Date()));
       const deadline = Date.now() + UNKNOWN_USER_WAIT_MS;
       let known = await apply();
       while (!known && Date.now() < deadline) {
