@@ -1,6 +1,7 @@
 // The operator's routes (services/auth): finding a player, suspending and restoring, the audit log.
 import { z } from 'zod';
 import { AdminUsersResponse } from './auth.js';
+import { AdminUserBalances } from './balances.js';
 import { Role } from './common.js';
 
 export const ADMIN_PAGE_MAX = 100;
@@ -43,6 +44,8 @@ export const AdminUserEntry = z.object({
   suspendedReason: z.string().nullable(),
   suspendedAt: z.string().nullable(),
   createdAt: z.string(),
+  /** In a page of the list: clicks (game) and money (payments); absent from a suspend/restore answer. */
+  balances: AdminUserBalances.optional(),
 });
 export type AdminUserEntry = z.infer<typeof AdminUserEntry>;
 

@@ -10,6 +10,11 @@ export const SUBJECTS = {
   userEmailChanged: 'auth.user.email_changed.v1',
   userRoleChanged: 'auth.user.role_changed.v1',
   userDeleted: 'auth.user.deleted.v1',
+  /**
+   * The account's access state at a new security version: after every security event that raises it
+   * (a suspension, a restore, a password reset, an email undo, sign out everywhere).
+   */
+  userAccessChanged: 'auth.user.access_changed.v1',
   /** A password reset was asked for an existing account: names the request; the mailer mints its link. */
   passwordResetRequested: 'auth.user.password_reset_requested.v1',
   /** The password was reset from a mailed link: the owner is told. */
@@ -63,6 +68,19 @@ export const UserRoleChangedV1 = z.object({
   changedBy: UserId.optional(),
 });
 export const UserDeletedV1 = z.object({ userId: UserId });
+/**
+ * The account's whole access state as of `securityVersion` (the account's security version after the
+ * change): whether an admin suspended it, and why (`reason`, the operator's, shown to the player). A
+ * consumer applies an event only when its version is higher than the one it holds, so a late or
+ * repeated event never undoes a newer one; every event carries the whole state, so none depends on an
+ * older one having arrived. Access tokens signed with an older `sv` than `securityVersion` no longer count.
+ */
+export const UserAccessChangedV1 = z.object({
+  userId: UserId,
+  suspended: z.boolean(),
+  reason: z.string().max(500).nullable(),
+  securityVersion: z.number().int().nonnegative(),
+});
 /**
  * No secret travels on the bus: `requestId` names the reset request in auth's own store, and auth's mailer
  * mints the link's token when it sends the mail (storing only its hash). Absent only from events older
@@ -160,6 +178,7 @@ export const EVENT_PAYLOADS = {
   [SUBJECTS.userEmailChanged]: UserEmailChangedV1,
   [SUBJECTS.userRoleChanged]: UserRoleChangedV1,
   [SUBJECTS.userDeleted]: UserDeletedV1,
+  [SUBJECTS.userAccessChanged]: UserAccessChangedV1,
   [SUBJECTS.passwordResetRequested]: PasswordResetRequestedV1,
   [SUBJECTS.passwordReset]: PasswordResetV1,
   [SUBJECTS.verificationRequested]: VerificationRequestedV1,

@@ -86,3 +86,19 @@ export const InternalRoleChange = z.strictObject({ role: Role, roleVersion: Role
 export type InternalRoleChange = z.infer<typeof InternalRoleChange>;
 /** The role the game holds for the user after the call (the newer of the two changes). */
 export const InternalRoleApplied = z.object({ role: Role });
+
+/**
+ * Auth tells the game of a suspension or a restore before the admin's call answers, so the player's very
+ * next click is refused (403, code ACCOUNT_SUSPENDED, the operator's reason). Ordered like the
+ * `auth.user.access_changed.v1` event it precedes: by the account's security version after the change.
+ */
+export const internalUserSuspensionPath = (userId: string) =>
+  `/internal/users/${encodeURIComponent(userId)}/suspension`;
+export const InternalSuspensionChange = z.strictObject({
+  suspended: z.boolean(),
+  reason: z.string().max(500).nullable(),
+  securityVersion: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+});
+export type InternalSuspensionChange = z.infer<typeof InternalSuspensionChange>;
+/** Whether the game holds the user suspended after the call (the newer of the two changes). */
+export const InternalSuspensionApplied = z.object({ suspended: z.boolean() });

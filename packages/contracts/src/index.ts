@@ -4,6 +4,7 @@ export * from './packs.js';
 export * from './auth.js';
 export * from './admin.js';
 export * from './refunds.js';
+export * from './balances.js';
 export * from './game.js';
 export * from './payments.js';
 export * from './events.js';

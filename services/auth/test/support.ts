@@ -36,6 +36,16 @@ export interface StandIn {
    * is `payout-link-<requestId>`, or 410 for a request named in `closedPayoutRequests`.
    */
   closedPayoutRequests: Set<string>;
+  /** Suspensions told directly (PUT /internal/users/:userId/suspension). */
+  suspensionCalls: {
+    userId: string;
+    body: { suspended: boolean; reason: string | null; securityVersion: number };
+    authorization?: string;
+  }[];
+  /** Balance batches asked (POST /internal/users/balances): the ids of each call. */
+  balanceCalls: string[][];
+  /** What the balances batch answers per user id (absent ids are left out), as `mode` says. */
+  balances: Map<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -59,6 +69,9 @@ export async function startStandIn(path: string, fallback: unknown): Promise<Sta
     seen: [],
     roleCalls: [],
     closedPayoutRequests: new Set(),
+    suspensionCalls: [],
+    balanceCalls: [],
+    balances: new Map(),
     close: () => server.close(),
   };
   server.post<{ Params: { requestId: string } }>(
@@ -70,6 +83,32 @@ export async function startStandIn(path: string, fallback: unknown): Promise<Sta
       return { token: `payout-link-${requestId}` };
     },
   );
+  server.put<{
+    Params: { userId: string };
+    Body: { suspended: boolean; reason: string | null; securityVersion: number };
+  }>('/internal/users/:userId/suspension', async (request, reply) => {
+    standIn.suspensionCalls.push({
+      userId: request.params.userId,
+      body: request.body,
+      authorization: request.headers.authorization,
+    });
+    if (standIn.mode === 'hang') return new Promise(() => undefined);
+    if (standIn.mode === 'error') return reply.status(503).send({ message: 'unavailable' });
+    return { suspended: request.body.suspended };
+  });
+  server.post<{ Body: { userIds: string[] } }>('/internal/users/balances', async (request, reply) => {
+    standIn.balanceCalls.push(request.body.userIds);
+    if (standIn.mode === 'hang') return new Promise(() => undefined);
+    if (standIn.mode === 'error') return reply.status(503).send({ message: 'unavailable' });
+    if (standIn.mode === 'garbage') return reply.send({ unexpected: true });
+    return {
+      balances: Object.fromEntries(
+        request.body.userIds
+          .filter((id) => standIn.balances.has(id))
+          .map((id) => [id, standIn.balances.get(id)]),
+      ),
+    };
+  });
   server.put<{ Params: { userId: string }; Body: { role: string; roleVersion: number } }>(
     '/internal/users/:userId/role',
     async (request, reply) => {

@@ -1,12 +1,14 @@
 // The game's internal listener (INTERNAL_PORT): the routes only auth and payments call: the role change
-// auth makes before updateRole answers, and payments' take-back of a refunded purchase. A port of its
-// own, because a NetworkPolicy admits callers by port, not by path: the public port must admit the
-// gateway (and Prometheus), this one auth and payments alone.
+// auth makes before updateRole answers, a suspension or restore, the balances of the admin list's page,
+// and payments' take-back of a refunded purchase. A port of its own, because a NetworkPolicy admits
+// callers by port, not by path: the public port must admit the gateway (and Prometheus), this one auth
+// and payments alone.
 import { createServer, registerTokens } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { GameContext } from './app.js';
 import { roleRoutes } from './users/role.routes.js';
 import { takeBackRoutes } from './users/take-back.routes.js';
+import { playerRoutes } from './users/suspension.routes.js';
 
 export async function buildInternalApp(
   ctx: GameContext,
@@ -17,5 +19,6 @@ export async function buildInternalApp(
   await registerTokens(app, { publicKey: deps.config.JWT_PUBLIC_KEY });
   await app.register(roleRoutes, ctx);
   await app.register(takeBackRoutes, ctx);
+  await app.register(playerRoutes, ctx);
   return app;
 }

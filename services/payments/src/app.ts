@@ -33,6 +33,7 @@ import { AccountCheck } from './users/account-check.js';
 import { GameRecord } from './wins/game-record.js';
 import { reconcileWins } from './wins/wins.service.js';
 import { internalPurchasesRoutes } from './checkout/internal-purchases.routes.js';
+import { balancesRoutes } from './users/balances.routes.js';
 import { UsersService } from './users/users.service.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { WebhooksService } from './webhooks/webhooks.service.js';
@@ -118,6 +119,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     internalPurchasesRoutes,
     internalPayoutEmailRoutes,
     refundRoutes,
+    balancesRoutes,
   ])
     await app.register(routes, ctx);
   return app as PaymentsApp;

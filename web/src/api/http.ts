@@ -3,6 +3,7 @@
 import { ApiClientError } from '@omc/client';
 import { ErrorBody } from '@omc/contracts';
 import type { z } from 'zod';
+import { reportRefusal } from '../session/suspension';
 
 export class ApiError extends Error {
   constructor(
@@ -84,6 +85,8 @@ export async function request<S extends z.ZodType>(
   if (!response.ok) {
     const { message, field, code } = serverMessageOf(body);
     const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
+    // A suspension ends the session wherever it is noticed (session/suspension.ts).
+    reportRefusal(code, message);
     throw new ApiError(
       response.status,
       message,

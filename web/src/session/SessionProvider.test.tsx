@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakeApi, json, makeToken, storeSession } from '../test/fakeApi';
 import { renderWithProviders } from '../test/render';
 import { REFRESH_LEAD_MS, refreshDelay } from './token';
+import { SessionMessage } from '../components/SessionMessage';
 import { useSession } from './SessionProvider';
 
 const NOW = new Date('2026-06-01T12:00:00Z').getTime();
@@ -77,5 +78,30 @@ describe('token refresh', () => {
     expect(window.localStorage.getItem('username')).toBeNull();
     expect(api.callsTo('POST', '/api/user/refresh/logout')).toHaveLength(1);
     expect(screen.getByTestId('location')).toHaveTextContent('/');
+  });
+
+  it('says why when the refresh answers that the account is suspended, and calls nothing more', async () => {
+    storeSession(makeToken({ exp: seconds(NOW + 6 * 60_000) }));
+    const reason = 'This account is suspended: Bot traffic. Contact support to appeal.';
+    const api = fakeApi({
+      'POST /api/user/refresh': () =>
+        json(401, { message: reason, error: reason, msg: reason, code: 'ACCOUNT_SUSPENDED' }),
+    });
+    renderWithProviders(
+      <>
+        <ShowToken />
+        <SessionMessage />
+      </>,
+      { route: '/profile' },
+    );
+    await act(() => vi.advanceTimersByTimeAsync(60_000));
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    expect(screen.getByRole('alert', { name: 'Tu cuenta está suspendida' })).toHaveTextContent('Bot traffic');
+    expect(screen.getByTestId('session')).toHaveTextContent('anonymous');
+    expect(window.localStorage.getItem('token')).toBeNull();
+    expect(screen.getByTestId('location')).toHaveTextContent('/');
+    await act(() => vi.advanceTimersByTimeAsync(20 * 60_000));
+    expect(api.callsTo('POST', '/api/user/refresh')).toHaveLength(1);
+    expect(api.callsTo('POST', '/api/user/refresh/logout')).toHaveLength(0);
   });
 });

@@ -17,6 +17,7 @@ import { authApi } from '../api/auth';
 import { queryKeys } from '../api/keys';
 import { applyLanguage } from '../i18n';
 import { loadIdentity, saveIdentity, type StoredIdentity } from './storage';
+import { isSuspension, onSuspension } from './suspension';
 import { decodeToken, isExpired, refreshDelay } from './token';
 
 export interface Session extends StoredIdentity {
@@ -25,6 +26,8 @@ export interface Session extends StoredIdentity {
   message: string | null;
   /** A refresh is in flight: an expired token may be about to be replaced. */
   refreshing: boolean;
+  /** The server's answer when an operator suspended the account (it carries their reason); null otherwise. */
+  suspension: string | null;
   signIn(token: string, kind: 'login' | 'register', preferredLanguage?: Language): void;
   continueAsGuest(): void;
   logout(): void;
@@ -63,6 +66,7 @@ export function SessionProvider({
   const [identity, setIdentity] = useState<StoredIdentity>(loadIdentity);
   const [isGuest, setIsGuest] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
+  const [suspension, setSuspension] = useState<string | null>(null);
   const [refreshing, setRefreshing] = useState(
     () => identity.token !== null && refreshDelay(identity.token, now()) === 0,
   );
@@ -94,8 +98,23 @@ export function SessionProvider({
     navigate('/', { replace: true });
   }, [clear, navigate]);
 
+  // Suspended: signed out here at once (the server already ended every session, so no logout call), the
+  // reason shown until dismissed; no request that needs the token is made again, so nothing retries.
+  useEffect(
+    () =>
+      onSuspension((serverMessage) => {
+        clear();
+        setIsGuest(false);
+        setMessage(null);
+        setSuspension(serverMessage);
+        navigate('/', { replace: true });
+      }),
+    [clear, navigate],
+  );
+
   const signIn = useCallback(
     (token: string, kind: 'login' | 'register', preferredLanguage?: Language) => {
+      setSuspension(null);
       setIdentity((previous) => {
         const next = identityFromToken(token, previous);
         saveIdentity(next);
@@ -160,7 +179,7 @@ export function SessionProvider({
             });
           })
           .catch((error: unknown) => {
-            if (cancelled) return;
+            if (cancelled || isSuspension(error)) return;
             console.warn('token refresh failed', error);
             // A token that has already expired is cleared as on /game (SPEC section 2); a live one logs out.
             if (isExpired(token, now())) expireRef.current();
@@ -181,19 +200,24 @@ export function SessionProvider({
       isGuest,
       message,
       refreshing,
+      suspension,
       signIn,
       continueAsGuest,
       logout,
       expire,
       updateIdentity,
       replaceToken,
-      clearMessage: () => setMessage(null),
+      clearMessage: () => {
+        setMessage(null);
+        setSuspension(null);
+      },
     }),
     [
       identity,
       isGuest,
       message,
       refreshing,
+      suspension,
       signIn,
       continueAsGuest,
       logout,

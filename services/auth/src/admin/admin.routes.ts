@@ -18,9 +18,11 @@ import { auditPage } from '../audit/audit.service.js';
 import { accountOf, recordedRole, signedIn } from '../users/current-user.js';
 import { listUsers } from '../users/users.repo.js';
 import { updateRole } from './admin.service.js';
+import { balancesOf } from './balances.js';
 import { adminEntry, usersPage } from './directory.service.js';
 import { tellGameTheRole } from './game-role-sync.js';
-import { restoreUser, suspendUser, type Actor } from './suspension.service.js';
+import { tellGameTheSuspension } from './game-suspension-sync.js';
+import { restoreUser, suspendUser, type Actor, type SuspensionOutcome } from './suspension.service.js';
 
 const actorOf = (request: FastifyRequest): Actor => {
   const account = accountOf(request);
@@ -48,15 +50,38 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
       const { query, cursor, limit } = request.query;
       if (query === undefined && cursor === undefined && limit === undefined)
         return { users: await listUsers(ctx.deps.db) };
-      return usersPage(ctx.deps.db, request.query);
+      const page = await usersPage(ctx.deps.db, request.query);
+      const balances = await balancesOf(
+        ctx.deps,
+        callerOf(request),
+        page.users.map((u) => u.id),
+      );
+      return { ...page, users: page.users.map((u) => ({ ...u, balances: balances.get(u.id) })) };
     },
   );
+
+  /** Before the admin is answered, the game has the change (the event that follows is then a no-op). */
+  const tellGame = async (request: FastifyRequest, outcome: SuspensionOutcome) => {
+    if (!outcome.changed) return;
+    const told = await tellGameTheSuspension(ctx.deps, callerOf(request), {
+      userId: outcome.user.id,
+      suspended: outcome.user.suspended_at !== null,
+      reason: outcome.user.suspended_reason,
+      securityVersion: outcome.securityVersion,
+    });
+    if (!told.confirmed)
+      request.log.warn(
+        { reason: told.reason, userId: outcome.user.id },
+        'the game did not confirm a suspension change; its event brings it',
+      );
+  };
 
   app.post(
     '/api/admin/users/:id/suspend',
     { schema: { body: SuspendRequest, response: { 200: SuspensionResponse } } },
     async (request) => {
       const outcome = await suspendUser(ctx, actorOf(request), targetId(request.params), request.body.reason);
+      await tellGame(request, outcome);
       return {
         message: outcome.changed ? 'Account suspended; its sessions have ended' : 'Account already suspended',
         user: adminEntry(outcome.user),
@@ -69,6 +94,7 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
     { schema: { body: RestoreRequest, response: { 200: SuspensionResponse } } },
     async (request) => {
       const outcome = await restoreUser(ctx, actorOf(request), targetId(request.params), request.body.reason);
+      await tellGame(request, outcome);
       return {
         message: outcome.changed ? 'Account restored' : 'Account was not suspended',
         user: adminEntry(outcome.user),

@@ -2,11 +2,12 @@
 // sessions/security-events.ts: the version in every access token goes stale, every refresh family is
 // revoked), refuses sign-in with the operator's reason, and so refuses every money path (payments asks
 // /internal/account, which answers 401 with that reason). Both are written to the audit log in the
-// same transaction.
+// same transaction. Both raise the security version, whose auth.user.access_changed.v1 event (outbox)
+// the game applies to the click path.
 import { conflict, notFound } from '@omc/service-kit';
 import type { AuthContext } from '../context.js';
 import { appendAudit } from '../audit/audit.repo.js';
-import { securityEvent } from '../sessions/security-events.js';
+import { raiseSecurityVersion, securityEvent } from '../sessions/security-events.js';
 import { lockUserById, setSuspension, type UserRow } from '../users/users.repo.js';
 
 export interface Actor {
@@ -18,6 +19,8 @@ export interface Actor {
 export interface SuspensionOutcome {
   changed: boolean;
   user: UserRow;
+  /** The account's security version after the change: the game applies changes in its order. */
+  securityVersion: number;
 }
 
 export async function suspendUser(
@@ -32,10 +35,12 @@ export async function suspendUser(
     if (target.id === actor.id) throw conflict('You cannot suspend your own account');
     // An admin keeps every power until demoted; demote first, so the last admin can never be locked out.
     if (target.role === 'admin') throw conflict('Admins cannot be suspended: change their role first');
-    if (target.suspended_at) return { changed: false, user: target };
+    if (target.suspended_at)
+      return { changed: false, user: target, securityVersion: target.security_version };
     const now = ctx.deps.clock();
     const user = await setSuspension(trx, target.id, { at: new Date(now), reason, by: actor.id });
-    await securityEvent(trx, target.id, now, { all: true });
+    // The raise announces the suspension (the account's access state at the new version).
+    const securityVersion = await securityEvent(trx, target.id, now, { all: true });
     await appendAudit(trx, {
       action: 'user.suspended',
       actor: { id: actor.id, label: actor.username },
@@ -43,7 +48,7 @@ export async function suspendUser(
       detail: { reason },
       ip: actor.ip,
     });
-    return { changed: true, user: user! };
+    return { changed: true, user: user!, securityVersion };
   });
 }
 
@@ -56,8 +61,13 @@ export async function restoreUser(
   return ctx.deps.db.transaction().execute(async (trx) => {
     const target = await lockUserById(trx, targetId);
     if (!target) throw notFound('No user has this id');
-    if (!target.suspended_at) return { changed: false, user: target };
+    if (!target.suspended_at)
+      return { changed: false, user: target, securityVersion: target.security_version };
     const user = await setSuspension(trx, target.id, null);
+    // The suspension's sessions stay ended (no token of them can come back): the raise orders the
+    // restore after the suspension for the services that apply both, and announces it.
+    const raised = await raiseSecurityVersion(trx, target.id);
+    const securityVersion = raised!.security_version;
     await appendAudit(trx, {
       action: 'user.restored',
       actor: { id: actor.id, label: actor.username },
@@ -65,6 +75,6 @@ export async function restoreUser(
       detail: { reason, suspendedReason: target.suspended_reason },
       ip: actor.ip,
     });
-    return { changed: true, user: user! };
+    return { changed: true, user: { ...user!, security_version: securityVersion }, securityVersion };
   });
 }

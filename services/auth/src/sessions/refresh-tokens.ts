@@ -69,7 +69,8 @@ export type RotationResult =
   /** A rotated token presented again within the grace: a new access token, no new refresh token. */
   | { kind: 'grace'; userId: string; familyId: string }
   | { kind: 'reused' }
-  | { kind: 'invalid' };
+  /** `endedFor`: the account whose session was ended (revoked), so a suspension can be told. */
+  | { kind: 'invalid'; endedFor?: string };
 
 export async function rotateRefreshToken(
   db: Kysely<Database>,
@@ -85,7 +86,8 @@ export async function rotateRefreshToken(
       .where('token_hash', '=', hashRefreshToken(token))
       .forUpdate()
       .executeTakeFirst();
-    if (!row || row.revoked_at || row.expires_at.getTime() <= now) return { kind: 'invalid' } as const;
+    if (row?.revoked_at) return { kind: 'invalid', endedFor: row.user_id } as const;
+    if (!row || row.expires_at.getTime() <= now) return { kind: 'invalid' } as const;
     if (row.rotated_at) {
       if (now - row.rotated_at.getTime() <= settings.reuseGraceMs)
         return { kind: 'grace', userId: row.user_id, familyId: row.family_id } as const;

@@ -3,10 +3,12 @@
 // event ends the same things: the thief's access tokens (the security version, or the session they name),
 // their refresh families, every email change still waiting for its new address, and every mailed
 // password-reset link. Undo links are not spent here: they are the owner's way back (email-change.service).
+import { makeEvent, SUBJECTS } from '@omc/contracts';
 import type { Kysely, Transaction } from 'kysely';
 import type { AuthContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { cancelPendingChanges } from '../email-change/email-changes.repo.js';
+import { enqueue } from '../events.js';
 import { useAllResetTokens } from '../password-reset/reset-tokens.repo.js';
 import { revokeFamily } from './refresh-tokens.js';
 
@@ -17,7 +19,9 @@ export type SessionsToEnd = { all: true } | { allBut: string } | { none: true };
  * Raises the account's security version (every access token signed before is refused on account and
  * money routes from now on) unless `raiseVersion` is false, revokes the refresh families asked for (their
  * access tokens are refused at once by the session check), cancels every pending email change and spends
- * every password-reset link. Returns the security version now, for a token the caller keeps.
+ * every password-reset link. A raised version is announced (auth.user.access_changed.v1, with the
+ * account's whole access state) so the game refuses clicks of older tokens. Returns the security version
+ * now, for a token the caller keeps.
  */
 export async function securityEvent(
   trx: Transaction<Database>,
@@ -27,12 +31,7 @@ export async function securityEvent(
   { raiseVersion = true }: { raiseVersion?: boolean } = {},
 ): Promise<number> {
   const row = raiseVersion
-    ? await trx
-        .updateTable('users')
-        .set((eb) => ({ security_version: eb('security_version', '+', 1) }))
-        .where('id', '=', userId)
-        .returning('security_version')
-        .executeTakeFirst()
+    ? await raiseSecurityVersion(trx, userId)
     : await trx.selectFrom('users').select('security_version').where('id', '=', userId).executeTakeFirst();
   if (!('none' in sessions)) {
     await trx
@@ -45,6 +44,34 @@ export async function securityEvent(
   }
   await spendMailedLinks(trx, userId, now);
   return row?.security_version ?? 0;
+}
+
+/**
+ * Raises the account's security version and announces the account's access state at it (in the
+ * caller's transaction: the outbox publishes it after commit). Every raise goes through here, so the
+ * events, ordered by the version, each carry the whole state.
+ */
+export async function raiseSecurityVersion(
+  trx: Transaction<Database>,
+  userId: string,
+): Promise<{ security_version: number } | undefined> {
+  const row = await trx
+    .updateTable('users')
+    .set((eb) => ({ security_version: eb('security_version', '+', 1) }))
+    .where('id', '=', userId)
+    .returning(['security_version', 'suspended_at', 'suspended_reason'])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  await enqueue(
+    trx,
+    makeEvent(SUBJECTS.userAccessChanged, {
+      userId,
+      suspended: row.suspended_at !== null,
+      reason: row.suspended_at ? row.suspended_reason : null,
+      securityVersion: row.security_version,
+    }),
+  );
+  return { security_version: row.security_version };
 }
 
 /** Ends one session (its refresh family, hence its access tokens) and spends the mailed links. */

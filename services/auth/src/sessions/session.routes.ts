@@ -1,8 +1,8 @@
 // Refresh and logout: the only routes that receive the refresh cookie (its path is /api/user/refresh).
 // Neither needs an Authorization header; SameSite=Strict keeps other sites from sending the cookie.
-import { RefreshResponse } from '@omc/contracts';
+import { ACCOUNT_SUSPENDED, RefreshResponse, suspendedMessage } from '@omc/contracts';
 import { MessageResponse } from '@omc/contracts';
-import { unauthorized } from '@omc/service-kit';
+import { AppError, unauthorized } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ignoreJsonBody } from '../body-less.js';
@@ -10,6 +10,8 @@ import type { AuthContext } from '../context.js';
 import { findUserById } from '../users/users.repo.js';
 import { clearRefreshCookie, setRefreshCookie } from './cookie.js';
 import { REFRESH_COOKIE, revokeByToken, rotateRefreshToken } from './refresh-tokens.js';
+
+const suspended = (reason: string | null) => new AppError(ACCOUNT_SUSPENDED, 401, suspendedMessage(reason));
 
 export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
   ignoreJsonBody(scope);
@@ -35,6 +37,15 @@ export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): P
         },
         { ip: request.ip },
       );
+      if (result.kind === 'invalid' && result.endedFor) {
+        // A session a suspension ended: the player is told why, not only that it ended.
+        const owner = await findUserById(ctx.deps.db, result.endedFor);
+        if (owner?.suspended_at) {
+          counters.refreshes.inc({ outcome: 'suspended' });
+          clearRefreshCookie(reply, config);
+          throw suspended(owner.suspended_reason);
+        }
+      }
       if (result.kind === 'invalid' || result.kind === 'reused') {
         counters.refreshes.inc({ outcome: result.kind });
         if (result.kind === 'reused')
@@ -50,6 +61,10 @@ export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): P
       if (!user) {
         clearRefreshCookie(reply, config);
         throw unauthorized('This account no longer exists');
+      }
+      if (user.suspended_at) {
+        clearRefreshCookie(reply, config);
+        throw suspended(user.suspended_reason);
       }
       if (result.kind === 'rotated') setRefreshCookie(reply, config, result.token);
       counters.refreshes.inc({ outcome: result.kind });

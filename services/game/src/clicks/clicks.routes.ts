@@ -1,4 +1,4 @@
-import { ClickResponse } from '@omc/contracts';
+import { ACCOUNT_SUSPENDED, ClickResponse, suspendedMessage } from '@omc/contracts';
 import {
   addressBudgetKey,
   AppError,
@@ -32,6 +32,15 @@ function refusal(outcome: Exclude<ClickOutcome, { accepted: true }>, rates: Clic
       return conflict('Your account is not known to the game yet; try again in a moment');
     case 'deleted_user':
       return new AppError('UNAUTHORIZED', 401, 'This account no longer exists');
+    case 'suspended':
+      // The reason is read apart (only on this refusal), so the click path carries no text.
+      return new AppError(ACCOUNT_SUSPENDED, 403, suspendedMessage(null));
+    case 'stale_token':
+      return new AppError(
+        'UNAUTHORIZED',
+        401,
+        'Your account had a security change (password, email or sign-out everywhere) since this session signed in; please sign in again',
+      );
   }
 }
 
@@ -48,9 +57,16 @@ export async function clickRoutes(app: FastifyInstance, { deps, engine }: GameCo
     .withTypeProvider<ZodTypeProvider>()
     .post('/api/game/click', { schema: { response: { 200: ClickResponse } } }, async (request, reply) => {
       const outcome = await gate.run(reply, () =>
-        engine.click(request.user.sub, addressBudgetKey(request.ip)),
+        // A token without a version (signed before versions existed) counts as the first one.
+        engine.click(request.user.sub, addressBudgetKey(request.ip), request.user.sv ?? 0),
       );
       if (outcome === undefined) return reply;
+      if (outcome.accepted === false && outcome.reason === 'suspended')
+        throw new AppError(
+          ACCOUNT_SUSPENDED,
+          403,
+          suspendedMessage(await engine.suspensionReason(request.user.sub).catch(() => null)),
+        );
       if (!outcome.accepted) throw refusal(outcome, rates);
       return {
         globalClicks: outcome.globalClicks,

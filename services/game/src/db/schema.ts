@@ -16,6 +16,11 @@ export interface UsersTable {
   role_version: ColumnType<string | null, number | null | undefined, number | null>;
   renamed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   signup_clicks_granted: Generated<boolean>;
+  /** An admin's suspension (auth's reason; null reason and date when not suspended). */
+  suspended_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  suspended_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** auth's security version the suspension state is from (bigint, read as a string). */
+  security_version: ColumnType<string, number | undefined, number>;
 }
 
 export interface UserRoundsTable {

@@ -17,6 +17,8 @@ export interface PendingClick {
   userId: string;
   /** The client's address, for the per-address budget ('' = unknown). */
   address: string;
+  /** The token's security version (`sv`): older than the account's, the click is refused. */
+  securityVersion: number;
   resolve: (outcome: ClickOutcome) => void;
   reject: (error: Error) => void;
 }
@@ -34,6 +36,8 @@ const REFUSALS: Record<Exclude<ClickStatus, 'accepted' | 'user_not_loaded'>, Cli
   rate_limited: { accepted: false, reason: 'rate_limited' },
   address_rate_limited: { accepted: false, reason: 'address_rate_limited' },
   deleted_user: { accepted: false, reason: 'deleted_user' },
+  suspended: { accepted: false, reason: 'suspended' },
+  stale_token: { accepted: false, reason: 'stale_token' },
 };
 
 export class ClickBatcher {
@@ -59,10 +63,10 @@ export class ClickBatcher {
   }
 
   /** Queues one click; it goes to Redis with the others that arrive meanwhile. */
-  click(userId: string, address = ''): Promise<ClickOutcome> {
+  click(userId: string, address = '', securityVersion = 0): Promise<ClickOutcome> {
     if (this.closed) return Promise.reject(unavailable());
     return new Promise((resolve, reject) => {
-      this.queue.push({ userId, address, resolve, reject });
+      this.queue.push({ userId, address, securityVersion, resolve, reject });
       this.kick();
     });
   }
@@ -167,7 +171,7 @@ export class ClickBatcher {
             this.config.CLICK_RATE_PER_IP,
             this.milestones,
             this.config.JOURNAL_MAX_BACKLOG,
-            ...pending.flatMap((p, i) => [p.userId, addresses.slots[i]!]),
+            ...pending.flatMap((p, i) => [p.userId, addresses.slots[i]!, p.securityVersion]),
           ],
           pending.length,
         );

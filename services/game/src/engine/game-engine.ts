@@ -68,8 +68,8 @@ export class GameEngine {
   }
 
   /** Queues one click; it goes to Redis with the others that arrive meanwhile. */
-  click(userId: string, address = ''): Promise<ClickOutcome> {
-    return this.clicks.click(userId, address);
+  click(userId: string, address = '', securityVersion = 0): Promise<ClickOutcome> {
+    return this.clicks.click(userId, address, securityVersion);
   }
 
   /** The round state as Redis holds it now (rebuilt from Postgres first if Redis lost it). */
@@ -108,6 +108,16 @@ export class GameEngine {
   /** Pushes a user's role, name or deletion from Postgres to Redis (idempotent by version). */
   syncUser(userId: string): Promise<void> {
     return this.users.sync(userId);
+  }
+
+  /** Several users' balances at once, without loading them into Redis; unknown users are absent. */
+  userViews(userIds: string[]): Promise<Map<string, UserView>> {
+    return this.users.views(userIds);
+  }
+
+  /** The operator's reason for the user's suspension as Redis holds it; null when not suspended. */
+  suspensionReason(userId: string): Promise<string | null> {
+    return this.users.suspensionReason(userId);
   }
 
   /** Grants the user's sign-up clicks if they are still to come, once; true when granted now. */

@@ -16,6 +16,10 @@ export interface UserRow {
   grantedClicks: number;
   /** The sign-up clicks are in grantedClicks (false while they wait for a verified email). */
   signupGranted: boolean;
+  /** The operator's reason when an admin suspended the account; null when not suspended. */
+  suspension: { reason: string } | null;
+  /** auth's security version of the account (0 until the first change arrives). */
+  securityVersion: number;
 }
 
 export interface UserRoundRow {
@@ -29,7 +33,18 @@ export async function findUsers(db: Db, ids: string[]): Promise<Map<string, User
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('users')
-    .select(['id', 'username', 'role', 'version', 'deleted_at', 'granted_clicks', 'signup_clicks_granted'])
+    .select([
+      'id',
+      'username',
+      'role',
+      'version',
+      'deleted_at',
+      'granted_clicks',
+      'signup_clicks_granted',
+      'suspended_at',
+      'suspended_reason',
+      'security_version',
+    ])
     .where('id', 'in', ids)
     .execute();
   return new Map(
@@ -43,6 +58,8 @@ export async function findUsers(db: Db, ids: string[]): Promise<Map<string, User
         deleted: r.deleted_at !== null,
         grantedClicks: Number(r.granted_clicks),
         signupGranted: r.signup_clicks_granted,
+        suspension: r.suspended_at ? { reason: r.suspended_reason ?? '' } : null,
+        securityVersion: Number(r.security_version),
       },
     ]),
   );
@@ -148,6 +165,38 @@ export async function updateUser(
       .where('last_click_user_id', '=', id)
       .execute();
   }
+}
+
+/**
+ * Applies auth's access state (suspended or not, at a security version) when its version is newer than the one the game holds
+ * (a repeated or late change is a no-op); raises the user's version so Redis takes it (UserStore.sync).
+ * Returns false when the user is unknown (the caller waits or the event is retried).
+ */
+export async function applyAccess(
+  db: Db,
+  id: string,
+  change: { suspended: boolean; reason: string | null; securityVersion: number },
+  at: Date,
+): Promise<boolean> {
+  const current = await db
+    .selectFrom('users')
+    .select(['security_version'])
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!current) return false;
+  if (Number(current.security_version) >= change.securityVersion) return true;
+  await db
+    .updateTable('users')
+    .set((eb) => ({
+      version: eb('version', '+', 1),
+      security_version: change.securityVersion,
+      suspended_at: change.suspended ? at : null,
+      suspended_reason: change.suspended ? (change.reason ?? '') : null,
+    }))
+    .where('id', '=', id)
+    .execute();
+  return true;
 }
 
 /** Records a purchase and credits its clicks or pass to its round, once per purchase id. */

@@ -59,6 +59,10 @@ export interface UserLoad {
   purchased: number;
   passRound: number;
   signupGranted: boolean;
+  /** The operator's reason when suspended; null when not. */
+  suspendedReason: string | null;
+  /** auth's security version of the account (0 until the first change arrives). */
+  securityVersion: number;
 }
 
 export interface GameRedis {
@@ -91,6 +95,9 @@ function loadUserArgs(user: UserLoad, now: number): Arg[] {
     user.passRound,
     now,
     user.signupGranted ? 1 : 0,
+    user.suspendedReason === null ? 0 : 1,
+    user.suspendedReason ?? '',
+    user.securityVersion,
   ];
 }
 

@@ -24,7 +24,14 @@ export type ClickOutcome =
     }
   | {
       accepted: false;
-      reason: 'no_clicks' | 'rate_limited' | 'address_rate_limited' | 'unknown_user' | 'deleted_user';
+      reason:
+        | 'no_clicks'
+        | 'rate_limited'
+        | 'address_rate_limited'
+        | 'unknown_user'
+        | 'deleted_user'
+        | 'suspended'
+        | 'stale_token';
     };
 
 export interface UserView {

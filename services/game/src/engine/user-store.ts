@@ -64,6 +64,8 @@ export class UserStore {
           purchasedRound: round,
           purchased: own?.purchased ?? 0,
           passRound: own?.pass ? round : 0,
+          suspendedReason: user.suspension?.reason ?? null,
+          securityVersion: user.securityVersion,
         };
       }),
       now,
@@ -81,6 +83,9 @@ export class UserStore {
       user.username ?? '',
       user.deleted ? 1 : 0,
       userId,
+      user.suspension ? 1 : 0,
+      user.suspension?.reason ?? '',
+      user.securityVersion,
     ]);
     if (changed) this.hooks.onStateChanged?.();
   }
@@ -127,6 +132,54 @@ export class UserStore {
       if (unknown.has(userId)) return null;
     }
     throw unavailable();
+  }
+
+  /**
+   * Several users' balances at once (the admin list's page): one HMGET for those Redis holds, one query
+   * for the rest, read from Postgres without loading them into Redis (an evicted user's changes are all
+   * there). Users the game does not know, or deleted, are absent.
+   */
+  async views(userIds: string[]): Promise<Map<string, UserView>> {
+    const out = new Map<string, UserView>();
+    if (userIds.length === 0) return out;
+    const round = await this.state.currentRound();
+    const raws = await this.redis.hmget(KEYS.game, ...userIds);
+    const missing: string[] = [];
+    userIds.forEach((id, i) => {
+      const user = decodeUserRecord(raws[i]);
+      if (!user?.loaded) return void missing.push(id);
+      if (user.deleted) return;
+      const purchased = user.purchasedRound === round ? user.purchased : 0;
+      const unlimited = hasUnlimitedClicks(user, round);
+      out.set(id, {
+        freeClicks: unlimited ? UNLIMITED_CLICKS : user.granted + purchased,
+        purchasedClicks: purchased,
+        hasInfiniteClicks: unlimited,
+      });
+    });
+    const users = await findUsers(this.db, missing);
+    const rounds = await findUserRounds(this.db, [...users.keys()], round);
+    for (const user of users.values()) {
+      if (user.deleted) continue;
+      const own = rounds.get(user.id);
+      const purchased = own?.purchased ?? 0;
+      const unlimited = hasUnlimitedClicks({ role: user.role, passRound: own?.pass ? round : 0 }, round);
+      out.set(user.id, {
+        freeClicks: unlimited ? UNLIMITED_CLICKS : user.grantedClicks + purchased,
+        purchasedClicks: purchased,
+        hasInfiniteClicks: unlimited,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * The operator's reason for the user's suspension as Redis holds it (read only on a refused click, so
+   * the click path carries no text); null when Redis says the user is not suspended.
+   */
+  async suspensionReason(userId: string): Promise<string | null> {
+    const user = decodeUserRecord(await this.redis.hget(KEYS.game, userId));
+    return user?.suspended ? (user.suspendedReason ?? '') : null;
   }
 
   /** One slice of the eviction scan; returns how many users it evicted. */

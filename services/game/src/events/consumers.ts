@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { GameEngine } from '../engine/game-engine.js';
-import { findUsers, insertUser, recordSignupGrant, updateUser } from '../engine/game.repo.js';
+import { applyAccess, findUsers, insertUser, recordSignupGrant, updateUser } from '../engine/game.repo.js';
 
 export function startGameConsumers(options: {
   db: Kysely<Database>;
@@ -67,6 +67,17 @@ export function startGameConsumers(options: {
         await engine.syncUser(data.userId);
         return;
       }
+      case SUBJECTS.userAccessChanged: {
+        // After every security event; a suspension's or a restore's is usually a no-op (auth told the game
+        // directly before the admin's call answered).
+        const data = (event as EventEnvelope<typeof SUBJECTS.userAccessChanged>).data;
+        await processOnce(db, event, async (trx) => {
+          if (!(await applyAccess(trx, data.userId, data, new Date())))
+            throw new Error(`user ${data.userId} is not known yet`);
+        });
+        await engine.syncUser(data.userId);
+        return;
+      }
       case SUBJECTS.emailVerified: {
         // Sign-up clicks still to come are granted, once: Redis' record and then Postgres keep the mark, so
         // a redelivery or a second verification (after an email change) grants nothing.
@@ -101,6 +112,7 @@ export function startGameConsumers(options: {
         SUBJECTS.userRenamed,
         SUBJECTS.userDeleted,
         SUBJECTS.emailVerified,
+        SUBJECTS.userAccessChanged,
       ],
       log,
       ackWaitMs: config.EVENT_ACK_WAIT_MS,

@@ -108,4 +108,46 @@ describe('players (admin)', () => {
     await user.click(screen.getByRole('button', { name: 'Suspender' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Admins cannot be suspended');
   });
+
+  it("shows each player's clicks and money, and a dash where a service did not answer", async () => {
+    storeSession(makeToken({ role: 'admin', exp: inFifteenMinutes() }), { role: 'admin' });
+    fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ role: 'admin', adminBalance: 0 })),
+      'GET /api/admin/users': () =>
+        json(200, {
+          users: [
+            {
+              ...BEA,
+              balances: {
+                freeClicks: 1234,
+                hasInfiniteClicks: false,
+                potEarned: 12.5,
+                spent: 4.97,
+                paidOut: 0,
+              },
+            },
+            {
+              ...CARL,
+              balances: {
+                freeClicks: null,
+                hasInfiniteClicks: null,
+                potEarned: null,
+                spent: null,
+                paidOut: null,
+              },
+            },
+          ],
+          nextCursor: null,
+        }),
+      'GET /api/admin/audit': () => json(200, { entries: [], nextCursor: null }),
+    });
+    renderApp('/admin/players');
+    const bea = (await screen.findByRole('rowheader', { name: 'bea' })).closest('tr')!;
+    expect(screen.getByRole('columnheader', { name: 'Clics' })).toBeInTheDocument();
+    expect(within(bea).getByText('1234')).toBeInTheDocument();
+    expect(within(bea).getByText('Premios por cobrar').nextElementSibling).toHaveTextContent('12,50');
+    expect(within(bea).getByText('Gastado').nextElementSibling).toHaveTextContent('4,97');
+    const carl = screen.getByRole('rowheader', { name: 'carl' }).closest('tr')!;
+    expect(within(carl).getAllByText('–').length).toBeGreaterThanOrEqual(2);
+  });
 });

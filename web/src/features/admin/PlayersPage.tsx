@@ -9,6 +9,7 @@ import { FormMessage } from '../../components/FormMessage';
 import { PageHeader } from '../../components/PageHeader';
 import { useSession } from '../../session/SessionProvider';
 import { AuditTrail } from './AuditTrail';
+import { PlayerClicks, PlayerMoney } from './PlayerBalances';
 
 /** Finding a player: search by name or email prefix, page on, suspend or restore with a reason. */
 export function PlayersPage() {
@@ -58,6 +59,8 @@ export function PlayersPage() {
               <th scope="col">{t('players.verified')}</th>
               <th scope="col">{t('players.status')}</th>
               <th scope="col">{t('players.created')}</th>
+              <th scope="col">{t('playerBalances.clicks')}</th>
+              <th scope="col">{t('playerBalances.money')}</th>
               <th scope="col">{t('players.actions')}</th>
             </tr>
           </thead>
@@ -74,6 +77,8 @@ export function PlayersPage() {
                     : t('players.active')}
                 </td>
                 <td>{new Date(user.createdAt).toLocaleDateString()}</td>
+                <PlayerClicks balances={user.balances} />
+                <PlayerMoney balances={user.balances} />
                 <td>
                   <button type="button" className="btn btn--secondary" onClick={() => setSelected(user)}>
                     {t('players.manage', { username: user.username })}

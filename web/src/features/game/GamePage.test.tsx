@@ -125,6 +125,30 @@ describe('game screen', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent('Demasiado rápido');
   });
 
+  it('tells a player suspended mid-session why, signs out here and sends nothing more', async () => {
+    signIn();
+    const reason = 'This account is suspended: Click farm. Contact support to appeal.';
+    const api = fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ freeClicks: 3 })),
+      'POST /api/game/click': () =>
+        json(403, { message: reason, error: reason, msg: reason, code: 'ACCOUNT_SUSPENDED' }),
+    });
+    const user = userEvent.setup();
+    renderApp('/game');
+    await waitFor(() => expect(freeClicks()).toHaveTextContent('3'));
+    await user.click(clickButton());
+    const notice = await screen.findByRole('alert', { name: 'Tu cuenta está suspendida' });
+    expect(notice).toHaveTextContent('Click farm');
+    expect(notice).toHaveTextContent('Se ha cerrado tu sesión en este dispositivo.');
+    expect(window.localStorage.getItem('token')).toBeNull();
+    // Signed out locally: no retry, no refresh, no logout call to a server that already ended the session.
+    const sent = api.calls.length;
+    await act(() => new Promise((resolve) => setTimeout(resolve, 1200)));
+    expect(api.calls.length).toBe(sent);
+    expect(api.callsTo('POST', '/api/game/click')).toHaveLength(1);
+    expect(api.callsTo('POST', '/api/user/refresh')).toHaveLength(0);
+  });
+
   it('shows a calm busy state instead of an error when the game is flooded, and sends the click again', async () => {
     signIn();
     let attempts = 0;

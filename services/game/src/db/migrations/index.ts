@@ -8,6 +8,7 @@ import { stateGenerationMigration } from './0004_state_generation.js';
 import { retentionMigration } from './0008_retention.js';
 import { roleVersionsMigration } from './0011_role_versions.js';
 import { purchaseTakebacksMigration } from './0025_purchase_takebacks.js';
+import { suspensionsMigration } from './0030_suspensions.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0008_retention': retentionMigration,
   '0011_role_versions': roleVersionsMigration,
   '0025_purchase_takebacks': purchaseTakebacksMigration,
+  '0030_suspensions': suspensionsMigration,
 };

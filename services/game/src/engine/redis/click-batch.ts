@@ -10,7 +10,8 @@ import type { WinRecord } from '../journal-types.js';
  * KEYS: game hash (state, journal and users), then one rate bucket per client address in the batch.
  * ARGV: now (ms), target, rate per second per user, rate per second per address (0 = none), milestones
  * "at:reward,...", the most journal entries Redis may hold unflushed (0 = no bound), then for each click
- * its user id and the number of its address's bucket among the KEYS after the first (0 = no address).
+ * its user id, the number of its address's bucket among the KEYS after the first (0 = no address) and
+ * its token's security version (a token older than the record's `securityVersion` is refused).
  * Replies { -1 } when the state is missing (Redis lost its data: rebuild first), { -2 } when the journal
  * holds the most entries it may (Postgres is not taking them: nothing is counted), else a flat array that
  * decodeClickBatchReply reads: HEADER fields, then CLICK_FIELDS per click.
@@ -18,10 +19,10 @@ import type { WinRecord } from '../journal-types.js';
  */
 export const CLICK_BATCH = `${USER_RECORD_LUA}
 local H = KEYS[1]
-local n = (#ARGV - 6) / 2
+local n = (#ARGV - 6) / 3
 local ids, seen = {}, {}
 for i = 1, n do
-  local uid = ARGV[5 + 2 * i]
+  local uid = ARGV[4 + 3 * i]
   if not seen[uid] then seen[uid] = true; ids[#ids + 1] = uid end
 end
 local st = redis.call('HMGET', H, 'round', 'clicks', 'pot', 'epoch', 'seq', 'lwu', 'lwn', 'fseq', unpack(ids))
@@ -73,12 +74,18 @@ local function newseg()
 end
 newseg()
 for i = 1, n do
-  local uid = ARGV[5 + 2 * i]
-  local b = buckets[tonumber(ARGV[6 + 2 * i])]
+  local uid = ARGV[4 + 3 * i]
+  local b = buckets[tonumber(ARGV[5 + 3 * i])]
   local u = users[uid]
   local status, ordinal, clickRound, balance, reward, won, purchased = 0, 0, round, 0, 0, 0, 0
   if u.deleted == 1 then
     status = 5
+  elseif u.suspended == 1 then
+    -- An admin's suspension: refused before the rate limit, so its clicks write nothing.
+    status = 7
+  elseif tonumber(ARGV[6 + 3 * i]) < u.securityVersion then
+    -- A token signed before the account's last security event (a reset, sign out everywhere...).
+    status = 8
   elseif u.loaded ~= 1 then
     status = 4
   else
@@ -202,7 +209,14 @@ return out
 
 /** What the script decided for one click. */
 export type ClickStatus =
-  'accepted' | 'no_clicks' | 'rate_limited' | 'user_not_loaded' | 'deleted_user' | 'address_rate_limited';
+  | 'accepted'
+  | 'no_clicks'
+  | 'rate_limited'
+  | 'user_not_loaded'
+  | 'deleted_user'
+  | 'address_rate_limited'
+  | 'suspended'
+  | 'stale_token';
 
 /** The script's status numbers, by name. */
 const STATUS_BY_CODE: Record<number, ClickStatus> = {
@@ -212,6 +226,8 @@ const STATUS_BY_CODE: Record<number, ClickStatus> = {
   4: 'user_not_loaded',
   5: 'deleted_user',
   6: 'address_rate_limited',
+  7: 'suspended',
+  8: 'stale_token',
 };
 
 export interface ClickResult {

@@ -181,4 +181,12 @@ describe('user record', () => {
       signupGranted: true,
     });
   });
+
+  it("reads an admin's suspension with its reason, and nothing of it once lifted", () => {
+    const suspended = JSON.stringify({ loaded: 1, version: 5, suspended: 1, suspendedReason: 'Bot traffic' });
+    expect(decodeUserRecord(suspended)).toMatchObject({ suspended: true, suspendedReason: 'Bot traffic' });
+    const lifted = decodeUserRecord(JSON.stringify({ loaded: 1, version: 6 }));
+    expect(lifted?.suspended).toBeUndefined();
+    expect(lifted?.suspendedReason).toBeUndefined();
+  });
 });

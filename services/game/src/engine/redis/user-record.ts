@@ -27,6 +27,12 @@ export interface UserRecord {
   journalSeq?: number;
   /** False while the sign-up clicks wait for a verified email (records without it have them). */
   signupGranted: boolean;
+  /** An admin suspended the account: the click script refuses its clicks (absent = not suspended). */
+  suspended?: true;
+  /** The operator's reason, told to the player with the refusal. */
+  suspendedReason?: string;
+  /** auth's security version of the account: clicks of tokens signed with an older one are refused. */
+  securityVersion?: number;
 }
 
 /** Contracts' privileged roles as a Lua set, written into the scripts' text: no cost per click. */
@@ -48,6 +54,7 @@ local function readUser(raw)
     purchasedRound = r.purchasedRound or r.pr or 0, purchased = r.purchased or r.p or 0,
     passRound = r.passRound or r.pass or 0, tokens = r.tokens or r.tb, tokensAt = r.tokensAt or r.tt,
     loadedAt = r.loadedAt or 0, journalSeq = r.journalSeq, signupGranted = r.signupGranted,
+    suspended = r.suspended, suspendedReason = r.suspendedReason, securityVersion = r.securityVersion or 0,
     privilegedRole = PRIVILEGED_ROLES[r.role] == true,
   }
 end
@@ -56,8 +63,16 @@ local function writeUser(u)
     loaded = u.loaded, version = u.version, role = u.role, name = u.name, deleted = u.deleted,
     granted = u.granted, purchasedRound = u.purchasedRound, purchased = u.purchased,
     passRound = u.passRound, tokens = u.tokens, tokensAt = u.tokensAt, loadedAt = u.loadedAt,
-    journalSeq = u.journalSeq, signupGranted = u.signupGranted,
+    journalSeq = u.journalSeq, signupGranted = u.signupGranted, suspended = u.suspended,
+    suspendedReason = u.suspendedReason,
+    securityVersion = (u.securityVersion or 0) > 0 and u.securityVersion or nil,
   })
+end
+-- The account's access state, as LOAD_USER and UPDATE_USER_META take it (ARGV suspended 1/0, reason,
+-- security version).
+local function setAccess(u, flag, reason, securityVersion)
+  if flag == '1' then u.suspended, u.suspendedReason = 1, reason else u.suspended, u.suspendedReason = nil, nil end
+  u.securityVersion = tonumber(securityVersion) or 0
 end
 -- Clicks without spending: contracts' privileged roles, or the round's pass (hasUnlimitedClicks in TS).
 local function privileged(u, round)
@@ -90,6 +105,11 @@ export function decodeUserRecord(raw: string | null | undefined): UserRecord | u
   if (r.tokensAt !== undefined || r.tt !== undefined) record.tokensAt = num(r.tokensAt, r.tt);
   if (r.loadedAt !== undefined) record.loadedAt = num(r.loadedAt);
   if (r.journalSeq !== undefined) record.journalSeq = num(r.journalSeq);
+  if (r.securityVersion !== undefined) record.securityVersion = num(r.securityVersion);
+  if (flag(r.suspended)) {
+    record.suspended = true;
+    record.suspendedReason = text(r.suspendedReason) ?? '';
+  }
   return record;
 }
 

@@ -3,10 +3,11 @@ import { USER_RECORD_LUA } from './user-record.js';
 
 /**
  * Loads a user's balances from Postgres figures, only if Redis does not hold them yet (Redis is ahead of
- * Postgres while the journal is unflushed, so it is never overwritten). Role, name and deletion are set
- * when this version is newer than the one held.
+ * Postgres while the journal is unflushed, so it is never overwritten). Role, name, deletion and
+ * suspension are set when this version is newer than the one held.
  * KEYS: game hash. ARGV: userId, version, role, name ('' none), deleted (1/0), granted, purchasedRound,
- * purchased, passRound, now (ms), sign-up clicks granted (1/0).
+ * purchased, passRound, now (ms), sign-up clicks granted (1/0), suspended (1/0), suspension reason,
+ * security version.
  * Replies 1 when it changed the record, 0 when Redis already held all of it.
  */
 export const LOAD_USER = `${USER_RECORD_LUA}
@@ -28,6 +29,7 @@ if v > u.version then
   u.role = ARGV[3]
   if ARGV[4] == '' then u.name = nil else u.name = ARGV[4] end
   if ARGV[5] == '1' then u.deleted = 1 end
+  setAccess(u, ARGV[12], ARGV[13], ARGV[14])
   changed = true
 end
 if changed then redis.call('HSET', KEYS[1], ARGV[1], writeUser(u)) end
@@ -35,9 +37,11 @@ return changed and 1 or 0
 `;
 
 /**
- * A role, name or deletion from auth: applied when newer than what Redis holds (it may create a partial
- * user record, completed by LOAD_USER). The state's last clicker and last winner names follow a rename.
- * KEYS: game hash. ARGV: version, role, name ('' none), deleted (1/0), userId.
+ * A role, name, deletion or suspension from auth: applied when newer than what Redis holds (it may create
+ * a partial user record, completed by LOAD_USER). The state's last clicker and last winner names follow a
+ * rename.
+ * KEYS: game hash. ARGV: version, role, name ('' none), deleted (1/0), userId, suspended (1/0), reason,
+ * security version.
  * Replies 1 when applied, 0 when Redis held this version or a newer one.
  */
 export const UPDATE_USER_META = `${USER_RECORD_LUA}
@@ -49,6 +53,7 @@ u.version = v
 u.role = ARGV[2]
 if ARGV[3] == '' then u.name = nil else u.name = ARGV[3] end
 if ARGV[4] == '1' then u.deleted = 1 end
+setAccess(u, ARGV[6], ARGV[7], ARGV[8])
 redis.call('HSET', H, uid, writeUser(u))
 local st = redis.call('HMGET', H, 'lcu', 'lwu')
 if st[1] == uid then

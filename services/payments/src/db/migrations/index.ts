@@ -7,6 +7,7 @@ import { reconcileRetentionMigration } from './0006_reconcile_retention.js';
 import { accountBalancesMigration } from './0009_account_balances.js';
 import { payoutEmailChangesMigration } from './0020_payout_email_changes.js';
 import { refundsMigration } from './0025_refunds.js';
+import { payoutsByUserMigration } from './0030_payouts_by_user.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0009_account_balances': accountBalancesMigration,
   '0020_payout_email_changes': payoutEmailChangesMigration,
   '0025_refunds': refundsMigration,
+  '0030_payouts_by_user': payoutsByUserMigration,
 };
