@@ -21,7 +21,7 @@ const SKELETON_TOKEN = `e30.${btoa(
 
 /** The page's stored session and language: a storage of its own in Node, the page's in a browser (tests). */
 function useStorage(entries: Record<string, string>): void {
-  if (typeof window !== 'undefined') {
+  if (typeof document !== 'undefined') {
     window.localStorage.clear();
     for (const [key, value] of Object.entries(entries)) window.localStorage.setItem(key, value);
     return;
