@@ -32,6 +32,16 @@ function shellHtml(template, { css, markup, title, language, shell, preload }) {
         '</head>',
         () => `${preload.map((f) => `<link rel="modulepreload" crossorigin href="/${f}">`).join('')}</head>`,
       )
+      // The page is drawn without the JavaScript, which only takes it over: its requests go at low
+      // priority, so nothing competes with the page's own bytes and paint for the first frame.
+      .replace(
+        /<script type="module" crossorigin /g,
+        '<script type="module" crossorigin fetchpriority="low" ',
+      )
+      .replace(
+        /<link rel="modulepreload" crossorigin /g,
+        '<link rel="modulepreload" crossorigin fetchpriority="low" ',
+      )
       // inert until the app takes over: a press before the JavaScript runs would be lost (main.tsx lifts it).
       .replace(
         root,

@@ -101,9 +101,11 @@ describe('the first screens as built', () => {
       expect(page.includes('<link rel="stylesheet"')).toBe(false);
       // Inert until the app has taken over, so no press is lost before the JavaScript runs.
       holds(page, `<div id="root" data-shell="${shell}" data-lang="${language}" inert>`);
-      expect(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/.test(page)).toBe(
-        true,
-      );
+      expect(
+        /<script type="module" crossorigin fetchpriority="low" src="\/assets\/index-[\w-]+\.js"><\/script>/.test(
+          page,
+        ),
+      ).toBe(true);
     }
     const welcome = read('welcome', language);
     holds(welcome, `<h1 class="welcome__title">${html(text(language, 'app.title'))}</h1>`);
@@ -118,7 +120,9 @@ describe('the first screens as built', () => {
     const winners = read('winners', language);
     holds(winners, `>${html(text(language, 'winners.title'))}</h1>`);
     expect(
-      /<link rel="modulepreload" crossorigin href="\/assets\/WinnersPage-[\w-]+\.js">/.test(winners),
+      /<link rel="modulepreload" crossorigin fetchpriority="low" href="\/assets\/WinnersPage-[\w-]+\.js">/.test(
+        winners,
+      ),
     ).toBe(true);
   });
 });
