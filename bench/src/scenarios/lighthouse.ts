@@ -90,6 +90,10 @@ async function signIn(port: number, origin: string, identity: Record<string, str
   await send('Runtime.evaluate', { expression: script });
   // The measured load starts cold, as a phone's first visit does (the run keeps storage, not the cache).
   await send('Network.clearBrowserCache', {});
+  // Leave the page idle on a blank document: a run that started while the signed-in page was still
+  // loading its data lost its trace (NO_NAVSTART) in one run of three.
+  await send('Page.navigate', { url: 'about:blank' });
+  await new Promise((resolve) => setTimeout(resolve, 500));
   ws.close();
 }
 
@@ -142,6 +146,8 @@ export async function measureLighthouse(
         const numeric = (name: string) => audits[name]?.numericValue ?? null;
         const scripts = audits['network-requests']?.details as
           { items?: { resourceType?: string; transferSize?: number }[] } | undefined;
+        if (result?.lhr.runtimeError)
+          log(`[bench] lighthouse ${path} run ${run}: ${result.lhr.runtimeError.code} (no figures from it)`);
         runs.push({
           performance: result?.lhr.categories.performance?.score ?? null,
           firstContentfulPaintMs: numeric('first-contentful-paint'),
