@@ -208,3 +208,53 @@ describe('players beside clients that ignore Retry-After', () => {
     expect(table).toContain('| players + 64 impolite | 250 | 0 | 0 |');
   });
 });
+
+describe('the Lighthouse figures in the report', () => {
+  const run = (performance: number, fcp: number, load: number) => ({
+    performance,
+    firstContentfulPaintMs: fcp,
+    largestContentfulPaintMs: fcp + 100,
+    totalBlockingTimeMs: 100,
+    speedIndexMs: fcp,
+    javascriptBytes: 150_000,
+    loadAverage1m: load,
+  });
+  const results = buildResults({
+    date: new Date('2026-11-26T01:00:00Z'),
+    machine,
+    settings: loadSettings([], { BENCH_SCENARIOS: 'lighthouse' }),
+    fanout: [],
+    lighthouse: [
+      {
+        path: '/',
+        performance: 0.96,
+        firstContentfulPaintMs: 1900,
+        largestContentfulPaintMs: 2000,
+        totalBlockingTimeMs: 100,
+        speedIndexMs: 1900,
+        javascriptBytes: 150_000,
+        runs: [run(0.9, 2500, 3.5), run(0.96, 1900, 1.2), run(0.97, 1200, 2)],
+      },
+    ],
+    errors: [],
+    durationS: 60,
+  });
+
+  it('checks each page against the targets, saying how many runs the median is of and how loaded the machine was', () => {
+    const figure = (start: string) => results.checks.find((c) => c.figure.startsWith(start))!;
+    expect(figure('Lighthouse /: performance')).toMatchObject({
+      figure: 'Lighthouse /: performance (median of 3, load 1.2–3.5)',
+      target: '≥ 0.95',
+      met: true,
+    });
+    expect(figure('Lighthouse /: first contentful paint')).toMatchObject({ target: '≤ 1800 ms', met: false });
+    expect(figure('Lighthouse /: largest contentful paint')).toMatchObject({ met: true });
+  });
+
+  it('runs each page three times unless told otherwise, and refuses a count it cannot use', () => {
+    expect(loadSettings([], {}).lighthouseRuns).toBe(3);
+    expect(loadSettings([], { BENCH_LIGHTHOUSE_RUNS: '5' }).lighthouseRuns).toBe(5);
+    expect(() => loadSettings([], { BENCH_LIGHTHOUSE_RUNS: '0' })).toThrow(/BENCH_LIGHTHOUSE_RUNS/);
+    expect(() => loadSettings([], { BENCH_LIGHTHOUSE_RUNS: 'many' })).toThrow(/BENCH_LIGHTHOUSE_RUNS/);
+  });
+});

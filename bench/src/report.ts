@@ -170,16 +170,23 @@ export function buildResults(input: {
 
   // The first screen on a phone (Lighthouse, mobile, simulated throttling).
   for (const page of lighthouse) {
-    check(`Lighthouse ${page.path}: performance`, page.performance, '≥ 0.95', (v) => v >= 0.95);
+    // Each figure is the median of the page's runs; the load average beside it says how busy the
+    // machine was (Lighthouse's CPU slowdown multiplies whatever the machine's own load costs).
+    const loads = page.runs.map((r) => r.loadAverage1m);
+    const runs =
+      loads.length > 0
+        ? ` (median of ${loads.length}, load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)})`
+        : '';
+    check(`Lighthouse ${page.path}: performance${runs}`, page.performance, '≥ 0.95', (v) => v >= 0.95);
     check(
-      `Lighthouse ${page.path}: first contentful paint`,
+      `Lighthouse ${page.path}: first contentful paint${runs}`,
       page.firstContentfulPaintMs,
       '≤ 1800 ms',
       (v) => v <= 1800,
       ' ms',
     );
     check(
-      `Lighthouse ${page.path}: largest contentful paint`,
+      `Lighthouse ${page.path}: largest contentful paint${runs}`,
       page.largestContentfulPaintMs,
       '≤ 2500 ms',
       (v) => v <= 2500,

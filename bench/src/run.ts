@@ -188,7 +188,10 @@ async function main(): Promise<void> {
     }
     if (runs('lighthouse')) {
       try {
-        lighthousePages = await measureLighthouse(bs, log);
+        lighthousePages = await measureLighthouse(bs, log, {
+          runs: settings.lighthouseRuns,
+          reportsDir: settings.lighthouseReportsDir,
+        });
       } catch (error) {
         errors.push(`lighthouse: ${(error as Error).message}`);
         log(`[bench] lighthouse failed: ${(error as Error).stack}`);

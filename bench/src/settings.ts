@@ -40,6 +40,10 @@ export interface BenchSettings {
   scenarios: Scenario[];
   /** The fresh session check's cost: accounts seeded and queries of each kind (with and without it). */
   sessionCheck: { accounts: number; queries: number; rounds: number };
+  /** Lighthouse runs per page (BENCH_LIGHTHOUSE_RUNS); each figure is the median of them. */
+  lighthouseRuns: number;
+  /** BENCH_LIGHTHOUSE_REPORTS: a directory where each Lighthouse run's whole report (JSON) is written. */
+  lighthouseReportsDir?: string;
   openLoop: {
     /**
      * Where the listening sockets connect, one sweep each (BENCH_OPEN_LOOP_VIA=realtime,gateway): as
@@ -84,6 +88,7 @@ export type Scenario = (typeof SCENARIOS)[number];
 
 const full: BenchSettings = {
   profile: 'full',
+  lighthouseRuns: 3,
   users: 200,
   concurrencies: [8, 16, 32, 64],
   p99BoundMs: 50,
@@ -191,6 +196,15 @@ export function loadSettings(
     settings.fanoutClickRate = rate;
   }
   if (env.BENCH_REALTIME_CPU_PROF) settings.realtimeCpuProfDir = env.BENCH_REALTIME_CPU_PROF;
+  if (env.BENCH_LIGHTHOUSE_RUNS) {
+    const runs = Number(env.BENCH_LIGHTHOUSE_RUNS);
+    if (!Number.isInteger(runs) || runs < 1 || runs > 9)
+      throw new Error(
+        'BENCH_LIGHTHOUSE_RUNS must be an integer from 1 to 9 (runs per page; the median is kept)',
+      );
+    settings.lighthouseRuns = runs;
+  }
+  if (env.BENCH_LIGHTHOUSE_REPORTS) settings.lighthouseReportsDir = env.BENCH_LIGHTHOUSE_REPORTS;
   if (env.BENCH_SCENARIOS) {
     const names = env.BENCH_SCENARIOS.split(',').map((s) => s.trim());
     const unknown = names.filter((n) => !(SCENARIOS as readonly string[]).includes(n));

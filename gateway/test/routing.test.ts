@@ -151,6 +151,43 @@ describe('gateway routing and edge', () => {
     }
   });
 
+  it('sends the first screens already drawn, in the language and for the session the cookies hint at', async () => {
+    const drawn = await startGateway({ ...env, WEB_DIST: makeWebDist({ shells: true }) });
+    const page = async (path: string, cookie?: string) => {
+      const response = await rawRequest(drawn.url, path, { headers: cookie ? { cookie } : {} });
+      expect(response.status, `${path} ${cookie}`).toBe(200);
+      expect(response.headers['cache-control']).toBe('no-cache');
+      expect(String(response.headers.vary)).toMatch(/cookie/i);
+      return /data-shell="([a-z]+)">([a-z]+ [a-z]+)</.exec(response.body)?.[2] ?? response.body;
+    };
+    try {
+      // A first visit: the welcome screen in Spanish, the default; /game sends a visitor there too.
+      expect(await page('/')).toBe('welcome es');
+      expect(await page('/game')).toBe('welcome es');
+      expect(await page('/winners')).toBe('winners es');
+      // The language the player chose, and a stored session (/ sends a player on to the game).
+      expect(await page('/', 'omc_lang=fr')).toBe('welcome fr');
+      expect(await page('/', 'other=1; omc_lang=de; omc_signed_in=1')).toBe('game de');
+      expect(await page('/game', 'omc_signed_in=1')).toBe('game es');
+      expect(await page('/winners', 'omc_signed_in=1; omc_lang=pt')).toBe('winners pt');
+      // A language the app does not speak, or a hint of another value, changes nothing.
+      expect(await page('/', 'omc_lang=xx; omc_signed_in=yes')).toBe('welcome es');
+      expect(await page('/', 'omc_lang=../index')).toBe('welcome es');
+      // Every other page is the empty index the app renders into.
+      for (const path of ['/profile', '/admin/roles', '/some/unknown/page'])
+        expect(await page(path, 'omc_signed_in=1; omc_lang=en'), path).toContain('<div id="root"></div>');
+      // Compressed as the browser accepts, like every built file.
+      const br = await fetch(`${drawn.url}/`, {
+        headers: { 'accept-encoding': 'br', cookie: 'omc_lang=it' },
+      });
+      expect(br.headers.get('content-encoding')).toBe('br');
+      expect(br.headers.get('content-type')).toMatch(/text\/html/);
+      expect(await br.text()).toContain('welcome it');
+    } finally {
+      await drawn.close();
+    }
+  });
+
   it('says clearly when the web app is not built', async () => {
     const bare = await startGateway({ ...env, WEB_DIST: join(webDist, 'not-here') });
     try {

@@ -5,6 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { LANGUAGES, shellFile, WEB_SHELLS, type WebShell } from '@omc/contracts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp, start, type GatewayApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -87,9 +88,26 @@ export async function startGateway(env: Record<string, string>): Promise<Gateway
 }
 
 /** A built web app: index.html, a hashed asset, and a favicon. */
-export function makeWebDist(): string {
+/**
+ * A built web app as the build writes it. With `shells`, also the first screens drawn in each language
+ * (web/scripts/prerender.mjs), each saying which screen and language it is.
+ */
+export function makeWebDist({ shells = false }: { shells?: boolean } = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'omc-web-'));
   mkdirSync(join(dir, 'assets'));
+  const files = ['index.html', join('assets', 'index-3f9a1c.js')];
+  if (shells) {
+    mkdirSync(join(dir, 'shells'));
+    for (const shell of Object.keys(WEB_SHELLS) as WebShell[])
+      for (const language of LANGUAGES) {
+        const file = shellFile(shell, language);
+        writeFileSync(
+          join(dir, file),
+          `<!doctype html><html lang="${language}"><body><div id="root" data-shell="${shell}">${shell} ${language}</div></body></html>`,
+        );
+        files.push(file);
+      }
+  }
   writeFileSync(
     join(dir, 'index.html'),
     '<!doctype html><html><body><div id="root"></div><script src="/assets/index-3f9a1c.js"></script></body></html>',
@@ -97,7 +115,7 @@ export function makeWebDist(): string {
   writeFileSync(join(dir, 'assets', 'index-3f9a1c.js'), 'console.log("app")');
   writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   // As the build writes them: each file also brotli- and gzip-compressed beside it.
-  for (const file of ['index.html', join('assets', 'index-3f9a1c.js')]) {
+  for (const file of files) {
     const content = readFileSync(join(dir, file));
     writeFileSync(join(dir, `${file}.br`), brotliCompressSync(content));
     writeFileSync(join(dir, `${file}.gz`), gzipSync(content));

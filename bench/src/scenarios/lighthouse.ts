@@ -3,9 +3,9 @@
 // gateway as players get them. Nothing is downloaded: Chromium is /usr/bin/chromium, started here with
 // a temporary profile and stopped by its PID.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import lighthouse from 'lighthouse';
 import WebSocket from 'ws';
@@ -13,13 +13,26 @@ import type { BenchSystem } from '../bench-system.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
-export interface LighthousePage {
-  path: string;
+interface LighthouseFigures {
   performance: number | null;
   firstContentfulPaintMs: number | null;
   largestContentfulPaintMs: number | null;
   totalBlockingTimeMs: number | null;
+  speedIndexMs: number | null;
   javascriptBytes: number | null;
+}
+
+/** One page's figures: each the median of its runs (a shared machine's load moves single runs). */
+export interface LighthousePage extends LighthouseFigures {
+  path: string;
+  runs: (LighthouseFigures & { loadAverage1m: number })[];
+}
+
+function median(values: (number | null)[]): number | null {
+  const known = values.filter((v): v is number => v !== null).sort((a, b) => a - b);
+  if (known.length === 0) return null;
+  const mid = Math.floor(known.length / 2);
+  return known.length % 2 === 1 ? known[mid]! : (known[mid - 1]! + known[mid]!) / 2;
 }
 
 async function freePort(): Promise<number> {
@@ -77,13 +90,19 @@ async function signIn(port: number, origin: string, identity: Record<string, str
   await send('Runtime.evaluate', { expression: script });
   // The measured load starts cold, as a phone's first visit does (the run keeps storage, not the cache).
   await send('Network.clearBrowserCache', {});
+  // Leave the page idle on a blank document: a run that started while the signed-in page was still
+  // loading its data lost its trace (NO_NAVSTART) in one run of three.
+  await send('Page.navigate', { url: 'about:blank' });
+  await new Promise((resolve) => setTimeout(resolve, 500));
   ws.close();
 }
 
 export async function measureLighthouse(
   bs: BenchSystem,
   log: (line: string) => void,
+  options: { runs: number; reportsDir?: string } = { runs: 1 },
 ): Promise<LighthousePage[]> {
+  if (options.reportsDir) mkdirSync(options.reportsDir, { recursive: true });
   const port = await freePort();
   const profile = mkdtempSync(join(tmpdir(), 'omc-lighthouse-'));
   const chromium = spawn(
@@ -106,41 +125,65 @@ export async function measureLighthouse(
   try {
     await waitForDevtools(port);
     const user = bs.users[0]!;
-    await signIn(port, bs.gatewayUrl, { token: user.token, username: user.username, role: 'standard' });
     for (const path of ['/', '/game', '/winners']) {
       // `/` sends a signed-in player on to the game: the welcome screen is measured before signing in
       // would matter only for a visitor, so `/` is measured as a visitor in a storage-reset run.
       const visitor = path !== '/game';
-      const result = await lighthouse(`${bs.gatewayUrl}${path}`, {
-        port,
-        output: 'json',
-        logLevel: 'error',
-        onlyCategories: ['performance'],
-        disableStorageReset: !visitor,
-      });
-      const audits = result?.lhr.audits ?? {};
-      const numeric = (name: string) => audits[name]?.numericValue ?? null;
-      const scripts = audits['network-requests']?.details as
-        { items?: { resourceType?: string; transferSize?: number }[] } | undefined;
+      const runs: LighthousePage['runs'] = [];
+      for (let run = 1; run <= options.runs; run++) {
+        // A signed-in load starts from the player's stored session and a cold cache (signIn clears it;
+        // Lighthouse keeps both when told not to reset storage). A visitor's load resets storage itself.
+        if (!visitor)
+          await signIn(port, bs.gatewayUrl, { token: user.token, username: user.username, role: 'standard' });
+        const result = await lighthouse(`${bs.gatewayUrl}${path}`, {
+          port,
+          output: 'json',
+          logLevel: 'error',
+          onlyCategories: ['performance'],
+          disableStorageReset: !visitor,
+        });
+        const audits = result?.lhr.audits ?? {};
+        const numeric = (name: string) => audits[name]?.numericValue ?? null;
+        const scripts = audits['network-requests']?.details as
+          { items?: { resourceType?: string; transferSize?: number }[] } | undefined;
+        if (result?.lhr.runtimeError)
+          log(`[bench] lighthouse ${path} run ${run}: ${result.lhr.runtimeError.code} (no figures from it)`);
+        runs.push({
+          performance: result?.lhr.categories.performance?.score ?? null,
+          firstContentfulPaintMs: numeric('first-contentful-paint'),
+          largestContentfulPaintMs: numeric('largest-contentful-paint'),
+          totalBlockingTimeMs: numeric('total-blocking-time'),
+          speedIndexMs: numeric('speed-index'),
+          javascriptBytes:
+            scripts?.items
+              ?.filter((i) => i.resourceType === 'Script')
+              .reduce((sum, i) => sum + (i.transferSize ?? 0), 0) ?? null,
+          loadAverage1m: loadavg()[0]!,
+        });
+        if (options.reportsDir && result)
+          writeFileSync(
+            join(options.reportsDir, `${path === '/' ? 'welcome' : path.slice(1)}-${run}.json`),
+            JSON.stringify(result.lhr),
+          );
+      }
+      const pick = (name: keyof LighthouseFigures) => median(runs.map((r) => r[name]));
       const page: LighthousePage = {
         path: visitor ? path : `${path} (signed in)`,
-        performance: result?.lhr.categories.performance?.score ?? null,
-        firstContentfulPaintMs: numeric('first-contentful-paint'),
-        largestContentfulPaintMs: numeric('largest-contentful-paint'),
-        totalBlockingTimeMs: numeric('total-blocking-time'),
-        javascriptBytes:
-          scripts?.items
-            ?.filter((i) => i.resourceType === 'Script')
-            .reduce((sum, i) => sum + (i.transferSize ?? 0), 0) ?? null,
+        performance: pick('performance'),
+        firstContentfulPaintMs: pick('firstContentfulPaintMs'),
+        largestContentfulPaintMs: pick('largestContentfulPaintMs'),
+        totalBlockingTimeMs: pick('totalBlockingTimeMs'),
+        speedIndexMs: pick('speedIndexMs'),
+        javascriptBytes: pick('javascriptBytes'),
+        runs,
       };
       pages.push(page);
       log(
-        `[bench] lighthouse ${page.path}: performance ${page.performance}, FCP ${Math.round(page.firstContentfulPaintMs ?? 0)} ms, ` +
-          `LCP ${Math.round(page.largestContentfulPaintMs ?? 0)} ms, JavaScript ${page.javascriptBytes} bytes transferred`,
+        `[bench] lighthouse ${page.path} (median of ${runs.length}, load ${runs.map((r) => r.loadAverage1m.toFixed(1)).join('/')}): ` +
+          `performance ${page.performance}, FCP ${Math.round(page.firstContentfulPaintMs ?? 0)} ms, ` +
+          `LCP ${Math.round(page.largestContentfulPaintMs ?? 0)} ms, TBT ${Math.round(page.totalBlockingTimeMs ?? 0)} ms, ` +
+          `Speed Index ${Math.round(page.speedIndexMs ?? 0)} ms, JavaScript ${page.javascriptBytes} bytes transferred`,
       );
-      if (!visitor) continue;
-      // A storage-reset run signed the player out: sign in again for the next signed-in page.
-      await signIn(port, bs.gatewayUrl, { token: user.token, username: user.username, role: 'standard' });
     }
   } finally {
     const exited = new Promise((resolve) => chromium.once('exit', resolve));

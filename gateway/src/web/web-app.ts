@@ -1,13 +1,21 @@
 // The built web app: files from WEB_DIST, index.html for every other page path (the client routes),
 // a JSON 404 under /api. Hashed assets are cached for a year; index.html is always revalidated so a
 // new release is picked up at once. Files compressed at build are served compressed. If the app is not
-// built, a page says so.
-import { errorBody } from '@omc/contracts';
+// built, a page says so. The first screens (`/`, `/game`, `/winners`) are sent already drawn, in the
+// player's language (web/scripts/prerender.mjs writes them; two cookie hints choose one).
+import {
+  DEFAULT_LANGUAGE,
+  errorBody,
+  SHELL_COOKIES,
+  shellFile,
+  shellFor,
+  shellLanguage,
+} from '@omc/contracts';
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>One Million Clicks</title></head>
@@ -15,6 +23,16 @@ const NOT_BUILT_PAGE = `<!doctype html>
 <p>The gateway serves the built web app from WEB_DIST, which has no index.html. Build it with
 <code>pnpm --filter @omc/web build</code>, or point WEB_DIST at the folder that holds it.</p></body></html>
 `;
+
+/** One cookie's value from a Cookie header (the hints are plain tokens: no decoding). */
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
 
 function isApi(path: string): boolean {
   return path === '/api' || path.startsWith('/api/');
@@ -48,14 +66,21 @@ export async function webApp(app: FastifyInstance, dist: string): Promise<void> 
     },
   });
 
-  const sendIndex = (reply: FastifyReply) => {
+  const sendIndex = (request: FastifyRequest, reply: FastifyReply, path: string) => {
     if (!isBuilt())
       return reply
         .code(503)
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')
         .send(NOT_BUILT_PAGE);
-    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    // The drawn first screen for this page, in the language the player chose (Spanish by default),
+    // when the build wrote one; any other page is the empty index the app renders into.
+    const cookies = request.headers.cookie;
+    const shell = shellFor(path, cookieValue(cookies, SHELL_COOKIES.signedIn) === '1');
+    const language = shellLanguage(cookieValue(cookies, SHELL_COOKIES.language)) ?? DEFAULT_LANGUAGE;
+    const file = shell ? shellFile(shell, language) : null;
+    void reply.header('cache-control', 'no-cache').header('vary', 'accept-encoding, cookie');
+    return reply.sendFile(file && existsSync(join(root, file)) ? file : 'index.html');
   };
 
   const isFile = async (path: string) => {
@@ -81,6 +106,6 @@ export async function webApp(app: FastifyInstance, dist: string): Promise<void> 
     // A file-like path that does not exist is a 404, not the app (a missing asset must not parse as HTML).
     if (/\.[a-z0-9]{1,8}$/i.test(path))
       return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
-    return sendIndex(reply);
+    return sendIndex(request, reply, path);
   });
 }

@@ -13,3 +13,4 @@ export * from './routes.js';
 export * from './internal.js';
 export * from './bus.js';
 export * from './openapi.js';
+export * from './web-shell.js';

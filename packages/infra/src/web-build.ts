@@ -11,6 +11,7 @@ const SOURCES = [
   'web/src',
   'web/index.html',
   'web/public',
+  'web/scripts',
   'web/vite.config.ts',
   'web/package.json',
   'packages/contracts/src',

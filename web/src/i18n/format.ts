@@ -14,15 +14,31 @@ export function localeOf(language: string): string {
   return LOCALES[language as Language] ?? LOCALES.en;
 }
 
+type NumberStyle = 'count' | 'twoDecimals' | 'eur';
+const STYLES: Record<NumberStyle, Intl.NumberFormatOptions> = {
+  count: { maximumFractionDigits: 0 },
+  twoDecimals: { minimumFractionDigits: 2, maximumFractionDigits: 2 },
+  eur: { style: 'currency', currency: 'EUR' },
+};
+const formatters = new Map<string, Intl.NumberFormat>();
+
+/**
+ * One formatter per language and style, made once: building an Intl.NumberFormat costs far more than
+ * using one, and the game screen formats a dozen numbers on each of its ten updates a second.
+ */
+function formatter(language: string, style: NumberStyle): Intl.NumberFormat {
+  const key = `${language}:${style}`;
+  let made = formatters.get(key);
+  if (!made) formatters.set(key, (made = new Intl.NumberFormat(localeOf(language), STYLES[style])));
+  return made;
+}
+
 export function formatCount(value: number, language: string): string {
-  return new Intl.NumberFormat(localeOf(language), { maximumFractionDigits: 0 }).format(value);
+  return formatter(language, 'count').format(value);
 }
 
 function twoDecimals(value: number, language: string): string {
-  return new Intl.NumberFormat(localeOf(language), {
-    minimumFractionDigits: 2,
-    maximumFractionDigits: 2,
-  }).format(value);
+  return formatter(language, 'twoDecimals').format(value);
 }
 
 /** The pot and balances: $ before the amount in English, € after it elsewhere. */
@@ -32,7 +48,7 @@ export function formatMoney(value: number, language: string): string {
 
 /** Pack prices are in EUR in every language. */
 export function formatPrice(value: number, language: string): string {
-  return new Intl.NumberFormat(localeOf(language), { style: 'currency', currency: 'EUR' }).format(value);
+  return formatter(language, 'eur').format(value);
 }
 
 /** The winners list (SPEC section 2): a $ suffix with 2 decimals. */

@@ -1,5 +1,5 @@
 // What survives a reload (SPEC section 3): token, username, email, role and the language.
-import { DEFAULT_LANGUAGE, Language, Role } from '@omc/contracts';
+import { DEFAULT_LANGUAGE, Language, Role, SHELL_COOKIES } from '@omc/contracts';
 
 const KEYS = {
   token: 'token',
@@ -33,6 +33,29 @@ function write(key: string, value: string | null): void {
   }
 }
 
+const YEAR_S = 365 * 24 * 3600;
+
+function writeCookie(name: string, value: string | null): void {
+  try {
+    document.cookie =
+      value === null
+        ? `${name}=; Path=/; Max-Age=0; SameSite=Lax`
+        : `${name}=${value}; Path=/; Max-Age=${YEAR_S}; SameSite=Lax`;
+  } catch {
+    // no document (tests without one): the hints only choose the first screen the gateway sends
+  }
+}
+
+/**
+ * Mirrors the stored language, and whether a session is stored, into two cookies the gateway reads to
+ * send the first screen already drawn in that language (the welcome screen, or the game's skeleton).
+ * Hints for the first paint only: no token, nothing the server trusts.
+ */
+export function syncShellHints(): void {
+  writeCookie(SHELL_COOKIES.language, loadLanguage());
+  writeCookie(SHELL_COOKIES.signedIn, read(KEYS.token) ? '1' : null);
+}
+
 export function loadIdentity(): StoredIdentity {
   const role = Role.safeParse(read(KEYS.role));
   return {
@@ -48,6 +71,7 @@ export function saveIdentity(identity: StoredIdentity): void {
   write(KEYS.username, identity.username);
   write(KEYS.email, identity.email);
   write(KEYS.role, identity.role);
+  syncShellHints();
 }
 
 export function loadLanguage(): Language {
@@ -57,4 +81,5 @@ export function loadLanguage(): Language {
 
 export function saveLanguage(language: Language): void {
   write(KEYS.language, language);
+  syncShellHints();
 }

@@ -45,7 +45,6 @@ export function GamePage() {
     <div className="page page--game">
       <GameHeader pot={state.data?.pot} />
       <SessionMessage />
-      <VerifyEmailBanner />
       <main className="game">
         {state.isError ? <FormMessage error={t('game.errors.gameStateError')} /> : null}
         <section className="counter" aria-label={t('game.counterLabel')}>
@@ -72,7 +71,12 @@ export function GamePage() {
         </p>
         {!token ? <p className="hint">{t('game.guestHint')}</p> : null}
 
-        {rules.data ? <MilestoneBar rules={rules.data} globalClicks={globalClicks} /> : null}
+        {/* Until the rules arrive, an empty bar of the same height holds the place (no layout shift). */}
+        {rules.data ? (
+          <MilestoneBar rules={rules.data} globalClicks={globalClicks} />
+        ) : (
+          <div className="milestone milestone--pending" aria-hidden="true" />
+        )}
 
         <div className="stats">
           {signedIn ? (
@@ -107,6 +111,8 @@ export function GamePage() {
 
         {signedIn && profile.data ? <PendingWinnings profile={profile.data} /> : null}
       </main>
+      {/* Below the game, not above it: it appears once the profile is read and must not push the page down. */}
+      <VerifyEmailBanner />
       <footer className="game-footer">
         <div className="online" aria-live="off">
           <span className={`online__dot${live.connected ? ' online__dot--on' : ''}`} aria-hidden="true" />

@@ -1,0 +1,128 @@
+// The first screens the gateway sends already drawn (scripts/prerender.mjs). What a phone shows from
+// the first bytes must be the page the app then runs: the welcome screen is adopted by React as it is
+// (no redraw, no mismatch) in every language, and the built files carry the screen, its styles inline.
+import { LANGUAGES, shellFile, WEB_SHELLS, type WebShell } from '@omc/contracts';
+import { act } from '@testing-library/react';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
+import { StrictMode } from 'react';
+import { hydrateRoot } from 'react-dom/client';
+import { MemoryRouter } from 'react-router-dom';
+import { describe, expect, it } from 'vitest';
+import { AppRoutes } from '../app/AppRoutes';
+import { AppProviders, createQueryClient } from '../app/providers';
+import { allTranslations, createI18n, loadTranslations, setAppI18n } from '../i18n';
+
+const DIST = resolve(import.meta.dirname, '..', '..', 'dist');
+const translations = await allTranslations();
+const text = (language: (typeof LANGUAGES)[number], key: string): string =>
+  key
+    .split('.')
+    .reduce<unknown>(
+      (node, part) => (node as Record<string, unknown>)[part],
+      translations[language],
+    ) as string;
+/** A string as React writes it in HTML. */
+const html = (value: string) =>
+  value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#x27;');
+/** Whether a page holds a fragment (without printing the whole page when it does not). */
+const holds = (page: string, fragment: string) => expect(page.includes(fragment), fragment).toBe(true);
+
+function builtShells(): void {
+  if (existsSync(join(DIST, shellFile('winners', 'pt')))) return;
+  const build = spawnSync('pnpm', ['run', 'build'], { cwd: resolve(DIST, '..'), stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('the web app did not build');
+}
+
+describe('the welcome screen drawn at build time', () => {
+  builtShells();
+  it.each(LANGUAGES)('is adopted by the app as it is, in %s', async (language) => {
+    const page = new DOMParser().parseFromString(
+      readFileSync(join(DIST, shellFile('welcome', language)), 'utf8'),
+      'text/html',
+    );
+    const container = document.createElement('div');
+    container.innerHTML = page.getElementById('root')!.innerHTML;
+    document.body.append(container);
+    const heading = container.querySelector('h1')!;
+    expect(heading.textContent).toBe(text(language, 'app.title'));
+
+    // The browser's start: the stored language, nobody signed in.
+    window.localStorage.clear();
+    window.localStorage.setItem('language', language);
+    const i18n = createI18n(language);
+    await loadTranslations(language, i18n);
+    await i18n.changeLanguage(language);
+    setAppI18n(i18n);
+    const errors: unknown[] = [];
+    await act(async () => {
+      hydrateRoot(
+        container,
+        <StrictMode>
+          <MemoryRouter initialEntries={['/']}>
+            <AppProviders queryClient={createQueryClient()}>
+              <AppRoutes />
+            </AppProviders>
+          </MemoryRouter>
+        </StrictMode>,
+        { onRecoverableError: (error) => errors.push(error) },
+      );
+    });
+    expect(errors).toEqual([]);
+    // The same heading node: React took over the drawn page instead of drawing another.
+    expect(heading.isConnected).toBe(true);
+    expect(container.querySelector('h1')).toBe(heading);
+    container.remove();
+  });
+});
+
+describe('the first screens as built', () => {
+  const read = (shell: WebShell, language: (typeof LANGUAGES)[number]) => {
+    const file = join(DIST, shellFile(shell, language));
+    const html = readFileSync(file, 'utf8');
+    // Served compressed: the .br beside it is the same page.
+    expect(brotliDecompressSync(readFileSync(`${file}.br`)).toString('utf8')).toBe(html);
+    return html;
+  };
+
+  it.each(LANGUAGES)('carry each screen in %s, with no stylesheet to wait for', (language) => {
+    for (const shell of Object.keys(WEB_SHELLS) as WebShell[]) {
+      const page = read(shell, language);
+      holds(page, `<html lang="${language}">`);
+      holds(page, `<title>${html(text(language, 'app.title'))}</title>`);
+      expect(/<style>[^<]*\.welcome__title/.test(page)).toBe(true);
+      expect(page.includes('<link rel="stylesheet"')).toBe(false);
+      // Inert until the app has taken over, so no press is lost before the JavaScript runs.
+      holds(page, `<div id="root" data-shell="${shell}" data-lang="${language}" inert>`);
+      expect(
+        /<script type="module" crossorigin fetchpriority="low" src="\/assets\/index-[\w-]+\.js"><\/script>/.test(
+          page,
+        ),
+      ).toBe(true);
+    }
+    const welcome = read('welcome', language);
+    holds(welcome, `<h1 class="welcome__title">${html(text(language, 'app.title'))}</h1>`);
+    for (const key of ['welcome.register', 'welcome.login', 'welcome.guest'])
+      holds(welcome, `>${html(text(language, key))}</button>`);
+    // The game's skeleton: the counter and the button, before the socket or the state arrive.
+    const game = read('game', language);
+    holds(game, 'class="counter__value num"');
+    holds(game, `aria-label="${html(text(language, 'game.clickButtonLabel'))}"`);
+    expect(game.includes('data-testid=')).toBe(false);
+    // The winners page: its heading, and its own chunk fetched beside the entry.
+    const winners = read('winners', language);
+    holds(winners, `>${html(text(language, 'winners.title'))}</h1>`);
+    expect(
+      /<link rel="modulepreload" crossorigin fetchpriority="low" href="\/assets\/WinnersPage-[\w-]+\.js">/.test(
+        winners,
+      ),
+    ).toBe(true);
+  });
+});
