@@ -89,7 +89,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     // The profile is put together here from its three owners (one hop each), not proxied to auth.
     if (config.PROFILE_IN_ONE_HOP) await profileRoute(api, config, metrics);
     await apiProxy(api, config, metrics);
-    // The live connection is websocket only (SPEC section 4); a polling request gets a clear answer.
+    // The live connection is websocket only (docs/client-contract.md); a polling request gets a clear answer.
     api.all('/socket.io/*', async (request, reply) => {
       const message = 'The live connection uses the websocket transport only';
       return reply.code(400).send(errorBody(message, { code: 'WEBSOCKET_ONLY', requestId: request.id }));

@@ -1,4 +1,4 @@
-// HTTP bodies of services/auth (SPEC section 7, DESIGN section 4).
+// HTTP bodies of services/auth (docs/client-contract.md).
 import { z } from 'zod';
 import { Language, Role } from './common.js';
 import { EMAIL_MAX, EmailField, PASSWORD_MAX, PasswordField, UsernameField } from './validation.js';
@@ -40,7 +40,7 @@ export type RefreshResponse = z.infer<typeof RefreshResponse>;
 
 export const ChangeLanguageRequest = z.object({ language: Language });
 /**
- * The current password proves the owner, not a thief holding a copy of the token. Optional because SPEC's
+ * The current password proves the owner, not a thief holding a copy of the token. Optional because the original client's
  * client sends only `email`: auth then accepts a sign-in within the last few minutes instead, and
  * otherwise answers 400 naming `currentPassword`.
  */
@@ -64,7 +64,7 @@ export const ChangeUsernameRequest = z.object({ username: UsernameField });
 /**
  * A security event the caller's own session survives (a password change, "sign out everywhere") raises
  * the account's security version, so the access token the caller holds stops counting: the answer
- * carries its successor. SPEC's client reads only `message` and gets a new token at its next refresh.
+ * carries its successor. The original client reads only `message` and gets a new token at its next refresh.
  */
 export const MessageWithTokenResponse = z.object({ message: z.string(), token: z.string() });
 export type MessageWithTokenResponse = z.infer<typeof MessageWithTokenResponse>;
@@ -168,7 +168,7 @@ export const VerifyEmailRequest = z.object({ token: MailedToken });
 export type VerifyEmailRequest = z.infer<typeof VerifyEmailRequest>;
 
 /**
- * `PUT /api/user/change-email` (SPEC's body and answer): the account's email stays as it is until the new
+ * `PUT /api/user/change-email` (the original client's body and answer): the account's email stays as it is until the new
  * address confirms from the link mailed to it; the message says to check that inbox.
  */
 export const CHANGE_EMAIL_PENDING_MESSAGE =

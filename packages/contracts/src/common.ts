@@ -21,7 +21,7 @@ export const DEFAULT_LANGUAGE: Language = 'es';
 export const UserId = z.uuid();
 
 /**
- * The error envelope of every HTTP error. SPEC section 7's client reads `message` on most calls, `error`
+ * The error envelope of every HTTP error. The original client reads `message` on most calls, `error`
  * on payments and winners, and `msg` on some (delete-account): each carries the same text, on every
  * error, so no call's reader finds its key missing. `field` names the bad input of a 400.
  */
@@ -46,7 +46,7 @@ export function errorBody<T extends object = object>(
 export const MessageResponse = z.object({ message: z.string() });
 export type MessageResponse = z.infer<typeof MessageResponse>;
 
-/** freeClicks at or above this means unlimited (SPEC section 3). */
+/** freeClicks at or above this means unlimited (docs/client-contract.md). */
 export const UNLIMITED_CLICKS = Number.MAX_SAFE_INTEGER;
 
 // Money: integer cents inside the system; euros with two decimals at the browser's edge.

@@ -1,10 +1,10 @@
-// HTTP bodies of services/game (DESIGN sections 1 and 4).
+// HTTP bodies of services/game (docs/architecture.md).
 import { z } from 'zod';
 import { Euros, Role, RoleVersion } from './common.js';
 import { PackView } from './packs.js';
 
 /**
- * The state every screen shows, the same for everyone, guests included: SPEC's client formats `pot` as
+ * The state every screen shows, the same for everyone, guests included: the original client formats `pot` as
  * soon as a guest signs in, and hiding the pot and names from guests is a rule of the interface.
  */
 export const GameState = z.object({

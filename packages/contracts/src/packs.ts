@@ -1,4 +1,4 @@
-// Click packs (SPEC section 3, DESIGN section 2). Prices in integer cents, EUR.
+// Click packs (docs/client-contract.md). Prices in integer cents, EUR.
 import { z } from 'zod';
 import { centsToEuros, parseEuroAmount } from './common.js';
 

@@ -1,4 +1,4 @@
-// HTTP bodies of services/payments (SPEC section 7, DESIGN sections 2 and 4).
+// HTTP bodies of services/payments (docs/client-contract.md).
 import { z } from 'zod';
 import { Euros } from './common.js';
 import { CurrentPasswordField, MailedToken } from './auth.js';
@@ -41,7 +41,7 @@ export const CheckoutResponse = z.union([
 export type CheckoutResponse = z.infer<typeof CheckoutResponse>;
 
 /**
- * `POST /api/winners/setPaymentMethod` (SPEC's body, plus an optional `currentPassword`): the address
+ * `POST /api/winners/setPaymentMethod` (the original client's body, plus an optional `currentPassword`): the address
  * waits, pending, until it is confirmed from the link mailed to the account's email. The current password
  * is needed unless the session signed in with one within auth's reauth window; otherwise 400 naming
  * `currentPassword`.
@@ -52,7 +52,7 @@ export const SetPaymentMethodRequest = z.object({
 });
 export type SetPaymentMethodRequest = z.infer<typeof SetPaymentMethodRequest>;
 
-/** The answer of `setPaymentMethod`: SPEC's `{ message }`, saying where the confirmation link went. */
+/** The answer of `setPaymentMethod`: the original client's `{ message }`, saying where the confirmation link went. */
 export const PAYOUT_EMAIL_PENDING_MESSAGE =
   'Check your email: we sent a link to your account email. Your PayPal email changes when you open it; until then winnings go nowhere new.';
 

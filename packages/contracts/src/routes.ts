@@ -320,7 +320,7 @@ export const ROUTES: readonly RouteContract[] = [
   },
 ];
 
-/** Which service each public path prefix goes to (DESIGN section 3); the gateway routes by it. */
+/** Which service each public path prefix goes to (docs/architecture.md); the gateway routes by it. */
 export const ROUTE_PREFIXES: readonly { prefix: string; service: Service | 'realtime' }[] = [
   { prefix: '/api/user', service: 'auth' },
   { prefix: '/api/admin/users', service: 'auth' },

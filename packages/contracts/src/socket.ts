@@ -1,11 +1,11 @@
-// Socket.IO events (SPEC section 4, DESIGN section 3): the server emits, the browser only listens.
+// Socket.IO events (docs/client-contract.md): the server emits, the browser only listens.
 import { z } from 'zod';
 import { Euros } from './common.js';
 import { GameState } from './game.js';
 
 export const SOCKET_PATH = '/socket.io';
 
-/** The whole state to every socket, with or without a token (SPEC's client never authenticates it). */
+/** The whole state to every socket, with or without a token (the original client never authenticates it). */
 export const GameStateUpdate = GameState;
 export const WinnerEvent = z.object({ username: z.string(), pot: Euros });
 export const UserCountUpdate = z.number().int().nonnegative();
@@ -25,7 +25,7 @@ export const SOCKET_EVENTS = {
   userCountUpdate: UserCountUpdate,
 } as const;
 
-/** Client reconnection settings of SPEC section 4. */
+/** Client reconnection settings of the client contract. */
 export const SOCKET_CLIENT_OPTIONS = {
   path: SOCKET_PATH,
   transports: ['websocket'] as string[],

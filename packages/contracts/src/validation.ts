@@ -1,4 +1,4 @@
-// Field rules of SPEC section 5, shared by the server's request schemas and the browser's forms.
+// Field rules of the client contract, shared by the server's request schemas and the browser's forms.
 import { z } from 'zod';
 
 export const USERNAME_MIN = 3;
@@ -32,7 +32,7 @@ export const PasswordField = z
 const filled = (value: string | undefined | null): value is string =>
   typeof value === 'string' && value.trim() !== '';
 
-/** Translation key of the first failing rule, or null. Order as in SPEC section 5. */
+/** Translation key of the first failing rule, or null. Order as in the client contract. */
 export function validateLoginForm(form: { emailOrUsername?: string; password?: string }): string | null {
   if (!filled(form.emailOrUsername) || !filled(form.password)) return 'login.allRequired';
   return null;

@@ -21,7 +21,7 @@ export function shellFile(shell: WebShell, language: Language): string {
 
 /**
  * The shell for a page path. `/` and `/game` send a player with a stored session to the game and anyone
- * else to the welcome screen (SPEC section 2), so each is drawn as the screen the app will show.
+ * else to the welcome screen (docs/client-contract.md), so each is drawn as the screen the app will show.
  */
 export function shellFor(path: string, signedIn: boolean): WebShell | null {
   if (path === '/' || path === '/game') return signedIn ? 'game' : 'welcome';

@@ -1,4 +1,4 @@
-// Register, login and the profile routes: each success and each error the server owns (SPEC sections 5,
+// Register, login and the profile routes: each success and each error the server owns (the client contract,
 // 7 and 8), every body parsed with the contract.
 import {
   ErrorBody,
@@ -397,7 +397,7 @@ describe('accounts', () => {
         cookies: { omc_refresh: user.refresh },
       });
       expect(kept.statusCode).toBe(200);
-      // SPEC's client keeps using the token it holds.
+      // The original client keeps using the token it holds.
       expect((await h.app.inject({ url: '/api/user/profile', headers: bearer(user.token) })).statusCode).toBe(
         200,
       );

@@ -1,4 +1,4 @@
-// Roles: the authorization matrix of SPEC section 6 as auth enforces it, the admin routes, and the rule
+// Roles: the authorization matrix of the client contract as auth enforces it, the admin routes, and the rule
 // that the last admin stays.
 import { AdminUsersResponse, ErrorBody, MessageResponse, SUBJECTS, type Role } from '@omc/contracts';
 import { eventually } from '@omc/testkit';

@@ -176,7 +176,7 @@ describe('recovery beats a stolen token', () => {
       cookies: { omc_refresh: refreshCookieOf(thief)! },
     });
     expect(thiefRefresh.statusCode).toBe(401);
-    // The owner's session carries on, with the token it held (as SPEC's client expects) or the answer's.
+    // The owner's session carries on, with the token it held (as the original client expects) or the answer's.
     expect(await stillWorks(next)).toMatchObject({ profile: 200, internal: 200 });
     expect(await stillWorks(MessageWithTokenResponse.parse(changed.json()).token)).toMatchObject({
       profile: 200,

@@ -200,7 +200,7 @@ describe("the admin list's balances", () => {
       h.payments.mode = 'ok';
       h.game.mode = 'ok';
     }
-    // SPEC's client reads { users: [{ username, email, role }] } and nothing else.
+    // The original client reads { users: [{ username, email, role }] } and nothing else.
     const calls = h.game.balanceCalls.length;
     const original = (await users('')).json() as { users: object[] };
     AdminUsersResponse.parse(original);

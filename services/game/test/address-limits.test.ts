@@ -1,4 +1,4 @@
-// The per-address click budget beside the per-user one (DESIGN section 1): a farm of accounts behind one
+// The per-address click budget beside the per-user one (docs/architecture.md): a farm of accounts behind one
 // address shares one budget, while other addresses click on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGame, type Harness, type TestUser } from './support.js';

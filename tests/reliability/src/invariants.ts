@@ -150,7 +150,7 @@ export async function checkRounds(options: CheckOptions): Promise<void> {
   );
   const wrongCount = await query('game', `select round, clicks from winners where clicks <> $1`, [target]);
   invariant(`${options.scenario}: every win came at the target click`, wrongCount.length === 0, wrongCount);
-  // The round's pot is the pot shares of that round's purchases (DESIGN: reconciliation).
+  // The round's pot is the pot shares of that round's purchases (the first design: reconciliation).
   const mismatched = await query(
     'game',
     `select w.round, w.pot_cents, coalesce(sum(p.pot_share_cents), 0) as shares

@@ -69,7 +69,7 @@ function expectClientError(what: string, answer: Answer, statuses: number[] = []
     typeof answer.body?.message === 'string' && answer.body.message.length > 0,
     detail,
   );
-  // SPEC section 7's client reads message, error or msg depending on the call: all three, the same text.
+  // The original client reads message, error or msg depending on the call: all three, the same text.
   invariant(
     `${what}: message, error and msg alike`,
     answer.body?.error === answer.body?.message && answer.body?.msg === answer.body?.message,

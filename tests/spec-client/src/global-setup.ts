@@ -1,4 +1,4 @@
-// Starts the whole system as `npm start` does (free ports, throw-away data), with SPEC section 1's demo
+// Starts the whole system as `npm start` does (free ports, throw-away data), with the client contract's demo
 // round: milestones at 10 and 50, the pot at 100. Builds the web app when it is not built yet.
 import { join } from 'node:path';
 import { ensureWebBuilt, startSystem } from '@omc/infra';

@@ -1,4 +1,4 @@
-// SPEC's own web client, as SPEC.md describes it and nothing more: the calls of section 7 with their
+// The original web client, as docs/client-contract.md describes it and nothing more: the calls of section 7 with their
 // payloads, the keys it reads, and its socket, opened with no token (`io({ transports: ['websocket'] })`).
 // It shares no code with the product (no contracts package): it is the outsider the server must serve.
 import { io, type Socket } from 'socket.io-client';
@@ -8,7 +8,7 @@ import { DescribedApi } from './described.js';
 
 export interface Answer {
   status: number;
-  /** The parsed JSON body, or undefined when the answer is not JSON (SPEC reads some "only if JSON"). */
+  /** The parsed JSON body, or undefined when the answer is not JSON (the client contract reads some "only if JSON"). */
   body: any;
   contentType: string;
 }
@@ -38,7 +38,7 @@ export class SpecBrowser {
   token: string | null = null;
   private cookies = new Map<string, string>();
 
-  /** A call of SPEC section 7. `credentials` sends and keeps cookies, as `credentials: 'include'` does. */
+  /** A call of the client contract. `credentials` sends and keeps cookies, as `credentials: 'include'` does. */
   async call(
     method: string,
     path: string,
@@ -72,13 +72,13 @@ export class SpecBrowser {
     return { status: response.status, body, contentType };
   }
 
-  /** The token's exp claim, in seconds (SPEC: expiry is read from it). */
+  /** The token's exp claim, in seconds (the client contract: expiry is read from it). */
   tokenExpiry(): number {
     const payload = JSON.parse(Buffer.from(this.token!.split('.')[1]!, 'base64url').toString());
     return payload.exp;
   }
 
-  // SPEC section 4, "Session": login or registration success sets and stores the token, then loads the profile.
+  // The client contract, "Session": login or registration success sets and stores the token, then loads the profile.
   async register(username: string, email: string, password: string): Promise<Answer> {
     const answer = await this.call('POST', '/api/user/register', {
       body: { username, email, password },
@@ -128,7 +128,7 @@ export class SpecBrowser {
   resendVerification = () => this.call('POST', '/api/user/resend-verification');
 }
 
-/** What the page keeps of the live events (SPEC section 4, "Live events"). */
+/** What the page keeps of the live events (the client contract, "Live events"). */
 export interface LivePage {
   socket: Socket;
   /** Each gameStateUpdate replaces the whole game state. */
@@ -138,7 +138,7 @@ export interface LivePage {
   close(): void;
 }
 
-/** SPEC's socket: `io({ transports: ['websocket'] })`, no token, default path, listening only. */
+/** The original client's socket: `io({ transports: ['websocket'] })`, no token, default path, listening only. */
 export function openLivePage(listen = true): LivePage {
   const socket = io(gatewayUrl(), { transports: ['websocket'], forceNew: true });
   const page: LivePage = { socket, states: [], winners: [], counts: [], close: () => void socket.close() };
@@ -150,7 +150,7 @@ export function openLivePage(listen = true): LivePage {
   return page;
 }
 
-/** SPEC formats amounts with two decimals (`pot.toFixed(2)`): this throws exactly where its page went blank. */
+/** The client contract formats amounts with two decimals (`pot.toFixed(2)`): this throws exactly where its page went blank. */
 export function formatPot(state: { pot: unknown }): string {
   return (state.pot as number).toFixed(2);
 }

@@ -1,6 +1,6 @@
-// SPEC.md's client, call for call and event for event, against the whole system through the gateway:
+// docs/client-contract.md's client, call for call and event for event, against the whole system through the gateway:
 // the flows of section 4 in the order a player meets them, asserting every field section 7 says the
-// client reads, with its type. Sockets are opened with no token, as SPEC's client opens them.
+// client reads, with its type. Sockets are opened with no token, as the original client opens them.
 import { mailedLink, mailsTo, tokenOf, verifyEmailFromCatcher } from '@omc/infra';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
@@ -23,7 +23,7 @@ const VALID_NONCE = 'fake-valid-nonce';
 const DECLINED_NONCE = 'fake-processor-declined-visa-nonce';
 const TARGET = 100;
 
-/** Every error SPEC's client may read carries the same text under message, error and msg. */
+/** Every error the original client may read carries the same text under message, error and msg. */
 function expectError(answer: Answer, status?: number): string {
   if (status) expect(answer.status).toBe(status);
   else expect(answer.status).toBeGreaterThanOrEqual(400);
@@ -58,7 +58,7 @@ async function confirmPayoutFromInbox(accountEmail: string): Promise<number> {
   return answer.status;
 }
 
-/** The game state as SPEC section 3 has it: the page replaces its whole state with this and formats pot. */
+/** The game state as the client contract has it: the page replaces its whole state with this and formats pot. */
 function expectGameState(state: any): void {
   expect(typeof state.globalClicks).toBe('number');
   expect(typeof state.pot).toBe('number');
@@ -280,7 +280,7 @@ describe("SPEC's client against the whole system", () => {
     const payoutEmail = `${PLAYER.username}@paypal.example.com`;
     const asked = await player.setPaymentMethod(payoutEmail);
     expect(asked.status).toBe(200);
-    // SPEC's 200 with a message: a confirmation went to the account's email; nothing changed yet.
+    // The original client's 200 with a message: a confirmation went to the account's email; nothing changed yet.
     expect(asked.body.message).toMatch(/check your email/i);
     expect((await player.profile()).body.paypalEmail).toBeNull();
     // Money leaves only for a verified account email: refused, nothing moved, until the mailed link is used.
@@ -388,7 +388,7 @@ describe("SPEC's client against the whole system", () => {
     expect(expectError(refused, 409)).toMatch(/winnings/i);
     expect((await second.setPaymentMethod(`${SECOND.username}@paypal.example.com`)).status).toBe(200);
     expect(await confirmPayoutFromInbox(SECOND.email)).toBe(200);
-    // SPEC's sign-up clicks were granted at registration: verifying the email later grants none.
+    // The original client's sign-up clicks were granted at registration: verifying the email later grants none.
     const clicksBefore = (await second.profile()).body.freeClicks;
     await verifyFromInbox(SECOND.email);
     await new Promise((r) => setTimeout(r, 500));

@@ -31,7 +31,7 @@ export default async function setup(project: TestProject) {
   const system = await startSystem({
     root,
     dir,
-    // The operator's switch against throwaway-account farms is on here (off, SPEC's default, in the
+    // The operator's switch against throwaway-account farms is on here (off, the original client's default, in the
     // other system suites): the sign-up clicks wait for a verified email.
     env: {
       RATE_LIMIT_PER_IP: '0',

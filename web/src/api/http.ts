@@ -1,5 +1,5 @@
 // One way to call the API: JSON in, every response parsed with its contracts schema, errors carrying
-// the server's message (SPEC section 8) or nothing, so the caller shows its translated fallback.
+// the server's message (docs/client-contract.md) or nothing, so the caller shows its translated fallback.
 import { ApiClientError } from '@omc/client';
 import { ErrorBody } from '@omc/contracts';
 import type { z } from 'zod';
@@ -12,7 +12,7 @@ export class ApiError extends Error {
     /** What the server said (`error` or `message`), if anything readable. */
     readonly serverMessage: string | undefined,
     readonly field?: string,
-    /** Whether the answer was JSON at all (SPEC section 8 tells a non-JSON answer apart). */
+    /** Whether the answer was JSON at all (the client contract tells a non-JSON answer apart). */
     readonly json = false,
     /** Seconds the server asked to wait before trying again (Retry-After), if it said. */
     readonly retryAfterS?: number,

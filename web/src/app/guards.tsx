@@ -1,4 +1,4 @@
-// Route guards of SPEC section 2.
+// Route guards of the client contract.
 import { useEffect, type ReactNode } from 'react';
 import { Navigate } from 'react-router-dom';
 import { useSession } from '../session/SessionProvider';

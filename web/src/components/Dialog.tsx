@@ -1,4 +1,4 @@
-// The one dialog of the app (SPEC section 2): labelled, Tab trapped inside, Escape and overlay click
+// The one dialog of the app (docs/client-contract.md): labelled, Tab trapped inside, Escape and overlay click
 // close it unless told otherwise, and focus goes back to whatever opened it.
 import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
 import { createPortal } from 'react-dom';

@@ -1,4 +1,4 @@
-// Alerts of SPEC section 4 (transaction ids, winners, errors) as toasts: a translation key with its
+// Alerts of the client contract (transaction ids, winners, errors) as toasts: a translation key with its
 // values, so a language change re-renders them, or a server message shown as sent.
 import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';

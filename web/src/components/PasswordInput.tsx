@@ -1,7 +1,7 @@
 import { useState, type InputHTMLAttributes } from 'react';
 import { useTranslation } from 'react-i18next';
 
-/** A password field with its show/hide toggle (SPEC section 2, registration modal). */
+/** A password field with its show/hide toggle (the client contract, registration modal). */
 export function PasswordInput({
   label,
   id,

@@ -1,4 +1,4 @@
-// Numbers, money and dates per language (SPEC section 1: € in most languages, $ in English).
+// Numbers, money and dates per language (the client contract: € in most languages, $ in English).
 import type { Language } from '@omc/contracts';
 
 const LOCALES: Record<Language, string> = {
@@ -51,7 +51,7 @@ export function formatPrice(value: number, language: string): string {
   return formatter(language, 'eur').format(value);
 }
 
-/** The winners list (SPEC section 2): a $ suffix with 2 decimals. */
+/** The winners list (docs/client-contract.md): a $ suffix with 2 decimals. */
 export function formatWinnerPot(pot: number): string {
   return `${pot.toFixed(2)}$`;
 }

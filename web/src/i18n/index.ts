@@ -1,4 +1,4 @@
-// i18next with one JSON file per language (SPEC section 1): Spanish by default, English as fallback.
+// i18next with one JSON file per language (docs/client-contract.md): Spanish by default, English as fallback.
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '@omc/contracts';
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';

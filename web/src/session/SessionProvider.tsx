@@ -1,4 +1,4 @@
-// The session of SPEC section 4: anonymous, authenticated or guest; restored from local storage,
+// The session of the client contract: anonymous, authenticated or guest; restored from local storage,
 // refreshed 5 minutes before the token expires, logged out when the refresh fails.
 import type { Language, ProfileResponse, Role } from '@omc/contracts';
 import { useQueryClient } from '@tanstack/react-query';
@@ -31,7 +31,7 @@ export interface Session extends StoredIdentity {
   signIn(token: string, kind: 'login' | 'register', preferredLanguage?: Language): void;
   continueAsGuest(): void;
   logout(): void;
-  /** Clears an expired session without entering guest mode (SPEC: sent to the welcome screen). */
+  /** Clears an expired session without entering guest mode (the client contract: sent to the welcome screen). */
   expire(): void;
   updateIdentity(profile: Pick<ProfileResponse, 'username' | 'email' | 'role'>): void;
   /** Keeps the session with the token a security change handed back (the earlier one no longer counts). */
@@ -181,7 +181,7 @@ export function SessionProvider({
           .catch((error: unknown) => {
             if (cancelled || isSuspension(error)) return;
             console.warn('token refresh failed', error);
-            // A token that has already expired is cleared as on /game (SPEC section 2); a live one logs out.
+            // A token that has already expired is cleared as on /game (docs/client-contract.md); a live one logs out.
             if (isExpired(token, now())) expireRef.current();
             else logoutRef.current();
           });

@@ -1,4 +1,4 @@
-// What survives a reload (SPEC section 3): token, username, email, role and the language.
+// What survives a reload (docs/client-contract.md): token, username, email, role and the language.
 import { DEFAULT_LANGUAGE, Language, Role, SHELL_COOKIES } from '@omc/contracts';
 
 const KEYS = {

@@ -2,7 +2,7 @@
 // in. The server verifies the signature; the browser never needs to.
 import { AccessTokenClaims } from '@omc/contracts';
 
-/** Refresh this long before the token's expiry (SPEC section 9). */
+/** Refresh this long before the token's expiry (docs/client-contract.md). */
 export const REFRESH_LEAD_MS = 5 * 60_000;
 
 export function decodeToken(token: string): AccessTokenClaims | null {

@@ -34,7 +34,7 @@ export const DEFAULT_RULES = {
     { at: 50, freeClicks: 500 },
     { at: 100, winsPot: true },
   ],
-  // The packs as the game serves them (the game's own tests spell them out against SPEC section 3).
+  // The packs as the game serves them (the game's own tests spell them out against the client contract).
   packs: PACKS.map(packView),
 };
 

@@ -161,7 +161,7 @@ export async function confirmEmailChange(
     }
     await markConfirmed(trx, row.id, now);
     // Every reset link (mailed to the old inbox, which whoever moved away from may not trust) and any
-    // other pending change die. Sessions and tokens stay: SPEC's client carries on after an email change,
+    // other pending change die. Sessions and tokens stay: the original client carries on after an email change,
     // and ending tokens here would end the owner's, not a thief's (the undo is what ends everything).
     await securityEvent(trx, user.id, now, { none: true }, { raiseVersion: false });
     await appendAudit(trx, {

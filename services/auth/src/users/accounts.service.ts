@@ -221,7 +221,7 @@ export async function checkCurrentPassword(
 /**
  * Proof that the caller is the owner and not someone holding a copy of the token, for changes that hand
  * the account (or its money) to an address: the current password, or a sign-in with a password within
- * REAUTH_WINDOW_SECONDS (SPEC's client sends no password with an email change).
+ * REAUTH_WINDOW_SECONDS (the original client sends no password with an email change).
  */
 export async function requireRecentAuth(
   ctx: AuthContext,
@@ -242,7 +242,7 @@ export async function requireRecentAuth(
 /**
  * Checks the current password, stores the new hash and ends every other session (their refresh families
  * and, by the session check, their access tokens at once), every pending email change and every reset
- * link. This session carries on, as SPEC's client expects after a password change (it keeps its token);
+ * link. This session carries on, as the original client expects after a password change (it keeps its token);
  * "sign out everywhere" is what also ends copies of this session's token. Returns a token of this session.
  */
 export async function changePassword(

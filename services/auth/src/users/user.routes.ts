@@ -83,7 +83,7 @@ async function accountRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<
     '/api/user/change-email',
     { schema: { body: ChangeEmailRequest, response: { 200: MessageResponse } } },
     async (request) => {
-      // SPEC's answer, { message }: the email changes only once the new address confirms.
+      // The original client's answer, { message }: the email changes only once the new address confirms.
       const user = accountOf(request);
       const { email, currentPassword } = request.body;
       if (email !== user.email)

@@ -31,7 +31,7 @@ export async function payoutRoutes(app: FastifyInstance, ctx: PaymentsContext): 
         ...(currentPassword === undefined ? {} : { currentPassword }),
         ip: request.ip,
       });
-      // SPEC's 200 and { message }: the message says where the confirmation went.
+      // The original client's 200 and { message }: the message says where the confirmation went.
       return { message: PAYOUT_EMAIL_PENDING_MESSAGE };
     },
   );

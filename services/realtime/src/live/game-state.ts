@@ -24,8 +24,8 @@ function sameView(a: GameStateEvent, b: GameStateEvent): boolean {
 }
 
 /**
- * The state every socket receives, signed in or not (SPEC section 3, DESIGN section 3; euros at the
- * browser's edge). What a guest may not see is hidden by the interface (SPEC section 1).
+ * The state every socket receives, signed in or not (the client contract, docs/architecture.md; euros at the
+ * browser's edge). What a guest may not see is hidden by the interface (docs/client-contract.md).
  */
 export function stateView(state: GameStateEvent): GameState {
   return {

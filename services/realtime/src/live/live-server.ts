@@ -28,7 +28,7 @@ interface SocketData {
 
 type LiveSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 
-/** Every socket gets the whole state (SPEC section 3): what a guest may not see, the interface hides. */
+/** Every socket gets the whole state (docs/client-contract.md): what a guest may not see, the interface hides. */
 const EVERYONE = 'everyone';
 
 export interface Live {
@@ -58,7 +58,7 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
       path: SOCKET_PATH,
       transports: ['websocket'],
       serveClient: false,
-      // Browsers send nothing (SPEC section 4): a tiny frame limit.
+      // Browsers send nothing (docs/client-contract.md): a tiny frame limit.
       maxHttpBufferSize: 4 * 1024,
       adapter: createAdapter(deps.adapterPub, deps.adapterSub, { key: 'omc:socket.io' }),
       // A hard stop for connections that never finish the handshake: twice the cap, refused with HTTP 400

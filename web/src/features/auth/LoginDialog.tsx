@@ -15,7 +15,7 @@ import { ForgotPasswordDialog } from './ForgotPasswordDialog';
 export const LOGIN_FOCUS_DELAY_MS = 50;
 
 /**
- * SPEC section 8: no answer is the generic error, a non-JSON answer is "error logging in", a refusal
+ * The client contract: no answer is the generic error, a non-JSON answer is "error logging in", a refusal
  * shows the server's message or "invalid credentials".
  */
 export function loginErrorKey(error: unknown): { text?: string; key: string } {

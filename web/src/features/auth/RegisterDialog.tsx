@@ -38,7 +38,7 @@ export function RegisterDialog({ open, onClose }: { open: boolean; onClose: () =
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    // Only the first failing rule is shown, in the order of SPEC section 5.
+    // Only the first failing rule is shown, in the order of the client contract.
     const invalid = validateRegisterForm(form);
     if (invalid) return setError(t(invalid));
     setError(null);

@@ -1,4 +1,4 @@
-// The provider's embedded payment form (SPEC section 4, buy flow): built from the client token, rebuilt
+// The provider's embedded payment form (the client contract, buy flow): built from the client token, rebuilt
 // when the amount changes, confirm enabled once a method is requestable; a PayPal nonce is reused until
 // a different pack is chosen.
 import type { Dropin } from 'braintree-web-drop-in';

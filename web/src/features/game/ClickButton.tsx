@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 
 export const FLASH_MS = 500;
 
-/** The +1 button; each press flashes for 500 ms (SPEC section 2). */
+/** The +1 button; each press flashes for 500 ms (docs/client-contract.md). */
 export function ClickButton({ disabled, onClick }: { disabled: boolean; onClick: () => void }) {
   const { t } = useTranslation();
   const [flashes, setFlashes] = useState<number[]>([]);

@@ -1,4 +1,4 @@
-// Who may click and who spends (SPEC section 4): admins, superusers and holders of the unlimited pass
+// Who may click and who spends (docs/client-contract.md): admins, superusers and holders of the unlimited pass
 // click without spending; everyone else needs a free click left; nobody clicks without a token.
 import { isPrivileged, UNLIMITED_CLICKS, type Role } from '@omc/contracts';
 

@@ -1,4 +1,4 @@
-// Live updates over Socket.IO (SPEC section 4): websocket transport, the reconnection settings of the
+// Live updates over Socket.IO (docs/client-contract.md): websocket transport, the reconnection settings of the
 // contracts, a fresh state on every (re)connect. The browser only listens.
 import {
   GameStateUpdate,

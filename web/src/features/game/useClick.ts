@@ -1,5 +1,5 @@
 // The +1 click: counter and balance move at once and are rolled back, with the error shown, when the
-// server refuses (SPEC section 4). A refusal because the game is flooded (503) is no error: the page
+// server refuses (docs/client-contract.md). A refusal because the game is flooded (503) is no error: the page
 // shows a calm busy state and retries after a growing pause (busyRetry.ts).
 import type { GameState, ProfileResponse } from '@omc/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';

@@ -12,7 +12,7 @@ export function useProfile() {
     if (query.data) updateIdentity(query.data);
   }, [query.data, updateIdentity]);
   useEffect(() => {
-    // SPEC section 8: a profile failure is only logged.
+    // The client contract: a profile failure is only logged.
     if (query.error) console.warn('No se pudo obtener el perfil del usuario', query.error);
   }, [query.error]);
   return query;

@@ -6,7 +6,7 @@ import { Dialog } from '../../components/Dialog';
 import { useNotices } from '../../components/Notices';
 import { useSession } from '../../session/SessionProvider';
 
-/** Deleting the account asks first; errors are alerts (SPEC section 8). */
+/** Deleting the account asks first; errors are alerts (docs/client-contract.md). */
 export function DeleteAccountDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
   const { t } = useTranslation();
   const { token, logout } = useSession();

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 
-/** Success dialogs close 1 s after their message (SPEC section 9). */
+/** Success dialogs close 1 s after their message (docs/client-contract.md). */
 export const SUCCESS_CLOSE_MS = 1000;
 
 export function useTimedClose(): (action: () => void) => void {

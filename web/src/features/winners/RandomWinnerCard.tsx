@@ -13,7 +13,7 @@ function randomIndex(length: number, avoid: number): number {
   return pick >= avoid ? pick + 1 : pick;
 }
 
-/** One random winner at a time, changing every 5 s with a 300 ms fade (SPEC section 2). */
+/** One random winner at a time, changing every 5 s with a 300 ms fade (docs/client-contract.md). */
 export function RandomWinnerCard({ winners }: { winners: Winner[] }) {
   const { t } = useTranslation();
   const [index, setIndex] = useState(() => randomIndex(winners.length, -1));

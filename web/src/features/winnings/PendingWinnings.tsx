@@ -7,7 +7,7 @@ import { PaymentMethodDialog } from './PaymentMethodDialog';
 import { useCollect } from './useCollect';
 import { isEmailNotVerified } from './VerifyFirst';
 
-/** Uncollected winnings: Transfer with a PayPal email set, Configure without one (SPEC section 2). */
+/** Uncollected winnings: Transfer with a PayPal email set, Configure without one (docs/client-contract.md). */
 export function PendingWinnings({ profile }: { profile: ProfileResponse }) {
   const { t, i18n } = useTranslation();
   const [dialog, setDialog] = useState<'none' | 'method' | 'confirm'>('none');

@@ -1,4 +1,4 @@
-// Collecting winnings or the admin pot (SPEC section 4): the balance drops to 0 at once and comes back
+// Collecting winnings or the admin pot (docs/client-contract.md): the balance drops to 0 at once and comes back
 // if the payout fails; success shows the transaction id and reloads the profile.
 import type { ProfileResponse } from '@omc/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
