@@ -24,6 +24,8 @@ export const RETRY_POLICIES = {
   checkoutInFlight: { baseMs: 25, capMs: 200 },
   /** A role change for a user the game has not heard of yet (the user's events are on their way). */
   unknownUser: { baseMs: 25, capMs: 200 },
+  /** An account mail the SMTP server refused or did not answer (bounds from MAIL_RETRY_BASE_MS/_MAX_MS). */
+  mailResend: { baseMs: 2_000, capMs: 600_000 },
   /** An outbox asked to drain (tests, shutdown): how often its backlog is read again. */
   outboxDrain: { baseMs: 10, capMs: 100 },
 } as const satisfies Record<string, RetryPolicy>;

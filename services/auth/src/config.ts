@@ -59,7 +59,7 @@ export const configSchema = baseEnvSchema
     MAIL_FROM: z.string().trim().min(3).default('One Million Clicks <no-reply@localhost>'),
     /** The web app's public address: links in mails point at it. */
     PUBLIC_WEB_URL: env.url(['http', 'https']).default('http://localhost:8080'),
-    /** A mail the server refused or could not take is tried again after this, doubling up to MAIL_RETRY_MAX_MS. */
+    /** A mail the server refused or could not take is tried again within this, the bound doubling up to MAIL_RETRY_MAX_MS (jittered). */
     MAIL_RETRY_BASE_MS: env.int(2_000, 10, 3600_000),
     /** The longest wait between two attempts to send one mail. */
     MAIL_RETRY_MAX_MS: env.int(10 * 60_000, 10, 24 * 3600_000),

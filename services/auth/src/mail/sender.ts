@@ -5,6 +5,7 @@
 // a crash carries a fresh link that works; a mail whose link may no longer be used is dropped.
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Language } from '@omc/contracts';
+import { backoffDelay, RETRY_POLICIES } from '@omc/service-kit';
 import type { Deps } from '../deps.js';
 import { mintLink } from './links.js';
 import {
@@ -28,8 +29,9 @@ export interface MailSender {
 
 const BATCH = 10;
 
+/** The wait before a failed mail's next try: the system's one backoff, its policy's bounds from config. */
 export function retryDelay(attempts: number, baseMs: number, maxMs: number): number {
-  return Math.min(maxMs, baseMs * 2 ** Math.min(attempts, 30));
+  return backoffDelay({ ...RETRY_POLICIES.mailResend, baseMs, capMs: Math.max(maxMs, baseMs) }, attempts);
 }
 
 /**

@@ -1,8 +1,8 @@
 // Writing round wins to Postgres at once. The closing instance writes the win as soon as its click batch
 // returns; the journal entry of the same batch, in Redis, is the second path if this instance dies.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { backoff, RETRY_POLICIES } from '@omc/service-kit';
 import type { Database } from '../db/schema.js';
 import { currentGeneration, lockStateWritesShared, recordWinOnce } from './game.repo.js';
 import type { WinRecord } from './journal-types.js';
@@ -87,7 +87,7 @@ export class WinWriter {
           );
           return 'failed';
         }
-        await sleep(Math.min(2000, 50 * attempt));
+        await backoff(RETRY_POLICIES.winWrite, attempt - 1);
       }
     }
   }
