@@ -38,7 +38,14 @@ async function flood(
 
 describe('a flood of websockets from one address', () => {
   it('is held to WS_MAX_PER_IP through the gateway and at realtime itself, and counts as one person', async () => {
-    const viaGateway = await flood(suite().gatewayUrl, CAP + 5);
+    let viaGateway = await flood(suite().gatewayUrl, CAP + 5);
+    if (viaGateway.held.length < CAP) {
+      // A socket of this host's that died with its realtime (the faults file crashes one) keeps its slot
+      // until its lease ends (WS_LEASE_MS): wait that out once, then flood again.
+      for (const s of viaGateway.held) s.close();
+      await new Promise((r) => setTimeout(r, Number(suite().env.WS_LEASE_MS ?? 30_000) + 1_000));
+      viaGateway = await flood(suite().gatewayUrl, CAP + 5);
+    }
     try {
       figures.socketsOneAddressHolds = viaGateway.held.length;
       invariant(
