@@ -128,11 +128,27 @@ const rank = (name: string) => {
   const at = LONGEST_FIRST.indexOf(name);
   return at === -1 ? LONGEST_FIRST.length : at;
 };
-const queue = [...packages].sort((a, b) => rank(a.name) - rank(b.name));
+// Suites of a few seconds to half a minute share the third lane with the static checks, so the two long
+// lanes carry only the long suites.
+const SHORT = new Set([
+  '@omc/contracts',
+  '@omc/client',
+  '@omc/bench',
+  '@omc/emulators',
+  '@omc/service-kit',
+  '@omc/realtime',
+  '@omc/gateway',
+  '@omc/spec-client-tests',
+  '@omc/system-tests',
+]);
+const lanes = only.length === 0 && concurrency > 1;
+const short = lanes ? packages.filter((p) => SHORT.has(p.name)) : [];
+const queue = packages.filter((p) => !short.includes(p)).sort((a, b) => rank(a.name) - rank(b.name));
 const outcomes: Outcome[] = [];
-// The static checks run as a third lane beside the suites, in the time they spend waiting on servers,
-// containers and browsers, rather than after them.
+// The static checks (after the short suites) run as a third lane beside the long suites, in the time
+// those spend waiting on servers, containers and browsers, rather than after them.
 async function staticChecks(): Promise<void> {
+  for (const pkg of short) outcomes.push(await runPackage(pkg));
   if (only.length > 0) return;
   outcomes.push(await runCheck('lint', 'pnpm', ['exec', 'eslint', '.']));
   outcomes.push(await runCheck('format', 'pnpm', ['exec', 'prettier', '--check', '--log-level=warn', '.']));
