@@ -62,14 +62,17 @@ export async function audit(stores: Stores, told: Told): Promise<Findings> {
   const pending: string[] = [];
 
   // Purchases: every one payments recorded as succeeded is credited to the game once, charged once.
-  const succeeded = await stores.query<{ id: string; tx: string }>(
-    'payments',
-    `select id::text, provider_transaction_id as tx from purchases where status = 'succeeded'`,
-  );
+  // The game's record is read first: traffic goes on while the audit reads, and a purchase the game
+  // credits between the two reads was already succeeded at payments before, so read in this order a
+  // credit missing from payments' list is a real one, never one that happened in between.
   const credited = new Set(
     (await stores.query<{ id: string }>('game', `select purchase_id::text as id from purchases`)).map(
       (r) => r.id,
     ),
+  );
+  const succeeded = await stores.query<{ id: string; tx: string }>(
+    'payments',
+    `select id::text, provider_transaction_id as tx from purchases where status = 'succeeded'`,
   );
   for (const p of succeeded) if (!credited.has(p.id)) pending.push(`purchase ${p.id} not credited`);
   const succeededIds = new Set(succeeded.map((p) => p.id));
