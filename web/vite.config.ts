@@ -24,12 +24,18 @@ export default defineConfig({
     manifest: true,
     // The payment drop-in is loaded only when a real provider form is needed; it is ~520 kB on its own.
     chunkSizeWarningLimit: 600,
+    // One stylesheet for the whole app, on every page already (linked, or inline in a drawn first screen,
+    // web/scripts/prerender.mjs): no lazy page fetches and applies it a second time.
+    cssCodeSplit: false,
     rollupOptions: {
       output: {
         // Libraries change less often than the app: separate files keep them cached across releases.
         manualChunks(id) {
           if (!id.includes('node_modules')) return undefined;
-          if (/[\\/](react|react-dom|react-router|react-router-dom|scheduler)[\\/]/.test(id)) return 'react';
+          // One file per library the app's start evaluates as a stage of its own (src/main.tsx).
+          if (/[\\/](react|react-dom|scheduler)[\\/]/.test(id)) return 'react';
+          if (/[\\/](react-router|react-router-dom|cookie|set-cookie-parser)[\\/]/.test(id)) return 'router';
+          if (/[\\/]@tanstack[\\/]/.test(id)) return 'query';
           if (/[\\/](i18next|react-i18next)[\\/]/.test(id)) return 'i18n';
           if (/[\\/](socket\.io-client|engine\.io-client|socket\.io-parser|engine\.io-parser)[\\/]/.test(id))
             return 'socket';

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, startSystem, type RunningProcess, type System } from '@omc/infra';
+import { ensureWebBuilt, freePort, startSystem, type RunningProcess, type System } from '@omc/infra';
 import type { BenchSettings } from './settings.js';
 
 export interface LoadUser {
@@ -158,6 +158,8 @@ export async function startBenchSystem(
   log: (line: string) => void,
 ): Promise<BenchSystem> {
   const dir = join(root, '.data', 'bench');
+  // The gateway serves web/dist: the web app's figures are of the tree as it is, not of an older build.
+  ensureWebBuilt(root, { stdio: ['ignore', 'ignore', 'inherit'] });
   const system = await startSystem({
     root,
     dir,

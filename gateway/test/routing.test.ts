@@ -122,6 +122,15 @@ describe('gateway routing and edge', () => {
     expect(asset.status).toBe(200);
     expect(asset.body).toBe('console.log("app")');
     expect(asset.headers['cache-control']).toContain('immutable');
+    // A script is no document: what applies to it, not the page's policy on each of the first screen's files.
+    expect(asset.headers['x-content-type-options']).toBe('nosniff');
+    expect(asset.headers['cross-origin-resource-policy']).toBe('same-origin');
+    expect(asset.headers['content-security-policy']).toBeUndefined();
+    expect(asset.headers['x-frame-options']).toBeUndefined();
+    for (const path of ['/', '/game'])
+      expect((await rawRequest(gateway.url, path)).headers['content-security-policy'], path).toContain(
+        "script-src 'self'",
+      );
     expect((await rawRequest(gateway.url, '/assets/missing-1234.js')).status).toBe(404);
     expect((await rawRequest(gateway.url, '/favicon.svg')).status).toBe(200);
   });

@@ -1,55 +1,35 @@
-import './zodConfig';
-import { StrictMode, startTransition, useEffect, type ReactNode } from 'react';
-import { createRoot, hydrateRoot } from 'react-dom/client';
-import { BrowserRouter } from 'react-router-dom';
-import { AppRoutes } from './app/AppRoutes';
-import { AppProviders, createQueryClient } from './app/providers';
-import { loadTranslations } from './i18n';
-import { loadIdentity, loadLanguage, syncShellHints } from './session/storage';
 import './styles/app.css';
-
-const queryClient = createQueryClient();
-const container = document.getElementById('root')!;
-
-/** The page drawn by the gateway (a shell) stays inert until the app's first render is on screen. */
-function TakeOver({ children }: { children: ReactNode }) {
-  useEffect(() => container.removeAttribute('inert'), []);
-  return children;
-}
-
-const app = (
-  <TakeOver>
-    <StrictMode>
-      <BrowserRouter>
-        <AppProviders queryClient={queryClient}>
-          <AppRoutes />
-        </AppProviders>
-      </BrowserRouter>
-    </StrictMode>
-  </TakeOver>
-);
+import { afterFirstPaint, nextTask, preloadModules } from './boot';
 
 /**
- * The welcome screen the gateway sent is exactly what the app renders for a visitor in that language:
- * React adopts it (hydration) instead of drawing it again. Any other shell (the game's skeleton, the
- * winners page) is replaced by the app's first render, which is drawn in the same boxes.
+ * The page is already drawn (the gateway sends each first screen as HTML): the app is fetched once it
+ * is on screen, then evaluated a library at a time, each in a task of its own, so no single task holds
+ * the page for the whole of it; then the app itself and its first render (app/start.tsx).
  */
-function start() {
-  const language = loadLanguage();
-  syncShellHints();
-  const adoptable =
-    container.dataset.shell === 'welcome' &&
-    container.dataset.lang === language &&
-    window.location.pathname === '/' &&
-    !loadIdentity().token;
-  if (adoptable) {
-    hydrateRoot(container, app);
-    return;
+// Each names one export the app uses: a stage that took the whole module would keep every export in
+// the build, where naming one leaves the bundler free to drop what nothing uses.
+const STAGES = [
+  ['react', async () => (await import('react-dom/client')).createRoot],
+  ['schemas', () => import('./schemas')],
+  ['router', async () => (await import('react-router-dom')).BrowserRouter],
+  ['query', async () => (await import('@tanstack/react-query')).QueryClient],
+  ['i18n', async () => (await import('react-i18next')).initReactI18next],
+] as const;
+
+async function boot() {
+  await afterFirstPaint();
+  preloadModules();
+  // Each stage is marked (performance.mark), so a profile of a page load names them.
+  for (const [name, load] of STAGES) {
+    await load();
+    performance.mark(`omc:${name}`);
+    await nextTask();
   }
-  const root = createRoot(container);
-  // A transition: rendering yields to the browser between components, so no single long task blocks it.
-  startTransition(() => root.render(app));
+  const { start } = await import('./app/start');
+  performance.mark('omc:app');
+  await nextTask();
+  await start(nextTask);
+  performance.mark('omc:rendering');
 }
 
-// A chosen language other than Spanish or English is a file of its own: show it from the first paint.
-void loadTranslations(loadLanguage()).finally(start);
+void boot();

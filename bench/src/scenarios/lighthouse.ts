@@ -88,6 +88,10 @@ async function signIn(port: number, origin: string, identity: Record<string, str
     .map(([key, value]) => `localStorage.setItem(${JSON.stringify(key)}, ${JSON.stringify(value)});`)
     .join('');
   await send('Runtime.evaluate', { expression: script });
+  // Load a page with the session stored, as after a sign-in: the app writes the hints (cookies) by which
+  // the gateway sends a signed-in player the game's first screen, as it does for every returning player.
+  await send('Page.navigate', { url: `${origin}/winners` });
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
   // The measured load starts cold, as a phone's first visit does (the run keeps storage, not the cache).
   await send('Network.clearBrowserCache', {});
   // Leave the page idle on a blank document: a run that started while the signed-in page was still

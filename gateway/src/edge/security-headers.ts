@@ -65,6 +65,16 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/**
+ * The built app's hashed files (/assets/: scripts, the stylesheet, source maps) are never documents: a
+ * policy, frame or referrer header means nothing on them and only adds ~2.6 kB to each of the dozen a
+ * first screen loads. What applies to a script or stylesheet stays.
+ */
+export const ASSET_SECURITY_HEADERS: readonly (readonly [string, string])[] = [
+  ['x-content-type-options', 'nosniff'],
+  ['cross-origin-resource-policy', 'same-origin'],
+];
+
 function isDocsPage(url: string): boolean {
   return url === '/api/docs' || url.startsWith('/api/docs/') || url.startsWith('/api/docs?');
 }
@@ -85,6 +95,10 @@ export async function securityHeaders(app: FastifyInstance, extraOrigins: string
       for (const [name, value] of API_SECURITY_HEADERS) reply.raw.setHeader(name, value);
       if (isDocsPage(request.raw.url))
         reply.raw.setHeader('content-security-policy', DOCS_CONTENT_SECURITY_POLICY);
+      return done();
+    }
+    if (request.raw.url?.startsWith('/assets/')) {
+      for (const [name, value] of ASSET_SECURITY_HEADERS) reply.raw.setHeader(name, value);
       return done();
     }
     apply(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined));

@@ -33,6 +33,18 @@ function formatter(language: string, style: NumberStyle): Intl.NumberFormat {
   return made;
 }
 
+/**
+ * Makes the formatters a first screen uses, each in a task of its own (`nextTask` yields to the
+ * browser): the first one of a language loads that language's number data, which on a phone is a
+ * long task if it comes in the middle of the first render.
+ */
+export async function prepareFormatters(language: string, nextTask: () => Promise<void>): Promise<void> {
+  for (const style of ['count', 'twoDecimals'] as const) {
+    formatter(language, style);
+    await nextTask();
+  }
+}
+
 export function formatCount(value: number, language: string): string {
   return formatter(language, 'count').format(value);
 }

@@ -5,6 +5,10 @@ import { AccessTokenClaims } from '@omc/contracts';
 /** Refresh this long before the token's expiry (docs/client-contract.md). */
 export const REFRESH_LEAD_MS = 5 * 60_000;
 
+/** What the browser reads of a token: made once, on first use (a schema is costly to build). */
+let readableClaims: ReturnType<typeof partialClaims> | null = null;
+const partialClaims = () => AccessTokenClaims.partial({ sub: true, username: true, role: true });
+
 export function decodeToken(token: string): AccessTokenClaims | null {
   const payload = token.split('.')[1];
   if (!payload) return null;
@@ -14,9 +18,8 @@ export function decodeToken(token: string): AccessTokenClaims | null {
       .replace(/_/g, '/')
       .padEnd(Math.ceil(payload.length / 4) * 4, '=');
     const json = new TextDecoder().decode(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
-    const parsed = AccessTokenClaims.partial({ sub: true, username: true, role: true }).safeParse(
-      JSON.parse(json),
-    );
+    readableClaims ??= partialClaims();
+    const parsed = readableClaims.safeParse(JSON.parse(json));
     return parsed.success ? (parsed.data as AccessTokenClaims) : null;
   } catch {
     return null;

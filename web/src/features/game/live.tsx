@@ -124,10 +124,17 @@ export function useLiveGame(): LiveGame {
       }, PROFILE_RELOAD_MS);
     };
 
+    // A reconnect reads the state and the profile again: what changed while the socket was down came by
+    // no event. The first connection does not: the page read both as it opened, and the server sends
+    // the state with every connection.
+    let connectedBefore = false;
     socket.on('connect', () => {
       setConnected(true);
-      void queryClient.invalidateQueries({ queryKey: queryKeys.gameState });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
+      if (connectedBefore) {
+        void queryClient.invalidateQueries({ queryKey: queryKeys.gameState });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
+      }
+      connectedBefore = true;
     });
     socket.on('disconnect', () => setConnected(false));
     // A refused handshake (an expired token, say) is not retried by the client itself.
