@@ -9,21 +9,35 @@ export const MODULES_META = 'omc-modules';
 export const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 /**
- * Resolves once the first screen has been drawn: after the second frame, so the app's requests never
- * compete with the page's own bytes and paint. A hidden tab draws no frames and starts at once; a frame
- * that never comes (a browser that throttles them) starts it after `latestMs`.
+ * Resolves once the drawn first screen is on screen, so the app's requests never compete with the page's
+ * own bytes and paint: when the browser reports the first contentful paint (it does so once the frame
+ * is presented, later than the frame is made), or after the second frame where it reports no paints.
+ * A page the gateway did not draw (an empty #root), and a hidden tab, which draws no frames, start at
+ * once; a paint that never comes starts it after `latestMs`.
  */
 export function afterFirstPaint(latestMs = 1000): Promise<void> {
   return new Promise((resolve) => {
-    if (document.visibilityState !== 'visible' || typeof requestAnimationFrame !== 'function')
-      return resolve();
+    const drawn = Boolean(document.getElementById('root')?.dataset.shell);
+    if (!drawn || document.visibilityState !== 'visible') return resolve();
+    let observer: PerformanceObserver | null = null;
     let done = false;
     const go = () => {
       if (done) return;
       done = true;
+      observer?.disconnect();
       resolve();
     };
-    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(go, 0)));
+    if (
+      typeof PerformanceObserver === 'function' &&
+      PerformanceObserver.supportedEntryTypes?.includes('paint')
+    ) {
+      observer = new PerformanceObserver((list) => {
+        if (list.getEntriesByName('first-contentful-paint').length > 0) setTimeout(go, 0);
+      });
+      observer.observe({ type: 'paint', buffered: true });
+    } else if (typeof requestAnimationFrame === 'function') {
+      requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(go, 0)));
+    }
     setTimeout(go, latestMs);
   });
 }
