@@ -182,6 +182,7 @@ describe('players beside clients that ignore Retry-After', () => {
     playerRate: 300,
     alone: phase(1200, 0, 0),
     beside: phase(beside, 0, 20_000),
+    idle: phase(0, 0, 0),
     impoliteAlone: phase(0, 0, 40_000),
     goodputRatio: beside / 1200,
     cpuMicrosPerAccepted: 833,

@@ -344,7 +344,7 @@ export function buildResults(input: {
       met: r.beside.players429 === 0,
     });
     checks.push({
-      figure: `Gateway CPU per early refusal / per accepted click, ${where}`,
+      figure: `Gateway CPU per early refusal / per accepted click (each less the idle CPU), ${where}`,
       value: `${fmt(r.cpuMicrosPerRefusal, ' µs')} / ${fmt(r.cpuMicrosPerAccepted, ' µs')} = ${fmt(
         r.cpuMicrosPerRefusal !== null && r.cpuMicrosPerAccepted
           ? r.cpuMicrosPerRefusal / r.cpuMicrosPerAccepted
@@ -549,7 +549,8 @@ export function markdown(results: Results): string {
     for (const [name, p] of [
       ['players alone', r.alone],
       [`players + ${IMPOLITE_CONNECTIONS} impolite`, r.beside],
-      [`${IMPOLITE_CONNECTIONS} impolite alone`, r.impoliteAlone],
+      ['idle (sockets listening, no clicks)', r.idle],
+      [`${IMPOLITE_CONNECTIONS} impolite alone, refusals not held`, r.impoliteAlone],
     ] as const)
       lines.push(
         `| ${name} | ${fmt(p.playersOk / p.seconds)} | ${p.players503} | ${p.players429} | ${p.impoliteOk} | ${p.impolite503} | ${p.impolite429} | ${fmt(p.gatewayCpuS)} |`,

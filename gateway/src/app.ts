@@ -39,6 +39,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       maxInFlight: config.CLICK_MAX_IN_FLIGHT,
       penaltyMaxKeys: config.CLICK_PENALTY_MAX_KEYS,
       penaltyMaxSeconds: config.CLICK_PENALTY_MAX_SECONDS,
+      penaltyDelayMs: config.CLICK_PENALTY_DELAY_MS,
       trustProxy: config.TRUST_PROXY,
     },
     metrics,

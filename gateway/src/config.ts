@@ -78,6 +78,12 @@ export const configSchema = z
     CLICK_PENALTY_MAX_KEYS: env.int(100_000, 0, 10_000_000),
     /** The longest wait repeated early retries can earn, in seconds. */
     CLICK_PENALTY_MAX_SECONDS: env.int(30, 1, 3600),
+    /**
+     * How long an early retry's 429 is held before it is sent, in ms (at most its Retry-After): a client
+     * that resends the moment it is answered then sends once a second per connection, not thousands of
+     * times. A client that waits as told never gets one. 0 answers at once.
+     */
+    CLICK_PENALTY_DELAY_MS: env.int(1000, 0, 10_000),
     /** The Braintree emulator in development: the payment form in the browser talks to it. */
     BRAINTREE_EMULATOR_URL: httpUrl.optional(),
     ...tracingEnvSchema.shape,

@@ -60,8 +60,10 @@ describe('a client that ignores Retry-After', () => {
       REDIS_URL: testInfra().redisUrl,
       RATE_LIMIT_PER_IP: '0',
       CLICK_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
-      // The early-retry refusal is on by default: only its bound is set here.
+      // The early-retry refusal is on by default: only its bound is set here, and its refusals are sent
+      // at once (held, they are game-refusals-penalty.test.ts's case).
       CLICK_PENALTY_MAX_KEYS: String(MAX_KEYS),
+      CLICK_PENALTY_DELAY_MS: '0',
       // Each case comes from its own address (X-Forwarded-For from the loopback proxy).
       TRUST_PROXY: 'loopback',
     });

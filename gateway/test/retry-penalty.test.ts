@@ -83,16 +83,32 @@ describe('retry penalty', () => {
     expect(penalty.early(addressKey('198.51.100.99'), elsewhere, 201)).toBe(0);
   });
 
-  it('forgets a record once its client is accepted', () => {
+  it('forgets a record once its client waited and was accepted', () => {
     const penalty = new RetryPenalty({ maxKeys: 100, maxPenaltyMs: 30_000 });
     const a = addressKey('198.51.100.5');
     const t = tokenKey('Bearer y')!;
     penalty.refused(t, 1000, 0);
     for (let i = 0; i < 8; i += 1) penalty.early(a, t, 1 + i);
-    penalty.accepted(t);
+    penalty.accepted(t, 1000);
     expect(penalty.knows(t)).toBe(false);
-    penalty.refused(t, 1000, 20);
-    for (let i = 0; i < 8; i += 1) expect(penalty.early(a, t, 21 + i)).toBe(0);
+    penalty.refused(t, 1000, 1020);
+    for (let i = 0; i < 8; i += 1) expect(penalty.early(a, t, 1021 + i)).toBe(0);
+  });
+
+  it('keeps counting a client accepted before its Retry-After ran out (a per-second limit that refills)', () => {
+    const penalty = new RetryPenalty({ maxKeys: 100, maxPenaltyMs: 30_000 });
+    const a = addressKey('198.51.100.6');
+    const t = tokenKey('Bearer z')!;
+    // Held to 20 a second, resending at once: refused, then one accepted between the refusals.
+    penalty.refused(t, 1000, 0);
+    let caught = 0;
+    for (let i = 1; i <= 40; i += 1) {
+      if (penalty.early(a, t, i * 10) > 0) caught = i;
+      if (caught) break;
+      if (i % 5 === 0) penalty.accepted(t, i * 10);
+      else penalty.refused(t, 1000, i * 10);
+    }
+    expect(caught).toBe(9);
   });
 
   it('forgets the least recently refused past its bound', () => {

@@ -3,10 +3,12 @@
 // realtime or through the gateway's tunnel; then the same players beside 64 closed-loop connections
 // that resend the moment they are answered, whatever they were told. The players' goodput beside them
 // over their goodput alone, measured in the same run, is the figure (target ≥ 0.9 on both socket
-// paths). A last phase runs the impolite connections alone, every one already caught: the gateway's CPU
-// per early refusal beside its CPU per accepted click of the players-alone phase.
-// The system's gateway runs with the early-retry refusal on (its default) for this scenario only: the
-// other scenarios' load tokens each stand for many players and click on schedule whatever they are told.
+// paths). Then an idle phase (the sockets listening, no clicks), and the impolite connections alone with
+// their refusals sent at once: the gateway's CPU per early refusal beside its CPU per accepted click of
+// the players-alone phase, each less the idle phase's CPU.
+// The system's gateway runs with the early-retry refusal on (its default), and the game with its per-user
+// click limit (its default), for this scenario only: the other scenarios' load tokens each stand for
+// many players and click on schedule whatever they are told.
 import { Client, Pool } from 'undici';
 import type { BenchSystem } from '../bench-system.js';
 import { cpuSeconds } from '../proc.js';
@@ -36,6 +38,9 @@ export interface RefusalsScenario {
   playerRate: number;
   alone: RefusalsPhase;
   beside: RefusalsPhase;
+  /** The sockets listening and nothing clicking: the gateway's CPU that is no click's. */
+  idle: RefusalsPhase;
+  /** The impolite connections alone with their refusals sent at once (no hold), for their cost. */
   impoliteAlone: RefusalsPhase;
   /** Players' accepted clicks/s beside the impolite connections over alone. */
   goodputRatio: number | null;
@@ -43,13 +48,35 @@ export interface RefusalsScenario {
   cpuMicrosPerRefusal: number | null;
 }
 
-async function setPenalty(bs: BenchSystem, keys: string): Promise<void> {
-  const gateway = bs.process('gateway');
-  if (gateway.env.CLICK_PENALTY_MAX_KEYS === keys) return;
-  gateway.env.CLICK_PENALTY_MAX_KEYS = keys;
-  await bs.system.stopProcess('gateway');
-  await bs.system.restartProcess('gateway');
+/**
+ * Restarts a process of the system with one setting changed (nothing when it already has it);
+ * `undefined` gives the process its default again.
+ */
+async function setSetting(
+  bs: BenchSystem,
+  name: string,
+  key: string,
+  value: string | undefined,
+): Promise<void> {
+  const process = bs.process(name);
+  if (process.env[key] === value) return;
+  if (value === undefined) delete process.env[key];
+  else process.env[key] = value;
+  await bs.system.stopProcess(name);
+  await bs.system.restartProcess(name);
 }
+
+const setPenalty = (bs: BenchSystem, keys: string) =>
+  setSetting(bs, 'gateway', 'CLICK_PENALTY_MAX_KEYS', keys);
+
+/**
+ * The game's per-user click limit as production runs it (CLICK_RATE_PER_USER's default): the other
+ * scenarios lift it, since their load tokens each stand for many players. A player presses a few times
+ * a second, far under it; an impolite connection's token is held to it, and the gateway learns from
+ * those refusals' Retry-After as from its own.
+ */
+export const PRODUCTION_RATE_PER_USER = '20';
+const setRatePerUser = (bs: BenchSystem, rate: string) => setSetting(bs, 'game', 'CLICK_RATE_PER_USER', rate);
 
 async function phase(
   bs: BenchSystem,
@@ -154,7 +181,9 @@ export async function measureRefusals(
   log: (line: string) => void,
 ): Promise<RefusalsScenario> {
   const r = settings.refusals;
+  const liftedRate = bs.process('game').env.CLICK_RATE_PER_USER ?? PRODUCTION_RATE_PER_USER;
   await setPenalty(bs, PENALTY_KEYS);
+  await setRatePerUser(bs, PRODUCTION_RATE_PER_USER);
   // Most tokens to the players (each one person at a few presses a second), a quarter to the impolite.
   const half = Math.max(1, Math.ceil((bs.users.length * 3) / 4));
   const playerTokens = bs.users.slice(0, half).map((u) => u.token);
@@ -177,19 +206,35 @@ export async function measureRefusals(
     await phase(bs, { ...base, seconds: Math.min(2, r.phaseS), players: true, impolite: false });
     const alone = await phase(bs, { ...base, players: true, impolite: false });
     const beside = await phase(bs, { ...base, players: true, impolite: true });
+    const idle = await phase(bs, { ...base, players: false, impolite: false });
+    // What one early refusal costs: the impolite connections alone, their refusals sent at once (held,
+    // they come once a second per connection and the gateway's own upkeep would be most of the figure).
+    // Each cost is the gateway's CPU over the phase less its CPU over the idle phase, per answer.
+    await setSetting(bs, 'gateway', 'CLICK_PENALTY_DELAY_MS', '0');
     const impoliteAlone = await phase(bs, { ...base, players: false, impolite: true });
+    await setSetting(bs, 'gateway', 'CLICK_PENALTY_DELAY_MS', undefined);
     const goodputRatio = alone.playersOk > 0 ? beside.playersOk / alone.playersOk : null;
+    const cpuMicrosPerAccepted =
+      alone.playersOk > 0
+        ? (Math.max(0, alone.gatewayCpuS - idle.gatewayCpuS) * 1e6) / alone.playersOk
+        : null;
+    // The impolite clicks accepted before they were caught are charged at the players' cost per click.
+    const refusalCpuS =
+      impoliteAlone.gatewayCpuS -
+      idle.gatewayCpuS -
+      (impoliteAlone.impoliteOk * (cpuMicrosPerAccepted ?? 0)) / 1e6;
     const result: RefusalsScenario = {
       via,
       listeners: fleet.connected,
       playerRate: r.playerRate,
       alone,
       beside,
+      idle,
       impoliteAlone,
       goodputRatio,
-      cpuMicrosPerAccepted: alone.playersOk > 0 ? (alone.gatewayCpuS * 1e6) / alone.playersOk : null,
+      cpuMicrosPerAccepted,
       cpuMicrosPerRefusal:
-        impoliteAlone.impolite429 > 0 ? (impoliteAlone.gatewayCpuS * 1e6) / impoliteAlone.impolite429 : null,
+        impoliteAlone.impolite429 > 0 ? (Math.max(0, refusalCpuS) * 1e6) / impoliteAlone.impolite429 : null,
     };
     const perS = (n: number, p: RefusalsPhase) => Math.round(n / p.seconds);
     log(
@@ -202,5 +247,6 @@ export async function measureRefusals(
   } finally {
     await fleet.close();
     await setPenalty(bs, '0');
+    await setRatePerUser(bs, liftedRate);
   }
 }

@@ -24,6 +24,8 @@ export interface ClickAdmissionOptions {
   penaltyMaxKeys: number;
   /** The longest wait repeated early retries can earn, in seconds. */
   penaltyMaxSeconds: number;
+  /** How long an early retry's refusal is held before it is sent, in ms (at most its wait); 0: at once. */
+  penaltyDelayMs?: number;
   /** How the caller's address is read (TRUST_PROXY). */
   trustProxy: TrustProxy;
 }
@@ -79,6 +81,9 @@ function readSmallBody(req: IncomingMessage, done: (text: string) => void): void
   req.once('end', () => done(Buffer.concat(chunks).toString('utf8')));
   req.once('error', () => undefined);
 }
+
+/** Early refusals held at once at most (a timer and an open response each); past it they go at once. */
+const MAX_HELD = 20_000;
 
 export function clickAdmission(app: FastifyInstance, options: ClickAdmissionOptions, metrics: Metrics): void {
   if (options.maxInFlight <= 0) return;
@@ -157,10 +162,31 @@ export function clickAdmission(app: FastifyInstance, options: ClickAdmissionOpti
   const fastifyHandler = handlers[0];
   if (handlers.length !== 1 || !fastifyHandler) throw new Error('the gateway expects one request handler');
   server.removeListener('request', fastifyHandler);
+  // An early retry's refusal is held a while before it goes (a tarpit): a client that resends the moment
+  // it is answered then costs a timer per connection, not thousands of refusals a second that take the
+  // event loop, and with it the admission limit, from the players who wait. Bounded: past MAX_HELD held
+  // answers, the next ones go at once.
+  /** Clicks let on to the game whose answer the early-retry rule reads (by their token). */
+  const judged = new WeakMap<IncomingMessage, string>();
+  const delayMs = options.penaltyDelayMs ?? 0;
+  /** Held refusals, each sent when its time comes (or at once when the gateway closes). */
+  const held = new Set<() => void>();
   const refuseEarly = (req: IncomingMessage, res: ServerResponse, waitMs: number) => {
     refusedEarly.inc();
-    res.writeHead(429, earlyHeaders(waitMs));
-    res.end(earlyBody);
+    const send = () => {
+      held.delete(send);
+      if (res.destroyed || res.headersSent) return;
+      res.writeHead(429, earlyHeaders(waitMs));
+      res.end(earlyBody);
+    };
+    const hold = Math.min(delayMs, waitMs);
+    if (hold <= 0 || held.size >= MAX_HELD) return send();
+    held.add(send);
+    const timer = setTimeout(send, hold);
+    res.once('close', () => {
+      held.delete(send);
+      clearTimeout(timer);
+    });
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (isClick(req.method ?? '', req.url)) {
@@ -202,14 +228,28 @@ export function clickAdmission(app: FastifyInstance, options: ClickAdmissionOpti
         req.resume();
         return;
       }
-      res.once('close', () => {
-        admission.leave(startedAt);
-        if (penalty && res.statusCode === 200) penalty.accepted(token);
-      });
+      res.once('close', () => admission.leave(startedAt));
+      if (token) judged.set(req, token);
     }
     fastifyHandler(req, res);
   });
+  // What the game answered a judged click, read as the answer leaves (before the client can send its
+  // next click, which must find it): a 200 clears the client's record; the game's own refusals that say
+  // when to come back (its per-second click limits, its queue) count like an overload refusal here, so
+  // a client that does not wait for them is an early retrier too.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const token = judged.get(request.raw);
+    if (token && penalty) {
+      judged.delete(request.raw);
+      const retryAfterS = Number(reply.getHeader('retry-after'));
+      if (reply.statusCode === 200) penalty.accepted(token, Date.now());
+      else if ((reply.statusCode === 429 || reply.statusCode === 503) && retryAfterS > 0)
+        penalty.refused(token, retryAfterS * 1000, Date.now());
+    }
+    done(null, payload);
+  });
   app.addHook('onClose', (_instance, done) => {
+    for (const send of [...held]) send();
     admission.close();
     done();
   });

@@ -121,10 +121,16 @@ export class RetryPenalty {
     return entry.penaltyUntil - now;
   }
 
-  /** The game accepted a click sent with this token: it is a real credential, and its record is clean. */
-  accepted(token: string | undefined): void {
+  /**
+   * The game accepted a click sent with this token: it is a real credential, and once its client has
+   * waited as told, its record is clean. A click accepted before its Retry-After ran out (the game had
+   * room for it, or its per-second limit refilled) leaves the early retries counted: a client held to a
+   * per-second limit would otherwise have its record wiped a few times a second and never be caught.
+   */
+  accepted(token: string | undefined, now = Date.now()): void {
     if (!token) return;
-    this.entries.delete(token);
+    const entry = this.live(token, now);
+    if (!entry || now >= entry.deadline) this.entries.delete(token);
     this.vouched.delete(token);
     this.vouched.set(token, true);
     if (this.vouched.size > this.options.maxKeys) {

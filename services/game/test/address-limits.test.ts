@@ -31,6 +31,7 @@ describe('clicks per address', () => {
     expect(accepted).toBeLessThanOrEqual(36);
     expect(limited.length).toBe(75 - accepted);
     expect(limited[0]!.json().message).toBe('Too many clicks from your network: at most 30 per second');
+    expect(limited[0]!.headers['retry-after']).toBe('1');
     const elsewhere = await h.registerUser('standard', 'elsewhere');
     expect((await clickFrom(elsewhere, '198.51.100.9')).statusCode).toBe(200);
   });

@@ -185,6 +185,8 @@ describe('clicking', () => {
     expect(limited.length).toBeGreaterThan(0);
     expect(responses.filter((r) => r.statusCode === 200).length).toBeLessThanOrEqual(25);
     expect(limited[0]!.json().message).toBe('Too many clicks: at most 20 per second');
+    // The limit is per second: the refusal says when to come back, as an overload refusal does.
+    expect(limited[0]!.headers['retry-after']).toBe('1');
   });
 
   it('shows the whole state to everyone, guests included: the interface hides what a guest may not see', async () => {

@@ -67,7 +67,13 @@ export async function clickRoutes(app: FastifyInstance, { deps, engine }: GameCo
           403,
           suspendedMessage(await engine.suspensionReason(request.user.sub).catch(() => null)),
         );
-      if (!outcome.accepted) throw refusal(outcome, rates);
+      if (!outcome.accepted) {
+        // The click limits are per second: the refusal says when to come back, as a shed click does, so
+        // the gateway can tell a client that waits from one that does not (gateway/src/edge/retry-penalty.ts).
+        if (outcome.reason === 'rate_limited' || outcome.reason === 'address_rate_limited')
+          void reply.header('retry-after', '1');
+        throw refusal(outcome, rates);
+      }
       return {
         globalClicks: outcome.globalClicks,
         freeClicks: outcome.freeClicks,
