@@ -124,8 +124,9 @@ export class RetryPenalty {
   /**
    * The game accepted a click sent with this token: it is a real credential, and once its client has
    * waited as told, its record is clean. A click accepted before its Retry-After ran out (the game had
-   * room for it, or its per-second limit refilled) leaves the early retries counted: a client held to a
-   * per-second limit would otherwise have its record wiped a few times a second and never be caught.
+   * room for it again, or its per-second limit refilled) leaves the early retries counted: a client that
+   * resends at once gets one in now and then, and wiping its record each time would leave it uncaught
+   * for ever. Every Retry-After is 1 s, so a client at 8 clicks a second or fewer is never caught.
    */
   accepted(token: string | undefined, now = Date.now()): void {
     if (!token) return;
