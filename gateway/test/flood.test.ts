@@ -2,9 +2,9 @@
 // every click until the test lets them go). The gateway lets a bounded number through and refuses the
 // rest at once (503, Retry-After, the usual error body) without waiting for the game: the refusals all
 // arrive while the admitted clicks are still held. No refused click reaches the game, none twice.
-import { resetRedis, testInfra } from '@omc/testkit';
+import { resetRedis } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, startStandIn, type Gateway, type StandIn } from './support.js';
+import { clickPathEnv, startGateway, startStandIn, type Gateway, type StandIn } from './support.js';
 
 const MAX_IN_FLIGHT = 16;
 
@@ -24,15 +24,11 @@ describe('gateway under a flood of clicks', () => {
         return { globalClicks: ordinal, freeClicks: 1, round: 1 };
       });
     });
-    gateway = await startGateway({
-      AUTH_URL: 'http://127.0.0.1:9',
-      GAME_URL: game.url,
-      PAYMENTS_URL: 'http://127.0.0.1:9',
-      REALTIME_URLS: 'http://127.0.0.1:9',
-      REDIS_URL: testInfra().redisUrl,
-      RATE_LIMIT_PER_IP: '0',
-      CLICK_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
-    });
+    gateway = await startGateway(
+      clickPathEnv(game.url, {
+        CLICK_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
+      }),
+    );
   });
 
   afterAll(async () => {

@@ -2,9 +2,9 @@
 // overload refusals: a client that keeps clicking before that Retry-After is, past its allowance,
 // refused at the gateway (429 RETRY_TOO_SOON) without reaching the game; one that waits is let in, and
 // another player is never touched.
-import { resetRedis, testInfra } from '@omc/testkit';
+import { resetRedis } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, startStandIn, type Gateway, type StandIn } from './support.js';
+import { clickPathEnv, startGateway, startStandIn, type Gateway, type StandIn } from './support.js';
 
 /** Early retries a client may make within one Retry-After before it is refused for them. */
 const ALLOWED = 8;
@@ -33,6 +33,8 @@ describe("a client that ignores the game's per-second limit", () => {
    * a longer one keeps a case that clicks many times within it from depending on the machine's speed).
    */
   const limited = new Map<string, number>();
+  /** Users whose clicks the stand-in answers as a restarting game would: 503 with a Retry-After. */
+  const unavailable = new Set<string>();
 
   beforeAll(async () => {
     await resetRedis();
@@ -42,6 +44,11 @@ describe("a client that ignores the game's per-second limit", () => {
           Buffer.from(request.headers.authorization!.split('.')[1]!, 'base64url').toString('utf8'),
         ) as { sub: string };
         reached.set(claims.sub, (reached.get(claims.sub) ?? 0) + 1);
+        if (unavailable.has(claims.sub))
+          return reply
+            .code(503)
+            .header('retry-after', '1')
+            .send({ message: 'The game is restarting', code: 'SERVICE_UNAVAILABLE' });
         const retryAfterS = limited.get(claims.sub);
         if (retryAfterS !== undefined)
           return reply
@@ -51,16 +58,12 @@ describe("a client that ignores the game's per-second limit", () => {
         return { globalClicks: 1, freeClicks: 1, round: 1 };
       });
     });
-    gateway = await startGateway({
-      AUTH_URL: 'http://127.0.0.1:9',
-      GAME_URL: game.url,
-      PAYMENTS_URL: 'http://127.0.0.1:9',
-      REALTIME_URLS: 'http://127.0.0.1:9',
-      REDIS_URL: testInfra().redisUrl,
-      RATE_LIMIT_PER_IP: '0',
-      // Held refusals are the last case's, on a gateway of their own.
-      CLICK_PENALTY_DELAY_MS: '0',
-    });
+    gateway = await startGateway(
+      clickPathEnv(game.url, {
+        // Held refusals are the last case's, on a gateway of their own.
+        CLICK_PENALTY_DELAY_MS: '0',
+      }),
+    );
   });
 
   afterAll(async () => {
@@ -110,16 +113,20 @@ describe("a client that ignores the game's per-second limit", () => {
     for (let i = 0; i < 30; i++) expect((await click('neighbour')).status).toBe(200);
   });
 
+  it("counts no 503 of the game against a client: a restart is nobody's fault", async () => {
+    unavailable.add('patient');
+    for (let i = 0; i < ALLOWED + 10; i++) expect((await click('patient')).status).toBe(503);
+    expect(reached.get('patient')).toBe(ALLOWED + 10);
+    unavailable.delete('patient');
+    expect((await click('patient')).status).toBe(200);
+  });
+
   it('holds each early refusal before answering it, so a client that resends at once is slowed', async () => {
-    held = await startGateway({
-      AUTH_URL: 'http://127.0.0.1:9',
-      GAME_URL: game.url,
-      PAYMENTS_URL: 'http://127.0.0.1:9',
-      REALTIME_URLS: 'http://127.0.0.1:9',
-      REDIS_URL: testInfra().redisUrl,
-      RATE_LIMIT_PER_IP: '0',
-      CLICK_PENALTY_DELAY_MS: '400',
-    });
+    held = await startGateway(
+      clickPathEnv(game.url, {
+        CLICK_PENALTY_DELAY_MS: '400',
+      }),
+    );
     limited.set('looper', 30);
     for (let i = 0; i <= ALLOWED; i++)
       expect((await click('looper', held.url)).body.code).toBe('RATE_LIMITED');

@@ -6,9 +6,9 @@
 // wait grows with each early retry. A player who waited, one who retried a few times after a short
 // pause of its own, or one who shares the address but was never refused, is let in. A malformed click
 // from a refused client is told what is wrong with it. What the gateway remembers is bounded.
-import { resetRedis, testInfra } from '@omc/testkit';
+import { resetRedis } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, startStandIn, type Gateway, type StandIn } from './support.js';
+import { clickPathEnv, startGateway, startStandIn, type Gateway, type StandIn } from './support.js';
 
 const MAX_IN_FLIGHT = 4;
 const MAX_KEYS = 20;
@@ -52,21 +52,17 @@ describe('a client that ignores Retry-After', () => {
         return { globalClicks: reached.length, freeClicks: 1, round: 1 };
       });
     });
-    gateway = await startGateway({
-      AUTH_URL: 'http://127.0.0.1:9',
-      GAME_URL: game.url,
-      PAYMENTS_URL: 'http://127.0.0.1:9',
-      REALTIME_URLS: 'http://127.0.0.1:9',
-      REDIS_URL: testInfra().redisUrl,
-      RATE_LIMIT_PER_IP: '0',
-      CLICK_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
-      // The early-retry refusal is on by default: only its bound is set here, and its refusals are sent
-      // at once (held, they are game-refusals-penalty.test.ts's case).
-      CLICK_PENALTY_MAX_KEYS: String(MAX_KEYS),
-      CLICK_PENALTY_DELAY_MS: '0',
-      // Each case comes from its own address (X-Forwarded-For from the loopback proxy).
-      TRUST_PROXY: 'loopback',
-    });
+    gateway = await startGateway(
+      clickPathEnv(game.url, {
+        CLICK_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT),
+        // The early-retry refusal is on by default: only its bound is set here, and its refusals are sent
+        // at once (held, they are game-refusals-penalty.test.ts's case).
+        CLICK_PENALTY_MAX_KEYS: String(MAX_KEYS),
+        CLICK_PENALTY_DELAY_MS: '0',
+        // Each case comes from its own address (X-Forwarded-For from the loopback proxy).
+        TRUST_PROXY: 'loopback',
+      }),
+    );
   });
 
   afterAll(async () => {

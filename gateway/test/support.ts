@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { LANGUAGES, shellFile, WEB_SHELLS, type WebShell } from '@omc/contracts';
+import { testInfra } from '@omc/testkit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp, start, type GatewayApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -62,6 +63,22 @@ export interface Gateway {
   /** The internal listener: /healthz, /readyz, /metrics. */
   internalUrl: string;
   close(): Promise<void>;
+}
+
+/**
+ * The settings of a gateway in front of a stand-in game alone (the click path's tests): the other
+ * services at an address that refuses connections, the per-address budget off, `extra` on top.
+ */
+export function clickPathEnv(gameUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    AUTH_URL: 'http://127.0.0.1:9',
+    GAME_URL: gameUrl,
+    PAYMENTS_URL: 'http://127.0.0.1:9',
+    REALTIME_URLS: 'http://127.0.0.1:9',
+    REDIS_URL: testInfra().redisUrl,
+    RATE_LIMIT_PER_IP: '0',
+    ...extra,
+  };
 }
 
 /** A gateway built and started as main.ts does (runService), both listeners on free ports. */

@@ -234,16 +234,17 @@ export function clickAdmission(app: FastifyInstance, options: ClickAdmissionOpti
     fastifyHandler(req, res);
   });
   // What the game answered a judged click, read as the answer leaves (before the client can send its
-  // next click, which must find it): a 200 clears the client's record; the game's own refusals that say
-  // when to come back (its per-second click limits, its queue) count like an overload refusal here, so
-  // a client that does not wait for them is an early retrier too.
+  // next click, which must find it): a 200 clears the client's record once its Retry-After has run out;
+  // the game's per-second click limits (429 with a Retry-After) count like an overload refusal here, so
+  // a client that does not wait for them is an early retrier too. A 503 from upstream does not: a crashed
+  // or restarting game is nobody's fault, and its clients' retries are no early retries.
   app.addHook('onSend', (request, reply, payload, done) => {
     const token = judged.get(request.raw);
     if (token && penalty) {
       judged.delete(request.raw);
       const retryAfterS = Number(reply.getHeader('retry-after'));
       if (reply.statusCode === 200) penalty.accepted(token, Date.now());
-      else if ((reply.statusCode === 429 || reply.statusCode === 503) && retryAfterS > 0)
+      else if (reply.statusCode === 429 && retryAfterS > 0)
         penalty.refused(token, retryAfterS * 1000, Date.now());
     }
     done(null, payload);
