@@ -8,7 +8,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort, startInfra } from '@omc/infra';
-import { Client, Pool } from 'undici';
+import { Pool } from 'undici';
+import { runImpolite, sendClick } from './impolite.js';
 import { cpuSeconds } from './proc.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -21,6 +22,21 @@ const capacity = (CONCURRENCY * 1000) / SERVICE_MS;
 const playerRate = capacity / 2;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const log = (line: string) => console.log(`[refusals] ${line}`);
+
+/**
+ * A bearer token of auth's shape (header.claims.signature, unexpired): the gateway judges only such a
+ * click (docs/decisions.md, "Who an early retry is charged to"); the stand-in game checks no signature.
+ */
+const tokens = new Map<string, string>();
+const tokenOf = (name: string): string => {
+  let token = tokens.get(name);
+  if (!token) {
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    token = `${part({ alg: 'EdDSA' })}.${part({ sub: name, exp: Math.floor(Date.now() / 1000) + 3600 })}.sig`;
+    tokens.set(name, token);
+  }
+  return token;
+};
 
 async function waitReady(url: string, child: ChildProcess, name: string): Promise<void> {
   for (let i = 0; i < 300; i++) {
@@ -70,16 +86,6 @@ async function phase(gatewayUrl: string, gatewayPid: number, withImpolite: boole
   const until = Date.now() + PHASE_S * 1000;
   const halfway = until - (PHASE_S * 1000) / 2;
   const backoffUntil = new Array<number>(PLAYERS).fill(0);
-  const click = async (dispatcher: Pool | Client, token: string) => {
-    const r = await dispatcher.request({
-      path: '/api/game/click',
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    await r.body.dump();
-    return { status: r.statusCode, retryAfter: Number(r.headers['retry-after'] ?? 1) };
-  };
   const cpuBefore = cpuSeconds(gatewayPid);
   const players = (async () => {
     if (!withPlayers) return;
@@ -91,7 +97,7 @@ async function phase(gatewayUrl: string, gatewayPid: number, withImpolite: boole
       const who = i % PLAYERS;
       if (Date.now() < backoffUntil[who]!) continue; // honours its Retry-After: this click waits
       inFlight.push(
-        click(pool, `player-${who}`).then(
+        sendClick(pool, tokenOf(`player-${who}`)).then(
           (a) => {
             if (a.status === 200) {
               stats.playersOk += 1;
@@ -107,27 +113,12 @@ async function phase(gatewayUrl: string, gatewayPid: number, withImpolite: boole
     }
     await Promise.all(inFlight);
   })();
-  const clients: Client[] = [];
   const impolite = withImpolite
-    ? Array.from({ length: IMPOLITE }, async (_, i) => {
-        const client = new Client(gatewayUrl);
-        clients.push(client);
-        while (Date.now() < until) {
-          try {
-            const a = await click(client, `impolite-${i}`);
-            if (a.status === 200) stats.impoliteOk += 1;
-            else if (a.status === 429) stats.impolite429 += 1;
-            else stats.impolite503 += 1;
-          } catch {
-            await sleep(10);
-          }
-        }
-      })
-    : [];
-  await Promise.all([players, ...impolite]);
+    ? runImpolite(gatewayUrl, IMPOLITE, (i) => tokenOf(`impolite-${i}`), until, stats)
+    : undefined;
+  await Promise.all([players, impolite]);
   stats.gatewayCpuS = cpuSeconds(gatewayPid) - cpuBefore;
   await pool.close();
-  for (const c of clients) await c.close();
   return stats;
 }
 
@@ -155,7 +146,7 @@ async function main(): Promise<void> {
     const upstreamUrl = `http://127.0.0.1:${upstreamPort}`;
     await waitReady(`${upstreamUrl}/healthz`, upstream, 'stand-in game');
 
-    const startGateway = async (penaltyKeys: number) => {
+    const startGateway = async (penaltyKeys: number, extra: Record<string, string> = {}) => {
       const port = await freePort();
       const internal = await freePort();
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -173,6 +164,7 @@ async function main(): Promise<void> {
           LOG_LEVEL: 'warn',
           OTEL_TRACES_SAMPLER: 'always_off',
           CLICK_PENALTY_MAX_KEYS: String(penaltyKeys),
+          ...extra,
         },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
@@ -187,9 +179,12 @@ async function main(): Promise<void> {
     const on = await startGateway(100_000);
     const alone = await phase(on.url, on.child.pid!, false);
     const withOn = await phase(on.url, on.child.pid!, true);
-    // The impolite connections alone, every one of them already refused: what an early refusal costs.
-    const refusalsOnly = await phase(on.url, on.child.pid!, true, false);
     await stopChild(on.child);
+    // The impolite connections alone, their early refusals sent at once (held, they come once a second
+    // per connection and the gateway's own upkeep is most of the figure): what an early refusal costs.
+    const unheld = await startGateway(100_000, { CLICK_PENALTY_DELAY_MS: '0' });
+    const refusalsOnly = await phase(unheld.url, unheld.child.pid!, true, false);
+    await stopChild(unheld.child);
     const off = await startGateway(0);
     const withOff = await phase(off.url, off.child.pid!, true);
     await stopChild(off.child);
@@ -202,7 +197,7 @@ async function main(): Promise<void> {
       ['players alone', alone],
       ['+ 64 impolite, early-retry refusal on', withOn],
       ['+ 64 impolite, early-retry refusal off', withOff],
-      ['64 impolite alone (refusal on)', refusalsOnly],
+      ['64 impolite alone (refusal on, not held)', refusalsOnly],
     ] as const;
     console.log(
       '\n| phase | players ok/s | second half | players refused | impolite ok | impolite 429 | impolite 503 | gateway CPU s |',

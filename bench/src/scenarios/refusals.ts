@@ -9,8 +9,9 @@
 // The system's gateway runs with the early-retry refusal on (its default), and the game with its per-user
 // click limit (its default), for this scenario only: the other scenarios' load tokens each stand for
 // many players and click on schedule whatever they are told.
-import { Client, Pool } from 'undici';
+import { Pool } from 'undici';
 import type { BenchSystem } from '../bench-system.js';
+import { runImpolite, sendClick } from '../impolite.js';
 import { cpuSeconds } from '../proc.js';
 import type { BenchSettings } from '../settings.js';
 import { connectFleet } from './sockets.js';
@@ -105,16 +106,6 @@ async function phase(
   const until = Date.now() + options.seconds * 1000;
   const backoffUntil = new Array<number>(options.playerTokens.length).fill(0);
   const busy = new Array<boolean>(options.playerTokens.length).fill(false);
-  const click = async (dispatcher: Pool | Client, token: string) => {
-    const r = await dispatcher.request({
-      path: '/api/game/click',
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    await r.body.dump();
-    return { status: r.statusCode, retryAfter: Number(r.headers['retry-after'] ?? 1) };
-  };
   const cpuBefore = cpuSeconds(gatewayPid);
   const players = (async () => {
     if (!options.players) return;
@@ -131,7 +122,7 @@ async function phase(
       stats.playersOffered += 1;
       busy[who] = true;
       inFlight.push(
-        click(pool, options.playerTokens[who]!).then(
+        sendClick(pool, options.playerTokens[who]!).then(
           (a) => {
             busy[who] = false;
             if (a.status === 200) stats.playersOk += 1;
@@ -149,28 +140,19 @@ async function phase(
     }
     await Promise.all(inFlight);
   })();
-  const clients: Client[] = [];
+  const impoliteTokens = options.impoliteTokens;
   const impolite = options.impolite
-    ? Array.from({ length: IMPOLITE_CONNECTIONS }, async (_, i) => {
-        const client = new Client(bs.gatewayUrl);
-        clients.push(client);
-        const token = options.impoliteTokens[i % options.impoliteTokens.length]!;
-        while (Date.now() < until) {
-          try {
-            const a = await click(client, token);
-            if (a.status === 200) stats.impoliteOk += 1;
-            else if (a.status === 429) stats.impolite429 += 1;
-            else stats.impolite503 += 1;
-          } catch {
-            await sleep(10);
-          }
-        }
-      })
-    : [];
-  await Promise.all([players, ...impolite]);
+    ? runImpolite(
+        bs.gatewayUrl,
+        IMPOLITE_CONNECTIONS,
+        (i) => impoliteTokens[i % impoliteTokens.length]!,
+        until,
+        stats,
+      )
+    : undefined;
+  await Promise.all([players, impolite]);
   stats.gatewayCpuS = cpuSeconds(gatewayPid) - cpuBefore;
   await pool.close();
-  for (const c of clients) await c.close();
   return stats;
 }
 
