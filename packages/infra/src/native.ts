@@ -26,7 +26,52 @@ const isRoot = process.getuid?.() === 0;
 
 export class InfraError extends Error {}
 
+/**
+ * The ports the kernel hands out as the source port of outgoing connections (Linux's
+ * ip_local_port_range). A listening port chosen from this range can be taken by any outgoing connection
+ * between the choice and the listen: a test's client talking to Redis took a game instance's port once,
+ * and the instance failed its start with EADDRINUSE.
+ */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (low && high) return [low, high];
+  } catch {
+    // not Linux: the IANA range
+  }
+  return [49152, 65535];
+}
+
+/** Ports this process handed out: never the same one twice, even before its server listens. */
+const handedOut = new Set<number>();
+
+function bindsOn(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A loopback port to listen on: free now, below the range outgoing connections take their source ports
+ * from, and not handed out before by this process. Where that range leaves too little room below it,
+ * any port the kernel picks.
+ */
 export async function freePort(): Promise<number> {
+  const [ephemeralLow] = ephemeralRange();
+  const low = 10_000;
+  if (ephemeralLow - low >= 5_000) {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const port = low + Math.floor(Math.random() * (ephemeralLow - low));
+      if (handedOut.has(port) || !(await bindsOn(port))) continue;
+      handedOut.add(port);
+      return port;
+    }
+  }
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
