@@ -96,8 +96,9 @@ describe('operator tools', () => {
       const stem = `pg${Date.now().toString(36).slice(-5)}`;
       const made = [];
       for (let i = 0; i < 5; i += 1) made.push(await register(h.app, newUser(`${stem}_${i}`)));
-      // Another name that sorts between them but does not match the prefix is not listed.
-      await register(h.app, newUser(`${stem.slice(0, -1)}z`));
+      // Another name that sorts beside them but does not match the prefix is not listed (its last
+      // letter differs from the stem's: a stem that ends in z once made it match, one run in 36).
+      await register(h.app, newUser(`${stem.slice(0, -1)}${stem.endsWith('z') ? 'y' : 'z'}`));
       const seen: string[] = [];
       let cursor: string | null = null;
       let pages = 0;
