@@ -150,16 +150,22 @@ export class ChaosMatrix {
 
   /**
    * The sentinel's balance against Postgres' record: its sign-up grant, and the clicks of the packs it
-   * bought in the round being played. Undefined when the round changed while reading (its pack then
-   * lapsed with the round, as the rules say).
+   * bought in the round being played. The game credits Redis before it records the purchase in Postgres,
+   * so the record read before the balance is what the balance must hold at least, and the record read
+   * after it what the balance may hold at most; a purchase credited between the reads (a redelivery or
+   * a reconciliation landing now) makes the two differ, and the sentinel is read again, as it is when
+   * the balance and the record disagree (a finding stands only once it outlasts a few reads). A round
+   * that changed while reading is read again too (its pack then lapsed with the round, as the rules say).
    */
   private async checkSentinel(sentinel: Sentinel, findings: Findings): Promise<string> {
     const free = this.o.signupFreeClicks;
     for (let attempt = 0; attempt < 5; attempt++) {
       const before = await this.probeClick(20_000);
+      if (!before) return 'sentinel unreadable';
+      const recordedBefore = await this.sentinelRecord(sentinel, before.round!);
       const seen = await gameProfile(sentinel.player);
       const after = await this.probeClick(20_000);
-      if (!before || !after || !seen) return 'sentinel unreadable';
+      if (!after || !seen) return 'sentinel unreadable';
       // The profile's freeClicks is everything spendable: the grant plus this round's purchased clicks.
       const granted = seen.freeClicks - seen.purchasedClicks;
       if (granted < free)
@@ -167,13 +173,14 @@ export class ChaosMatrix {
       if (granted > free)
         findings.doubled.add(`${sentinel.player.username}'s sign-up grant: ${granted} free clicks`);
       if (before.round !== after.round) continue;
-      const [sum] = await this.o.stores.query<{ clicks: number }>(
-        'game',
-        `select coalesce(sum(p.clicks), 0)::int as clicks from purchases p join users u on u.id = p.user_id
-          where u.username = $1 and p.round = $2`,
-        [sentinel.player.username, before.round],
-      );
-      const clicks = sum?.clicks ?? 0;
+      const recordedAfter = await this.sentinelRecord(sentinel, before.round!);
+      if (recordedAfter !== recordedBefore) continue;
+      const clicks = recordedAfter;
+      // A credit Redis has and Postgres is about to record (the game is between the two) is read again.
+      if (seen.purchasedClicks !== clicks && attempt < 4) {
+        await sleep(500);
+        continue;
+      }
       if (seen.purchasedClicks < clicks)
         findings.lost.add(
           `${sentinel.player.username} paid for ${clicks} clicks in round ${before.round}, has ${seen.purchasedClicks}`,
@@ -187,6 +194,17 @@ export class ChaosMatrix {
         : 'sentinel pack not in the round played (lapsed, or not yet credited)';
     }
     return 'sentinel: rounds too fast to read';
+  }
+
+  /** The clicks of the packs Postgres records the sentinel bought in a round. */
+  private async sentinelRecord(sentinel: Sentinel, round: number): Promise<number> {
+    const [sum] = await this.o.stores.query<{ clicks: number }>(
+      'game',
+      `select coalesce(sum(p.clicks), 0)::int as clicks from purchases p join users u on u.id = p.user_id
+        where u.username = $1 and p.round = $2`,
+      [sentinel.player.username, round],
+    );
+    return sum?.clicks ?? 0;
   }
 
   /**
