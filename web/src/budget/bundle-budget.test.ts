@@ -26,6 +26,8 @@ function manifest(): Record<string, Chunk> {
     const build = spawnSync('pnpm', ['exec', 'vite', 'build', '--logLevel', 'error'], {
       cwd: WEB,
       stdio: 'inherit',
+      // The test runner's NODE_ENV (test) would give React's development build.
+      env: { ...process.env, NODE_ENV: 'production' },
     });
     if (build.status !== 0) throw new Error('the web app did not build');
   }
