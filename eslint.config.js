@@ -47,6 +47,7 @@ export default tseslint.config(
       'bench/**',
       'tests/**',
       '**/*.test.ts',
+      '**/*.test.tsx',
       '**/vitest.config.ts',
       '**/*.config.ts',
     ],

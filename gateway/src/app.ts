@@ -12,6 +12,7 @@ import { apiProxy } from './routing/api-proxy.js';
 import { profileRoute } from './routing/profile.js';
 import { attachSocketTunnel } from './routing/socket-tunnel.js';
 import { webApp } from './web/web-app.js';
+import { WinnersPages } from './web/winners-page.js';
 
 /** What start() needs of a built gateway: its deps and its internal listener (built, not listening). */
 export interface GatewayContext {
@@ -103,7 +104,18 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     maxPerAddress: config.WS_MAX_PER_IP,
     metrics,
   });
-  await webApp(app, config.WEB_DIST);
+  const winnersPages =
+    config.WINNERS_PAGE_TTL_MS > 0
+      ? new WinnersPages({
+          root: config.WEB_DIST,
+          gameUrl: config.GAME_URL,
+          log: app.log,
+          ttlMs: config.WINNERS_PAGE_TTL_MS,
+          waitMs: config.WINNERS_PAGE_WAIT_MS,
+        })
+      : undefined;
+  if (winnersPages) app.addHook('onClose', () => winnersPages.close());
+  await webApp(app, config.WEB_DIST, winnersPages);
 
   // Liveness, readiness and metrics: a second server, started by start() on GATEWAY_INTERNAL_PORT.
   const internal = await buildInternalApp(deps, app, { logger: options.logger });

@@ -67,6 +67,13 @@ export const configSchema = z
     PROFILE_PART_TIMEOUT_MS: env.int(800, 50, 30_000),
     /** The profile put together here from its three owners (true), or proxied to auth, which asks the other two (false). */
     PROFILE_IN_ONE_HOP: env.bool(true),
+    /**
+     * `/winners` is sent with the first page of winners drawn in it, read from the game at most this often
+     * per gateway (a read older than this is refreshed in the background); 0 sends the page without it.
+     */
+    WINNERS_PAGE_TTL_MS: env.int(2_000, 0, 600_000),
+    /** How long `/winners` waits for the game's list when the gateway has none at hand, before it is sent without it. */
+    WINNERS_PAGE_WAIT_MS: env.int(250, 0, 5_000),
     /** Clicks the gateway lets in flight to the game at most; over the adaptive limit a click gets a 503 at once. 0 turns shedding off. */
     CLICK_MAX_IN_FLIGHT: env.int(512, 0, 100_000),
     /** The click round trip (and event-loop lateness) the adaptive click limit holds to, in ms. */

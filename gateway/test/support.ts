@@ -5,7 +5,16 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { LANGUAGES, shellFile, WEB_SHELLS, type WebShell } from '@omc/contracts';
+import {
+  LANGUAGES,
+  shellFile,
+  WEB_SHELLS,
+  WINNER_FIELDS,
+  WINNER_ROWS_MARK,
+  winnersListFile,
+  type WebShell,
+  type WinnersListShell,
+} from '@omc/contracts';
 import { testInfra } from '@omc/testkit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp, start, type GatewayApp } from '../src/app.js';
@@ -124,6 +133,17 @@ export function makeWebDist({ shells = false }: { shells?: boolean } = {}): stri
         );
         files.push(file);
       }
+    // The winners page drawn around a list, as the build writes it: the rows' place and one row of each kind.
+    for (const language of LANGUAGES) {
+      const list: WinnersListShell = {
+        page: `<!doctype html><html lang="${language}"><body><div id="root" data-shell="winners"><table><tbody>${WINNER_ROWS_MARK}</tbody></table></div></body></html>`,
+        rows: {
+          named: `<tr><td translate="no">${WINNER_FIELDS.name}</td><td>${WINNER_FIELDS.pot}</td><td>${WINNER_FIELDS.date}</td></tr>`,
+          unnamed: `<tr><td>gone ${language}</td><td>${WINNER_FIELDS.pot}</td><td>${WINNER_FIELDS.date}</td></tr>`,
+        },
+      };
+      writeFileSync(join(dir, winnersListFile(language)), JSON.stringify(list));
+    }
   }
   writeFileSync(
     join(dir, 'index.html'),

@@ -3,7 +3,8 @@
 // built index.html with the screen's markup inside #root and the stylesheet inline, so the first bytes
 // paint the page without waiting for a stylesheet or the JavaScript. The gateway picks one per request.
 // index.html itself (every other page) and each shell name the modules the app's start fetches once the
-// page is drawn (web/src/boot.ts).
+// page is drawn (web/src/boot.ts). The winners page is also drawn around a list
+// (shells/winners.<language>.list.json), which the gateway fills with the first page of winners.
 import { readFileSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,7 +110,8 @@ async function main() {
     appType: 'custom',
   });
   try {
-    const { renderShell, LANGUAGES, WEB_SHELLS } = await vite.ssrLoadModule('/src/prerender/render.tsx');
+    const { renderShell, renderWinnersList, winnersListFile, LANGUAGES, WEB_SHELLS } =
+      await vite.ssrLoadModule('/src/prerender/render.tsx');
     const out = join(DIST, 'shells');
     rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
@@ -127,6 +129,24 @@ async function main() {
         const html = shellHtml(page, { css, markup, title, language, shell, preload });
         compressBeside(join(out, `${shell}.${language}.html`), html);
         written++;
+        if (shell !== 'winners') continue;
+        // The same page drawn around a list, for the gateway to fill with the first page of winners.
+        const list = await renderWinnersList(language);
+        writeFileSync(
+          join(DIST, winnersListFile(language)),
+          JSON.stringify({
+            // Its largest content is drawn, so the app is fetched once it is on screen, as for the game.
+            page: shellHtml(page, {
+              css,
+              markup: stripTestIds(list.markup),
+              title,
+              language,
+              shell,
+              preload: [],
+            }),
+            rows: list.rows,
+          }),
+        );
       }
     }
     console.log(`prerendered ${written} first screens into dist/shells`);

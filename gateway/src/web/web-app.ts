@@ -7,6 +7,7 @@ import {
   DEFAULT_LANGUAGE,
   errorBody,
   SHELL_COOKIES,
+  TIME_ZONE_COOKIE,
   shellFile,
   shellFor,
   shellLanguage,
@@ -16,6 +17,7 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { pickEncoding, type WinnersPages } from './winners-page.js';
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>One Million Clicks</title></head>
@@ -38,7 +40,7 @@ function isApi(path: string): boolean {
   return path === '/api' || path.startsWith('/api/');
 }
 
-export async function webApp(app: FastifyInstance, dist: string): Promise<void> {
+export async function webApp(app: FastifyInstance, dist: string, winnersPages?: WinnersPages): Promise<void> {
   const root = resolve(dist);
   const indexFile = join(root, 'index.html');
   let built = existsSync(indexFile);
@@ -66,7 +68,7 @@ export async function webApp(app: FastifyInstance, dist: string): Promise<void> 
     },
   });
 
-  const sendIndex = (request: FastifyRequest, reply: FastifyReply, path: string) => {
+  const sendIndex = async (request: FastifyRequest, reply: FastifyReply, path: string) => {
     if (!isBuilt())
       return reply
         .code(503)
@@ -80,6 +82,16 @@ export async function webApp(app: FastifyInstance, dist: string): Promise<void> 
     const language = shellLanguage(cookieValue(cookies, SHELL_COOKIES.language)) ?? DEFAULT_LANGUAGE;
     const file = shell ? shellFile(shell, language) : null;
     void reply.header('cache-control', 'no-cache').header('vary', 'accept-encoding, cookie');
+    if (shell === 'winners' && winnersPages) {
+      // The winners with the page, when a list is at hand (winners-page.ts); the page alone otherwise.
+      const encoding = pickEncoding(request.headers['accept-encoding']);
+      const timeZone = cookieValue(cookies, TIME_ZONE_COOKIE);
+      const drawn = await winnersPages.page(language, timeZone, encoding);
+      if (drawn) {
+        if (encoding !== 'identity') void reply.header('content-encoding', encoding);
+        return reply.type('text/html; charset=utf-8').send(drawn);
+      }
+    }
     return reply.sendFile(file && existsSync(join(root, file)) ? file : 'index.html');
   };
 

@@ -14,3 +14,4 @@ export * from './internal.js';
 export * from './bus.js';
 export * from './openapi.js';
 export * from './web-shell.js';
+export * from './winners-page.js';

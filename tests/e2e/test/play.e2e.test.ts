@@ -147,6 +147,33 @@ describe('a round played in the browser', () => {
     expect(cells[2]).toMatch(/^\d{2}\/\d{2}\/\d{4}$/);
   });
 
+  it('a fresh load of the winners page has the winner in its first bytes, and the app asks for no list', async () => {
+    const { page } = watcher;
+    const asked: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (new URL(request.url()).pathname === '/api/winners') asked.push(request.url());
+    };
+    // The gateway reads the list at most every 2 s: a load may come before it has read the win.
+    await expect
+      .poll(async () => (await (await page.goto('/winners'))!.text()).includes(`>${username}</td>`), {
+        timeout: 15_000,
+      })
+      .toBe(true);
+    page.on('request', onRequest);
+    try {
+      const html = await (await page.goto('/winners'))!.text();
+      expect(html).toContain(`>${username}</td>`);
+      expect(html).toContain('<script type="application/json" id="omc-winners"');
+      // The app has taken the page over (the drawn page is inert until then) and shows the same row.
+      await page.locator('#root:not([inert])').waitFor();
+      await page.getByRole('row').filter({ hasText: username }).waitFor();
+      expect(await page.getByRole('button', { name: 'Ganador al azar' }).isEnabled()).toBe(true);
+      expect(asked).toEqual([]);
+    } finally {
+      page.off('request', onRequest);
+    }
+  });
+
   it('the winner sets a PayPal email, confirms it and verifies their email from the mail, and collects the winnings', async () => {
     const { page } = player;
     await page.getByText(/en ganancias esperándote/).waitFor();

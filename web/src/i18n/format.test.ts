@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatMoney, formatWinnerDate, formatWinnerPot } from './format';
+import { formatWinnerDateIn, winnerDateFormat } from '@omc/contracts';
+import { formatWinnerDate, formatWinnerPot } from '../features/winners/winnerFormat';
+import { formatMoney } from './format';
 
 describe('formats', () => {
   it('shows winners pots with a $ suffix and two decimals', () => {
@@ -11,6 +13,14 @@ describe('formats', () => {
   it('shows winners dates as dd/mm/yyyy', () => {
     expect(formatWinnerDate('2026-03-05T12:00:00.000Z')).toBe('05/03/2026');
     expect(formatWinnerDate('2025-12-31T12:00:00+00:00')).toBe('31/12/2025');
+    expect(formatWinnerDate('not a date')).toBe('');
+  });
+
+  it('shows a winners date in a time zone the gateway is told (the first page it draws)', () => {
+    const late = '2025-12-31T23:30:00Z';
+    expect(formatWinnerDateIn(late, winnerDateFormat('UTC'))).toBe('31/12/2025');
+    expect(formatWinnerDateIn(late, winnerDateFormat('Europe/Madrid'))).toBe('01/01/2026');
+    expect(formatWinnerDateIn(late, winnerDateFormat('America/Los_Angeles'))).toBe('31/12/2025');
   });
 
   it('puts $ before the amount in English and € after it elsewhere', () => {

@@ -62,17 +62,3 @@ export function formatMoney(value: number, language: string): string {
 export function formatPrice(value: number, language: string): string {
   return formatter(language, 'eur').format(value);
 }
-
-/** The winners list (docs/client-contract.md): a $ suffix with 2 decimals. */
-export function formatWinnerPot(pot: number): string {
-  return `${pot.toFixed(2)}$`;
-}
-
-/** dd/mm/yyyy in the viewer's time zone. */
-export function formatWinnerDate(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '';
-  const dd = String(date.getDate()).padStart(2, '0');
-  const mm = String(date.getMonth() + 1).padStart(2, '0');
-  return `${dd}/${mm}/${date.getFullYear()}`;
-}

@@ -1,7 +1,18 @@
 // The first screens the gateway sends already drawn (scripts/prerender.mjs). What a phone shows from
 // the first bytes must be the page the app then runs: the welcome screen is adopted by React as it is
 // (no redraw, no mismatch) in every language, and the built files carry the screen, its styles inline.
-import { LANGUAGES, shellFile, WEB_SHELLS, type WebShell } from '@omc/contracts';
+import {
+  LANGUAGES,
+  shellFile,
+  WEB_SHELLS,
+  WINNER_ROWS_MARK,
+  winnerDateFormat,
+  winnerRowsHtml,
+  winnersListFile,
+  type WebShell,
+  type WinnersListShell,
+  type WinnersResponse,
+} from '@omc/contracts';
 import { act } from '@testing-library/react';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,9 +22,11 @@ import { StrictMode } from 'react';
 import { hydrateRoot } from 'react-dom/client';
 import { MemoryRouter } from 'react-router-dom';
 import { describe, expect, it } from 'vitest';
+import { queryKeys } from '../api/keys';
 import { AppRoutes } from '../app/AppRoutes';
 import { AppProviders, createQueryClient } from '../app/providers';
 import { allTranslations, createI18n, loadTranslations, setAppI18n } from '../i18n';
+import { renderShell, renderWinnersList } from './render';
 
 const DIST = resolve(import.meta.dirname, '..', '..', 'dist');
 const translations = await allTranslations();
@@ -36,8 +49,14 @@ const html = (value: string) =>
 const holds = (page: string, fragment: string) => expect(page.includes(fragment), fragment).toBe(true);
 
 function builtShells(): void {
-  if (existsSync(join(DIST, shellFile('winners', 'pt')))) return;
-  const build = spawnSync('pnpm', ['run', 'build'], { cwd: resolve(DIST, '..'), stdio: 'inherit' });
+  if (existsSync(join(DIST, shellFile('winners', 'pt'))) && existsSync(join(DIST, winnersListFile('pt'))))
+    return;
+  // Built for production: the test runner's NODE_ENV (test) would give React's development build.
+  const build = spawnSync('pnpm', ['run', 'build'], {
+    cwd: resolve(DIST, '..'),
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (build.status !== 0) throw new Error('the web app did not build');
 }
 
@@ -130,5 +149,44 @@ describe('the first screens as built', () => {
     holds(winners, `>${html(text(language, 'winners.title'))}</h1>`);
     expect(modulesOf(winners).some((m) => /^\/assets\/WinnersPage-[\w-]+\.js$/.test(m))).toBe(true);
     expect(modulesOf(game).some((m) => /WinnersPage/.test(m))).toBe(false);
+  });
+});
+
+describe('the winners page drawn around a list', () => {
+  const page: WinnersResponse = {
+    winners: [
+      {
+        _id: 'a',
+        userId: { username: `<b>"o'neil" & co</b>` },
+        pot: 1234.5,
+        createdAt: '2026-03-05T12:00:00.000Z',
+      },
+      { _id: 'b', userId: null, pot: 0.1, createdAt: '2025-12-31T12:00:00.000Z' },
+      { _id: 'c', userId: { username: 'bea' }, pot: 3, createdAt: '2024-02-29T12:00:00.000Z' },
+    ],
+    nextCursor: null,
+  };
+
+  it.each(LANGUAGES)('is filled by the gateway with the rows the app draws, in %s', async (language) => {
+    const list = await renderWinnersList(language);
+    const { markup } = await renderShell('winners', language, (queryClient) =>
+      queryClient.setQueryData(queryKeys.winners, { pages: [page], pageParams: [undefined] }),
+    );
+    const byApp = /<tbody>([\s\S]*)<\/tbody>/.exec(markup)?.[1];
+    // The gateway's fill (@omc/contracts) in this process's time zone, as the app writes dates here.
+    expect(winnerRowsHtml(list.rows, page.winners, winnerDateFormat())).toBe(byApp);
+    expect(list.markup.replace(WINNER_ROWS_MARK, () => byApp!)).toBe(markup);
+  });
+
+  it.each(LANGUAGES)('is built in %s, fetching the app only once it is drawn', (language) => {
+    builtShells();
+    const list = JSON.parse(readFileSync(join(DIST, winnersListFile(language)), 'utf8')) as WinnersListShell;
+    holds(list.page, `<html lang="${language}">`);
+    holds(list.page, `<div id="root" data-shell="winners" data-lang="${language}" inert>`);
+    holds(list.page, `<tbody>${WINNER_ROWS_MARK}</tbody>`);
+    holds(list.page, `>${html(text(language, 'winners.title'))}</h1>`);
+    expect(list.page.includes('rel="modulepreload"')).toBe(false);
+    expect(modulesOf(list.page).some((m) => /^\/assets\/WinnersPage-[\w-]+\.js$/.test(m))).toBe(true);
+    holds(list.rows.unnamed, `>${html(text(language, 'winners.unknownUser'))}</td>`);
   });
 });

@@ -35,7 +35,8 @@ function write(key: string, value: string | null): void {
 
 const YEAR_S = 365 * 24 * 3600;
 
-function writeCookie(name: string, value: string | null): void {
+/** A first-paint hint cookie for a year (null removes it): never a credential. */
+export function writeCookie(name: string, value: string | null): void {
   try {
     document.cookie =
       value === null

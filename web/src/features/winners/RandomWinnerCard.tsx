@@ -2,7 +2,7 @@ import type { Winner } from '@omc/contracts';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { TrophyIcon } from '../../components/Icons';
-import { formatWinnerDate, formatWinnerPot } from '../../i18n/format';
+import { formatWinnerDate, formatWinnerPot } from './winnerFormat';
 
 export const ROTATION_MS = 5000;
 export const FADE_MS = 300;

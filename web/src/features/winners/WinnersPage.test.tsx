@@ -27,6 +27,28 @@ describe('winners page', () => {
     ).toEqual(['Desconocido', '3.00$', '31/12/2025']);
   });
 
+  it('shows the list the gateway drew with the page at once, without asking for it again', async () => {
+    const asked = vi.fn(() => json(200, { winners: [], nextCursor: null }));
+    fakeApi({ 'GET /api/winners': asked });
+    const data = document.createElement('script');
+    data.type = 'application/json';
+    data.id = 'omc-winners';
+    data.dataset.readAt = String(Date.now());
+    data.textContent = JSON.stringify({ winners, nextCursor: null });
+    document.body.append(data);
+    renderApp('/winners');
+    // The page's first render (once its lazy chunk is in) already has the rows.
+    const rows = await screen.findAllByRole('row');
+    expect(rows).toHaveLength(3);
+    expect(within(rows[1]!).getAllByRole('cell')[0]).toHaveTextContent('bea');
+    // Read once: the data block is gone, and the list was not asked for.
+    expect(document.getElementById('omc-winners')).toBeNull();
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(asked).not.toHaveBeenCalled();
+    // The hint that lets the gateway write the next visit's dates in this time zone.
+    expect(document.cookie).toContain(`omc_tz=${Intl.DateTimeFormat().resolvedOptions().timeZone}`);
+  });
+
   it('says there are no winners when the list is empty', async () => {
     fakeApi();
     renderApp('/winners');

@@ -1,11 +1,12 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
 import { winnersQuery } from '../../api/game';
 import { ApiError } from '../../api/http';
 import { FormMessage } from '../../components/FormMessage';
 import { PageHeader } from '../../components/PageHeader';
+import { embeddedWinners, forgetEmbeddedWinners, syncTimeZoneHint } from './embedded';
 import { RandomWinnerCard } from './RandomWinnerCard';
 import { WinnersTable } from './WinnersTable';
 
@@ -13,7 +14,19 @@ export function WinnersPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [mode, setMode] = useState<'table' | 'random'>('table');
-  const winners = useInfiniteQuery(winnersQuery());
+  // The list the gateway drew with the page, if it did: the first render shows the same rows.
+  const [drawn] = useState(embeddedWinners);
+  const winners = useInfiniteQuery({
+    ...winnersQuery(),
+    ...(drawn && {
+      initialData: { pages: [drawn.page], pageParams: [undefined] },
+      initialDataUpdatedAt: drawn.readAt,
+    }),
+  });
+  useEffect(() => {
+    forgetEmbeddedWinners();
+    syncTimeZoneHint();
+  }, []);
   const list = winners.data?.pages.flatMap((page) => page.winners) ?? [];
   const loadError =
     winners.error instanceof ApiError && winners.error.status >= 500

@@ -1,6 +1,6 @@
 import type { Winner } from '@omc/contracts';
 import { useTranslation } from 'react-i18next';
-import { formatWinnerDate, formatWinnerPot } from '../../i18n/format';
+import { formatWinnerDate, formatWinnerPot } from './winnerFormat';
 
 export function WinnersTable({ winners }: { winners: Winner[] }) {
   const { t } = useTranslation();
