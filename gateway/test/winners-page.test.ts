@@ -175,6 +175,32 @@ describe('the winners page without a list', () => {
     expect(rows(html)).toHaveLength(2);
   });
 
+  it('is sent when the gateway has no list yet and the game does not answer within the wait', async () => {
+    const slow = new Game();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    slow.answer = async () => {
+      await held;
+      return { status: 200, body: WINNERS };
+    };
+    await slow.start();
+    const waiting = await startGateway({
+      ...clickPathEnv(slow.standIn.url),
+      WEB_DIST: makeWebDist({ shells: true }),
+      WINNERS_PAGE_WAIT_MS: '100',
+    });
+    try {
+      expect(plain((await page(waiting)).html)).toBe(true);
+      expect(slow.reads).toBe(1);
+      release();
+      await expect.poll(async () => rows((await page(waiting)).html).length).toBe(2);
+    } finally {
+      release();
+      await waiting.close();
+      await slow.standIn.close();
+    }
+  });
+
   it('is the only page when drawing is off', async () => {
     const off = await startGateway({
       ...clickPathEnv('http://127.0.0.1:9'),
