@@ -1,8 +1,8 @@
 // `/winners` sent with its list already drawn: the first page of winners, read from the game at most
 // every WINNERS_PAGE_TTL_MS by each gateway, put into the page the build drew around a list
 // (web/scripts/prerender.mjs), with the same rows embedded as data so the app's first render shows them
-// without asking again. A phone then paints the list with the page's first bytes instead of after the
-// app and a second round trip. When no list is at hand in time (the game slow or away, no winner yet,
+// (it still asks for the list, as on any visit). A phone then paints the list with the page's first
+// bytes instead of after the app and a second round trip. When no list is at hand in time (the game slow or away, no winner yet,
 // an older build) the caller sends the page without one, which the app fills as before.
 import {
   EMBEDDED_WINNERS_ID,

@@ -31,6 +31,4 @@ export const winnersQuery = () =>
     queryFn: ({ pageParam }) => gameApi.winners(pageParam),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
-    // The list changes when a round is won, and the live socket refreshes it then (live.tsx).
-    staleTime: 30_000,
   });

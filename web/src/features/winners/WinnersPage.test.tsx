@@ -27,24 +27,33 @@ describe('winners page', () => {
     ).toEqual(['Desconocido', '3.00$', '31/12/2025']);
   });
 
-  it('shows the list the gateway drew with the page at once, without asking for it again', async () => {
-    const asked = vi.fn(() => json(200, { winners: [], nextCursor: null }));
-    fakeApi({ 'GET /api/winners': asked });
+  it('shows the list the gateway drew with the page at once, and a newer one once the API answers', async () => {
+    const newer = { _id: 'w3', userId: { username: 'cai' }, pot: 7, createdAt: '2026-03-06T12:00:00.000Z' };
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    fakeApi({
+      'GET /api/winners': async () => {
+        await answered;
+        return json(200, { winners: [newer, ...winners], nextCursor: null });
+      },
+    });
     const data = document.createElement('script');
     data.type = 'application/json';
     data.id = 'omc-winners';
-    data.dataset.readAt = String(Date.now());
+    data.dataset.readAt = String(Date.now() - 1000);
     data.textContent = JSON.stringify({ winners, nextCursor: null });
     document.body.append(data);
     renderApp('/winners');
-    // The page's first render (once its lazy chunk is in) already has the rows.
+    // The page's first render (once its lazy chunk is in) has the drawn rows while the API has not answered.
     const rows = await screen.findAllByRole('row');
     expect(rows).toHaveLength(3);
     expect(within(rows[1]!).getAllByRole('cell')[0]).toHaveTextContent('bea');
-    // Read once: the data block is gone, and the list was not asked for.
+    expect(screen.queryByText('Cargando…')).toBeNull();
+    // Read once: the data block is gone.
     expect(document.getElementById('omc-winners')).toBeNull();
-    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
-    expect(asked).not.toHaveBeenCalled();
+    answer();
+    expect(await screen.findByRole('cell', { name: 'cai' })).toBeInTheDocument();
+    expect(screen.getAllByRole('row')).toHaveLength(4);
     // The hint that lets the gateway write the next visit's dates in this time zone.
     expect(document.cookie).toContain(`omc_tz=${Intl.DateTimeFormat().resolvedOptions().timeZone}`);
   });

@@ -14,7 +14,8 @@ export function WinnersPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [mode, setMode] = useState<'table' | 'random'>('table');
-  // The list the gateway drew with the page, if it did: the first render shows the same rows.
+  // The list the gateway drew with the page, if it did: the first render shows the same rows, and the
+  // list is asked for in the background as on any visit (a round may have been won since it was read).
   const [drawn] = useState(embeddedWinners);
   const winners = useInfiniteQuery({
     ...winnersQuery(),

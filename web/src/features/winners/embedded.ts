@@ -1,5 +1,5 @@
 // The first page of winners the gateway drew into the page (gateway/src/web/winners-page.ts): the app's
-// first render shows the same rows from it instead of asking the API again.
+// first render shows the same rows from it instead of a loading line, while it asks for the list.
 import { EMBEDDED_WINNERS_ID, TIME_ZONE_COOKIE, WinnersResponse } from '@omc/contracts';
 import { writeCookie } from '../../session/storage';
 
