@@ -32,6 +32,30 @@ export function watchWinnings(before: number | null | undefined, now = Date.now(
   winnings = { until: now + WINNINGS_WATCH_MS, before: before ?? 0 };
 }
 
+/** How far apart the two signs of one win (its click's answer and its winner event) may arrive. */
+export const OWN_WIN_PAIR_MS = 10_000;
+
+let ownWin: { source: 'click' | 'event'; at: number } | null = null;
+
+/**
+ * The player's own win is seen twice: its click's answer says `won`, and the socket's winner event names
+ * the player. The first of the two reads the profile and watches for the winnings (true); the second
+ * is the same win and reads nothing (false), so a win costs one read, not one that cancels the other.
+ */
+export function firstSightOfOwnWin(
+  source: 'click' | 'event',
+  potEarnedBefore: number | null | undefined,
+  now = Date.now(),
+): boolean {
+  if (ownWin && ownWin.source !== source && now - ownWin.at < OWN_WIN_PAIR_MS) {
+    ownWin = null;
+    return false;
+  }
+  ownWin = { source, at: now };
+  watchWinnings(potEarnedBefore, now);
+  return true;
+}
+
 /** Whether the player's own win is still to show in the profile. */
 export function awaitingWinnings(now = Date.now()): boolean {
   if (winnings && now >= winnings.until) winnings = null;

@@ -106,6 +106,54 @@ describe('game screen', () => {
     await waitFor(() => expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(2));
   });
 
+  it("reads the player's own win once, when its click's answer comes before its winner event", async () => {
+    signIn();
+    let credited = false;
+    const api = fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ freeClicks: 3, potEarned: credited ? 20 : 0 })),
+      'POST /api/game/click': () => {
+        credited = true;
+        return json(200, { globalClicks: 100, freeClicks: 2, round: 4, won: true });
+      },
+    });
+    const socket = fakeSocket();
+    const user = userEvent.setup();
+    renderApp('/game', { socket });
+    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(1));
+    await user.click(clickButton());
+    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(2));
+    act(() => socket.emit('winner', { username: 'ana', pot: 20 }));
+    // The winner event is the same win: no second read, and the winnings already show.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 1500)));
+    expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(2);
+  });
+
+  it("reads the player's own win once when its winner event comes first, then until the winnings show", async () => {
+    signIn();
+    let credited = false;
+    const click = deferred<Response>();
+    const api = fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ freeClicks: 3, potEarned: credited ? 20 : 0 })),
+      'POST /api/game/click': () => click.promise,
+    });
+    const socket = fakeSocket();
+    const user = userEvent.setup();
+    renderApp('/game', { socket });
+    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(1));
+    await user.click(clickButton());
+    act(() => socket.emit('winner', { username: 'ana', pot: 20 }));
+    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(2));
+    // The click's answer says `won` for the same win: it reads nothing more.
+    click.resolve(json(200, { globalClicks: 100, freeClicks: 2, round: 4, won: true }));
+    await act(() => new Promise((resolve) => setTimeout(resolve, 200)));
+    expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(2);
+    // The winnings were not credited at that read: read again (once a second) until they show.
+    credited = true;
+    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(3), { timeout: 3000 });
+    await act(() => new Promise((resolve) => setTimeout(resolve, 1500)));
+    expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(3);
+  });
+
   it('rolls the counter and the balance back and shows the server message when the click is refused', async () => {
     signIn();
     const answer = deferred<Response>();

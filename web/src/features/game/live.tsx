@@ -16,7 +16,7 @@ import type { Socket } from 'socket.io-client';
 import { useTranslation } from 'react-i18next';
 import { markServerData } from '../../api/generations';
 import { queryKeys } from '../../api/keys';
-import { awaitingPurchase, awaitingWinnings, watchWinnings } from '../../api/purchaseWatch';
+import { awaitingPurchase, awaitingWinnings, firstSightOfOwnWin } from '../../api/purchaseWatch';
 import { formatMoney } from '../../i18n/format';
 import { useNotices } from '../../components/Notices';
 import { useSession } from '../../session/SessionProvider';
@@ -161,12 +161,17 @@ export function useLiveGame(): LiveGame {
         key: 'game.winnerAlert',
         values: { username: winner.data.username, pot: formatMoney(winner.data.pot, languageRef.current) },
       });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
       void queryClient.invalidateQueries({ queryKey: queryKeys.winners });
-      // The player's own win: its credit may land after this read, so read again until it shows.
-      if (tokenRef.current && winner.data.username === username) {
-        const profile = queryClient.getQueryData<ProfileResponse>(queryKeys.profile(tokenRef.current));
-        watchWinnings(profile?.potEarned);
+      const own = Boolean(tokenRef.current) && winner.data.username === username;
+      const profile = own
+        ? queryClient.getQueryData<ProfileResponse>(queryKeys.profile(tokenRef.current))
+        : undefined;
+      // The round's end changes every player's profile (this round's purchases expire); the player's own
+      // win is read once, here or by its click's answer if that came first (purchaseWatch.ts).
+      if (!own || firstSightOfOwnWin('event', profile?.potEarned))
+        void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
+      // The player's own win: its credit may land after the read, so read again until it shows.
+      if (own) {
         winningsPoll ??= setInterval(() => {
           if (awaitingWinnings())
             return void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });

@@ -7,6 +7,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { gameApi } from '../../api/game';
 import { generationOf } from '../../api/generations';
+import { firstSightOfOwnWin } from '../../api/purchaseWatch';
 import { errorText } from '../../api/http';
 import { queryKeys } from '../../api/keys';
 import { useNotices } from '../../components/Notices';
@@ -95,8 +96,9 @@ export function useClick() {
             }
           : p,
       );
-      if (unlimitedChanged || result.won)
-        void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
+      // A win is read once: here, or by its winner event if that came first (purchaseWatch.ts).
+      const ownWin = result.won === true && firstSightOfOwnWin('click', before?.potEarned);
+      if (unlimitedChanged || ownWin) void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
     },
   });
   return Object.assign(mutation, { busy });
