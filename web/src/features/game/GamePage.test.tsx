@@ -342,7 +342,7 @@ describe('game screen', () => {
     const user = userEvent.setup();
     renderApp('/game');
     await user.click(await screen.findByRole('button', { name: 'Transferir' }));
-    expect(screen.getByRole('dialog', { name: 'Confirmar la transferencia' })).toHaveTextContent(
+    expect(await screen.findByRole('dialog', { name: 'Confirmar la transferencia' })).toHaveTextContent(
       'ana@paypal.test',
     );
     await user.click(screen.getByRole('button', { name: 'Confirmar' }));
@@ -363,7 +363,7 @@ describe('game screen', () => {
     const user = userEvent.setup();
     renderApp('/game');
     await user.click(await screen.findByRole('button', { name: 'Transferir' }));
-    const dialog = screen.getByRole('dialog', { name: 'Confirmar la transferencia' });
+    const dialog = await screen.findByRole('dialog', { name: 'Confirmar la transferencia' });
     expect(dialog).toHaveTextContent(
       'Verifica tu correo ana@example.com antes de cobrar: abre el enlace que te enviamos y vuelve aquí.',
     );
@@ -389,7 +389,7 @@ describe('game screen', () => {
     const user = userEvent.setup();
     renderApp('/game');
     await user.click(await screen.findByRole('button', { name: 'Transferir' }));
-    const dialog = screen.getByRole('dialog', { name: 'Confirmar la transferencia' });
+    const dialog = await screen.findByRole('dialog', { name: 'Confirmar la transferencia' });
     await user.click(within(dialog).getByRole('button', { name: 'Confirmar' }));
     await waitFor(() =>
       expect(dialog).toHaveTextContent('Verifica tu correo ana@example.com antes de cobrar'),

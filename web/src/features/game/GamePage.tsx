@@ -1,6 +1,6 @@
 import { UNLIMITED_CLICKS } from '@omc/contracts';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { gameRulesQuery, gameStateQuery } from '../../api/game';
 import { FormMessage } from '../../components/FormMessage';
@@ -8,7 +8,6 @@ import { SessionMessage } from '../../components/SessionMessage';
 import { VerifyEmailBanner } from '../auth/VerifyEmailBanner';
 import { formatCount } from '../../i18n/format';
 import { useSession } from '../../session/SessionProvider';
-import { BuyClicksDialog } from '../buy/BuyClicksDialog';
 import { PendingWinnings } from '../winnings/PendingWinnings';
 import { canClick, hasUnlimitedClicks } from './clickRules';
 import { ClickButton } from './ClickButton';
@@ -18,6 +17,11 @@ import { MilestoneBar } from './MilestoneBar';
 import { ProgressRing } from './ProgressRing';
 import { useClick } from './useClick';
 import { useProfile } from './useProfile';
+
+// The purchase dialog and its payment forms load when a player opens it, not with the first screen.
+const BuyClicksDialog = lazy(() =>
+  import('../buy/BuyClicksDialog').then((m) => ({ default: m.BuyClicksDialog })),
+);
 
 export function GamePage() {
   const { t, i18n } = useTranslation();
@@ -133,7 +137,11 @@ export function GamePage() {
           </button>
         ) : null}
       </footer>
-      <BuyClicksDialog open={buying} onClose={() => setBuying(false)} />
+      {buying ? (
+        <Suspense fallback={null}>
+          <BuyClicksDialog open onClose={() => setBuying(false)} />
+        </Suspense>
+      ) : null}
     </div>
   );
 }

@@ -22,8 +22,8 @@ describe('a new payout email', () => {
     const user = userEvent.setup();
     renderApp('/game');
     await user.click(await screen.findByRole('button', { name: 'Configurar' }));
+    await user.type(await screen.findByLabelText('Correo de PayPal'), 'ana@paypal.test');
     expect(screen.queryByLabelText('Contraseña actual')).not.toBeInTheDocument();
-    await user.type(screen.getByLabelText('Correo de PayPal'), 'ana@paypal.test');
     await user.click(screen.getByRole('button', { name: 'Guardar' }));
     expect(await screen.findByText(/escribe tu contraseña actual/)).toHaveAttribute('role', 'alert');
     await user.type(screen.getByLabelText('Contraseña actual'), 'secret-ana-1');

@@ -1,11 +1,17 @@
 import type { ProfileResponse } from '@omc/contracts';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { formatMoney } from '../../i18n/format';
-import { ConfirmCollectDialog } from './ConfirmCollectDialog';
-import { PaymentMethodDialog } from './PaymentMethodDialog';
 import { useCollect } from './useCollect';
 import { isEmailNotVerified } from './VerifyFirst';
+
+// The dialogs load when a player opens one, not with the game's first screen.
+const PaymentMethodDialog = lazy(() =>
+  import('./PaymentMethodDialog').then((m) => ({ default: m.PaymentMethodDialog })),
+);
+const ConfirmCollectDialog = lazy(() =>
+  import('./ConfirmCollectDialog').then((m) => ({ default: m.ConfirmCollectDialog })),
+);
 
 /** Uncollected winnings: Transfer with a PayPal email set, Configure without one (docs/client-contract.md). */
 export function PendingWinnings({ profile }: { profile: ProfileResponse }) {
@@ -34,22 +40,24 @@ export function PendingWinnings({ profile }: { profile: ProfileResponse }) {
           )}
         </>
       ) : null}
-      <PaymentMethodDialog
-        open={dialog === 'method'}
-        currentEmail={profile.paypalEmail}
-        onClose={() => setDialog('none')}
-      />
-      <ConfirmCollectDialog
-        open={dialog === 'confirm' && Boolean(profile.paypalEmail)}
-        title={t('winnings.confirmTitle')}
-        amount={formatted}
-        email={profile.paypalEmail ?? ''}
-        pending={collect.isPending}
-        verifyEmail={unverified ? (profile.email ?? '') : null}
-        onEdit={() => setDialog('method')}
-        onCancel={() => setDialog('none')}
-        onConfirm={() => collect.mutate()}
-      />
+      <Suspense fallback={null}>
+        {dialog === 'method' ? (
+          <PaymentMethodDialog open currentEmail={profile.paypalEmail} onClose={() => setDialog('none')} />
+        ) : null}
+        {dialog === 'confirm' && profile.paypalEmail ? (
+          <ConfirmCollectDialog
+            open
+            title={t('winnings.confirmTitle')}
+            amount={formatted}
+            email={profile.paypalEmail}
+            pending={collect.isPending}
+            verifyEmail={unverified ? (profile.email ?? '') : null}
+            onEdit={() => setDialog('method')}
+            onCancel={() => setDialog('none')}
+            onConfirm={() => collect.mutate()}
+          />
+        ) : null}
+      </Suspense>
     </section>
   );
 }
