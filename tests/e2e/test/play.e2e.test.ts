@@ -158,9 +158,12 @@ describe('a round played in the browser', () => {
     // The list the app asks for is held: what it shows meanwhile is the list drawn with the page.
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/api/winners', async (route) => {
-      await held;
-      await route.continue();
+    const handlers: Promise<void>[] = [];
+    await page.route('**/api/winners', (route) => {
+      // Continued once released; a request the page has since dropped has nothing to continue.
+      const handled = held.then(() => route.continue()).catch(() => undefined);
+      handlers.push(handled);
+      return handled;
     });
     try {
       const html = await (await page.goto('/winners'))!.text();
@@ -172,6 +175,7 @@ describe('a round played in the browser', () => {
       expect(await page.getByText('Cargando…').count()).toBe(0);
     } finally {
       release();
+      await Promise.all(handlers);
       await page.unroute('**/api/winners');
     }
     await page.getByRole('row').filter({ hasText: username }).waitFor();
