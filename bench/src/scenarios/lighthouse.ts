@@ -186,17 +186,29 @@ export async function measureLighthouse(
       const visitor = path !== '/game';
       const runs: LighthousePage['runs'] = [];
       for (let run = 1; run <= options.runs; run++) {
-        // A signed-in load starts from the player's stored session and a cold cache (signIn clears it;
-        // Lighthouse keeps both when told not to reset storage). A visitor's load resets storage itself.
-        if (!visitor)
-          await signIn(port, bs.gatewayUrl, { token: user.token, username: user.username, role: 'standard' });
-        const result = await lighthouse(`${bs.gatewayUrl}${path}`, {
-          port,
-          output: 'json',
-          logLevel: 'error',
-          onlyCategories: ['performance'],
-          disableStorageReset: !visitor,
-        });
+        const measure = async () => {
+          // A signed-in load starts from the player's stored session and a cold cache (signIn clears it;
+          // Lighthouse keeps both when told not to reset storage). A visitor's load resets storage itself.
+          if (!visitor)
+            await signIn(port, bs.gatewayUrl, {
+              token: user.token,
+              username: user.username,
+              role: 'standard',
+            });
+          return lighthouse(`${bs.gatewayUrl}${path}`, {
+            port,
+            output: 'json',
+            logLevel: 'error',
+            onlyCategories: ['performance'],
+            disableStorageReset: !visitor,
+          });
+        };
+        let result = await measure();
+        // A run whose trace Lighthouse could not read (NO_NAVSTART, about one in ten) is run again, once.
+        if (result?.lhr.runtimeError) {
+          log(`[bench] lighthouse ${path} run ${run}: ${result.lhr.runtimeError.code}, run again`);
+          result = await measure();
+        }
         const audits = result?.lhr.audits ?? {};
         const numeric = (name: string) => audits[name]?.numericValue ?? null;
         const scripts = audits['network-requests']?.details as
