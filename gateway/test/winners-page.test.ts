@@ -44,6 +44,14 @@ class Game {
   }
 }
 
+/** A gateway in front of a game, drawing the winners page from a built app with its first screens. */
+const drawingGateway = (game: Game | string, env: Record<string, string> = {}) =>
+  startGateway({
+    ...clickPathEnv(typeof game === 'string' ? game : game.standIn.url),
+    WEB_DIST: makeWebDist({ shells: true }),
+    ...env,
+  });
+
 /** The page as a browser gets it (fetch decodes the body; the header says how it came). */
 async function page(gateway: Gateway, cookie = '', acceptEncoding = 'br, gzip') {
   const response = await fetch(`${gateway.url}/winners`, {
@@ -73,11 +81,7 @@ describe('the winners page drawn with its list', () => {
   let gateway: Gateway;
   beforeAll(async () => {
     await game.start();
-    gateway = await startGateway({
-      ...clickPathEnv(game.standIn.url),
-      WEB_DIST: makeWebDist({ shells: true }),
-      WINNERS_PAGE_TTL_MS: '600000',
-    });
+    gateway = await drawingGateway(game, { WINNERS_PAGE_TTL_MS: '600000' });
   });
   afterAll(async () => {
     await gateway?.close();
@@ -134,12 +138,7 @@ describe('the winners page without a list', () => {
   let gateway: Gateway;
   beforeAll(async () => {
     await game.start();
-    gateway = await startGateway({
-      ...clickPathEnv(game.standIn.url),
-      WEB_DIST: makeWebDist({ shells: true }),
-      WINNERS_PAGE_TTL_MS: '1',
-      WINNERS_PAGE_WAIT_MS: '100',
-    });
+    gateway = await drawingGateway(game, { WINNERS_PAGE_TTL_MS: '1', WINNERS_PAGE_WAIT_MS: '100' });
   });
   afterAll(async () => {
     await gateway?.close();
@@ -184,11 +183,7 @@ describe('the winners page without a list', () => {
       return { status: 200, body: WINNERS };
     };
     await slow.start();
-    const waiting = await startGateway({
-      ...clickPathEnv(slow.standIn.url),
-      WEB_DIST: makeWebDist({ shells: true }),
-      WINNERS_PAGE_WAIT_MS: '100',
-    });
+    const waiting = await drawingGateway(slow, { WINNERS_PAGE_WAIT_MS: '100' });
     try {
       expect(plain((await page(waiting)).html)).toBe(true);
       expect(slow.reads).toBe(1);
@@ -202,11 +197,7 @@ describe('the winners page without a list', () => {
   });
 
   it('is the only page when drawing is off', async () => {
-    const off = await startGateway({
-      ...clickPathEnv('http://127.0.0.1:9'),
-      WEB_DIST: makeWebDist({ shells: true }),
-      WINNERS_PAGE_TTL_MS: '0',
-    });
+    const off = await drawingGateway('http://127.0.0.1:9', { WINNERS_PAGE_TTL_MS: '0' });
     try {
       expect(plain((await page(off)).html)).toBe(true);
     } finally {
