@@ -86,7 +86,10 @@ export async function webApp(app: FastifyInstance, dist: string, winnersPages?: 
       // The winners with the page, when a list is at hand (winners-page.ts); the page alone otherwise.
       const encoding = pickEncoding(request.headers['accept-encoding']);
       const timeZone = cookieValue(cookies, TIME_ZONE_COOKIE);
-      const drawn = await winnersPages.page(language, timeZone, encoding);
+      const drawn = await winnersPages.page(language, timeZone, encoding).catch((error: unknown) => {
+        request.log.warn({ err: error }, 'the winners page could not be drawn; sent without its list');
+        return undefined;
+      });
       if (drawn) {
         if (encoding !== 'identity') void reply.header('content-encoding', encoding);
         return reply.type('text/html; charset=utf-8').send(drawn);

@@ -2,8 +2,9 @@
 // every WINNERS_PAGE_TTL_MS by each gateway, put into the page the build drew around a list
 // (web/scripts/prerender.mjs), with the same rows embedded as data so the app's first render shows them
 // (it still asks for the list, as on any visit). A phone then paints the list with the page's first
-// bytes instead of after the app and a second round trip. When no list is at hand in time (the game slow or away, no winner yet,
-// an older build) the caller sends the page without one, which the app fills as before.
+// bytes instead of after the app and a second round trip. When no list is at hand in time (the game
+// slow or away, no winner yet, an older build) the caller sends the page without one, which the app
+// fills as before.
 import {
   EMBEDDED_WINNERS_ID,
   WINNER_ROWS_MARK,
@@ -104,6 +105,8 @@ export class WinnersPages {
       if (this.drawn.size >= MAX_DRAWN) this.drawn.clear();
       drawn = this.draw(template, read, dates, encoding);
       this.drawn.set(key, drawn);
+      // A page that could not be drawn is not kept: the next request tries again.
+      drawn.catch(() => this.drawn.get(key) === drawn && this.drawn.delete(key));
     }
     return drawn;
   }

@@ -29,8 +29,8 @@ export function winnersListFile(language: Language): string {
 
 /**
  * The element (a JSON data block after #root, never executed) that carries the drawn list's page of
- * winners, so the app's first render shows the same rows without asking for them again; `data-read-at`
- * is when the gateway read them (milliseconds since the epoch).
+ * winners, so the app's first render shows the same rows while it asks for the list; `data-read-at` is
+ * when the gateway read them (milliseconds since the epoch).
  */
 export const EMBEDDED_WINNERS_ID = 'omc-winners';
 
