@@ -66,6 +66,17 @@ export const authApi = {
     request('/api/admin/updateRole', MessageResponse, { method: 'POST', token, body }),
 };
 
+/**
+ * Since when the profile has come without the game's part (`freeClicks` null): a new account the game
+ * has not heard of yet (it learns of a sign-up by event), or the game away. Null while it is there.
+ */
+let gamePartMissingSince: number | null = null;
+
+/** How long to wait before reading a profile without the game's part again: 1 s, longer the longer it lasts (at most 30 s). */
+function gamePartRetryMs(now = Date.now()): number {
+  return Math.min(30_000, Math.max(1_000, (now - (gamePartMissingSince ?? now)) / 2));
+}
+
 export const profileQuery = (token: string | null) =>
   queryOptions({
     queryKey: queryKeys.profile(token),
@@ -73,10 +84,14 @@ export const profileQuery = (token: string | null) =>
       const profile = await authApi.profile(token!);
       markServerData('profile');
       profileRead(profile);
+      gamePartMissingSince = profile.freeClicks === null ? (gamePartMissingSince ?? Date.now()) : null;
       return profile;
     },
     enabled: Boolean(token),
     staleTime: 10_000,
+    // Without the game's part the page has no balance to show: read again until it comes, no event
+    // being due to bring it.
+    refetchInterval: (query) => (query.state.data?.freeClicks === null ? gamePartRetryMs() : false),
   });
 
 export const sessionsQuery = (token: string | null) =>

@@ -154,6 +154,25 @@ describe('game screen', () => {
     expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(3);
   });
 
+  it("reads the profile again until it carries the game's part (a new account the game has not heard of yet)", async () => {
+    signIn();
+    let reads = 0;
+    const api = fakeApi({
+      'GET /api/user/profile': () =>
+        json(
+          200,
+          ++reads < 3 ? profile({ freeClicks: null, hasInfiniteClicks: null }) : profile({ freeClicks: 10 }),
+        ),
+    });
+    renderApp('/game');
+    await waitFor(() => expect(freeClicks()).toHaveTextContent('–'));
+    // No event is due to bring it: the page asks again, and shows the balance once the game has it.
+    await waitFor(() => expect(freeClicks()).toHaveTextContent('10'), { timeout: 5000 });
+    expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(3);
+    await act(() => new Promise((resolve) => setTimeout(resolve, 1500)));
+    expect(api.callsTo('GET', '/api/user/profile')).toHaveLength(3);
+  });
+
   it('rolls the counter and the balance back and shows the server message when the click is refused', async () => {
     signIn();
     const answer = deferred<Response>();
