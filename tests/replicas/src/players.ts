@@ -147,7 +147,8 @@ export async function buyPackSurely(player: Player, timeoutMs = 60_000): Promise
 
 /**
  * Steady traffic: each player clicks, buys a pack when out of clicks, and pauses; a watcher fetches the
- * web app and the winners list as a visitor's browser would, counting every answer that is not a 200.
+ * web app, the winners page and the winners list as a visitor's browser would, counting every answer
+ * that is not a 200.
  */
 export class Traffic {
   readonly clicks: ClickRecord[] = [];
@@ -183,7 +184,8 @@ export class Traffic {
 
   private async watchLoop(): Promise<void> {
     while (this.running) {
-      for (const path of ['/', '/api/winners']) {
+      // The winners page is drawn with its list by the gateway, which reads it from the game.
+      for (const path of ['/', '/winners', '/api/winners']) {
         const answer = await call('GET', path, { timeoutMs: 5000 });
         if (answer.status !== 200) this.unserved.push({ path, status: answer.status, at: Date.now() });
       }
