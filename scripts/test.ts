@@ -1,7 +1,7 @@
 // `npm test`: every test of every package, packages side by side (each starts its own servers unless
 // DATABASE_URL, REDIS_URL and NATS_URL are given), with one summary at the end.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ensureChromium,
@@ -49,9 +49,44 @@ interface Outcome {
   seconds: number;
 }
 
+const reportFile = (pkg: Pkg) => join(resultsDir, `${pkg.name.replace(/[@/]/g, '_')}.json`);
+
+/** Each failed test of a package's report: its file and name, and the first lines of its error. */
+function failedTests(pkg: Pkg): string[] {
+  if (!existsSync(reportFile(pkg))) return [];
+  try {
+    const report = JSON.parse(readFileSync(reportFile(pkg), 'utf8')) as {
+      testResults: {
+        name: string;
+        message?: string;
+        assertionResults: { status: string; fullName: string; failureMessages: string[] }[];
+      }[];
+    };
+    return report.testResults.flatMap((file) => {
+      const where = `${pkg.name} ${file.name.slice(root.length + 1)}`;
+      const failed = file.assertionResults.filter((a) => a.status === 'failed');
+      if (failed.length === 0 && file.message) return [`${where}\n    ${firstLines(file.message)}`];
+      return failed.map((a) => `${where} > ${a.fullName}\n    ${firstLines(a.failureMessages[0] ?? '')}`);
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** The message's first lines and the first stack frame in the project's own code. */
+function firstLines(text: string): string {
+  const lines = text.split('\n');
+  const frame = (line: string) => /^\s+at /.test(line);
+  const message = lines.filter((l) => !frame(l)).slice(0, 3);
+  const own = lines.find((l) => frame(l) && !l.includes('node_modules'));
+  return [...message, ...(own ? [own.trim()] : [])].join('\n    ').slice(0, 800);
+}
+
 function runPackage(pkg: Pkg): Promise<Outcome> {
   const started = Date.now();
-  const jsonFile = join(resultsDir, `${pkg.name.replace(/[@/]/g, '_')}.json`);
+  const jsonFile = reportFile(pkg);
+  // A report left by an earlier run must not stand in for one this run failed to write.
+  rmSync(jsonFile, { force: true });
   return new Promise((resolve) => {
     const child = spawn(
       'pnpm',
@@ -203,5 +238,11 @@ const total = outcomes.reduce(
   }),
   { passed: 0, failed: 0, skipped: 0 },
 );
+// What failed, once more at the very end: a long log is often read from its tail only.
+const failures = outcomes.flatMap((o) => failedTests(o.pkg));
+if (failures.length > 0) {
+  console.log('\n===== failed tests =====');
+  for (const line of failures) console.log(line);
+}
 console.log(`\n${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`);
 process.exit(total.failed > 0 || outcomes.some((o) => o.code !== 0) ? 1 : 0);
