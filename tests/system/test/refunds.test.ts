@@ -4,6 +4,8 @@
 // share (the counter's pot shows it); the audit log names the admin, the buyer and the address; the
 // player's purchase view says voided; and payments' own ledger check passes on its database.
 import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import {
   AdminPurchasesPage,
@@ -17,7 +19,7 @@ import { workspaceRoot } from '@omc/testkit';
 import { describe, expect, inject, it } from 'vitest';
 import { SYSTEM_ADMIN } from './global-setup.js';
 
-const { gatewayUrl, databaseUrls } = inject('system');
+const { gatewayUrl, databaseUrls, logsDir } = inject('system');
 
 async function call(method: string, path: string, options: { token?: string; body?: unknown } = {}) {
   const response = await fetch(`${gatewayUrl}${path}`, {
@@ -31,12 +33,40 @@ async function call(method: string, path: string, options: { token?: string; bod
   return { status: response.status, body: (await response.json().catch(() => undefined)) as any };
 }
 
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 15_000;
+const began = Date.now();
+
+/**
+ * What the services logged of `ids`, and every warning since the test began: a wait that timed out says
+ * where the event stopped.
+ */
+function logsOf(ids: string[]): string {
+  const recentWarning = (line: string) =>
+    /"level":[4-6]\d/.test(line) && Number(/"time":(\d+)/.exec(line)?.[1] ?? 0) >= began;
+  return ['auth', 'payments', 'game']
+    .flatMap((service) => {
+      const file = join(logsDir, `${service}.log`);
+      if (!existsSync(file)) return [];
+      return readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => ids.some((id) => line.includes(id)) || recentWarning(line))
+        .slice(-15)
+        .map((line) => `${service}: ${line.slice(0, 600)}`);
+    })
+    .join('\n');
+}
+
+async function until<T>(
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  what: string,
+  ids: string[] = [],
+): Promise<T> {
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const value = await read();
     if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}\n${logsOf(ids)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -76,6 +106,7 @@ describe('refunds through the gateway', () => {
       () => purchasedClicks(player),
       (n) => n === 100,
       'the purchase applied',
+      [playerId, firstTransaction],
     );
     await until(pot, (p) => Math.abs(p - (potBefore + 0.49)) < 0.001, 'the pot share in the pot');
     for (let i = 0; i < 3; i++)
