@@ -186,7 +186,7 @@ async function staticChecks(): Promise<void> {
   if (only.length > 0) return;
   outcomes.push(await runCheck('lint', 'pnpm', ['exec', 'eslint', '.']));
   outcomes.push(await runCheck('format', 'pnpm', ['exec', 'prettier', '--check', '--log-level=warn', '.']));
-  outcomes.push(await runCheck('typecheck', 'pnpm', ['-r', '--workspace-concurrency=1', 'typecheck']));
+  outcomes.push(await runCheck('typecheck', 'pnpm', ['exec', 'tsx', 'scripts/typecheck.ts']));
 }
 await Promise.all([
   ...Array.from({ length: concurrency }, async () => {
