@@ -9,12 +9,18 @@ export interface CaughtMail {
   date?: string;
 }
 
-/** Every mail in the catcher, oldest first; none while it does not answer. */
+/**
+ * Every mail in the catcher, oldest first; none while it does not answer. A mail without recipients is
+ * left out: the file of one the catcher was writing when it was stopped, read back empty at its restart
+ * (the sender was never told it arrived, and sends it again).
+ */
 export async function caughtMails(mailUrl: string): Promise<CaughtMail[]> {
   const response = await fetch(`${mailUrl}/email`, { signal: AbortSignal.timeout(10_000) }).catch(
     () => undefined,
   );
-  return response?.ok ? ((await response.json()) as CaughtMail[]) : [];
+  if (!response?.ok) return [];
+  const mails = (await response.json()) as Partial<CaughtMail>[];
+  return mails.filter((m): m is CaughtMail => Array.isArray(m.to) && m.to.length > 0);
 }
 
 const isTo = (mail: CaughtMail, address: string) =>
