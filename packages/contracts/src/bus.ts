@@ -35,6 +35,8 @@ export const BUS_USERS: Record<BusUserName, BusUser> = {
       [STREAMS.auth.name, 'game-auth'],
       [STREAMS.payments.name, 'game-payments'],
     ],
+    // Every instance reads the sessions their owners ended (each refuses their clicks itself).
+    watches: [[STREAMS.auth.name, SUBJECTS.sessionEnded]],
     answersRequests: true,
   },
   payments: {

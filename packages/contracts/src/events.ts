@@ -15,6 +15,11 @@ export const SUBJECTS = {
    * (a suspension, a restore, a password reset, an email undo, sign out everywhere).
    */
   userAccessChanged: 'auth.user.access_changed.v1',
+  /**
+   * The owner ended one session (its refresh family): its access tokens, which name it in `sid`, are
+   * refused from now on. Every game instance watches these, so the session clicks no more.
+   */
+  sessionEnded: 'auth.session.ended.v1',
   /** A password reset was asked for an existing account: names the request; the mailer mints its link. */
   passwordResetRequested: 'auth.user.password_reset_requested.v1',
   /** The password was reset from a mailed link: the owner is told. */
@@ -80,6 +85,15 @@ export const UserAccessChangedV1 = z.object({
   suspended: z.boolean(),
   reason: z.string().max(500).nullable(),
   securityVersion: z.number().int().nonnegative(),
+});
+/**
+ * One session ended by its owner: `sessionId` is the `sid` its access tokens carry; none of them is valid
+ * after `until` anyway (the last one it was given expires then), so a consumer may forget it after that.
+ */
+export const SessionEndedV1 = z.object({
+  userId: UserId,
+  sessionId: z.string().min(1).max(100),
+  until: z.iso.datetime({ offset: true }),
 });
 /**
  * No secret travels on the bus: `requestId` names the reset request in auth's own store, and auth's mailer
@@ -179,6 +193,7 @@ export const EVENT_PAYLOADS = {
   [SUBJECTS.userRoleChanged]: UserRoleChangedV1,
   [SUBJECTS.userDeleted]: UserDeletedV1,
   [SUBJECTS.userAccessChanged]: UserAccessChangedV1,
+  [SUBJECTS.sessionEnded]: SessionEndedV1,
   [SUBJECTS.passwordResetRequested]: PasswordResetRequestedV1,
   [SUBJECTS.passwordReset]: PasswordResetV1,
   [SUBJECTS.verificationRequested]: VerificationRequestedV1,

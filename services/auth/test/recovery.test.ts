@@ -3,7 +3,14 @@
 // copy at once on account routes and on /internal/account (what payments asks on money paths), cancels the
 // pending email change the thief asked for and spends the reset links; an email change needs the current
 // password or a recent sign-in; addresses compare in one canonical form.
-import { ErrorBody, InternalAccount, MessageWithTokenResponse, ProfileResponse } from '@omc/contracts';
+import {
+  ErrorBody,
+  InternalAccount,
+  MessageWithTokenResponse,
+  ProfileResponse,
+  SUBJECTS,
+} from '@omc/contracts';
+import { eventually } from '@omc/testkit';
 import type { SunkMail } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderMail } from '../src/mail/templates.js';
@@ -143,6 +150,20 @@ describe('recovery beats a stolen token', () => {
     ).toBe(200);
     expect(await stillWorks(victim.token)).toMatchObject({ profile: 401, internal: 401 });
     expect(await stillWorks(owner)).toMatchObject({ profile: 200, internal: 200 });
+    // Announced for the game, which refuses the session's clicks until its last token has expired.
+    const endedAt = Date.now();
+    await eventually(
+      () => h.events.of(SUBJECTS.sessionEnded).some((e) => e.data.sessionId === stolen.id),
+      'the session ended event',
+    );
+    const [announced, ...again] = h.events
+      .of(SUBJECTS.sessionEnded)
+      .filter((e) => e.data.sessionId === stolen.id);
+    expect(again).toEqual([]);
+    expect(announced!.data.userId).toBe(victim.id);
+    const until = Date.parse(announced!.data.until) - endedAt;
+    expect(until).toBeGreaterThan(14 * 60_000);
+    expect(until).toBeLessThan(17 * 60_000);
   });
 
   it('"sign out everywhere" ends every earlier token, the caller gets a successor; a password change ends the other sessions', async () => {

@@ -24,6 +24,7 @@ import { startStatePublisher, type StatePublisher } from './state/state-publishe
 import { stateRoutes } from './state/state.routes.js';
 import { internalWinsRoutes } from './winners/internal-wins.routes.js';
 import { buildInternalApp } from './internal.js';
+import { EndedSessions, watchEndedSessions } from './users/ended-sessions.js';
 import { winnersRoutes } from './winners/winners.routes.js';
 
 export interface GameApp extends FastifyInstance {
@@ -74,15 +75,13 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     onRebuilt: (cause) => metrics.stateRebuilds.inc({ cause }),
     onStateChanged: (state) => background.publisher?.changed(state),
   });
-  const ctx: GameContext = { deps, engine, metrics };
+  const ctx: GameContext = { deps, engine, metrics, endedSessions: new EndedSessions(deps.clock) };
   const internal = await buildInternalApp(ctx, { logger: options.logger });
   const notStarted = async () => {
     throw new Error('the game app is not started');
   };
   app.decorate('game', {
-    deps,
-    engine,
-    metrics,
+    ...ctx,
     internal,
     flushJournal: (timeoutMs?: number) => background.flusher?.drain(timeoutMs) ?? notStarted(),
     drainOutbox: (timeoutMs?: number) => background.outbox?.drain(timeoutMs) ?? notStarted(),
@@ -148,6 +147,13 @@ export async function start(app: GameApp): Promise<void> {
   Object.assign(background, { outbox, flusher, publisher });
   await app.game.internal.listen({ port: config.INTERNAL_PORT, host: config.HOST });
   metrics.observeRound(() => engine.readState(), config.ROUND_TARGET);
+  // Every instance reads the sessions their owners ended (a shared durable consumer would tell only one).
+  const endedSessions = watchEndedSessions({
+    nats,
+    sessions: app.game.endedSessions,
+    clock: deps.clock,
+    log,
+  });
   const consumers = startGameConsumers({
     db,
     nats,
@@ -185,7 +191,7 @@ export async function start(app: GameApp): Promise<void> {
   background.stop = async () => {
     await retention.stop();
     await reconciler?.stop();
-    await Promise.all(consumers.map((c) => c.stop()));
+    await Promise.all([...consumers, endedSessions].map((c) => c.stop()));
     await fence.stop();
     await publisher.stop();
     await engine.close();

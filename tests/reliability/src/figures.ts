@@ -49,6 +49,8 @@ export interface Figures {
   staleTokenUsesTried: number;
   /** Of those, the ones that were not refused with 401 (the token outlived the security event). */
   tokensOutlivingRecovery: number;
+  /** How long after the owner ended a session its token's clicks were refused, in ms. */
+  endedSessionClicksRefusedMs: number;
   /** Email changes a thief asked for that could still be confirmed after the owner's reset. */
   pendingChangesAfterReset: number;
   /**
@@ -102,6 +104,7 @@ export function emptyFigures(): Figures {
     staleRoleReads: 0,
     staleTokenUsesTried: 0,
     tokensOutlivingRecovery: 0,
+    endedSessionClicksRefusedMs: 0,
     pendingChangesAfterReset: 0,
     payoutsToUnconfirmedAddress: 0,
     payoutsCheckedForConfirmation: 0,
@@ -168,6 +171,10 @@ export function mergeFigures(into: Figures, part: Partial<Figures>): void {
   into.faultMatrix.push(...(part.faultMatrix ?? []));
   into.busPermissions.push(...(part.busPermissions ?? []));
   into.eventLoopBaselineMs = Math.max(into.eventLoopBaselineMs, Number(part.eventLoopBaselineMs ?? 0));
+  into.endedSessionClicksRefusedMs = Math.max(
+    into.endedSessionClicksRefusedMs,
+    Number(part.endedSessionClicksRefusedMs ?? 0),
+  );
   into.socketsOneAddressHolds = Math.max(
     into.socketsOneAddressHolds,
     Number(part.socketsOneAddressHolds ?? 0),
@@ -201,7 +208,7 @@ export function formatFigures(f: Figures): string {
         .join(', ') || 'n/a'
     }; a plain request ${f.eventLoopBaselineMs.toFixed(1)} ms (budget 20 ms over it)`,
     `role read-your-writes      ${f.roleChangesChecked} role changes, each followed at once by a click and a profile read: ${f.staleRoleReads} saw the old role`,
-    `stolen token vs recovery   ${f.staleTokenUsesTried} uses of a token on money and account routes after a reset, an undo or an ended session: ${f.tokensOutlivingRecovery} not refused; pending email changes alive after a reset ${f.pendingChangesAfterReset}`,
+    `stolen token vs recovery   ${f.staleTokenUsesTried} uses of a token on money and account routes after a reset, an undo or an ended session: ${f.tokensOutlivingRecovery} not refused; an ended session's clicks refused after ${f.endedSessionClicksRefusedMs} ms; pending email changes alive after a reset ${f.pendingChangesAfterReset}`,
     `payouts to an unconfirmed address: ${f.payoutsToUnconfirmedAddress} (of ${f.payoutsCheckedForConfirmation} completed payouts, each checked against the address its account confirmed from its email before)`,
     `money fault matrix         ${f.faultMatrix.join('; ') || 'n/a'}`,
     `sockets one address holds  ${f.socketsOneAddressHolds || 'n/a'} (the next is refused; other suite files' sockets from this host included)`,

@@ -90,6 +90,14 @@ describe('recovery beats a stolen token', () => {
     );
     await stolenTokenRefused(b.token, 'of an ended session');
     expect((await call('GET', '/api/user/profile', { token: owner.token })).status).toBe(200);
+    // Nor does it click: every game instance hears of the ended session within moments.
+    const { ms: clicksEndedMs } = await waitFor(
+      'the ended session refused on the click',
+      async () => (await call('POST', '/api/game/click', { token: b.token })).status === 401,
+      10_000,
+    );
+    figures.endedSessionClicksRefusedMs = clicksEndedMs;
+    expect((await call('POST', '/api/game/click', { token: owner.token })).status).toBe(200);
 
     // An undo: the owner undoes, from the old inbox, a change the thief confirmed.
     const c: Player = await registerPlayer('ru');

@@ -4,6 +4,7 @@
 // their refresh families, every email change still waiting for its new address, and every mailed
 // password-reset link. Undo links are not spent here: they are the owner's way back (email-change.service).
 import { makeEvent, SUBJECTS } from '@omc/contracts';
+import { ACCESS_TOKEN_TTL_SECONDS } from '@omc/service-kit';
 import type { Kysely, Transaction } from 'kysely';
 import type { AuthContext } from '../context.js';
 import type { Database } from '../db/schema.js';
@@ -74,7 +75,14 @@ export async function raiseSecurityVersion(
   return { security_version: row.security_version };
 }
 
-/** Ends one session (its refresh family, hence its access tokens) and spends the mailed links. */
+/** How long after a session ends its last access token may still be presented (clock skew included). */
+const ENDED_SESSION_TOKENS_MS = (ACCESS_TOKEN_TTL_SECONDS + 60) * 1000;
+
+/**
+ * Ends one session (its refresh family, hence its access tokens on auth's and payments' routes) and spends
+ * the mailed links, and announces it (auth.session.ended.v1) so every game instance refuses the
+ * session's clicks too, until its last access token has expired.
+ */
 export async function endOneSession(
   trx: Transaction<Database>,
   userId: string,
@@ -83,6 +91,14 @@ export async function endOneSession(
 ): Promise<void> {
   await revokeFamily(trx, familyId, now);
   await spendMailedLinks(trx, userId, now);
+  await enqueue(
+    trx,
+    makeEvent(SUBJECTS.sessionEnded, {
+      userId,
+      sessionId: familyId,
+      until: new Date(now + ENDED_SESSION_TOKENS_MS).toISOString(),
+    }),
+  );
 }
 
 async function spendMailedLinks(db: Kysely<Database> | Transaction<Database>, userId: string, now: number) {

@@ -1,0 +1,117 @@
+// A session its owner ended clicks no more: once auth.session.ended.v1 arrives, every game instance
+// refuses the tokens that name it (401, with a message), while the owner's other sessions click on; an
+// instance started afterwards knows it too (it reads the recent events at start); and a session whose
+// last token has expired is forgotten.
+import { randomUUID } from 'node:crypto';
+import { makeEvent, SUBJECTS } from '@omc/contracts';
+import { eventually, signAccessToken } from '@omc/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, start, type GameApp } from '../src/app.js';
+import { createDeps } from '../src/deps.js';
+import { EndedSessions } from '../src/users/ended-sessions.js';
+import { startGame, type Harness, type TestUser } from './support.js';
+
+describe('ended sessions', () => {
+  let h: Harness;
+  let late: GameApp | undefined;
+  beforeAll(async () => {
+    h = await startGame({ name: 'ended-sessions', instances: 2, env: { CLICK_RATE_PER_USER: '100000' } });
+  });
+  afterAll(async () => {
+    if (late) {
+      await late.close();
+      await late.game.deps.close();
+    }
+    await h?.close();
+  });
+
+  /** The player's token of one session, as auth signs it (`sid`: the session's refresh family). */
+  const inSession = async (player: TestUser, sid: string): Promise<TestUser> => ({
+    ...player,
+    token: await signAccessToken(h.keys.privateKey, {
+      sub: player.id,
+      username: player.username,
+      role: 'standard',
+      sid,
+      sv: 0,
+    }),
+  });
+  const ended = (player: TestUser, sessionId: string, untilMs: number) =>
+    makeEvent(SUBJECTS.sessionEnded, {
+      userId: player.id,
+      sessionId,
+      until: new Date(untilMs).toISOString(),
+    });
+
+  it('refuses the ended session on every instance and lets the others click on', async () => {
+    const player = await h.registerUser();
+    const sessionId = randomUUID();
+    const thief = await inSession(player, sessionId);
+    const owner = await inSession(player, randomUUID());
+    for (const on of h.apps) {
+      expect((await h.click(thief, on)).statusCode).toBe(200);
+      expect((await h.click(owner, on)).statusCode).toBe(200);
+    }
+    await h.publish(ended(player, sessionId, Date.now() + 16 * 60_000));
+
+    for (const on of h.apps)
+      await eventually(
+        async () => (await h.click(thief, on)).statusCode === 401,
+        'the ended session refused',
+      );
+    const counter = (await h.state()).globalClicks;
+    for (const on of h.apps) {
+      const refused = await h.click(thief, on);
+      expect(refused.statusCode).toBe(401);
+      expect((refused.json() as { message: string }).message).toMatch(/session was ended/);
+      expect((await h.profile(thief, on)).statusCode).toBe(401);
+      expect((await h.click(owner, on)).statusCode).toBe(200);
+    }
+    // The refused clicks counted nothing.
+    expect((await h.state()).globalClicks).toBe(counter + h.apps.length);
+
+    // An instance started afterwards (a new pod, a restart) reads the recent events at start.
+    const deps = await createDeps(h.config);
+    late = await buildApp(deps, { logger: false });
+    await start(late);
+    await eventually(
+      async () => (await h.click(thief, late)).statusCode === 401,
+      'the new instance refuses it',
+    );
+    expect((await h.click(owner, late)).statusCode).toBe(200);
+  });
+
+  it('forgets a session whose last token has expired', async () => {
+    const player = await h.registerUser();
+    const sessionId = randomUUID();
+    const expired = await inSession(player, sessionId);
+    const other = await inSession(player, randomUUID());
+    await h.publish(ended(player, sessionId, Date.now() - 1000));
+    // The event of another session, published after, marks when this one has been read.
+    const marker = randomUUID();
+    await h.publish(ended(player, marker, Date.now() + 60_000));
+    await eventually(
+      async () => (await h.click(await inSession(player, marker))).statusCode === 401,
+      'the later event read',
+    );
+    expect((await h.click(expired)).statusCode).toBe(200);
+    expect((await h.click(other)).statusCode).toBe(200);
+  });
+});
+
+describe('EndedSessions', () => {
+  it('holds a session until its time, then lets it go', () => {
+    let now = 1_000_000;
+    const sessions = new EndedSessions(() => now);
+    sessions.add('a', now + 1000);
+    sessions.add('b', now - 1);
+    expect(sessions.has('a')).toBe(true);
+    expect(sessions.has('b')).toBe(false);
+    expect(sessions.has(undefined)).toBe(false);
+    expect(sessions.size).toBe(1);
+    now += 1000;
+    expect(sessions.has('a')).toBe(false);
+    sessions.prune();
+    expect(sessions.size).toBe(0);
+  });
+});
