@@ -8,6 +8,7 @@ export * from './db.js';
 export * from './migrations.js';
 export * from './redis.js';
 export * from './nats.js';
+export * from './subject-watch.js';
 export * from './outbox.js';
 export * from './poll-loop.js';
 export * from './auth.js';

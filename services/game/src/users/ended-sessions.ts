@@ -5,9 +5,14 @@
 // or restarted instance knows every session whose tokens may still be presented; after an interruption
 // from the message after the last one it saw. A session is forgotten once its last token has expired.
 import { parseEvent, STREAMS, SUBJECTS, type EventPayload } from '@omc/contracts';
-import { ACCESS_TOKEN_TTL_SECONDS, AppError, backoff, RETRY_POLICIES, type Nats } from '@omc/service-kit';
+import {
+  ACCESS_TOKEN_TTL_SECONDS,
+  AppError,
+  watchSubject,
+  type Nats,
+  type SubjectWatch,
+} from '@omc/service-kit';
 import type { FastifyRequest } from 'fastify';
-import { DeliverPolicy, type ConsumerMessages } from 'nats';
 import type { Logger } from 'pino';
 
 /** How far back a starting instance reads: every ended session whose tokens may still be presented. */
@@ -55,69 +60,29 @@ export function refuseEndedSessions(sessions: EndedSessions) {
   };
 }
 
-export interface EndedSessionsWatch {
-  /** Resolves once the consumer is in place (the events it reads arrive after). */
-  ready: Promise<void>;
-  stop(): Promise<void>;
-}
-
 export function watchEndedSessions(options: {
   nats: Nats;
   sessions: EndedSessions;
   clock: () => number;
   log: Logger;
-}): EndedSessionsWatch {
-  const { nats, sessions, log } = options;
-  let stopped = false;
-  let lastSequence: number | undefined;
-  let messages: ConsumerMessages | undefined;
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-
-  let restarts = 0;
-  const loop = async () => {
-    while (!stopped) {
+}): SubjectWatch {
+  const { sessions, log } = options;
+  return watchSubject({
+    nats: options.nats,
+    stream: STREAMS.auth.name,
+    subject: SUBJECTS.sessionEnded,
+    from: () => new Date(options.clock() - ENDED_SESSIONS_LOOKBACK_MS),
+    onMessage: (msg) => {
+      let ended: EventPayload<typeof SUBJECTS.sessionEnded>;
       try {
-        const info = await nats.jsm.streams.info(STREAMS.auth.name);
-        // A stream that was recreated numbers from 1 again: read it from the lookback as at start.
-        if (lastSequence !== undefined && info.state.last_seq < lastSequence) lastSequence = undefined;
-        const startAt = new Date(options.clock() - ENDED_SESSIONS_LOOKBACK_MS).toISOString();
-        const consumer = await nats.js.consumers.get(STREAMS.auth.name, {
-          filterSubjects: SUBJECTS.sessionEnded,
-          ...(lastSequence === undefined
-            ? { deliver_policy: DeliverPolicy.StartTime, opt_start_time: startAt }
-            : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: lastSequence + 1 }),
-        });
-        messages = await consumer.consume({ max_messages: 256 });
-        markReady();
-        restarts = 0;
-        for await (const msg of messages) {
-          if (stopped) break;
-          lastSequence = msg.seq;
-          let ended: EventPayload<typeof SUBJECTS.sessionEnded>;
-          try {
-            ended = parseEvent(SUBJECTS.sessionEnded, msg.data).data;
-          } catch (error) {
-            log.warn({ err: error, subject: msg.subject }, 'session ended event does not match its contract');
-            continue;
-          }
-          sessions.add(ended.sessionId, Date.parse(ended.until));
-        }
+        ended = parseEvent(SUBJECTS.sessionEnded, msg.data).data;
       } catch (error) {
-        if (stopped) break;
-        log.warn({ err: error }, 'ended sessions consumer interrupted; resuming');
+        log.warn({ err: error, subject: msg.subject }, 'session ended event does not match its contract');
+        return;
       }
-      if (!stopped) await backoff(RETRY_POLICIES.consumerRestart, restarts++);
-    }
-  };
-  const done = loop();
-
-  return {
-    ready,
-    async stop() {
-      stopped = true;
-      messages?.stop();
-      await Promise.race([done, new Promise((r) => setTimeout(r, 2000))]);
+      sessions.add(ended.sessionId, Date.parse(ended.until));
     },
-  };
+    log,
+    name: 'ended sessions consumer',
+  });
 }
