@@ -253,6 +253,9 @@ const SOCKET_DESCRIPTIONS: Record<keyof typeof SOCKET_EVENTS, string> = {
     'The whole game state, to every socket (guests too), coalesced to a fixed tick (BROADCAST_HZ).',
   winner: 'A round was won: who won it and the pot, in euros.',
   userCountUpdate: 'Connected sockets across every realtime instance; also repeated periodically.',
+  profileStamp:
+    "On connect, to a signed-in socket: changes whenever the player's profile may have; a reconnecting client re-reads the profile only when it differs.",
+  move: 'The instance is going away: the connection closes next; reconnect (to another instance) without showing an error.',
 };
 
 /** The live connection as an AsyncAPI 3.0 document: the server sends, the browser only listens. */

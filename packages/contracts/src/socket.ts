@@ -9,11 +9,24 @@ export const SOCKET_PATH = '/socket.io';
 export const GameStateUpdate = GameState;
 export const WinnerEvent = z.object({ username: z.string(), pot: Euros });
 export const UserCountUpdate = z.number().int().nonnegative();
+/**
+ * To a signed-in socket on connect: a stamp of everything of the player's the profile shows. It changes
+ * whenever something of theirs changed (a purchase, a payout, a role or account change, a round's end);
+ * a client that reconnects and sees the stamp it had reads the profile again only if it differs.
+ */
+export const ProfileStamp = z.string().min(1).max(100);
+/**
+ * The instance is going away (a rollout): the server closes this connection right after, and the client
+ * reconnects to another instance as after any dropped connection. Not an error to show.
+ */
+export const Move = z.object({});
 
 export interface ServerToClientEvents {
   gameStateUpdate: (state: z.infer<typeof GameStateUpdate>) => void;
   winner: (event: z.infer<typeof WinnerEvent>) => void;
   userCountUpdate: (count: number) => void;
+  profileStamp: (stamp: string) => void;
+  move: (event: z.infer<typeof Move>) => void;
 }
 
 /** The browser sends no events. */
@@ -23,6 +36,8 @@ export const SOCKET_EVENTS = {
   gameStateUpdate: GameStateUpdate,
   winner: WinnerEvent,
   userCountUpdate: UserCountUpdate,
+  profileStamp: ProfileStamp,
+  move: Move,
 } as const;
 
 /** Client reconnection settings of the client contract. */

@@ -12,6 +12,7 @@ import {
 import { connectNats, ensureStream, publishEvent, type Nats } from '@omc/service-kit';
 import { eventually } from '@omc/testkit';
 import type { FastifyInstance } from 'fastify';
+import { createServer, connect as netConnect, type AddressInfo, type Socket as NetSocket } from 'node:net';
 import { io as connectSocket, type Socket } from 'socket.io-client';
 import { buildApp, start } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -31,7 +32,8 @@ export interface FakeGame {
 
 export async function startFakeGame(natsUrl: string): Promise<FakeGame> {
   const nats = await connectNats(natsUrl, 'test-game');
-  await ensureStream(nats.jsm, STREAMS.game);
+  // The streams realtime reads (auth's and payments' for the profile stamps), as their owners make them.
+  await Promise.all([STREAMS.game, STREAMS.auth, STREAMS.payments].map((s) => ensureStream(nats.jsm, s)));
   const game: FakeGame = {
     nats,
     state: { round: 1, globalClicks: 0, potCents: 0, lastClickUser: null, lastWinner: null, at: Date.now() },
@@ -73,7 +75,8 @@ export interface Instance {
 }
 
 export async function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', INSTANCE_NAME: name, ...env });
+  // No drain window unless a test asks for one: closing an instance is immediate.
+  const config = loadConfig({ LOG_LEVEL: 'silent', INSTANCE_NAME: name, DRAIN_MS: '0', ...env });
   const deps = await createDeps(config);
   const app = await buildApp(deps, { logger: false });
   await start(app);
@@ -100,6 +103,12 @@ export interface Recorder {
   states: Parameters<ServerToClientEvents['gameStateUpdate']>[0][];
   winners: Parameters<ServerToClientEvents['winner']>[0][];
   counts: number[];
+  /** Profile stamps, one per signed-in connection. */
+  stamps: string[];
+  /** `move` events heard. */
+  moves: number;
+  /** Connections made, the first included. */
+  connects: number;
   errors: string[];
   lastCount(): number | undefined;
   lastState(): Recorder['states'][number] | undefined;
@@ -128,6 +137,9 @@ export function record(
     states: [],
     winners: [],
     counts: [],
+    stamps: [],
+    moves: 0,
+    connects: 0,
     errors: [],
     lastCount: () => recorder.counts.at(-1),
     lastState: () => recorder.states.at(-1),
@@ -137,12 +149,68 @@ export function record(
   socket.on('gameStateUpdate', (state) => recorder.states.push(SOCKET_EVENTS.gameStateUpdate.parse(state)));
   socket.on('winner', (winner) => recorder.winners.push(SOCKET_EVENTS.winner.parse(winner)));
   socket.on('userCountUpdate', (count) => recorder.counts.push(SOCKET_EVENTS.userCountUpdate.parse(count)));
+  socket.on('profileStamp', (stamp) => recorder.stamps.push(SOCKET_EVENTS.profileStamp.parse(stamp)));
+  socket.on('move', (event) => {
+    SOCKET_EVENTS.move.parse(event);
+    recorder.moves += 1;
+  });
+  socket.on('connect', () => (recorder.connects += 1));
   socket.on('connect_error', (error) => recorder.errors.push(error.message));
   return recorder;
 }
 
 export async function connected(...recorders: Recorder[]): Promise<void> {
   await eventually(() => recorders.every((r) => r.socket.connected), 'sockets to connect');
+}
+
+/**
+ * A stand-in for a load balancer in front of the instances: each new connection goes to the first of
+ * `upstreams()` whose /readyz answers 200, as a Kubernetes Service sends only to ready pods.
+ */
+export async function startReadyBalancer(upstreams: () => string[]): Promise<{ url: string; close(): void }> {
+  const isReady = (url: string) =>
+    fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+  const open = new Set<NetSocket>();
+  const server = createServer((client) => {
+    client.pause();
+    open.add(client);
+    client.on('close', () => open.delete(client));
+    client.on('error', () => client.destroy());
+    void (async () => {
+      let target: string | undefined;
+      for (const url of upstreams()) {
+        if (!(await isReady(url))) continue;
+        target = url;
+        break;
+      }
+      if (!target || client.destroyed) return void client.destroy();
+      const { hostname, port } = new URL(target);
+      const upstream = netConnect({ host: hostname, port: Number(port) });
+      open.add(upstream);
+      const close = () => {
+        client.destroy();
+        upstream.destroy();
+        open.delete(upstream);
+      };
+      upstream.on('error', close).on('close', close);
+      client.on('close', close);
+      upstream.pipe(client);
+      client.pipe(upstream);
+      client.resume();
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close() {
+      for (const socket of open) socket.destroy();
+      server.close();
+    },
+  };
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

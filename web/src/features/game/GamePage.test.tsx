@@ -307,9 +307,9 @@ describe('game screen', () => {
     expect(screen.queryByTestId('last-clicker')).not.toBeInTheDocument();
   });
 
-  it('follows live updates, shows the winner and the connected users, and reloads state on reconnect', async () => {
+  it('follows live updates, shows the winner and the connected users', async () => {
     signIn();
-    const api = fakeApi();
+    fakeApi();
     const socket = fakeSocket();
     renderApp('/game', { socket });
     await waitFor(() => expect(counter()).toHaveTextContent('41'));
@@ -335,16 +335,70 @@ describe('game screen', () => {
     );
     await waitFor(() => expect(counter()).toHaveTextContent('78'));
     expect(screen.getByTestId('pot')).toHaveTextContent('21,50 €');
-    // The first connection reads nothing again (the page has just read both); a reconnect reads both.
-    const reads = () =>
-      api.callsTo('GET', '/api/game/state').length + api.callsTo('GET', '/api/user/profile').length;
+  });
+
+  it('reconnects without reading over HTTP: the server sends the state, and the profile only when its stamp moved', async () => {
+    signIn();
+    const api = fakeApi();
+    const socket = fakeSocket();
+    renderApp('/game', { socket });
+    await waitFor(() => expect(api.callsTo('GET', '/api/user/profile').length).toBeGreaterThan(0));
+    const states = () => api.callsTo('GET', '/api/game/state').length;
+    const profiles = () => api.callsTo('GET', '/api/user/profile').length;
+    const reads = () => states() + profiles();
+    const state = (globalClicks: number) => ({
+      globalClicks,
+      pot: 20,
+      lastWinner: null,
+      lastClickUser: null,
+    });
+    // The first connection: the state and the stamp come with it; the page has just read the profile.
+    act(() => {
+      socket.emit('connect');
+      socket.emit('gameStateUpdate', state(77));
+      socket.emit('profileStamp', '3.1');
+    });
+    await waitFor(() => expect(counter()).toHaveTextContent('77'));
     const before = reads();
-    act(() => socket.emit('connect'));
-    act(() => socket.emit('disconnect'));
+    const profilesBefore = profiles();
+    // A reconnect with the same stamp: the new state is shown, nothing is read.
+    act(() => {
+      socket.emit('disconnect');
+      socket.emit('connect');
+      socket.emit('gameStateUpdate', state(90));
+      socket.emit('profileStamp', '3.1');
+    });
+    await waitFor(() => expect(counter()).toHaveTextContent('90'));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(reads()).toBe(before);
+    // Something of the player's changed while the socket was away: the profile, once; never the state.
+    act(() => {
+      socket.emit('disconnect');
+      socket.emit('connect');
+      socket.emit('profileStamp', '3.2');
+    });
+    await waitFor(() => expect(reads()).toBe(before + 1));
+    expect(profiles()).toBe(profilesBefore + 1);
+  });
+
+  it('moves to another server without showing itself disconnected', async () => {
+    signIn();
+    fakeApi();
+    const socket = fakeSocket();
+    const { container } = renderApp('/game', { socket });
+    const dot = () => container.querySelector('.online__dot')!;
     act(() => socket.emit('connect'));
-    await waitFor(() => expect(reads()).toBe(before + 2));
+    await waitFor(() => expect(dot()).toHaveClass('online__dot--on'));
+    act(() => {
+      socket.emit('move', {});
+      socket.emit('disconnect');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(dot()).toHaveClass('online__dot--on');
+    act(() => socket.emit('connect'));
+    // A plain drop (no move) shows at once.
+    act(() => socket.emit('disconnect'));
+    await waitFor(() => expect(dot()).not.toHaveClass('online__dot--on'));
   });
 
   it('offers Transfer with a PayPal email and Configure without one', async () => {

@@ -1,7 +1,8 @@
 // Live updates over Socket.IO (docs/client-contract.md): websocket transport, the reconnection settings of the
-// contracts, a fresh state on every (re)connect. The browser only listens.
+// contracts, a fresh state on every (re)connect, sent by the server. The browser only listens.
 import {
   GameStateUpdate,
+  ProfileStamp,
   SOCKET_CLIENT_OPTIONS,
   UserCountUpdate,
   WinnerEvent,
@@ -84,6 +85,8 @@ export function LiveProvider({ children, factory }: { children: ReactNode; facto
 }
 
 const PROFILE_RELOAD_MS = 1000;
+/** After `move`, the page keeps showing itself connected this long while the socket finds another server. */
+const MOVE_GRACE_MS = 5000;
 
 export interface LiveGame {
   connected: boolean;
@@ -124,19 +127,41 @@ export function useLiveGame(): LiveGame {
       }, PROFILE_RELOAD_MS);
     };
 
-    // A reconnect reads the state and the profile again: what changed while the socket was down came by
-    // no event. The first connection does not: the page read both as it opened, and the server sends
-    // the state with every connection.
-    let connectedBefore = false;
-    socket.on('connect', () => {
-      setConnected(true);
-      if (connectedBefore) {
-        void queryClient.invalidateQueries({ queryKey: queryKeys.gameState });
+    // A reconnect costs the servers no HTTP read: the server sends the state with every connection, and
+    // to a signed-in socket the profile's stamp, which changes whenever something of the player's did.
+    // The profile is read again only when the stamp differs from the one the last connection brought.
+    let knownStamp: string | null = null;
+    socket.on('profileStamp', (payload) => {
+      const stamp = ProfileStamp.safeParse(payload);
+      if (!stamp.success) return;
+      if (knownStamp !== null && stamp.data !== knownStamp)
         void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
-      }
-      connectedBefore = true;
+      knownStamp = stamp.data;
     });
-    socket.on('disconnect', () => setConnected(false));
+    // A server going away (a rollout) says `move` before it closes the connection: the socket reconnects
+    // to another server by itself, and the page does not show itself disconnected meanwhile.
+    let moving: ReturnType<typeof setTimeout> | null = null;
+    let up = false;
+    const endMove = () => {
+      if (moving) clearTimeout(moving);
+      moving = null;
+    };
+    socket.on('move', () => {
+      endMove();
+      moving = setTimeout(() => {
+        moving = null;
+        if (!up) setConnected(false);
+      }, MOVE_GRACE_MS);
+    });
+    socket.on('connect', () => {
+      up = true;
+      endMove();
+      setConnected(true);
+    });
+    socket.on('disconnect', () => {
+      up = false;
+      if (!moving) setConnected(false);
+    });
     // A refused handshake (an expired token, say) is not retried by the client itself.
     socket.on('connect_error', () => {
       if (socket.active || retry) return;
@@ -188,6 +213,7 @@ export function useLiveGame(): LiveGame {
       if (profileTimer) clearTimeout(profileTimer);
       if (winningsPoll) clearInterval(winningsPoll);
       if (retry) clearTimeout(retry);
+      endMove();
       socket.disconnect();
     };
   }, [factory, queryClient, viewer, username]);

@@ -1,0 +1,55 @@
+// The fan-out to this instance's sockets: one tick at BROADCAST_HZ carries the state if it changed and
+// the user count if it is due, encoded once for all local sockets and written to each in one write;
+// a winner goes out the same way at once.
+import type { Namespace } from 'socket.io';
+import { LatestState, stateView } from './game-state.js';
+import type { LiveMetrics } from './live-metrics.js';
+import type { Presence } from './presence.js';
+import { writeEventsToRoom, type RoomEvent } from './room-writer.js';
+
+/** Every socket gets the whole state (docs/client-contract.md): what a guest may not see, the interface hides. */
+export const EVERYONE = 'everyone';
+
+export interface Broadcast {
+  /** Writes `events` to every local socket now, counted by event. */
+  toEveryone(events: RoomEvent[]): void;
+  stop(): void;
+}
+
+export function startBroadcast(options: {
+  room: Namespace;
+  latest: LatestState;
+  presence: Presence;
+  metrics: LiveMetrics;
+  clock: () => number;
+  hz: number;
+}): Broadcast {
+  const { room, latest, presence, metrics } = options;
+
+  const toEveryone = (events: RoomEvent[]) => {
+    const audience = room.adapter.rooms.get(EVERYONE)?.size ?? 0;
+    for (const [event] of events) metrics.emitted.inc({ event }, audience);
+    const started = performance.now();
+    const written = writeEventsToRoom(room, EVERYONE, events);
+    metrics.tickWrite.observe((performance.now() - started) / 1000);
+    if (written.direct > 0) metrics.writes.inc({ path: 'direct' }, written.direct);
+    if (written.fallback > 0) metrics.writes.inc({ path: 'fallback' }, written.fallback);
+  };
+
+  // At most one state per tick, only if it changed, and the user count if it is due.
+  const tick = () => {
+    const events: RoomEvent[] = [];
+    const state = latest.takeChanged();
+    if (state) {
+      metrics.lag.observe(Math.max(0, options.clock() - state.at) / 1000);
+      events.push(['gameStateUpdate', stateView(state)]);
+    }
+    const count = presence.takeDue();
+    if (count !== null) events.push(['userCountUpdate', count]);
+    if (events.length > 0) toEveryone(events);
+    void presence.count.flush();
+  };
+  const ticker = setInterval(tick, Math.round(1000 / options.hz));
+
+  return { toEveryone, stop: () => clearInterval(ticker) };
+}
