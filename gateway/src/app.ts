@@ -103,6 +103,8 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     trustProxy: config.TRUST_PROXY,
     maxPerAddress: config.WS_MAX_PER_IP,
     metrics,
+    // Half the grace period: the rest is for requests in flight and closing the connections.
+    drainMs: Math.floor(config.SHUTDOWN_GRACE_MS / 2),
   });
   const winnersPages =
     config.WINNERS_PAGE_TTL_MS > 0

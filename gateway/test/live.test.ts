@@ -39,8 +39,8 @@ interface Realtime {
 /** Every realtime process started, so each is stopped even when a start-up fails half way. */
 const spawned: Realtime[] = [];
 
-async function startRealtime(name: string, env: Record<string, string>): Promise<Realtime> {
-  const port = await freePort();
+async function startRealtime(name: string, env: Record<string, string>, at?: number): Promise<Realtime> {
+  const port = at ?? (await freePort());
   const logDir = join(workspaceRoot(), '.data', 'test', 'logs');
   mkdirSync(logDir, { recursive: true });
   // Its output, for when it fails to start.
@@ -80,6 +80,7 @@ interface Client {
   socket: Socket<ServerToClientEvents>;
   states: Parameters<ServerToClientEvents['gameStateUpdate']>[0][];
   counts: number[];
+  errors: string[];
 }
 
 describe('live updates through the gateway', () => {
@@ -90,6 +91,7 @@ describe('live updates through the gateway', () => {
   let realtimes: Realtime[] = [];
   let gateway: Gateway;
   let token: string;
+  let env: Record<string, string>;
   const clients: Client[] = [];
 
   const publishState = () =>
@@ -102,7 +104,8 @@ describe('live updates through the gateway', () => {
       forceNew: true,
       ...(options.token ? { auth: { token: options.token } } : {}),
     });
-    const client: Client = { socket, states: [], counts: [] };
+    const client: Client = { socket, states: [], counts: [], errors: [] };
+    socket.on('connect_error', (error) => client.errors.push(error.message));
     socket.on('gameStateUpdate', (s) => client.states.push(s));
     socket.on('userCountUpdate', (c) => client.counts.push(c));
     clients.push(client);
@@ -133,7 +136,12 @@ describe('live updates through the gateway', () => {
         return { globalClicks: state.globalClicks, freeClicks: 10 };
       });
     });
-    const env = { REDIS_URL: infra.redisUrl, NATS_URL: infra.natsUrl, JWT_PUBLIC_KEY: keys.publicKey };
+    env = {
+      REDIS_URL: infra.redisUrl,
+      NATS_URL: infra.natsUrl,
+      JWT_PUBLIC_KEY: keys.publicKey,
+      DRAIN_MS: '1500',
+    };
     realtimes = await Promise.all([startRealtime('rt-1', env), startRealtime('rt-2', env)]);
     gateway = await startGateway({
       AUTH_URL: game.url,
@@ -281,6 +289,24 @@ describe('live updates through the gateway', () => {
       lastClickUser: 'alice',
       lastWinner: null,
     });
+  });
+
+  it('moves the clients of an instance stopped for a rollout to the other one, with no error and the state', async () => {
+    const crowd = Array.from({ length: 6 }, () => open());
+    await eventually(() => crowd.every((c) => c.states.length > 0), 'all connected');
+    expect(await Promise.all(realtimes.map(socketsOn))).toEqual([3, 3]);
+    const leaving = realtimes[0]!;
+    const exited = new Promise((resolve) => leaving.child.once('exit', resolve));
+    process.kill(leaving.child.pid!, 'SIGTERM');
+    await exited;
+    await eventually(async () => (await socketsOn(realtimes[1]!)) === 6, 'all on the other instance', 15_000);
+    await eventually(() => crowd.every((c) => c.socket.connected), 'all reconnected');
+    // The draining instance refused new upgrades with a 503, which the gateway took as a reason to try
+    // the other: no client saw a failed connection.
+    expect(crowd.flatMap((c) => c.errors)).toEqual([]);
+    for (const c of crowd) expect(c.states.at(-1)?.globalClicks).toBe(state.globalClicks);
+    // Back to two instances for what follows.
+    realtimes[0] = await startRealtime(leaving.name, env, Number(new URL(leaving.url).port));
   });
 
   it('moves clients to the surviving instance when one dies, with the state at once and the count right', async () => {

@@ -1,6 +1,8 @@
 // Websocket upgrades on /socket.io go to the realtime instances, balanced round-robin; an instance
-// that refuses a connection is skipped for a few seconds. Once upgraded the connection is a plain TCP
-// tunnel: no per-message work at the edge, however many updates flow.
+// that refuses a connection, or answers 503 (it is draining), is skipped for a few seconds and the next
+// one tried. Once upgraded the connection is a plain TCP tunnel: no per-message work at the edge, however
+// many updates flow. A stopping gateway refuses new upgrades and closes its tunnels in slices over its
+// drain window, so their clients reconnect (to another gateway) a few at a time.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -36,7 +38,13 @@ export interface SocketTunnelOptions {
   /** Tunnels one client address may hold at once; 0 means no cap. */
   maxPerAddress: number;
   metrics: Metrics;
+  /** On close, tunnels are closed in slices over this window. */
+  drainMs: number;
 }
+
+/** An upstream's answer to the upgrade that says it takes no new sockets (a draining realtime). */
+const DRAINING = /^HTTP\/1\.[01] 503 /;
+const DRAIN_SLICE_MS = 250;
 
 function refuse(socket: Duplex, status: number, reason: string, message: string, requestId: string): void {
   const body = JSON.stringify(errorBody(message, { requestId }));
@@ -57,6 +65,8 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
   });
   const trust = trustFunction(options.trustProxy);
   const open = new Set<Duplex>();
+  /** The client side of each open tunnel: closing it closes the tunnel. */
+  const tunnels = new Set<Duplex>();
   /** Tunnels held (or being dialled) per client address. */
   const perAddress = new Map<string, number>();
   const release = (address: string) => {
@@ -104,10 +114,52 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
       });
     });
 
+  /**
+   * Dials `upstream`, sends it the upgrade and waits for its first bytes: a 503 (draining) counts as a
+   * refusal, like a refused connection. Resolves to the connection and those bytes.
+   */
+  const handOver = async (
+    candidate: Upstream,
+    upgradeRequest: string,
+    head: Buffer,
+  ): Promise<{ socket: Socket; first: Buffer }> => {
+    const socket = await dial(candidate);
+    socket.setNoDelay(true);
+    socket.write(upgradeRequest);
+    if (head.length > 0) socket.write(head);
+    const first = await new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => fail(new Error('no answer to the upgrade')), CONNECT_TIMEOUT_MS);
+      const fail = (error: Error) => {
+        clearTimeout(timer);
+        socket.destroy();
+        reject(error);
+      };
+      socket.once('data', (chunk: Buffer) => {
+        clearTimeout(timer);
+        socket.pause();
+        socket.removeListener('error', fail).removeListener('close', closed);
+        resolve(chunk);
+      });
+      const closed = () => fail(new Error('closed before answering the upgrade'));
+      socket.once('error', fail).once('close', closed);
+    });
+    if (DRAINING.test(first.toString('latin1', 0, 20))) {
+      socket.destroy();
+      candidate.downUntil = Date.now() + SKIP_DOWN_MS;
+      throw new Error('draining');
+    }
+    return { socket, first };
+  };
+
+  let closing = false;
   const onUpgrade = async (request: IncomingMessage, client: Duplex, head: Buffer) => {
     const given = request.headers['x-request-id'];
     const requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     client.on('error', () => client.destroy());
+    if (closing) {
+      upgrades.inc({ outcome: 'unavailable' });
+      return refuse(client, 503, 'Service Unavailable', 'The gateway is restarting, try again', requestId);
+    }
     const path = requestPath(request.url);
     if (pathProblem(request.url) || !path || !(path === SOCKET_PATH || path.startsWith(`${SOCKET_PATH}/`))) {
       upgrades.inc({ outcome: 'not_found' });
@@ -137,10 +189,20 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
       release(budget);
     };
 
+    const forwardedFor = address;
+    const lines = [`${request.method} ${request.url} HTTP/1.1`];
+    for (let i = 0; i < request.rawHeaders.length; i += 2) {
+      const name = request.rawHeaders[i]!;
+      if (!OWN_HEADERS.has(name.toLowerCase())) lines.push(`${name}: ${request.rawHeaders[i + 1]}`);
+    }
+    lines.push(`X-Request-Id: ${requestId}`, `X-Forwarded-For: ${forwardedFor}`, `X-Forwarded-Proto: http`);
+    const upgradeRequest = `${lines.join('\r\n')}\r\n\r\n`;
+
     let upstream: Socket | undefined;
+    let answer: Buffer | undefined;
     for (const candidate of candidates()) {
       try {
-        upstream = await dial(candidate);
+        ({ socket: upstream, first: answer } = await handOver(candidate, upgradeRequest, head));
         break;
       } catch (error) {
         app.log.warn(
@@ -165,23 +227,15 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
       return void upstream.destroy();
     }
 
-    const forwardedFor = address;
-    const lines = [`${request.method} ${request.url} HTTP/1.1`];
-    for (let i = 0; i < request.rawHeaders.length; i += 2) {
-      const name = request.rawHeaders[i]!;
-      if (!OWN_HEADERS.has(name.toLowerCase())) lines.push(`${name}: ${request.rawHeaders[i + 1]}`);
-    }
-    lines.push(`X-Request-Id: ${requestId}`, `X-Forwarded-For: ${forwardedFor}`, `X-Forwarded-Proto: http`);
-    upstream.setNoDelay(true);
-    upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
-    if (head.length > 0) upstream.write(head);
-
+    client.write(answer!);
     open.add(client).add(upstream);
+    tunnels.add(client);
     upgrades.inc({ outcome: 'tunnelled' });
     const close = () => {
       releaseOnce();
       open.delete(client);
       open.delete(upstream);
+      tunnels.delete(client);
       client.destroy();
       upstream.destroy();
     };
@@ -196,6 +250,14 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
     (request: IncomingMessage, socket: Duplex, head: Buffer) => void onUpgrade(request, socket, head),
   );
   app.addHook('preClose', async () => {
+    closing = true;
+    const clients = [...tunnels];
+    let slices = Math.max(1, Math.floor(options.drainMs / DRAIN_SLICE_MS));
+    while (clients.length > 0) {
+      for (const socket of clients.splice(0, Math.ceil(clients.length / slices))) socket.destroy();
+      slices = Math.max(1, slices - 1);
+      if (clients.length > 0) await new Promise((resolve) => setTimeout(resolve, DRAIN_SLICE_MS));
+    }
     for (const socket of open) socket.destroy();
   });
 }
