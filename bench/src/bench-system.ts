@@ -54,7 +54,12 @@ export function benchEnvironment(settings: BenchSettings): NodeJS.ProcessEnv {
   };
 }
 
-async function waitReady(url: string, child: ChildProcess, name: string, timeoutMs = 60_000): Promise<void> {
+export async function waitReady(
+  url: string,
+  child: ChildProcess,
+  name: string,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
@@ -69,7 +74,7 @@ async function waitReady(url: string, child: ChildProcess, name: string, timeout
   throw new Error(`${name} was not ready at ${url}/readyz within ${timeoutMs} ms`);
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   process.kill(child.pid, 'SIGTERM');

@@ -7,6 +7,7 @@ import type { RoundEndResult } from './scenarios/round-end.js';
 import type { ThroughputResult } from './scenarios/throughput.js';
 import type { LighthousePage } from './scenarios/lighthouse.js';
 import type { SessionCheckResult } from './scenarios/session-check.js';
+import { crowdChecks, type CrowdResult } from './scenarios/crowd.js';
 import { PRESSES_PER_SECOND, type WebMixResult } from './scenarios/web-mix.js';
 import type { BenchSettings } from './settings.js';
 import { round } from './stats.js';
@@ -71,6 +72,7 @@ export interface Results {
     webMix?: WebMixResult;
     lighthouse: LighthousePage[];
     sessionCheck?: SessionCheckResult;
+    crowd?: CrowdResult;
     errors: string[];
     durationS: number;
   };
@@ -136,6 +138,7 @@ export function buildResults(input: {
   webMix?: WebMixResult;
   lighthouse?: LighthousePage[];
   sessionCheck?: SessionCheckResult;
+  crowd?: CrowdResult;
   errors: string[];
   durationS: number;
 }): Results {
@@ -366,6 +369,7 @@ export function buildResults(input: {
         roundEnd.duplicates === 0,
     });
   }
+  checks.push(...crowdChecks(input.crowd));
 
   return {
     date: input.date.toISOString(),
@@ -433,6 +437,7 @@ export function buildResults(input: {
       webMix,
       lighthouse,
       sessionCheck,
+      crowd: input.crowd,
       errors: input.errors,
       durationS: input.durationS,
     },

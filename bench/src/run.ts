@@ -18,6 +18,7 @@ import { measureThroughput, type ThroughputResult } from './scenarios/throughput
 import { measureLighthouse, type LighthousePage } from './scenarios/lighthouse.js';
 import { measureWebMix, type WebMixResult } from './scenarios/web-mix.js';
 import { measureSessionCheck, type SessionCheckResult } from './scenarios/session-check.js';
+import { measureCrowd, type CrowdResult } from './scenarios/crowd.js';
 import { loadSettings, SCENARIOS } from './settings.js';
 import { startWorker, stopAllWorkers } from './workers.js';
 
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
   let webMix: WebMixResult | undefined;
   let lighthousePages: LighthousePage[] = [];
   let sessionCheck: SessionCheckResult | undefined;
+  let crowd: CrowdResult | undefined;
   const runs = (name: (typeof settings.scenarios)[number]) => settings.scenarios.includes(name);
   let machine: Machine | undefined;
   try {
@@ -206,6 +208,16 @@ async function main(): Promise<void> {
         log(`[bench] session check failed: ${(error as Error).stack}`);
       }
     }
+    // The crowd: realtime processes of its own, killed, restarted and added (scenarios/crowd.ts).
+    if (runs('storm') || runs('rollout') || runs('fleet'))
+      crowd = await measureCrowd(
+        root,
+        bs,
+        settings,
+        { storm: runs('storm'), rollout: runs('rollout'), fleet: runs('fleet') },
+        log,
+        errors,
+      );
     await loader.stop();
   } catch (error) {
     errors.push(`system: ${(error as Error).message}`);
@@ -246,6 +258,7 @@ async function main(): Promise<void> {
     webMix,
     lighthouse: lighthousePages,
     sessionCheck,
+    crowd,
     errors,
     durationS: (Date.now() - started) / 1000,
   });

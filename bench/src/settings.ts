@@ -72,6 +72,14 @@ export interface BenchSettings {
     phaseS: number;
     listeners: number;
   };
+  /** The crowd scenarios (scenarios/crowd.ts): clients per scenario, the rollout's clicks, the fleet's window. */
+  crowd: {
+    stormClients: number;
+    rolloutClients: number;
+    rolloutClickRate: number;
+    fleetClients: number;
+    fleetDurationS: number;
+  };
 }
 
 export const SCENARIOS = [
@@ -83,6 +91,9 @@ export const SCENARIOS = [
   'web-mix',
   'lighthouse',
   'session-check',
+  'storm',
+  'rollout',
+  'fleet',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
@@ -124,6 +135,13 @@ const full: BenchSettings = {
     clickTimeoutMs: 10_000,
   },
   refusals: { playerRate: 400, phaseS: 8, listeners: 1000 },
+  crowd: {
+    stormClients: 2000,
+    rolloutClients: 1000,
+    rolloutClickRate: 200,
+    fleetClients: 1000,
+    fleetDurationS: 8,
+  },
 };
 
 const quick: BenchSettings = {
@@ -155,6 +173,13 @@ const quick: BenchSettings = {
     clickTimeoutMs: 5000,
   },
   refusals: { playerRate: 100, phaseS: 4, listeners: 200 },
+  crowd: {
+    stormClients: 300,
+    rolloutClients: 200,
+    rolloutClickRate: 200,
+    fleetClients: 200,
+    fleetDurationS: 4,
+  },
 };
 
 /**

@@ -1,0 +1,112 @@
+// Realtime processes of the bench's own beside the system's, behind a gateway of their own (same code
+// and settings as the system's): the crowd scenarios kill, restart and add them at will.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { freePort } from '@omc/infra';
+import { stopChild, waitReady, type BenchSystem } from './bench-system.js';
+import { cpuSeconds } from './proc.js';
+
+export interface FleetMember {
+  name: string;
+  url: string;
+  port: number;
+  child: ChildProcess;
+}
+
+export interface RealtimeFleet {
+  /** The fleet's gateway: its /socket.io tunnels to the members, its /api goes to the system's services. */
+  gatewayUrl: string;
+  members: FleetMember[];
+  /** Sends `signal` to member `i` and waits for it to exit. */
+  stopMember(i: number, signal: NodeJS.Signals): Promise<void>;
+  /** Starts member `i` again on its port. */
+  restartMember(i: number): Promise<void>;
+  /** CPU seconds used so far by the live members. */
+  cpu(): number;
+  stop(): Promise<void>;
+}
+
+export async function startRealtimeFleet(
+  root: string,
+  bs: BenchSystem,
+  options: { count: number; env?: NodeJS.ProcessEnv; label: string },
+): Promise<RealtimeFleet> {
+  const realtime = bs.process('realtime');
+  const gateway = bs.process('gateway');
+  const logs = createWriteStream(join(root, '.data', 'bench', 'logs', `fleet-${options.label}.log`), {
+    flags: 'a',
+  });
+  const spawnLogged = (dir: string, env: NodeJS.ProcessEnv) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: join(root, dir),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.pipe(logs, { end: false });
+    child.stderr?.pipe(logs, { end: false });
+    return child;
+  };
+  const members: FleetMember[] = [];
+  const startMember = async (name: string, port: number): Promise<FleetMember> => {
+    const child = spawnLogged(realtime.deployable.dir, {
+      ...realtime.env,
+      ...options.env,
+      PORT: String(port),
+      INSTANCE_NAME: name,
+    });
+    const url = `http://127.0.0.1:${port}`;
+    await waitReady(url, child, name);
+    return { name, url, port, child };
+  };
+  let gatewayChild: ChildProcess | undefined;
+  const stop = async () => {
+    if (gatewayChild) await stopChild(gatewayChild);
+    await Promise.all(members.map((m) => stopChild(m.child)));
+    logs.end();
+  };
+  try {
+    const ports = await Promise.all(Array.from({ length: options.count }, () => freePort()));
+    members.push(
+      ...(await Promise.all(ports.map((port, i) => startMember(`bench-${options.label}-${i + 1}`, port)))),
+    );
+    const [port, internalPort] = [await freePort(), await freePort()];
+    gatewayChild = spawnLogged(gateway.deployable.dir, {
+      ...gateway.env,
+      PORT: String(port),
+      GATEWAY_PORT: String(port),
+      GATEWAY_INTERNAL_PORT: String(internalPort),
+      INSTANCE_NAME: `gateway-${options.label}`,
+      REALTIME_URLS: members.map((m) => m.url).join(','),
+    });
+    await waitReady(`http://127.0.0.1:${internalPort}`, gatewayChild, `gateway of ${options.label}`);
+    return {
+      gatewayUrl: `http://127.0.0.1:${port}`,
+      members,
+      async stopMember(i, signal) {
+        const { child } = members[i]!;
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        process.kill(child.pid!, signal);
+        await exited;
+      },
+      async restartMember(i) {
+        const member = members[i]!;
+        members[i] = await startMember(member.name, member.port);
+      },
+      cpu: () =>
+        members.reduce((sum, m) => {
+          if (m.child.exitCode !== null || m.child.signalCode !== null) return sum;
+          try {
+            return sum + cpuSeconds(m.child.pid!);
+          } catch {
+            return sum;
+          }
+        }, 0),
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

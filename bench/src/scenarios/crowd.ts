@@ -1,0 +1,431 @@
+// The crowd comes back all at once (docs/operations.md, "Rolling out realtime"): realtime processes of
+// the bench's own behind a gateway of their own, web-app-like clients (crowd-worker.ts), and
+//  - storm: one of two processes is killed (SIGKILL): every client back with a state within 10 s, HTTP
+//    reads per returning client, 5xx, and the other players' click to screen during the storm / before;
+//  - rollout: every process restarted in turn (SIGTERM: the drain) under clients and clicks: the longest
+//    any client went without a state, against the drain window, and the errors the web app would show;
+//  - fleet: realtime CPU per delivered message with 3 processes / 1 (same clients, clicks, run), and
+//    with Redis 7's sharded adapter / the classic one.
+import type { BenchSystem } from '../bench-system.js';
+import { startRealtimeFleet, type RealtimeFleet } from '../realtime-fleet.js';
+import type { Check } from '../report.js';
+import type { BenchSettings } from '../settings.js';
+import { ratio, round } from '../stats.js';
+import { startWorker, type Worker } from '../workers.js';
+
+export const CROWD_TARGETS = {
+  backWithinMs: 10_000,
+  httpPerReturningClient: 0.1,
+  clickToScreenStormRatio: 2,
+  fleetCostRatio: 1.15,
+};
+
+/** The drain window the bench's processes use (short, to keep the run short). */
+const DRAIN_ENV = { DRAIN_MS: '4000', SHUTDOWN_GRACE_MS: '7000' };
+const CLIENTS_PER_WORKER = 1000;
+
+interface Summary {
+  clients: number;
+  up: number;
+  dropped: number;
+  reconnects: number;
+  moves: number;
+  shownErrors: number;
+  profileReads: number;
+  profile5xx: number;
+  messages: number;
+  backed: number;
+  backMaxMs: number | null;
+  backP99Ms: number | null;
+  maxGapMs: number | null;
+  clickToScreenP99Ms: (number | null)[];
+}
+
+export interface StormResult {
+  requested: number;
+  connected: number;
+  returning: number;
+  backMaxMs: number | null;
+  allBack: boolean;
+  httpPerReturningClient: number | null;
+  http5xx: number;
+  clickToScreenBeforeP99Ms: number | null;
+  clickToScreenDuringP99Ms: number | null;
+  clickToScreenRatio: number | null;
+}
+
+export interface RolloutResult {
+  requested: number;
+  connected: number;
+  processes: number;
+  clickRate: number;
+  drainMs: number;
+  longestWithoutStateMs: number | null;
+  errorsShown: number;
+  moves: number;
+  allBack: boolean;
+  httpPerReturningClient: number | null;
+}
+
+export interface FleetPoint {
+  processes: number;
+  adapter: 'classic' | 'sharded';
+  clients: number;
+  messages: number;
+  cpuMicrosPerMessage: number | null;
+}
+
+export interface FleetCostResult {
+  points: FleetPoint[];
+  threeToOne: number | null;
+  shardedToClassic: number | null;
+}
+
+export interface CrowdResult {
+  storm?: StormResult;
+  rollout?: RolloutResult;
+  fleet?: FleetCostResult;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const max = (values: (number | null)[]) =>
+  values.some((v) => v !== null) ? Math.max(...values.filter((v): v is number => v !== null)) : null;
+
+/** Web-app-like clients spread over worker processes, all recording and summarised together. */
+async function openCrowd(bs: BenchSystem, fleet: RealtimeFleet, count: number, timed: number) {
+  const workers: Worker[] = Array.from({ length: Math.ceil(count / CLIENTS_PER_WORKER) }, () =>
+    startWorker('crowd-worker'),
+  );
+  const tokens = bs.users.map((u) => u.token);
+  const parts = await Promise.all(
+    workers.map((w, i) =>
+      w.call<{ connected: number }>(
+        'connect',
+        {
+          url: fleet.gatewayUrl,
+          api: fleet.gatewayUrl,
+          count: Math.min(CLIENTS_PER_WORKER, count - i * CLIENTS_PER_WORKER),
+          tokens,
+          timed: Math.ceil(timed / workers.length),
+        },
+        300_000,
+      ),
+    ),
+  );
+  const connected = parts.reduce((sum, p) => sum + p.connected, 0);
+  return {
+    connected,
+    record: () => Promise.all(workers.map((w) => w.call<number>('record'))),
+    async summary(
+      args: { clicks?: [number, number][]; windows?: [number, number][] } = {},
+    ): Promise<Summary> {
+      const all = await Promise.all(workers.map((w) => w.call<Summary>('summary', args, 120_000)));
+      const sum = (pick: (s: Summary) => number) => all.reduce((n, s) => n + pick(s), 0);
+      return {
+        clients: sum((s) => s.clients),
+        up: sum((s) => s.up),
+        dropped: sum((s) => s.dropped),
+        reconnects: sum((s) => s.reconnects),
+        moves: sum((s) => s.moves),
+        shownErrors: sum((s) => s.shownErrors),
+        profileReads: sum((s) => s.profileReads),
+        profile5xx: sum((s) => s.profile5xx),
+        messages: sum((s) => s.messages),
+        backed: sum((s) => s.backed),
+        backMaxMs: max(all.map((s) => s.backMaxMs)),
+        backP99Ms: max(all.map((s) => s.backP99Ms)),
+        maxGapMs: max(all.map((s) => s.maxGapMs)),
+        // Each worker's p99 over its own timed clients; the worst of them.
+        clickToScreenP99Ms: (args.windows ?? []).map((_, i) => max(all.map((s) => s.clickToScreenP99Ms[i]!))),
+      };
+    },
+    async close() {
+      await Promise.allSettled(workers.map((w) => w.call('close', undefined, 30_000)));
+      await Promise.all(workers.map((w) => w.stop()));
+    },
+  };
+}
+
+/** Polls the crowd until every client is up with a state, or `timeoutMs` passed. */
+async function allUp(crowd: Awaited<ReturnType<typeof openCrowd>>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const s = await crowd.summary();
+    if (s.up === s.clients) return true;
+    await sleep(250);
+  }
+  return false;
+}
+
+function startClicker(bs: BenchSystem, url: string, rate: number) {
+  const worker = startWorker('crowd-worker');
+  const tokens = bs.users.map((u) => u.token);
+  return {
+    start: () => worker.call('startClicks', { url, tokens, rate }),
+    async stop() {
+      const result = await worker.call<{ sent: [number, number][]; errors: number }>('stopClicks');
+      await worker.stop();
+      return result;
+    },
+  };
+}
+
+export async function measureStorm(
+  root: string,
+  bs: BenchSystem,
+  count: number,
+  log: (line: string) => void,
+): Promise<StormResult> {
+  const fleet = await startRealtimeFleet(root, bs, { count: 2, env: DRAIN_ENV, label: 'storm' });
+  const clicker = startClicker(bs, fleet.gatewayUrl, 50);
+  let crowd: Awaited<ReturnType<typeof openCrowd>> | undefined;
+  try {
+    crowd = await openCrowd(bs, fleet, count, 200);
+    log(`[bench] storm: ${crowd.connected} of ${count} clients on 2 realtime processes`);
+    await clicker.start();
+    await sleep(1000);
+    const [startedAt] = await crowd.record();
+    await sleep(5000);
+    const killedAt = Date.now();
+    await fleet.stopMember(0, 'SIGKILL');
+    const back = await allUp(crowd, 30_000);
+    await sleep(Math.max(0, killedAt + CROWD_TARGETS.backWithinMs - Date.now()));
+    const { sent } = await clicker.stop();
+    const s = await crowd.summary({
+      clicks: sent,
+      windows: [
+        [startedAt!, killedAt],
+        [killedAt, killedAt + CROWD_TARGETS.backWithinMs],
+      ],
+    });
+    const [before, during] = s.clickToScreenP99Ms;
+    const result: StormResult = {
+      requested: count,
+      connected: crowd.connected,
+      returning: s.backed,
+      backMaxMs: s.backMaxMs,
+      allBack: back && (s.backMaxMs ?? Infinity) <= CROWD_TARGETS.backWithinMs,
+      httpPerReturningClient: ratio(s.profileReads, s.backed),
+      http5xx: s.profile5xx,
+      clickToScreenBeforeP99Ms: before ?? null,
+      clickToScreenDuringP99Ms: during ?? null,
+      clickToScreenRatio: ratio(during, before),
+    };
+    log(`[bench] storm: ${JSON.stringify(result)}`);
+    return result;
+  } finally {
+    await clicker.stop().catch(() => undefined);
+    await crowd?.close();
+    await fleet.stop();
+  }
+}
+
+export async function measureRollout(
+  root: string,
+  bs: BenchSystem,
+  count: number,
+  clickRate: number,
+  log: (line: string) => void,
+): Promise<RolloutResult> {
+  const processes = 2;
+  const fleet = await startRealtimeFleet(root, bs, { count: processes, env: DRAIN_ENV, label: 'rollout' });
+  const clicker = startClicker(bs, fleet.gatewayUrl, clickRate);
+  let crowd: Awaited<ReturnType<typeof openCrowd>> | undefined;
+  try {
+    crowd = await openCrowd(bs, fleet, count, 0);
+    log(`[bench] rollout: ${crowd.connected} of ${count} clients on ${processes} realtime processes`);
+    await clicker.start();
+    await sleep(1000);
+    await crowd.record();
+    for (let i = 0; i < processes; i += 1) {
+      await fleet.stopMember(i, 'SIGTERM');
+      await fleet.restartMember(i);
+      log(`[bench] rollout: process ${i + 1} of ${processes} restarted`);
+    }
+    const back = await allUp(crowd, 30_000);
+    await sleep(1000);
+    await clicker.stop();
+    const s = await crowd.summary();
+    const result: RolloutResult = {
+      requested: count,
+      connected: crowd.connected,
+      processes,
+      clickRate,
+      drainMs: Number(DRAIN_ENV.DRAIN_MS),
+      longestWithoutStateMs: s.maxGapMs,
+      errorsShown: s.shownErrors,
+      moves: s.moves,
+      allBack: back,
+      httpPerReturningClient: ratio(s.profileReads, s.backed),
+    };
+    log(`[bench] rollout: ${JSON.stringify(result)}`);
+    return result;
+  } finally {
+    await clicker.stop().catch(() => undefined);
+    await crowd?.close();
+    await fleet.stop();
+  }
+}
+
+async function fleetPoint(
+  root: string,
+  bs: BenchSystem,
+  processes: number,
+  adapter: FleetPoint['adapter'],
+  count: number,
+  durationS: number,
+): Promise<FleetPoint> {
+  const fleet = await startRealtimeFleet(root, bs, {
+    count: processes,
+    env: { SOCKET_ADAPTER: adapter },
+    label: `fleet-${processes}-${adapter}`,
+  });
+  const clicker = startClicker(bs, fleet.gatewayUrl, 100);
+  let crowd: Awaited<ReturnType<typeof openCrowd>> | undefined;
+  try {
+    crowd = await openCrowd(bs, fleet, count, 0);
+    await clicker.start();
+    await sleep(2000);
+    await crowd.record();
+    const cpuBefore = fleet.cpu();
+    await sleep(durationS * 1000);
+    const cpu = fleet.cpu() - cpuBefore;
+    const s = await crowd.summary();
+    return {
+      processes,
+      adapter,
+      clients: crowd.connected,
+      messages: s.messages,
+      cpuMicrosPerMessage: ratio(cpu * 1e6, s.messages),
+    };
+  } finally {
+    await clicker.stop().catch(() => undefined);
+    await crowd?.close();
+    await fleet.stop();
+  }
+}
+
+export async function measureFleetCost(
+  root: string,
+  bs: BenchSystem,
+  count: number,
+  durationS: number,
+  log: (line: string) => void,
+): Promise<FleetCostResult> {
+  const points: FleetPoint[] = [];
+  for (const [processes, adapter] of [
+    [1, 'classic'],
+    [3, 'classic'],
+    [3, 'sharded'],
+  ] as const) {
+    const point = await fleetPoint(root, bs, processes, adapter, count, durationS);
+    log(
+      `[bench] fleet: ${processes} × ${adapter}, ${point.clients} clients: ${point.messages} messages, ${round(point.cpuMicrosPerMessage)} µs each`,
+    );
+    points.push(point);
+  }
+  const [one, three, sharded] = points;
+  return {
+    points,
+    threeToOne: ratio(three?.cpuMicrosPerMessage, one?.cpuMicrosPerMessage),
+    shardedToClassic: ratio(sharded?.cpuMicrosPerMessage, three?.cpuMicrosPerMessage),
+  };
+}
+
+export async function measureCrowd(
+  root: string,
+  bs: BenchSystem,
+  settings: BenchSettings,
+  runs: { storm: boolean; rollout: boolean; fleet: boolean },
+  log: (line: string) => void,
+  errors: string[],
+): Promise<CrowdResult> {
+  const result: CrowdResult = {};
+  const attempt = async <T>(name: string, run: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await run();
+    } catch (error) {
+      errors.push(`${name}: ${(error as Error).message}`);
+      log(`[bench] ${name} failed: ${(error as Error).stack}`);
+      return undefined;
+    }
+  };
+  const { crowd } = settings;
+  if (runs.storm)
+    result.storm = await attempt('storm', () => measureStorm(root, bs, crowd.stormClients, log));
+  if (runs.rollout)
+    result.rollout = await attempt('rollout', () =>
+      measureRollout(root, bs, crowd.rolloutClients, crowd.rolloutClickRate, log),
+    );
+  if (runs.fleet)
+    result.fleet = await attempt('fleet', () =>
+      measureFleetCost(root, bs, crowd.fleetClients, crowd.fleetDurationS, log),
+    );
+  return result;
+}
+
+const fmt = (v: number | null | undefined, unit = '') =>
+  v === null || v === undefined ? 'n/a' : `${round(v)}${unit}`;
+
+/** The crowd's figures beside their targets, for the report. */
+export function crowdChecks(crowd: CrowdResult | undefined): Check[] {
+  const checks: Check[] = [];
+  const { storm, rollout, fleet } = crowd ?? {};
+  if (storm) {
+    const scaled = storm.connected < 2000 ? ` (${storm.connected} clients, not 2,000)` : '';
+    checks.push(
+      {
+        figure: `Storm: one of two realtime processes killed, ${storm.returning} clients returning${scaled}: the last back with a state`,
+        value: fmt(storm.backMaxMs, ' ms'),
+        target: `≤ ${CROWD_TARGETS.backWithinMs} ms, every client`,
+        met: storm.allBack,
+      },
+      {
+        figure: 'Storm: HTTP requests per returning client (5xx)',
+        value: `${fmt(storm.httpPerReturningClient)} (${storm.http5xx})`,
+        target: `≤ ${CROWD_TARGETS.httpPerReturningClient} (0)`,
+        met:
+          storm.httpPerReturningClient === null
+            ? null
+            : storm.httpPerReturningClient <= CROWD_TARGETS.httpPerReturningClient && storm.http5xx === 0,
+      },
+      {
+        figure: "Storm: the other players' click to screen p99, during / before",
+        value: `${fmt(storm.clickToScreenRatio)} (${fmt(storm.clickToScreenDuringP99Ms, ' ms')} / ${fmt(storm.clickToScreenBeforeP99Ms, ' ms')})`,
+        target: `≤ ${CROWD_TARGETS.clickToScreenStormRatio}`,
+        met:
+          storm.clickToScreenRatio === null
+            ? null
+            : storm.clickToScreenRatio <= CROWD_TARGETS.clickToScreenStormRatio,
+      },
+    );
+  }
+  if (rollout)
+    checks.push({
+      figure: `Rolling restart of ${rollout.processes} realtime processes under ${rollout.connected} clients and ${rollout.clickRate} clicks/s: longest without state (errors shown)`,
+      value: `${fmt(rollout.longestWithoutStateMs, ' ms')} (${rollout.errorsShown})`,
+      target: `≤ ${rollout.drainMs} ms, the drain window (0)`,
+      met:
+        rollout.longestWithoutStateMs === null
+          ? null
+          : rollout.allBack && rollout.longestWithoutStateMs <= rollout.drainMs && rollout.errorsShown === 0,
+    });
+  if (fleet) {
+    const [one, three] = fleet.points;
+    checks.push(
+      {
+        figure: `Realtime CPU per delivered message, 3 processes / 1 (${three?.clients ?? 0} clients)`,
+        value: `${fmt(fleet.threeToOne)} (${fmt(three?.cpuMicrosPerMessage, ' µs')} / ${fmt(one?.cpuMicrosPerMessage, ' µs')})`,
+        target: `≤ ${CROWD_TARGETS.fleetCostRatio}`,
+        met: fleet.threeToOne === null ? null : fleet.threeToOne <= CROWD_TARGETS.fleetCostRatio,
+      },
+      {
+        figure: 'Realtime CPU per delivered message, 3 processes: sharded Redis adapter / classic',
+        value: fmt(fleet.shardedToClassic),
+        target: 'figure',
+        met: null,
+      },
+    );
+  }
+  return checks;
+}
