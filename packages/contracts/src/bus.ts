@@ -51,7 +51,11 @@ export const BUS_USERS: Record<BusUserName, BusUser> = {
   realtime: {
     publishes: [SUBJECTS.gameStateRequest],
     subscribes: [SUBJECTS.gameState],
-    consumers: [],
+    // The profile stamps: each event that changes a player's profile, handled once across instances.
+    consumers: [
+      [STREAMS.auth.name, 'realtime-profile-stamps'],
+      [STREAMS.payments.name, 'realtime-profile-stamps'],
+    ],
     // Winners are announced from the game's stream, read from the newest message on.
     watches: [[STREAMS.game.name, SUBJECTS.roundWon]],
   },
