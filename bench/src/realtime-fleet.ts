@@ -24,6 +24,8 @@ export interface RealtimeFleet {
   restartMember(i: number): Promise<void>;
   /** CPU seconds used so far by the live members. */
   cpu(): number;
+  /** Sockets each member holds now (null: not answering). */
+  sockets(): Promise<(number | null)[]>;
   stop(): Promise<void>;
 }
 
@@ -103,6 +105,18 @@ export async function startRealtimeFleet(
             return sum;
           }
         }, 0),
+      sockets: () =>
+        Promise.all(
+          members.map(async (m) => {
+            try {
+              const text = await (await fetch(`${m.url}/metrics`)).text();
+              const line = text.split('\n').find((l) => l.startsWith('realtime_sockets_connected'));
+              return line ? Number(line.split(' ').at(-1)) : null;
+            } catch {
+              return null;
+            }
+          }),
+        ),
       stop,
     };
   } catch (error) {

@@ -186,6 +186,8 @@ export async function measureStorm(
     await sleep(1000);
     const [startedAt] = await crowd.record();
     await sleep(5000);
+    const held = await fleet.sockets();
+    log(`[bench] storm: sockets per process before the kill: ${held.join(', ')}`);
     const killedAt = Date.now();
     await fleet.stopMember(0, 'SIGKILL');
     const back = await allUp(crowd, 30_000);
@@ -211,7 +213,7 @@ export async function measureStorm(
       clickToScreenDuringP99Ms: during ?? null,
       clickToScreenRatio: ratio(during, before),
     };
-    log(`[bench] storm: ${JSON.stringify(result)}`);
+    log(`[bench] storm: ${JSON.stringify({ ...result, dropped: s.dropped, reconnects: s.reconnects })}`);
     return result;
   } finally {
     await clicker.stop().catch(() => undefined);

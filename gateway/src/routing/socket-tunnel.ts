@@ -127,15 +127,14 @@ export function attachSocketTunnel(app: FastifyInstance, options: SocketTunnelOp
     socket.setNoDelay(true);
     socket.write(upgradeRequest);
     if (head.length > 0) socket.write(head);
+    // No time limit here: a busy instance that accepted the connection answers when it can, and the
+    // client's own handshake timeout bounds the wait (a second instance would only double the work).
     const first = await new Promise<Buffer>((resolve, reject) => {
-      const timer = setTimeout(() => fail(new Error('no answer to the upgrade')), CONNECT_TIMEOUT_MS);
       const fail = (error: Error) => {
-        clearTimeout(timer);
         socket.destroy();
         reject(error);
       };
       socket.once('data', (chunk: Buffer) => {
-        clearTimeout(timer);
         socket.pause();
         socket.removeListener('error', fail).removeListener('close', closed);
         resolve(chunk);
