@@ -160,12 +160,15 @@ async function allUp(crowd: Awaited<ReturnType<typeof openCrowd>>, timeoutMs: nu
 function startClicker(bs: BenchSystem, url: string, rate: number) {
   const worker = startWorker('crowd-worker');
   const tokens = bs.users.map((u) => u.token);
+  let stopped: Promise<{ sent: [number, number][]; errors: number }> | undefined;
   return {
     start: () => worker.call('startClicks', { url, tokens, rate }),
-    async stop() {
-      const result = await worker.call<{ sent: [number, number][]; errors: number }>('stopClicks');
-      await worker.stop();
-      return result;
+    /** Stops the clicks and the worker (once; later calls get the same answer). */
+    stop() {
+      stopped ??= worker
+        .call<{ sent: [number, number][]; errors: number }>('stopClicks')
+        .finally(() => worker.stop());
+      return stopped;
     },
   };
 }
