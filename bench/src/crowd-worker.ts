@@ -36,6 +36,18 @@ interface Tally {
   messages: number;
 }
 
+/** What `summary` answers: the tally since `record`, and the figures drawn from it. */
+export interface CrowdSummary extends Omit<Tally, 'backMs'> {
+  clients: number;
+  up: number;
+  dropped: number;
+  backed: number;
+  backMaxMs: number | null;
+  backP99Ms: number | null;
+  maxGapMs: number | null;
+  clickToScreenP99Ms: (number | null)[];
+}
+
 const clients: CrowdClient[] = [];
 let apiUrl = '';
 let recording = false;
@@ -183,17 +195,17 @@ serveCalls({
     return nowMs();
   },
   /** The recording so far; with `clicks` and windows, click to screen p99 in each window. */
-  summary(args: { clicks?: [number, number][]; windows?: [number, number][] } = {}) {
+  summary(args: { clicks?: [number, number][]; windows?: [number, number][] } = {}): CrowdSummary {
     const gaps = clients.map((c) => c.maxGapMs);
+    const { backMs, ...counts } = tally;
     return {
       clients: clients.length,
       up: clients.filter((c) => c.up && c.downAt === null).length,
       dropped: clients.filter((c) => c.dropped).length,
-      ...tally,
-      backMs: undefined,
-      backed: tally.backMs.length,
-      backMaxMs: tally.backMs.length ? Math.max(...tally.backMs) : null,
-      backP99Ms: percentile(tally.backMs, 99) ?? null,
+      ...counts,
+      backed: backMs.length,
+      backMaxMs: backMs.length ? Math.max(...backMs) : null,
+      backP99Ms: percentile(backMs, 99) ?? null,
       maxGapMs: gaps.length ? Math.max(...gaps) : null,
       clickToScreenP99Ms: (args.windows ?? []).map(
         ([from, to]) => percentile(clickToScreen(args.clicks ?? [], from, to), 99) ?? null,

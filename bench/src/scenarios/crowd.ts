@@ -7,6 +7,7 @@
 //  - fleet: realtime CPU per delivered message with 3 processes / 1 (same clients, clicks, run), and
 //    with Redis 7's sharded adapter / the classic one.
 import type { BenchSystem } from '../bench-system.js';
+import type { CrowdSummary } from '../crowd-worker.js';
 import { startRealtimeFleet, type RealtimeFleet } from '../realtime-fleet.js';
 import type { Check } from '../report.js';
 import type { BenchSettings } from '../settings.js';
@@ -23,23 +24,6 @@ export const CROWD_TARGETS = {
 /** The drain window the bench's processes use (short, to keep the run short). */
 const DRAIN_ENV = { DRAIN_MS: '4000', SHUTDOWN_GRACE_MS: '7000' };
 const CLIENTS_PER_WORKER = 1000;
-
-interface Summary {
-  clients: number;
-  up: number;
-  dropped: number;
-  reconnects: number;
-  moves: number;
-  shownErrors: number;
-  profileReads: number;
-  profile5xx: number;
-  messages: number;
-  backed: number;
-  backMaxMs: number | null;
-  backP99Ms: number | null;
-  maxGapMs: number | null;
-  clickToScreenP99Ms: (number | null)[];
-}
 
 export interface StormResult {
   requested: number;
@@ -118,9 +102,9 @@ async function openCrowd(bs: BenchSystem, fleet: RealtimeFleet, count: number, t
     record: () => Promise.all(workers.map((w) => w.call<number>('record'))),
     async summary(
       args: { clicks?: [number, number][]; windows?: [number, number][] } = {},
-    ): Promise<Summary> {
-      const all = await Promise.all(workers.map((w) => w.call<Summary>('summary', args, 120_000)));
-      const sum = (pick: (s: Summary) => number) => all.reduce((n, s) => n + pick(s), 0);
+    ): Promise<CrowdSummary> {
+      const all = await Promise.all(workers.map((w) => w.call<CrowdSummary>('summary', args, 120_000)));
+      const sum = (pick: (s: CrowdSummary) => number) => all.reduce((n, s) => n + pick(s), 0);
       return {
         clients: sum((s) => s.clients),
         up: sum((s) => s.up),
