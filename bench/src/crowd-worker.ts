@@ -34,6 +34,8 @@ interface Tally {
   profileReads: number;
   profile5xx: number;
   messages: number;
+  /** What failed connections said, by message. */
+  errorMessages: Record<string, number>;
 }
 
 /** What `summary` answers: the tally since `record`, and the figures drawn from it. */
@@ -54,7 +56,16 @@ let recording = false;
 let tally: Tally = fresh();
 
 function fresh(): Tally {
-  return { backMs: [], reconnects: 0, moves: 0, shownErrors: 0, profileReads: 0, profile5xx: 0, messages: 0 };
+  return {
+    backMs: [],
+    reconnects: 0,
+    moves: 0,
+    shownErrors: 0,
+    profileReads: 0,
+    profile5xx: 0,
+    messages: 0,
+    errorMessages: {},
+  };
 }
 
 function readProfile(client: CrowdClient): void {
@@ -102,8 +113,10 @@ function open(url: string, token: string, timed: boolean): CrowdClient {
       if (!client.moved) tally.shownErrors += 1;
     }
   });
-  socket.on('connect_error', () => {
-    if (recording) tally.shownErrors += 1;
+  socket.on('connect_error', (error) => {
+    if (!recording) return;
+    tally.shownErrors += 1;
+    tally.errorMessages[error.message] = (tally.errorMessages[error.message] ?? 0) + 1;
   });
   socket.on('move', () => {
     client.moved = true;

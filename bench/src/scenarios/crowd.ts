@@ -115,6 +115,7 @@ async function openCrowd(bs: BenchSystem, fleet: RealtimeFleet, count: number, t
         profileReads: sum((s) => s.profileReads),
         profile5xx: sum((s) => s.profile5xx),
         messages: sum((s) => s.messages),
+        errorMessages: Object.assign({}, ...all.map((s) => s.errorMessages)),
         backed: sum((s) => s.backed),
         backMaxMs: max(all.map((s) => s.backMaxMs)),
         backP99Ms: max(all.map((s) => s.backP99Ms)),
@@ -200,7 +201,8 @@ export async function measureStorm(
       clickToScreenDuringP99Ms: during ?? null,
       clickToScreenRatio: ratio(during, before),
     };
-    log(`[bench] storm: ${JSON.stringify({ ...result, dropped: s.dropped, reconnects: s.reconnects })}`);
+    const { dropped, reconnects, errorMessages } = s;
+    log(`[bench] storm: ${JSON.stringify({ ...result, dropped, reconnects, errorMessages })}`);
     return result;
   } finally {
     await clicker.stop().catch(() => undefined);
@@ -247,7 +249,7 @@ export async function measureRollout(
       allBack: back,
       httpPerReturningClient: ratio(s.profileReads, s.backed),
     };
-    log(`[bench] rollout: ${JSON.stringify(result)}`);
+    log(`[bench] rollout: ${JSON.stringify({ ...result, errorMessages: s.errorMessages })}`);
     return result;
   } finally {
     await clicker.stop().catch(() => undefined);
