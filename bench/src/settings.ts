@@ -174,10 +174,10 @@ const quick: BenchSettings = {
   },
   refusals: { playerRate: 100, phaseS: 4, listeners: 200 },
   crowd: {
-    stormClients: 300,
-    rolloutClients: 200,
+    stormClients: 100,
+    rolloutClients: 100,
     rolloutClickRate: 200,
-    fleetClients: 200,
+    fleetClients: 100,
     fleetDurationS: 4,
   },
 };
