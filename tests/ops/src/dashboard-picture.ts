@@ -1,4 +1,4 @@
-// docs/dashboard.png: the dashboard's panels drawn from a real system's Prometheus data. It starts the
+// k8s/monitoring/dashboard.png: the dashboard's panels drawn from a real system's Prometheus data. It starts the
 // whole system on free ports with Debian's Prometheus beside it, plays for a few minutes through the
 // gateway (players register, watch over sockets, click, buy clicks with the emulator's valid test nonce,
 // win a short round and collect; a few sockets leave halfway), then asks Prometheus for every panel's
@@ -16,7 +16,7 @@ import { ROOT } from './repo.js';
 const PLAY_SECONDS = Number(process.argv[2] ?? 150);
 const ROUND_TARGET = 1500;
 const dir = join(ROOT, '.data', 'dashboard-picture');
-const out = join(ROOT, 'docs', 'dashboard.png');
+const out = join(ROOT, 'k8s', 'monitoring', 'dashboard.png');
 
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });

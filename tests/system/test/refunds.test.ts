@@ -36,6 +36,13 @@ async function call(method: string, path: string, options: { token?: string; bod
 const began = Date.now();
 
 /**
+ * How long a purchase, a take-back or an outbox row may take to settle on a running system: the bound the
+ * money audit holds every fault to (docs/reliability.md, "lost"). The test's own timeout is above the sum
+ * of its waits (vitest.config.ts).
+ */
+const SETTLED_MS = 60_000;
+
+/**
  * What the services logged of `ids`, and every warning since the test began: a wait that timed out says
  * where the event stopped.
  */
@@ -61,7 +68,7 @@ async function until<T>(
   what: string,
   ids: string[] = [],
 ): Promise<T> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + SETTLED_MS;
   for (;;) {
     const value = await read();
     if (ok(value)) return value;
