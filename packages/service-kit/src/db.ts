@@ -15,7 +15,7 @@ export function createDb<DB>(
     max?: number;
     name?: string;
     log?: Logger;
-    /** A query unanswered (or a connection not had) after this long fails: a stalled Postgres. */
+    /** On a request's path, a query unanswered (or a connection not had) after this long fails. */
     queryTimeoutMs?: number;
   } = {},
 ): Kysely<DB> {
@@ -24,7 +24,7 @@ export function createDb<DB>(
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.name,
-    connectionTimeoutMillis: deadline,
+    connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
     statement_timeout: 15_000,
   });
@@ -38,19 +38,44 @@ export function createDb<DB>(
   });
   // A connection that cannot be made (the server is down) fails the query; it is logged once per outage.
   const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
-  (pool as unknown as { connect: () => Promise<pg.PoolClient> }).connect = () =>
-    connect().then(withQueryDeadline(deadline), (error: unknown) => {
+  (pool as unknown as { connect: () => Promise<pg.PoolClient> }).connect = () => {
+    const pending = connect().then(withQueryDeadline(deadline), (error: unknown) => {
       outage.failed(error);
       throw error;
     });
+    return queryDeadlineApplies() ? withinDeadline(pending, deadline) : pending;
+  };
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** A request waits this long at most for a connection; one had later goes back to the pool unused. */
+function withinDeadline(pending: Promise<pg.PoolClient>, deadline: number): Promise<pg.PoolClient> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`timeout exceeded when trying to connect (${deadline} ms)`));
+      pending.then(
+        (client) => client.release(),
+        () => undefined,
+      );
+    }, deadline);
+    pending.then(
+      (client) => {
+        clearTimeout(timer);
+        resolve(client);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Per connection: whether a query on it passed its deadline (its answer may still come). */
 const lateAnswer = new WeakMap<pg.PoolClient, boolean>();
 
 /**
- * Each query carries the deadline, unless run under withoutQueryDeadline (migrations). A connection
+ * Each query on a request's path carries the deadline (store-deadline.ts). A connection
  * that had a query pass it is closed on release, not pooled: its transaction, if any, is rolled back
  * by the server, and no later query waits behind the late one.
  */

@@ -1,7 +1,6 @@
 // What an operator runs against a service's database: status, up (to the latest) and down (one step
 // or several), all through kysely's Migrator. Each service's src/migrate.ts is a thin CLI over these.
 import { Migrator, type Kysely, type Migration } from 'kysely';
-import { withoutQueryDeadline } from './store-deadline.js';
 
 export interface MigrationState {
   name: string;
@@ -35,8 +34,7 @@ export async function migrateToLatest(
   db: Kysely<any>,
   migrations: Record<string, Migration>,
 ): Promise<string[]> {
-  // A migration may take longer than a request's query deadline (an index build on a large table).
-  const { error, results } = await withoutQueryDeadline(() => migrator(db, migrations).migrateToLatest());
+  const { error, results } = await migrator(db, migrations).migrateToLatest();
   if (error) raise(error);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

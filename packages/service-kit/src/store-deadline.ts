@@ -8,20 +8,27 @@ import { AppError } from './errors.js';
 export const STORE_DEADLINES = {
   /** A Redis command without an answer after this long fails (ioredis `commandTimeout`). */
   redisCommandMs: 1000,
-  /** A Postgres query without an answer, or a connection not had from the pool, after this long fails. */
+  /**
+   * A Postgres query on a request's path without an answer after this long fails; so does, anywhere, a
+   * connection not had from the pool.
+   */
   postgresQueryMs: 1500,
 } as const;
 
-const unbounded = new AsyncLocalStorage<true>();
+const inRequest = new AsyncLocalStorage<true>();
 
-/** Runs `work` with no Postgres query deadline (migrations: an index build may take minutes). */
-export function withoutQueryDeadline<T>(work: () => Promise<T>): Promise<T> {
-  return unbounded.run(true, work);
+/** Runs `work` as part of a request: its Postgres queries carry the deadline (server.ts wraps each). */
+export function asRequest<T>(work: () => T): T {
+  return inRequest.run(true, work);
 }
 
-/** Whether the Postgres query deadline applies to a query started now. */
+/**
+ * Whether the Postgres query deadline applies to a query started now: on a request's path, yes; in the
+ * background (migrations, a rebuild waiting for its lock, journal flushes, reconcilers), no: nobody is
+ * waiting for an answer, and a lock may be held longer than a request may wait.
+ */
 export function queryDeadlineApplies(): boolean {
-  return unbounded.getStore() !== true;
+  return inRequest.getStore() === true;
 }
 
 // What ioredis and pg say when a store did not answer in time or could not be reached.

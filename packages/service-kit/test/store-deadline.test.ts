@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createDb } from '../src/db.js';
 import { createRedis } from '../src/redis.js';
 import { createServer as createApp } from '../src/server.js';
-import { isStoreUnavailable, withoutQueryDeadline } from '../src/store-deadline.js';
+import { asRequest, isStoreUnavailable } from '../src/store-deadline.js';
 
 /** A server on a loopback port that accepts connections, optionally greets each, and then says nothing. */
 async function silentServer(greeting?: Buffer): Promise<{ url: (scheme: string) => string; close(): void }> {
@@ -68,7 +68,7 @@ describe('a stalled store', () => {
     }
   });
 
-  it('Postgres: a query on an open connection fails after its deadline; the connection is not reused', async () => {
+  it('Postgres: a request’s query fails after its deadline, and its connection is not reused', async () => {
     const silent = await silentServer(PG_READY);
     servers.push(silent);
     const db = createDb(silent.url('postgres'), { queryTimeoutMs: 200, max: 1 });
@@ -77,10 +77,10 @@ describe('a stalled store', () => {
       expectRefusedFast(response);
       // The pool's one connection had a late query: it was closed, so the next query waits for its own
       // answer (and times out on its own deadline), not behind the late one forever.
-      const next = await sql`select 1`.execute(db).catch((error: Error) => error);
+      const next = await asRequest(() => sql`select 1`.execute(db)).catch((error: Error) => error);
       expect(isStoreUnavailable(next)).toBe(true);
-      // Migrations carry no deadline.
-      const unbounded = withoutQueryDeadline(() => sql`select 1`.execute(db));
+      // Off a request's path (migrations, a rebuild waiting for its lock) a query has no deadline.
+      const unbounded = sql`select 1`.execute(db);
       const outcome = await Promise.race([
         unbounded.then(
           () => 'answered',
