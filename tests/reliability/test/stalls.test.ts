@@ -4,7 +4,7 @@
 // services' readiness reports the store down; a click refused was not counted; and clicks are accepted
 // again within STALL_RESUME_BOUND_MS of the store's return. Paused NATS is the control. The requests go
 // through a gateway with its per-address request limit on (as `npm start` runs), so the gateway's own
-// Redis use is on the path too. Bounds: docs/reliability.md, "A stalled store".
+// Redis use is on the path too. Bounds: docs/reliability.md, the promises, "stalled store".
 import { afterAll, describe, expect, it } from 'vitest';
 import { untilGameKnows } from '../src/actions.js';
 import { extraGateway, pausePart, reportFigures, resumePart, suite } from '../src/context.js';
