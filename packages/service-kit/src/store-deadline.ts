@@ -9,8 +9,8 @@ export const STORE_DEADLINES = {
   /** A Redis command without an answer after this long fails (ioredis `commandTimeout`). */
   redisCommandMs: 1000,
   /**
-   * A Postgres query on a request's path without an answer after this long fails; so does, anywhere, a
-   * connection not had from the pool.
+   * A Postgres query on a request's path without an answer after this long fails, and so does its wait
+   * for a connection from the pool (off a request's path that wait is bounded at 5 s, queries not at all).
    */
   postgresQueryMs: 1500,
 } as const;
