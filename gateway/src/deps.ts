@@ -3,7 +3,10 @@ import type { Config } from './config.js';
 
 export interface Deps extends BaseDeps {
   config: Config;
-  /** Rate limit counters; commands fail at once while Redis is away (the limit then lets traffic through). */
+  /**
+   * Rate limit counters; commands fail at once while Redis is away, and after 300 ms while it stalls (the
+   * limit then lets traffic through).
+   */
   redis: Redis;
 }
 
@@ -11,7 +14,8 @@ export async function createDeps(config: Config): Promise<Deps> {
   const base = baseDeps({ name: 'gateway', logLevel: config.LOG_LEVEL });
   const redis = createRedis(
     config.REDIS_URL,
-    { enableOfflineQueue: false, maxRetriesPerRequest: 0 },
+    // The request budget is best effort and on every request's path: a stalled Redis costs it 300 ms.
+    { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 300 },
     base.log,
   );
   // Give Redis a moment, so the first requests are counted; a gateway still starts without it.

@@ -9,6 +9,7 @@ export {
   freePort,
   killByPid,
   processAlive,
+  withDescendants,
   InfraError,
   startRedis,
   startNats,

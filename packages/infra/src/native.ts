@@ -200,6 +200,25 @@ function tcpOpen(port: number): Promise<boolean> {
   });
 }
 
+/** A process and every process under it (PostgreSQL's postmaster and its backends), from /proc. */
+export function withDescendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The command may hold spaces and parentheses: the parent PID is the 2nd field after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) all.push(...(children.get(all[i]!) ?? []));
+  return all;
+}
+
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

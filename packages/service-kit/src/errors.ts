@@ -4,6 +4,7 @@ import { errorBody } from '@omc/contracts';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
+import { isStoreUnavailable, storeUnavailable } from './store-deadline.js';
 
 export class AppError extends Error {
   constructor(
@@ -37,8 +38,10 @@ function describeZodIssue(issue: { path: PropertyKey[]; message: string }): {
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | AppError | ZodError, request, reply) => {
+  app.setErrorHandler((thrown: FastifyError | AppError | ZodError, request, reply) => {
     const requestId = request.id;
+    // A store that did not answer within its deadline (store-deadline.ts): 503, try again in a moment.
+    const error = isStoreUnavailable(thrown) ? storeUnavailable() : thrown;
     let status = 500;
     let body: { message: string; code?: string; field?: string };
 
@@ -87,7 +90,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     // with its stack.
     if (error instanceof AppError && status === 503) {
       if (!reply.hasHeader('retry-after')) void reply.header('retry-after', '1');
-      request.log.warn({ status, code: body.code, msg: body.message }, 'request refused: unavailable');
+      const cause = error === thrown ? undefined : (thrown as Error).message;
+      request.log.warn({ status, code: body.code, msg: body.message, cause }, 'request refused: unavailable');
     } else if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ status, code: body.code, msg: body.message }, 'request refused');
 

@@ -1,5 +1,6 @@
 export * from './config.js';
 export * from './errors.js';
+export * from './store-deadline.js';
 export * from './logger.js';
 export * from './server.js';
 export * from './service-app.js';

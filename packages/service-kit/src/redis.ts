@@ -1,16 +1,19 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { outageLog } from './outage.js';
+import { STORE_DEADLINES } from './store-deadline.js';
 
 /**
- * A Redis client that keeps reconnecting and fails commands fast while disconnected; its connection
- * errors are logged once per outage when a logger is given.
+ * A Redis client that keeps reconnecting, fails commands fast while disconnected and fails a command
+ * still unanswered after `commandTimeout` (a stalled Redis; a subscriber passes `commandTimeout:
+ * undefined`); its connection errors are logged once per outage when a logger is given.
  */
 export function createRedis(url: string, options: RedisOptions = {}, log?: Logger): Redis {
   const client = new Redis(url, {
     maxRetriesPerRequest: 2,
     enableOfflineQueue: true,
     connectTimeout: 2000,
+    commandTimeout: STORE_DEADLINES.redisCommandMs,
     retryStrategy: (times) => Math.min(50 * times, 1000),
     lazyConnect: false,
     ...options,

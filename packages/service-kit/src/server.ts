@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerErrorHandling } from './errors.js';
+import { asRequest } from './store-deadline.js';
 import { loggerOptions, type Logger } from './logger.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -86,6 +87,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
+  // What a request does runs as a request: its Postgres queries carry the deadline (store-deadline.ts).
+  app.addHook('onRequest', (_request, _reply, done) => asRequest(done));
   // A declared body over the route's limit is refused before a byte of it is read. Fastify refuses it
   // too, but by closing the connection while the client is still sending, and a client whose send is
   // cut by the reset often never reads the 413. Node reads and drops the rest of a body of reasonable

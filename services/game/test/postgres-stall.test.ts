@@ -2,30 +2,12 @@
 // not take the winners list down: past a bounded wait a pod answers with the last list it read, and a pod
 // that never read one answers 503 with Retry-After at once instead of hanging. Once Postgres resumes, the
 // list is read from it again.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { startPostgres } from '@omc/infra';
+import { startPostgres, withDescendants } from '@omc/infra';
 import { eventually, workspaceRoot } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGame, type Harness } from './support.js';
-
-/** A process and every process under it (the postmaster and its backends). */
-function withDescendants(pid: number): number[] {
-  const parents = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const all = [pid];
-  for (let i = 0; i < all.length; i++) all.push(...(parents.get(all[i]!) ?? []));
-  return all;
-}
 
 const TARGET = 3;
 

@@ -38,8 +38,9 @@ export function useClickScript(hash: string): (user: Record<string, unknown>) =>
     const record = { loaded: 1, version: 1, granted: 0, passRound: 0, ...user };
     await t.redis.hset(hash, { round: SCRIPT_ROUND, clicks: 0, pot: 0, epoch: 'e1', seq: 0 });
     await t.redis.hset(hash, 'u1', JSON.stringify(record));
-    const reply = await t.scripts.clickBatch([hash], [Date.now(), 1000, 10, 0, '', 0, 'u1', 0, 0], 1);
-    if (reply.stateMissing || reply.journalFull) throw new Error('the test state is missing');
+    const reply = await t.scripts.clickBatch([hash], [Date.now(), 1000, 10, 0, '', 0, 0, 'u1', 0, 0], 1);
+    if (reply.stateMissing || reply.journalFull || reply.expired)
+      throw new Error('the test state is missing');
     return reply.clicks[0]!;
   };
 }

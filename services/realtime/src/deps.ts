@@ -29,12 +29,14 @@ export async function createDeps(config: Config): Promise<Deps> {
   });
   // Each of the four clients logs its connection errors once per outage.
   const redis = createRedis(config.REDIS_URL, {}, base.log);
-  // The adapter's clients never fail a command for being offline: they queue until Redis returns.
-  const adapterPub = createRedis(config.REDIS_URL, { maxRetriesPerRequest: null }, base.log);
+  // The adapter's clients never fail a command for being offline or stalled: they queue until Redis
+  // returns (no request waits on them).
+  const queued = { maxRetriesPerRequest: null, commandTimeout: undefined };
+  const adapterPub = createRedis(config.REDIS_URL, queued, base.log);
   // Subscribing connections skip ioredis's ready check: its INFO could race a SUBSCRIBE sent while the
   // connection was still opening, and a subscriber may run no other command, so the process crashed at
   // start-up now and then ("Connection in subscriber mode", ioredis 5.8.2+).
-  const subscriber = { maxRetriesPerRequest: null, enableReadyCheck: false };
+  const subscriber = { ...queued, enableReadyCheck: false };
   const adapterSub = createRedis(config.REDIS_URL, subscriber, base.log);
   const countSub = createRedis(config.REDIS_URL, subscriber, base.log);
   const nats = await connectNats(config.NATS_URL, `realtime-${config.INSTANCE_NAME}`);

@@ -72,6 +72,15 @@ export async function restartPart(target: FaultTarget): Promise<void> {
   await control('/restart', { target });
 }
 
+/** Stalls a native server (every process of it SIGSTOPped) until `resumePart`. */
+export async function pausePart(target: 'postgres' | 'redis' | 'nats'): Promise<void> {
+  await control('/pause', { target });
+}
+
+export async function resumePart(target: 'postgres' | 'redis' | 'nats'): Promise<void> {
+  await control('/resume', { target });
+}
+
 /** Starts another gateway in front of the same services with other settings; stopped at the end of the suite. */
 export async function extraGateway(env: Record<string, string>): Promise<string> {
   return ((await control('/extra-gateway', { env })) as { url: string }).url;

@@ -10,6 +10,7 @@ import { BUS_USER_NAMES, freePort, startSystem, type ServerName, type System } f
 import { workspaceRoot } from '@omc/testkit';
 import type { TestProject } from 'vitest/node';
 import { emptyFigures, formatFigures, mergeFigures, type Figures } from './figures.js';
+import { signalTree } from './stall.js';
 import type { SuiteContext } from './context.js';
 
 export const SUITE_ENV = {
@@ -144,6 +145,15 @@ export default async function setup(project: TestProject) {
           if (SERVERS.includes(target as ServerName)) await system.infra.restartServer(target as ServerName);
           else await system.restartProcess(target);
           break;
+        case '/pause':
+        case '/resume': {
+          // A stalled server (a long fork, a failover, a partition): every process of it stopped, then continued.
+          const pid = system.infra.pids[target as ServerName];
+          if (!pid) throw new Error(`no running server ${target}`);
+          if (request.url === '/pause') figures.faults.push(`${target}:SIGSTOP`);
+          signalTree(pid, request.url === '/pause' ? 'SIGSTOP' : 'SIGCONT');
+          break;
+        }
         case '/extra-gateway':
           result = { url: await startExtraGateway((body.env ?? {}) as Record<string, string>) };
           break;

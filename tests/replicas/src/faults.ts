@@ -1,27 +1,11 @@
 // The faults of the matrix, each done to the real servers and processes by their own PIDs and files, as
 // an operator or a failing machine would do them.
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
+import { withDescendants } from '@omc/infra';
 import { Redis } from 'ioredis';
 
-/** A process and every process under it (PostgreSQL's postmaster and its backends). */
-export function withDescendants(pid: number): number[] {
-  const parents = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // The command may hold spaces and parentheses: the parent PID is the 2nd field after the last ')'.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const all = [pid];
-  for (let i = 0; i < all.length; i++) all.push(...(parents.get(all[i]!) ?? []));
-  return all;
-}
+export { withDescendants };
 
 /** A stalled node: every process of the server stopped (SIGSTOP) for `ms`, then continued. */
 export async function stall(pid: number, ms: number): Promise<void> {

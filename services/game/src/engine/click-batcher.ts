@@ -29,6 +29,8 @@ const MAX_BATCH = 1000;
 const FULL_BATCH = 256;
 /** Tries of one batch: a missing state or users not loaded yet are fixed, then the batch goes again. */
 const ATTEMPTS = 4;
+/** How often the offset of Redis's clock from ours is measured again (off the click path). */
+const CLOCK_CHECK_MS = 5000;
 
 /** The answers for a click the script settled (every status but user_not_loaded). */
 const REFUSALS: Record<Exclude<ClickStatus, 'accepted' | 'user_not_loaded'>, ClickOutcome> = {
@@ -48,6 +50,9 @@ export class ClickBatcher {
   private lastBatchAt = Number.NEGATIVE_INFINITY;
   private closed = false;
   private readonly milestones: string;
+  /** How far Redis's clock is ahead of ours, at least (ms); undefined until first measured. */
+  private redisAhead: number | undefined;
+  private redisAheadCheckedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly scripts: GameRedis,
@@ -155,6 +160,26 @@ export class ClickBatcher {
     });
   }
 
+  /**
+   * The time, by Redis's clock, after which a batch sent now must not run: half the command timeout from
+   * now. A batch still unanswered at the timeout is answered 503; Redis stalled with it queued, it finds
+   * its deadline passed when it runs at last, and counts nothing. The offset is a lower bound (measured
+   * as Redis's time minus ours when its answer arrived), so a deadline errs early, never late. 0 (none)
+   * until the offset is known.
+   */
+  private deadline(): number {
+    const now = performance.now();
+    if (now - this.redisAheadCheckedAt >= CLOCK_CHECK_MS) {
+      this.redisAheadCheckedAt = now;
+      this.scripts.time().then(
+        (redisNow) => (this.redisAhead = redisNow - Date.now()),
+        () => (this.redisAheadCheckedAt = Number.NEGATIVE_INFINITY),
+      );
+    }
+    if (this.redisAhead === undefined) return 0;
+    return Math.floor(Date.now() + this.redisAhead + this.config.REDIS_COMMAND_TIMEOUT_MS / 2);
+  }
+
   private async runBatch(batch: PendingClick[]): Promise<void> {
     let pending = batch;
     for (let attempt = 0; attempt < ATTEMPTS && pending.length > 0; attempt++) {
@@ -171,12 +196,20 @@ export class ClickBatcher {
             this.config.CLICK_RATE_PER_IP,
             this.milestones,
             this.config.JOURNAL_MAX_BACKLOG,
+            this.deadline(),
             ...pending.flatMap((p, i) => [p.userId, addresses.slots[i]!, p.securityVersion]),
           ],
           pending.length,
         );
       } catch (error) {
         this.log.warn({ err: error }, 'click batch failed');
+        // The clicks queued meanwhile would wait for the same Redis: refused now, within the deadline.
+        for (const p of [...pending, ...this.queue.splice(0)]) p.reject(unavailable());
+        return;
+      }
+      if (reply.expired) {
+        // Redis ran the batch after its caller gave up on it (a stall): nothing was counted.
+        this.hooks.onOutcome?.('expired', pending.length);
         for (const p of pending) p.reject(unavailable());
         return;
       }

@@ -8,6 +8,7 @@ import { purchaseRound, recordedTakeBack, recordPurchase, recordTakeBack } from 
 import type { TakeBackFigures } from './redis/take-back.js';
 import { KEYS } from './keys.js';
 import type { GameRedis } from './redis-commands.js';
+import { underRebuildFence } from './rebuild-fence.js';
 import type { RoundState } from './round-state.js';
 import type { EngineHooks } from './types.js';
 import type { UserStore } from './user-store.js';
@@ -29,16 +30,31 @@ export async function applyPurchase(
   // Money goes only into a Redis that is not behind Postgres (one that went back is rebuilt first).
   await state.verify();
   for (let attempt = 0; attempt < 4; attempt++) {
-    const reply = await scripts.applyPurchase(
-      [KEYS.game, KEYS.purchases],
-      [
-        purchase.purchaseId,
-        purchase.userId,
-        purchase.clicks ?? 0,
-        purchase.unlimited ? 1 : 0,
-        purchase.potShareCents,
-        purchase.packId,
-      ],
+    const reply = await underRebuildFence(
+      db,
+      hooks,
+      () =>
+        scripts.applyPurchase(
+          [KEYS.game, KEYS.purchases],
+          [
+            purchase.purchaseId,
+            purchase.userId,
+            purchase.clicks ?? 0,
+            purchase.unlimited ? 1 : 0,
+            purchase.potShareCents,
+            purchase.packId,
+          ],
+        ),
+      (trx, applied) =>
+        recordPurchase(trx, {
+          id: purchase.purchaseId,
+          userId: purchase.userId,
+          round: applied.round,
+          clicks: purchase.clicks ?? 0,
+          unlimited: purchase.unlimited,
+          potShareCents: purchase.potShareCents,
+          packId: purchase.packId,
+        }),
     );
     if (reply.outcome === 'state_missing') {
       await state.ensure();
@@ -50,15 +66,6 @@ export async function applyPurchase(
         throw new Error(`purchase for user ${purchase.userId}, who is not known yet`);
       continue;
     }
-    await recordPurchase(db, {
-      id: purchase.purchaseId,
-      userId: purchase.userId,
-      round: reply.round,
-      clicks: purchase.clicks ?? 0,
-      unlimited: purchase.unlimited,
-      potShareCents: purchase.potShareCents,
-      packId: purchase.packId,
-    });
     if (reply.outcome === 'applied') hooks.onStateChanged?.();
     return reply.round;
   }
@@ -82,16 +89,26 @@ export async function takeBackPurchase(
   const round = (await purchaseRound(db, purchase.purchaseId)) ?? (await applyPurchase(parts, purchase));
   await state.verify();
   for (let attempt = 0; attempt < 4; attempt++) {
-    const reply = await scripts.takeBackPurchase(
-      [KEYS.game, KEYS.purchases],
-      [
-        purchase.purchaseId,
-        purchase.userId,
-        round,
-        purchase.clicks ?? 0,
-        purchase.unlimited ? 1 : 0,
-        purchase.potShareCents,
-      ],
+    const reply = await underRebuildFence(
+      db,
+      hooks,
+      () =>
+        scripts.takeBackPurchase(
+          [KEYS.game, KEYS.purchases],
+          [
+            purchase.purchaseId,
+            purchase.userId,
+            round,
+            purchase.clicks ?? 0,
+            purchase.unlimited ? 1 : 0,
+            purchase.potShareCents,
+          ],
+        ),
+      // Recorded before the answer: the journal's copy may not outlive Redis.
+      (trx, taken) => {
+        const { outcome: _outcome, ...figures } = taken;
+        return recordTakeBack(trx, { id: purchase.purchaseId, userId: purchase.userId, ...figures });
+      },
     );
     if (reply.outcome === 'state_missing') {
       await state.ensure();
@@ -104,8 +121,6 @@ export async function takeBackPurchase(
       continue;
     }
     const { outcome: _outcome, ...figures } = reply;
-    // Recorded before the answer: the journal's copy may not outlive Redis.
-    await recordTakeBack(db, { id: purchase.purchaseId, userId: purchase.userId, ...figures });
     if (reply.outcome === 'taken' && (figures.clicks > 0 || figures.pass || figures.potCents > 0))
       hooks.onStateChanged?.();
     return figures;

@@ -80,6 +80,8 @@ export interface GameRedis {
   restoreState(keys: [game: string, purchases: string], args: Arg[]): Promise<boolean>;
   journalStep(hash: string, args: Arg[]): Promise<JournalStepReply>;
   evictIdleUsers(hash: string, cursor: string, count: number, cutoff: number): Promise<EvictIdleUsersReply>;
+  /** Redis's clock, in ms. */
+  time(): Promise<number>;
 }
 
 function loadUserArgs(user: UserLoad, now: number): Arg[] {
@@ -106,6 +108,10 @@ export function gameRedis(redis: Redis): GameRedis {
     if (!(name in redis)) redis.defineCommand(name, { lua });
   }
   return {
+    async time() {
+      const [seconds, micros] = await redis.time();
+      return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    },
     clickBatch: async (keys, args, clickCount) =>
       decodeClickBatchReply(await redis.gameClickBatch(keys.length, ...keys, ...args), clickCount),
     applyPurchase: async (keys, args) =>

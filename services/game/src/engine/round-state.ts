@@ -17,6 +17,9 @@ import { KEYS } from './keys.js';
 import type { GameRedis } from './redis-commands.js';
 import type { EngineHooks, HotState } from './types.js';
 import { unavailable } from './unavailable.js';
+
+/** A state read slower than this is answered with the last state seen (a page's counter, not money). */
+const STALE_READ_MS = 250;
 import type { WinWriter } from './win-writer.js';
 
 /** Why the Redis state is behind Postgres: it must not be trusted, and is rebuilt from Postgres. */
@@ -48,11 +51,19 @@ export class RoundState {
    * does not answer, the last state this instance saw: a page that shows the counter stays up.
    */
   async read(): Promise<HotState> {
+    const fresh = this.readFromRedis().then((state) => this.remember(state));
+    const last = this.last;
+    if (!last) return fresh;
+    // A Redis slower than STALE_READ_MS (stalled) gets the last state at once; the read goes on and
+    // refreshes it when it comes.
+    let timer: NodeJS.Timeout | undefined;
+    const stale = new Promise<HotState>(
+      (resolve) => (timer = setTimeout(() => resolve(last), STALE_READ_MS)),
+    );
     try {
-      return this.remember(await this.readFromRedis());
-    } catch (error) {
-      if (this.last) return this.last;
-      throw error;
+      return await Promise.race([fresh.catch(() => last), stale]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -49,6 +49,11 @@ export interface EngineHooks {
   onWinAnswer?: (ended: string) => void;
   /** The round state was rebuilt from Postgres: Redis had lost it, or was found behind Postgres. */
   onRebuilt?: (cause: 'missing' | 'stale') => void;
+  /**
+   * Between a purchase's or take-back's Redis step and its Postgres record, under the rebuild fence
+   * (tests drive a rebuild there).
+   */
+  beforeStateRecord?: () => Promise<void> | void;
   /** The state changed; `state` is the state right after the change when the step returned it. */
   onStateChanged?: (state?: HotState) => void;
 }

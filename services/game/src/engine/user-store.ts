@@ -4,10 +4,11 @@ import { UNLIMITED_CLICKS } from '@omc/contracts';
 import type { Redis } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { findUserRounds, findUsers } from './game.repo.js';
+import { findUserRounds, findUsers, recordSignupGrant } from './game.repo.js';
 import { KEYS } from './keys.js';
 import { decodeUserRecord, hasUnlimitedClicks } from './redis/user-record.js';
 import type { GameRedis } from './redis-commands.js';
+import { underRebuildFence } from './rebuild-fence.js';
 import type { RoundState } from './round-state.js';
 import type { EngineHooks, UserView } from './types.js';
 import { unavailable } from './unavailable.js';
@@ -91,13 +92,18 @@ export class UserStore {
   }
 
   /**
-   * Grants the user's sign-up clicks if they are still to come, once (Redis' record holds the mark until
-   * the journal writes the clicks and the mark to Postgres together). Throws while the user is unknown,
-   * so the event that asked is retried.
+   * Grants the user's sign-up clicks if they are still to come, once: Redis' record holds the mark, and
+   * Postgres records the clicks with the mark before the answer (the journal's copy may not outlive
+   * Redis), under the rebuild fence. Throws while the user is unknown, so the event that asked is retried.
    */
   async grantSignupClicks(userId: string, clicks: number): Promise<boolean> {
     for (let attempt = 0; attempt < 4; attempt++) {
-      const reply = await this.scripts.grantSignupClicks(KEYS.game, userId, clicks);
+      const reply = await underRebuildFence(
+        this.db,
+        this.hooks,
+        () => this.scripts.grantSignupClicks(KEYS.game, userId, clicks),
+        (trx) => recordSignupGrant(trx, userId, clicks),
+      );
       if (reply === 'state_missing') {
         await this.state.ensure();
         continue;

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { GameEngine } from '../engine/game-engine.js';
-import { applyAccess, findUsers, insertUser, recordSignupGrant, updateUser } from '../engine/game.repo.js';
+import { applyAccess, findUsers, insertUser, updateUser } from '../engine/game.repo.js';
 
 export function startGameConsumers(options: {
   db: Kysely<Database>;
@@ -85,9 +85,8 @@ export function startGameConsumers(options: {
         const user = (await findUsers(db, [data.userId])).get(data.userId);
         if (!user) throw new Error(`user ${data.userId} is not known yet`);
         if (user.signupGranted || user.deleted) return;
+        // Recorded in Postgres too before the event is acknowledged.
         await engine.grantSignupClicks(data.userId, config.SIGNUP_FREE_CLICKS);
-        // Recorded before the event is acknowledged: the journal's copy may not outlive Redis.
-        await recordSignupGrant(db, data.userId, config.SIGNUP_FREE_CLICKS);
         return;
       }
       default:

@@ -9,20 +9,27 @@ import type { WinRecord } from '../journal-types.js';
  * with one HSET (the journal entry included), whatever its size: three Redis commands per batch.
  * KEYS: game hash (state, journal and users), then one rate bucket per client address in the batch.
  * ARGV: now (ms), target, rate per second per user, rate per second per address (0 = none), milestones
- * "at:reward,...", the most journal entries Redis may hold unflushed (0 = no bound), then for each click
+ * "at:reward,...", the most journal entries Redis may hold unflushed (0 = no bound), the deadline (ms, by
+ * Redis's clock; 0 = none) after which the batch is not run (its caller has answered 503), then for each click
  * its user id, the number of its address's bucket among the KEYS after the first (0 = no address) and
  * its token's security version (a token older than the record's `securityVersion` is refused).
  * Replies { -1 } when the state is missing (Redis lost its data: rebuild first), { -2 } when the journal
- * holds the most entries it may (Postgres is not taking them: nothing is counted), else a flat array that
+ * holds the most entries it may (Postgres is not taking them: nothing is counted), { -3 } when it runs past
+ * its deadline (Redis stalled with the call queued: nothing is counted), else a flat array that
  * decodeClickBatchReply reads: HEADER fields, then CLICK_FIELDS per click.
  * An address bucket is a string "tokens:ms" that expires once it would be full again.
  */
 export const CLICK_BATCH = `${USER_RECORD_LUA}
 local H = KEYS[1]
-local n = (#ARGV - 6) / 3
+local deadline = tonumber(ARGV[7])
+if deadline > 0 then
+  local t = redis.call('TIME')
+  if tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) > deadline then return {-3} end
+end
+local n = (#ARGV - 7) / 3
 local ids, seen = {}, {}
 for i = 1, n do
-  local uid = ARGV[4 + 3 * i]
+  local uid = ARGV[5 + 3 * i]
   if not seen[uid] then seen[uid] = true; ids[#ids + 1] = uid end
 end
 local st = redis.call('HMGET', H, 'round', 'clicks', 'pot', 'epoch', 'seq', 'lwu', 'lwn', 'fseq', unpack(ids))
@@ -74,8 +81,8 @@ local function newseg()
 end
 newseg()
 for i = 1, n do
-  local uid = ARGV[4 + 3 * i]
-  local b = buckets[tonumber(ARGV[5 + 3 * i])]
+  local uid = ARGV[5 + 3 * i]
+  local b = buckets[tonumber(ARGV[6 + 3 * i])]
   local u = users[uid]
   local status, ordinal, clickRound, balance, reward, won, purchased = 0, 0, round, 0, 0, 0, 0
   if u.deleted == 1 then
@@ -83,7 +90,7 @@ for i = 1, n do
   elseif u.suspended == 1 then
     -- An admin's suspension: refused before the rate limit, so its clicks write nothing.
     status = 7
-  elseif tonumber(ARGV[6 + 3 * i]) < u.securityVersion then
+  elseif tonumber(ARGV[7 + 3 * i]) < u.securityVersion then
     -- A token signed before the account's last security event (a reset, sign out everywhere...).
     status = 8
   elseif u.loaded ~= 1 then
@@ -256,9 +263,11 @@ export interface StateAfterBatch {
 }
 
 export type ClickBatchReply =
-  | { stateMissing: true; journalFull: false }
-  | { journalFull: true; stateMissing: false }
+  | { stateMissing: true; journalFull: false; expired?: false }
+  | { journalFull: true; stateMissing: false; expired?: false }
+  | { expired: true; journalFull: false; stateMissing: false }
   | {
+      expired?: false;
       journalFull: false;
       stateMissing: false;
       wins: WinRecord[];
@@ -274,6 +283,7 @@ const CLICK_FIELDS = 7;
 export function decodeClickBatchReply(reply: (number | string)[], clickCount: number): ClickBatchReply {
   if (Number(reply[0]) === -1) return { stateMissing: true, journalFull: false };
   if (Number(reply[0]) === -2) return { journalFull: true, stateMissing: false };
+  if (Number(reply[0]) === -3) return { expired: true, journalFull: false, stateMissing: false };
   if (reply.length !== HEADER + clickCount * CLICK_FIELDS)
     throw new Error(`click batch reply has ${reply.length} fields for ${clickCount} clicks`);
   const [, wins, round, globalClicks, potCents, lastClicker, lastWinner] = reply;

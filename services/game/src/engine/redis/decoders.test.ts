@@ -66,6 +66,11 @@ describe('click batch reply', () => {
   it('tells a missing state and a full journal apart, and refuses a reply that does not fit the batch', () => {
     expect(decodeClickBatchReply([-1], 3)).toEqual({ stateMissing: true, journalFull: false });
     expect(decodeClickBatchReply([-2], 3)).toEqual({ stateMissing: false, journalFull: true });
+    expect(decodeClickBatchReply([-3], 3)).toEqual({
+      expired: true,
+      stateMissing: false,
+      journalFull: false,
+    });
     expect(() => decodeClickBatchReply([1, '', 1, 1, 0, '', '', 1, 1, 1, 1, 0, 0], 1)).toThrow(
       /fields for 1 clicks/,
     );
