@@ -40,6 +40,8 @@ export interface BenchSettings {
   scenarios: Scenario[];
   /** The fresh session check's cost: accounts seeded and queries of each kind (with and without it). */
   sessionCheck: { accounts: number; queries: number; rounds: number };
+  /** The fresh authority check's cost: requests of each kind (with and without it), and clicks watched. */
+  freshAuthority: { requests: number; rounds: number; clicks: number };
   /** Lighthouse runs per page (BENCH_LIGHTHOUSE_RUNS); each figure is the median of them. */
   lighthouseRuns: number;
   /** BENCH_LIGHTHOUSE_REPORTS: a directory where each Lighthouse run's whole report (JSON) is written. */
@@ -83,6 +85,7 @@ export const SCENARIOS = [
   'web-mix',
   'lighthouse',
   'session-check',
+  'fresh-authority',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
@@ -110,6 +113,7 @@ const full: BenchSettings = {
   socketClient: 'protocol',
   scenarios: [...SCENARIOS],
   sessionCheck: { accounts: 5_000, queries: 20_000, rounds: 10 },
+  freshAuthority: { requests: 4_000, rounds: 10, clicks: 500 },
   openLoop: {
     via: ['realtime', 'gateway'],
     listeners: 1000,

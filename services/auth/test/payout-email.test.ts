@@ -12,7 +12,7 @@ import {
 import { eventually } from '@omc/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, freshIp, register, startAuth, type AuthHarness } from './support.js';
+import { bearer, freshIp, fromPayments, register, startAuth, type AuthHarness } from './support.js';
 
 describe('the payout email mail, for payments', () => {
   let h: AuthHarness;
@@ -27,7 +27,7 @@ describe('the payout email mail, for payments', () => {
     h.app.inject({
       method: 'POST',
       url: INTERNAL_PAYOUT_EMAIL_MAIL_PATH,
-      headers: bearer(token),
+      headers: fromPayments(token),
       payload: {
         requestId: randomUUID(),
         newPaypalEmail: 'new@paypal.example',
@@ -38,8 +38,9 @@ describe('the payout email mail, for payments', () => {
       },
     });
   const epochOf = async (userId: string) =>
-    InternalAccountSecurity.parse((await h.app.inject({ url: internalAccountSecurityPath(userId) })).json())
-      .securityEpoch;
+    InternalAccountSecurity.parse(
+      (await h.app.inject({ url: internalAccountSecurityPath(userId), headers: fromPayments() })).json(),
+    ).securityEpoch;
 
   it('mails the confirm link to the account email and a notice to the previous and the new payout addresses', async () => {
     const owner = await register(h.app);
@@ -96,7 +97,7 @@ describe('the payout email mail, for payments', () => {
         slow.app.inject({
           method: 'POST',
           url: INTERNAL_PAYOUT_EMAIL_MAIL_PATH,
-          headers: bearer(owner.token),
+          headers: fromPayments(owner.token),
           payload: {
             requestId: randomUUID(),
             newPaypalEmail: 'thief@evil.example',
@@ -123,7 +124,7 @@ describe('the payout email mail, for payments', () => {
   it('raises the security epoch on every security event, and says it without a token (404 for no account)', async () => {
     const owner = await register(h.app);
     const account = InternalAccount.parse(
-      (await h.app.inject({ url: '/internal/account', headers: bearer(owner.token) })).json(),
+      (await h.app.inject({ url: '/internal/account', headers: fromPayments(owner.token) })).json(),
     );
     expect(account.securityEpoch).toBe(0);
     expect(await epochOf(owner.id)).toBe(0);
@@ -146,9 +147,15 @@ describe('the payout email mail, for payments', () => {
     expect(changed.statusCode).toBe(200);
     expect(await epochOf(owner.id)).toBe(2);
 
-    const missing = await h.app.inject({ url: internalAccountSecurityPath(randomUUID()) });
+    const missing = await h.app.inject({
+      url: internalAccountSecurityPath(randomUUID()),
+      headers: fromPayments(),
+    });
     expect(missing.statusCode).toBe(404);
-    const bad = await h.app.inject({ url: internalAccountSecurityPath('not-a-uuid') });
+    const bad = await h.app.inject({
+      url: internalAccountSecurityPath('not-a-uuid'),
+      headers: fromPayments(),
+    });
     expect(bad.statusCode).toBe(400);
   });
 });

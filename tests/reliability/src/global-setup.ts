@@ -168,6 +168,12 @@ export default async function setup(project: TestProject) {
   for (const p of system.processes)
     if (p.deployable.database && p.env.DATABASE_URL) databaseUrls[p.name] = p.env.DATABASE_URL;
 
+  const processUrl = (name: string) => {
+    const found = system.processes.find((p) => p.name === name);
+    if (!found) throw new Error(`the system has no ${name}`);
+    return found.url;
+  };
+  const gameCalls = system.processes.find((p) => p.name === 'game')?.env.INTERNAL_PORT;
   const context: SuiteContext = {
     gatewayUrl: system.gatewayUrl,
     urls: Object.fromEntries(system.processes.map((p) => [p.name, p.internalUrl])),
@@ -177,6 +183,13 @@ export default async function setup(project: TestProject) {
     natsUrl: system.infra.natsUrl,
     natsUrls: Object.fromEntries(BUS_USER_NAMES.map((name) => [name, system.infra.natsUrlFor(name)])),
     keys: system.keys,
+    serviceKeys: system.serviceKeys,
+    callUrls: {
+      auth: processUrl('auth'),
+      game: processUrl('game'),
+      payments: processUrl('payments'),
+      'game:internal': `http://127.0.0.1:${gameCalls}`,
+    },
     admin: system.admin,
     controlUrl: `http://127.0.0.1:${controlPort}`,
     mailUrl: system.mail?.uiUrl ?? '',
