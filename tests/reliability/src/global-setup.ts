@@ -58,6 +58,8 @@ export default async function setup(project: TestProject) {
     // Auth logs what it does with accounts at info, where a leaked token would be (the log check reads it).
     envFor: { auth: { LOG_LEVEL: 'info' } },
     log: () => undefined,
+    // A loaded machine (a shared one, CI beside other suites) may take longer than a minute to start one.
+    readyTimeoutMs: 180_000,
   });
   const startupMs = Date.now() - started;
 
