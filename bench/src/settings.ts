@@ -135,6 +135,7 @@ const quick: BenchSettings = {
   profile: 'quick',
   users: 40,
   sessionCheck: { accounts: 1_000, queries: 4_000, rounds: 4 },
+  freshAuthority: { requests: 1_000, rounds: 4, clicks: 200 },
   concurrencies: [8, 16],
   stepDurationS: 3,
   ratioPairs: 1,
