@@ -8,6 +8,7 @@ import type { ThroughputResult } from './scenarios/throughput.js';
 import type { LighthousePage } from './scenarios/lighthouse.js';
 import type { SessionCheckResult } from './scenarios/session-check.js';
 import { crowdChecks, type CrowdResult } from './scenarios/crowd.js';
+import type { FreshAuthorityResult } from './scenarios/fresh-authority.js';
 import { PRESSES_PER_SECOND, type WebMixResult } from './scenarios/web-mix.js';
 import type { BenchSettings } from './settings.js';
 import { round } from './stats.js';
@@ -73,6 +74,7 @@ export interface Results {
     lighthouse: LighthousePage[];
     sessionCheck?: SessionCheckResult;
     crowd?: CrowdResult;
+    freshAuthority?: FreshAuthorityResult;
     errors: string[];
     durationS: number;
   };
@@ -139,10 +141,11 @@ export function buildResults(input: {
   lighthouse?: LighthousePage[];
   sessionCheck?: SessionCheckResult;
   crowd?: CrowdResult;
+  freshAuthority?: FreshAuthorityResult;
   errors: string[];
   durationS: number;
 }): Results {
-  const { sessionCheck } = input;
+  const { sessionCheck, freshAuthority } = input;
   const {
     throughput,
     fanout,
@@ -234,6 +237,22 @@ export function buildResults(input: {
       target: 'figure',
       met: null,
     });
+  // Authority read fresh: what asking auth costs an admin or money request; the click never asks.
+  if (freshAuthority)
+    checks.push(
+      {
+        figure: `Fresh authority check per admin or money request: token + auth's current account / token only (${freshAuthority.requestsEach} requests each, one at a time)`,
+        value: `${round(freshAuthority.ratio)} (${fmt(freshAuthority.withCheckMicros, ' µs')} / ${fmt(freshAuthority.withoutCheckMicros, ' µs')}, +${fmt(freshAuthority.addedMicros, ' µs')})`,
+        target: 'figure',
+        met: null,
+      },
+      {
+        figure: `Requests to auth's /internal/account during ${freshAuthority.clicks} clicks`,
+        value: String(freshAuthority.authCallsDuringClicks),
+        target: '0',
+        met: freshAuthority.authCallsDuringClicks === 0,
+      },
+    );
   check(
     'Click throughput / trivial proxied route',
     throughput?.clickThroughputRatio,
@@ -438,6 +457,7 @@ export function buildResults(input: {
       lighthouse,
       sessionCheck,
       crowd: input.crowd,
+      freshAuthority,
       errors: input.errors,
       durationS: input.durationS,
     },

@@ -19,6 +19,7 @@ import { measureLighthouse, type LighthousePage } from './scenarios/lighthouse.j
 import { measureWebMix, type WebMixResult } from './scenarios/web-mix.js';
 import { measureSessionCheck, type SessionCheckResult } from './scenarios/session-check.js';
 import { measureCrowd, type CrowdResult } from './scenarios/crowd.js';
+import { measureFreshAuthority, type FreshAuthorityResult } from './scenarios/fresh-authority.js';
 import { loadSettings, SCENARIOS } from './settings.js';
 import { startWorker, stopAllWorkers } from './workers.js';
 
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
   let lighthousePages: LighthousePage[] = [];
   let sessionCheck: SessionCheckResult | undefined;
   let crowd: CrowdResult | undefined;
+  let freshAuthority: FreshAuthorityResult | undefined;
   const runs = (name: (typeof settings.scenarios)[number]) => settings.scenarios.includes(name);
   let machine: Machine | undefined;
   try {
@@ -218,6 +220,14 @@ async function main(): Promise<void> {
         log,
         errors,
       );
+    if (runs('fresh-authority')) {
+      try {
+        freshAuthority = await measureFreshAuthority(bs, settings.freshAuthority, log);
+      } catch (error) {
+        errors.push(`fresh authority: ${(error as Error).message}`);
+        log(`[bench] fresh authority failed: ${(error as Error).stack}`);
+      }
+    }
     await loader.stop();
   } catch (error) {
     errors.push(`system: ${(error as Error).message}`);
@@ -259,6 +269,7 @@ async function main(): Promise<void> {
     lighthouse: lighthousePages,
     sessionCheck,
     crowd,
+    freshAuthority,
     errors,
     durationS: (Date.now() - started) / 1000,
   });

@@ -40,6 +40,8 @@ export interface BenchSettings {
   scenarios: Scenario[];
   /** The fresh session check's cost: accounts seeded and queries of each kind (with and without it). */
   sessionCheck: { accounts: number; queries: number; rounds: number };
+  /** The fresh authority check's cost: requests of each kind (with and without it), and clicks watched. */
+  freshAuthority: { requests: number; rounds: number; clicks: number };
   /** Lighthouse runs per page (BENCH_LIGHTHOUSE_RUNS); each figure is the median of them. */
   lighthouseRuns: number;
   /** BENCH_LIGHTHOUSE_REPORTS: a directory where each Lighthouse run's whole report (JSON) is written. */
@@ -94,6 +96,7 @@ export const SCENARIOS = [
   'storm',
   'rollout',
   'fleet',
+  'fresh-authority',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
@@ -121,6 +124,7 @@ const full: BenchSettings = {
   socketClient: 'protocol',
   scenarios: [...SCENARIOS],
   sessionCheck: { accounts: 5_000, queries: 20_000, rounds: 10 },
+  freshAuthority: { requests: 4_000, rounds: 10, clicks: 500 },
   openLoop: {
     via: ['realtime', 'gateway'],
     listeners: 1000,
@@ -149,6 +153,7 @@ const quick: BenchSettings = {
   profile: 'quick',
   users: 40,
   sessionCheck: { accounts: 1_000, queries: 4_000, rounds: 4 },
+  freshAuthority: { requests: 1_000, rounds: 4, clicks: 200 },
   concurrencies: [8, 16],
   stepDurationS: 3,
   ratioPairs: 1,

@@ -11,6 +11,8 @@ export * from './events.js';
 export * from './socket.js';
 export * from './routes.js';
 export * from './internal.js';
+export * from './internal-routes.js';
+export * from './authority.js';
 export * from './bus.js';
 export * from './openapi.js';
 export * from './web-shell.js';

@@ -6,6 +6,8 @@ export interface CaughtMail {
   to: { address: string }[];
   subject: string;
   text?: string;
+  /** The mail's headers, names in lower case. */
+  headers?: Record<string, string>;
   date?: string;
 }
 

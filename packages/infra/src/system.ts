@@ -104,7 +104,9 @@ export interface System {
   /** Each part's database (tests read the record, e.g. run payments' ledger check on it). */
   databaseUrls: Partial<Record<DeployableName, string>>;
   processes: RunningProcess[];
-  keys: { publicKey: string; privateKey: string };
+  keys: KeyPair;
+  /** Each service's own key for its internal calls (SERVICE_PRIVATE_KEY; the others hold its public key). */
+  serviceKeys: Record<CallingService, KeyPair>;
   admin: { username: string; email: string; password: string };
   /** The development mail catcher, when started. */
   mail?: MailCatcher;
@@ -117,17 +119,42 @@ export interface System {
   stop(): Promise<void>;
 }
 
-function loadOrCreateKeys(dir: string, persistent: boolean): { publicKey: string; privateKey: string } {
-  const file = join(dir, 'jwt-keys.json');
-  if (persistent && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+export interface KeyPair {
+  publicKey: string;
+  privateKey: string;
+}
+
+/** The services that make and answer internal calls, each with a key of its own. */
+export type CallingService = 'auth' | 'game' | 'payments';
+const CALLING_SERVICES: readonly CallingService[] = ['auth', 'game', 'payments'];
+
+function newKeyPair(): KeyPair {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const keys = {
+  return {
     publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   };
+}
+
+/** Development keys, kept in `dir` when persistent: `name` for the file, `make` for new ones. */
+function loadOrCreate<T>(dir: string, persistent: boolean, name: string, make: () => T): T {
+  const file = join(dir, name);
+  if (persistent && existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as T;
+  const keys = make();
   mkdirSync(dir, { recursive: true });
   writeFileSync(file, JSON.stringify(keys), { mode: 0o600 });
   return keys;
+}
+
+/** The environment of every service's internal-call keys: its own private key, the others' public keys. */
+function serviceKeyEnv(keys: Record<CallingService, KeyPair>, name: DeployableName): NodeJS.ProcessEnv {
+  if (!CALLING_SERVICES.includes(name as CallingService)) return {};
+  return {
+    SERVICE_PRIVATE_KEY: keys[name as CallingService].privateKey,
+    AUTH_SERVICE_PUBLIC_KEY: keys.auth.publicKey,
+    GAME_SERVICE_PUBLIC_KEY: keys.game.publicKey,
+    PAYMENTS_SERVICE_PUBLIC_KEY: keys.payments.publicKey,
+  };
 }
 
 async function waitReady(url: string, child: ChildProcess, name: string, timeoutMs = 60_000): Promise<void> {
@@ -200,7 +227,14 @@ export async function startSystem(given: SystemOptions): Promise<System> {
   log(
     `[system] PostgreSQL ${infra.databaseUrl}, Redis ${infra.redisUrl}, NATS ${infra.natsUrl} (${infra.source})`,
   );
-  const keys = loadOrCreateKeys(options.dir, options.persistent);
+  const keys = loadOrCreate(options.dir, options.persistent, 'jwt-keys.json', newKeyPair);
+  const serviceKeys = loadOrCreate(
+    options.dir,
+    options.persistent,
+    'service-keys.json',
+    () =>
+      Object.fromEntries(CALLING_SERVICES.map((s) => [s, newKeyPair()])) as Record<CallingService, KeyPair>,
+  );
   const admin = {
     username: baseEnv.BOOTSTRAP_ADMIN_USERNAME ?? 'admin',
     email: baseEnv.BOOTSTRAP_ADMIN_EMAIL ?? 'admin@example.com',
@@ -358,6 +392,7 @@ export async function startSystem(given: SystemOptions): Promise<System> {
           const env: NodeJS.ProcessEnv = {
             ...wiring,
             ...(d.name === 'auth' ? { JWT_PRIVATE_KEY: keys.privateKey } : {}),
+            ...serviceKeyEnv(serviceKeys, d.name),
             ...baseEnv,
             // The servers' URLs as resolved above, and each service's own database.
             REDIS_URL: infra.redisUrl,
@@ -403,6 +438,7 @@ export async function startSystem(given: SystemOptions): Promise<System> {
     databaseUrls: databases,
     processes,
     keys,
+    serviceKeys,
     admin,
     ...(mail ? { mail } : {}),
     balancers,

@@ -82,5 +82,20 @@ export const baseEnvSchema = z.object({
   ...tracingEnvSchema.shape,
 });
 
+/**
+ * The keys of internal calls (service-credential.ts): a service's own private key, and the public key of
+ * each service that calls it. A service picks its callers' keys from here.
+ */
+export const serviceKeysEnvSchema = z.object({
+  /** PEM of this service's own Ed25519 private key: it signs the credential of every internal call it makes. */
+  SERVICE_PRIVATE_KEY: env.pem('PRIVATE'),
+  /** PEM of auth's service public key (its SERVICE_PRIVATE_KEY's), to verify auth's internal calls. */
+  AUTH_SERVICE_PUBLIC_KEY: env.pem('PUBLIC'),
+  /** PEM of the game's service public key, to verify the game's internal calls. */
+  GAME_SERVICE_PUBLIC_KEY: env.pem('PUBLIC'),
+  /** PEM of payments' service public key, to verify payments' internal calls. */
+  PAYMENTS_SERVICE_PUBLIC_KEY: env.pem('PUBLIC'),
+});
+
 /** What the migration CLI needs: the database alone, so an operator can run it with no other secret. */
 export const migrateEnvSchema = z.object({ DATABASE_URL: env.url(['postgres', 'postgresql']) });

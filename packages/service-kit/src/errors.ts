@@ -27,6 +27,16 @@ export const conflict = (message: string, field?: string) => new AppError('CONFL
 export const tooManyRequests = (message = 'Too many requests, slow down') =>
   new AppError('RATE_LIMITED', 429, message);
 
+/** A 429 that says when to come back: the handler sends Retry-After. */
+export class RetryLater extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('RATE_LIMITED', 429, message);
+  }
+}
+
 function describeZodIssue(issue: { path: PropertyKey[]; message: string }): {
   field?: string;
   message: string;
@@ -88,6 +98,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
     // A 503 the service chose (a store away, a queue full) says when to try again; it is no bug to log
     // with its stack.
+    if (error instanceof RetryLater) void reply.header('retry-after', String(error.retryAfterSeconds));
     if (error instanceof AppError && status === 503) {
       if (!reply.hasHeader('retry-after')) void reply.header('retry-after', '1');
       const cause = error === thrown ? undefined : (thrown as Error).message;

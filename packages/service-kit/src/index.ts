@@ -14,6 +14,8 @@ export * from './outbox.js';
 export * from './poll-loop.js';
 export * from './auth.js';
 export * from './caller.js';
+export * from './authority.js';
+export * from './service-credential.js';
 export * from './metrics.js';
 export * from './deps.js';
 export * from './run.js';

@@ -4,6 +4,7 @@
 import type { Kysely } from 'kysely';
 import { registerTokens, type TokenKeys } from './auth.js';
 import { pingDb } from './db.js';
+import { registerInternalCallers, type ServiceCredentials } from './service-credential.js';
 import { registerHealth, type Check } from './health.js';
 import { registerMetrics, type Metrics } from './metrics.js';
 import { pingNats, type Nats } from './nats.js';
@@ -30,10 +31,13 @@ export interface ServiceAppOptions extends Omit<ServerOptions, 'log'> {
    * ready while they are down. Unlisted stores make the pod unready while down.
    */
   readyWithout?: Store[];
+  /** This service's credentials: its internal routes then accept only the callers their contract lists. */
+  internalCallers?: ServiceCredentials;
 }
 
 export async function createServiceApp(deps: ServiceAppDeps, options: ServiceAppOptions): Promise<App> {
   const app = createServer({ ...options, log: deps.log });
+  registerInternalCallers(app, options.internalCallers);
   if (options.tokens) await registerTokens(app, options.tokens);
   const { db, redis, nats } = deps;
   const stores: Partial<Record<Store, Check>> = {};

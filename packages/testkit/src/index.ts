@@ -1,7 +1,8 @@
 // Helpers for integration tests against the real servers started by the global setup.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { dropDatabase, recreateDatabase } from '@omc/infra';
-import type { AccessTokenClaims } from '@omc/contracts';
+import type { AccessTokenClaims, Service } from '@omc/contracts';
+import { ServiceCredentials } from '@omc/service-kit';
 import { Redis } from 'ioredis';
 import { createSigner } from 'fast-jwt';
 import { connect } from 'nats';
@@ -19,13 +20,22 @@ export function testInfra(): TestInfra {
  * The environment a service under test needs to reach the test servers, signed-token key and all; a
  * test adds or overrides its own settings after it.
  */
-export function serviceEnv(options: { databaseUrl?: string; publicKey: string }): Record<string, string> {
+export function serviceEnv(options: {
+  databaseUrl?: string;
+  publicKey: string;
+  /** The service under test: it gets its own internal-call key and the others' public keys. */
+  service: Service;
+}): Record<string, string> {
   const infra = testInfra();
   return {
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     REDIS_URL: infra.redisUrl,
     NATS_URL: infra.natsUrl,
     JWT_PUBLIC_KEY: options.publicKey,
+    SERVICE_PRIVATE_KEY: testServiceKeys[options.service].privateKey,
+    AUTH_SERVICE_PUBLIC_KEY: testServiceKeys.auth.publicKey,
+    GAME_SERVICE_PUBLIC_KEY: testServiceKeys.game.publicKey,
+    PAYMENTS_SERVICE_PUBLIC_KEY: testServiceKeys.payments.publicKey,
     LOG_LEVEL: 'silent',
   };
 }
@@ -71,6 +81,27 @@ export function generateTokenKeys(): KeyPair {
     publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   };
+}
+
+/** Each service's internal-call key pair in this test process (serviceEnv hands them out). */
+export const testServiceKeys: Record<Service, KeyPair> = {
+  auth: generateTokenKeys(),
+  game: generateTokenKeys(),
+  payments: generateTokenKeys(),
+};
+
+/** The headers of an internal call from `caller` to `callee`, signed with `privateKey` as the caller signs. */
+export function signedCallHeaders(
+  caller: Service,
+  privateKey: string,
+  callee: Service,
+): Record<string, string> {
+  return new ServiceCredentials(caller, { privateKey, callerKeys: {} }).headersFor(callee);
+}
+
+/** The headers of an internal call from `caller` to `callee` in this test process (testServiceKeys). */
+export function internalCallHeaders(caller: Service, callee: Service): Record<string, string> {
+  return signedCallHeaders(caller, testServiceKeys[caller].privateKey, callee);
 }
 
 /** An access token as services/auth would sign it. */

@@ -58,6 +58,7 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
     tokens: { publicKey: config.JWT_PUBLIC_KEY, privateKey: config.JWT_PRIVATE_KEY },
     // Events wait in the outbox while NATS is away; only Postgres is needed to serve.
     readyWithout: ['nats'],
+    internalCallers: deps.credentials,
   });
   await app.register(fastifyCookie);
   app.decorateRequest('account', null);

@@ -1,4 +1,11 @@
-import { baseEnvSchema, env, migrateEnvSchema, parseConfig, retentionEnvSchema } from '@omc/service-kit';
+import {
+  baseEnvSchema,
+  env,
+  migrateEnvSchema,
+  parseConfig,
+  retentionEnvSchema,
+  serviceKeysEnvSchema,
+} from '@omc/service-kit';
 import { EmailField, PasswordField, UsernameField } from '@omc/contracts';
 import { z } from 'zod';
 
@@ -10,6 +17,8 @@ const optionalText = z
 export const configSchema = baseEnvSchema
   .extend({
     ...retentionEnvSchema.shape,
+    // Auth's internal routes are called by payments alone.
+    ...serviceKeysEnvSchema.pick({ SERVICE_PRIVATE_KEY: true, PAYMENTS_SERVICE_PUBLIC_KEY: true }).shape,
     /** auth's HTTP port. */
     PORT: env.port(3001),
     /** PEM of the Ed25519 private key auth signs access tokens with. */
@@ -85,6 +94,13 @@ export const configSchema = baseEnvSchema
     EMAIL_CHANGE_UNDO_DAYS: env.int(7, 1, 90),
     /** Email changes one account may ask for per RESET_WINDOW_MS (each mails two addresses); past it, 429. */
     EMAIL_CHANGE_MAX_PER_ACCOUNT: env.int(3, 0),
+    /**
+     * Requests that send mail (verification, reset, email change, payout email) one account may make per
+     * RESET_WINDOW_MS, all kinds together; past it, 429.
+     */
+    MAIL_MAX_PER_ACCOUNT: env.int(10, 0),
+    /** Mails one address may be sent per RESET_WINDOW_MS, all kinds together; past it, 429. */
+    MAIL_MAX_PER_ADDRESS: env.int(6, 0),
     /**
      * Seconds after signing in with a password during which an email or payout-email change needs no
      * password again; later, the current password is asked for.

@@ -1,4 +1,12 @@
-import { baseDeps, connectStores, type BaseDeps, type Metrics, type Stores } from '@omc/service-kit';
+import {
+  baseDeps,
+  connectStores,
+  serviceCredentials,
+  type BaseDeps,
+  type Metrics,
+  type ServiceCredentials,
+  type Stores,
+} from '@omc/service-kit';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
 
@@ -20,6 +28,8 @@ export interface Deps extends BaseDeps, Stores<Database> {
   counters: AuthCounters;
   /** HTTP client for the game and payments calls (global fetch; a test may hand in another). */
   fetch: typeof fetch;
+  /** Signs auth's internal calls and checks its internal callers (service-credential.ts). */
+  credentials: ServiceCredentials;
 }
 
 export function authCounters(metrics: Metrics): AuthCounters {
@@ -42,5 +52,6 @@ export async function createDeps(config: Config): Promise<Deps> {
     ...stores,
     counters: authCounters(base.metrics),
     fetch: globalThis.fetch,
+    credentials: serviceCredentials('auth', config),
   };
 }

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ADMIN,
   bearer,
+  fromPayments,
   freshIp,
   login,
   loginToken,
@@ -167,7 +168,8 @@ describe('operator tools', () => {
 
       // The access token still within its 15 minutes is refused, with the reason, here and on money paths.
       for (const url of ['/api/user/profile', '/internal/account']) {
-        const refused = expectRefusal(await h.app.inject({ url, headers: bearer(player.token) }), 401);
+        const headers = url.startsWith('/internal') ? fromPayments(player.token) : bearer(player.token);
+        const refused = expectRefusal(await h.app.inject({ url, headers }), 401);
         expect(refused.code).toBe(ACCOUNT_SUSPENDED);
         expect(refused.message).toContain(reason);
       }
@@ -307,7 +309,7 @@ describe('operator tools', () => {
         ip: '203.0.113.9',
       };
       const post = (token: string, payload: object) =>
-        h.app.inject({ method: 'POST', url: '/internal/audit', headers: bearer(token), payload });
+        h.app.inject({ method: 'POST', url: '/internal/audit', headers: fromPayments(token), payload });
       expect((await post(adminToken, record)).statusCode).toBe(200);
       const [entry] = AuditPage.parse((await audit('?action=house.collected&limit=1')).json()).entries;
       expect(entry).toMatchObject({
@@ -336,7 +338,7 @@ describe('operator tools', () => {
         ip: '203.0.113.10',
       };
       const post = (token: string, payload: object) =>
-        h.app.inject({ method: 'POST', url: '/internal/audit', headers: bearer(token), payload });
+        h.app.inject({ method: 'POST', url: '/internal/audit', headers: fromPayments(token), payload });
       expect((await post(adminToken, record)).statusCode).toBe(200);
       const [entry] = AuditPage.parse(
         (await audit(`?action=purchase.refunded&targetId=${buyerId}`)).json(),

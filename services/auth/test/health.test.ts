@@ -48,6 +48,8 @@ describe('auth configuration', () => {
     NATS_URL: 'nats://127.0.0.1:4222',
     JWT_PUBLIC_KEY: keys.publicKey,
     JWT_PRIVATE_KEY: keys.privateKey,
+    SERVICE_PRIVATE_KEY: keys.privateKey,
+    PAYMENTS_SERVICE_PUBLIC_KEY: keys.publicKey,
   };
   const problems = (env: Record<string, string>) => {
     try {

@@ -1,6 +1,6 @@
 // GET /internal/account: what the other services ask on money paths, the account as it is now.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, loginToken, register, startAuth, type AuthHarness } from './support.js';
+import { ADMIN, bearer, fromPayments, loginToken, register, startAuth, type AuthHarness } from './support.js';
 
 describe('the account for the other services', () => {
   let h: AuthHarness;
@@ -9,7 +9,7 @@ describe('the account for the other services', () => {
   });
   afterAll(async () => h?.close());
 
-  const account = (token: string) => h.app.inject({ url: '/internal/account', headers: bearer(token) });
+  const account = (token: string) => h.app.inject({ url: '/internal/account', headers: fromPayments(token) });
 
   it('answers the role as it is now, not as the token says', async () => {
     const user = await register(h.app);
@@ -61,6 +61,6 @@ describe('the account for the other services', () => {
     });
     expect(deleted.statusCode).toBe(200);
     expect((await account(user.token)).statusCode).toBe(401);
-    expect((await h.app.inject({ url: '/internal/account' })).statusCode).toBe(401);
+    expect((await h.app.inject({ url: '/internal/account', headers: fromPayments() })).statusCode).toBe(401);
   });
 });

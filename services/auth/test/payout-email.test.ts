@@ -12,7 +12,7 @@ import {
 import { eventually } from '@omc/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, freshIp, register, startAuth, type AuthHarness } from './support.js';
+import { bearer, freshIp, fromPayments, register, startAuth, type AuthHarness } from './support.js';
 
 describe('the payout email mail, for payments', () => {
   let h: AuthHarness;
@@ -27,7 +27,7 @@ describe('the payout email mail, for payments', () => {
     h.app.inject({
       method: 'POST',
       url: INTERNAL_PAYOUT_EMAIL_MAIL_PATH,
-      headers: bearer(token),
+      headers: fromPayments(token),
       payload: {
         requestId: randomUUID(),
         newPaypalEmail: 'new@paypal.example',
@@ -38,8 +38,9 @@ describe('the payout email mail, for payments', () => {
       },
     });
   const epochOf = async (userId: string) =>
-    InternalAccountSecurity.parse((await h.app.inject({ url: internalAccountSecurityPath(userId) })).json())
-      .securityEpoch;
+    InternalAccountSecurity.parse(
+      (await h.app.inject({ url: internalAccountSecurityPath(userId), headers: fromPayments() })).json(),
+    ).securityEpoch;
 
   it('mails the confirm link to the account email and a notice to the previous and the new payout addresses', async () => {
     const owner = await register(h.app);
@@ -65,6 +66,25 @@ describe('the payout email mail, for payments', () => {
       expect(notice.text).toContain('fresh@paypal[.]example');
       expect(notice.text).not.toContain(`payout-link-${requestId}`);
     }
+  });
+
+  it('is under the quota of every user-triggered mail: past it, 429 with Retry-After naming the limit, and no mail', async () => {
+    const owner = await register(h.app);
+    const answers = [];
+    for (let i = 0; i < 15; i++)
+      answers.push(await ask(owner.token, { newPaypalEmail: `payee${i}-${owner.id}@paypal.example` }));
+    const accepted = answers.filter((a) => a.statusCode === 200);
+    const refused = answers.filter((a) => a.statusCode === 429);
+    expect(accepted.length + refused.length).toBe(15);
+    // The account's address gets every confirm link: its quota (MAIL_MAX_PER_ADDRESS, 6) is reached first.
+    expect(accepted).toHaveLength(6);
+    expect(refused[0]!.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+    expect(refused[0]!.json().message).toMatch(/at most 6 in an hour/);
+    await eventually(
+      () => h.mail.to(owner.email).filter((m) => m.link?.includes('/confirm-payout-email')).length === 6,
+      'the accepted confirm mails',
+    );
+    for (let i = 6; i < 15; i++) expect(h.mail.to(`payee${i}-${owner.id}@paypal.example`)).toEqual([]);
   });
 
   it('queues no token, and drops the confirm mail when payments says the request may no longer be confirmed', async () => {
@@ -96,7 +116,7 @@ describe('the payout email mail, for payments', () => {
         slow.app.inject({
           method: 'POST',
           url: INTERNAL_PAYOUT_EMAIL_MAIL_PATH,
-          headers: bearer(owner.token),
+          headers: fromPayments(owner.token),
           payload: {
             requestId: randomUUID(),
             newPaypalEmail: 'thief@evil.example',
@@ -123,7 +143,7 @@ describe('the payout email mail, for payments', () => {
   it('raises the security epoch on every security event, and says it without a token (404 for no account)', async () => {
     const owner = await register(h.app);
     const account = InternalAccount.parse(
-      (await h.app.inject({ url: '/internal/account', headers: bearer(owner.token) })).json(),
+      (await h.app.inject({ url: '/internal/account', headers: fromPayments(owner.token) })).json(),
     );
     expect(account.securityEpoch).toBe(0);
     expect(await epochOf(owner.id)).toBe(0);
@@ -146,9 +166,15 @@ describe('the payout email mail, for payments', () => {
     expect(changed.statusCode).toBe(200);
     expect(await epochOf(owner.id)).toBe(2);
 
-    const missing = await h.app.inject({ url: internalAccountSecurityPath(randomUUID()) });
+    const missing = await h.app.inject({
+      url: internalAccountSecurityPath(randomUUID()),
+      headers: fromPayments(),
+    });
     expect(missing.statusCode).toBe(404);
-    const bad = await h.app.inject({ url: internalAccountSecurityPath('not-a-uuid') });
+    const bad = await h.app.inject({
+      url: internalAccountSecurityPath('not-a-uuid'),
+      headers: fromPayments(),
+    });
     expect(bad.statusCode).toBe(400);
   });
 });

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderMail } from '../src/mail/templates.js';
 import {
   bearer,
+  fromPayments,
   freshIp,
   login,
   loginToken,
@@ -57,7 +58,7 @@ describe('recovery beats a stolen token', () => {
   const profile = (token: string) =>
     h.app.inject({ method: 'GET', url: '/api/user/profile', headers: bearer(token) });
   const internal = (token: string) =>
-    h.app.inject({ method: 'GET', url: '/internal/account', headers: bearer(token) });
+    h.app.inject({ method: 'GET', url: '/internal/account', headers: fromPayments(token) });
   /** Both places a stolen token could still count: an account route and the money paths' check. */
   const stillWorks = async (token: string) => {
     const [a, b] = await Promise.all([profile(token), internal(token)]);
@@ -342,7 +343,9 @@ describe('an email change needs the current password or a recent sign-in', () =>
   it('gives /internal/account the session sign-in time, for payout email changes', async () => {
     const owner = await register(h.app);
     const account = InternalAccount.parse(
-      (await h.app.inject({ method: 'GET', url: '/internal/account', headers: bearer(owner.token) })).json(),
+      (
+        await h.app.inject({ method: 'GET', url: '/internal/account', headers: fromPayments(owner.token) })
+      ).json(),
     );
     expect(Date.parse(account.signedInAt!)).toBeGreaterThan(Date.now() - 60_000);
   });

@@ -4,6 +4,7 @@ import { parseEvent, STREAMS, type EventEnvelope, type Subject } from '@omc/cont
 import {
   freshDatabase,
   generateTokenKeys,
+  internalCallHeaders,
   resetNats,
   resetRedis,
   serviceEnv,
@@ -163,7 +164,7 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
   const payments = await startStandIn('/api/payments/profile', PAYMENTS_DEFAULT);
   const mail = await startMailSink();
   const config = loadConfig({
-    ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey }),
+    ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey, service: 'auth' }),
     // As an operator writes it in a one-line variable.
     JWT_PRIVATE_KEY: keys.privateKey.replace(/\n/g, '\\n'),
     GAME_URL: game.url,
@@ -251,6 +252,11 @@ export function newUser(prefix = 'player') {
 
 export function bearer(token: string) {
   return { authorization: `Bearer ${token}` };
+}
+
+/** The headers of payments' internal call to auth: its service credential, and the player's token if given. */
+export function fromPayments(token?: string) {
+  return { ...internalCallHeaders('payments', 'auth'), ...(token === undefined ? {} : bearer(token)) };
 }
 
 /** The refresh cookie's value from a Set-Cookie answer, or undefined. */

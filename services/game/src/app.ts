@@ -61,6 +61,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     // and the last state without Redis (clicks refused fast with 503), clicks without Postgres (the
     // journal waits in Redis) or NATS. Unready for a shared store's stall would empty the Service.
     readyWithout: ['postgres', 'redis', 'nats'],
+    internalCallers: deps.credentials,
   });
 
   const metrics = gameMetrics(deps.metrics);
@@ -92,6 +93,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
           db: deps.db,
           engine,
           paymentsUrl: config.PAYMENTS_URL,
+          credentials: deps.credentials,
           timeoutMs: config.PAYMENTS_TIMEOUT_MS,
           log: deps.log,
         },

@@ -7,6 +7,9 @@ const base = {
   REDIS_URL: 'redis://127.0.0.1:6379',
   NATS_URL: 'nats://127.0.0.1:4222',
   JWT_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\\nMCowBQYDK2VwAyEA\\n-----END PUBLIC KEY-----',
+  SERVICE_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----\\nMC4CAQAwBQYDK2VwBCIEIA\\n-----END PRIVATE KEY-----',
+  AUTH_SERVICE_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\\nMCowBQYDK2VwAyEA\\n-----END PUBLIC KEY-----',
+  PAYMENTS_SERVICE_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\\nMCowBQYDK2VwAyEA\\n-----END PUBLIC KEY-----',
 };
 
 function problems(env: Record<string, string>): string[] {

@@ -1,4 +1,11 @@
-import { baseEnvSchema, env, migrateEnvSchema, parseConfig, retentionEnvSchema } from '@omc/service-kit';
+import {
+  baseEnvSchema,
+  env,
+  migrateEnvSchema,
+  parseConfig,
+  retentionEnvSchema,
+  serviceKeysEnvSchema,
+} from '@omc/service-kit';
 import { z } from 'zod';
 
 export interface MilestoneRule {
@@ -25,6 +32,12 @@ export function parseMilestones(text: string): MilestoneRule[] | string {
 export const configSchema = baseEnvSchema
   .extend({
     ...retentionEnvSchema.shape,
+    // The game's internal routes are called by auth and payments.
+    ...serviceKeysEnvSchema.pick({
+      SERVICE_PRIVATE_KEY: true,
+      AUTH_SERVICE_PUBLIC_KEY: true,
+      PAYMENTS_SERVICE_PUBLIC_KEY: true,
+    }).shape,
     /** The game's HTTP port. */
     PORT: env.port(3002),
     /**

@@ -1,9 +1,18 @@
-import { baseDeps, connectStores, type BaseDeps, type Stores } from '@omc/service-kit';
+import {
+  baseDeps,
+  connectStores,
+  serviceCredentials,
+  type BaseDeps,
+  type ServiceCredentials,
+  type Stores,
+} from '@omc/service-kit';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
 
 export interface Deps extends BaseDeps, Stores<Database> {
   config: Config;
+  /** Signs the game's internal calls and checks its internal callers (service-credential.ts). */
+  credentials: ServiceCredentials;
 }
 
 export async function createDeps(config: Config): Promise<Deps> {
@@ -18,5 +27,5 @@ export async function createDeps(config: Config): Promise<Deps> {
     // holding requests open.
     redis: { autoResendUnfulfilledCommands: false, commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS },
   });
-  return { ...base, config, ...stores };
+  return { ...base, config, ...stores, credentials: serviceCredentials('game', config) };
 }

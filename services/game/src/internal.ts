@@ -3,7 +3,7 @@
 // and payments' take-back of a refunded purchase. A port of its own, because a NetworkPolicy admits
 // callers by port, not by path: the public port must admit the gateway (and Prometheus), this one auth
 // and payments alone.
-import { createServer, registerTokens } from '@omc/service-kit';
+import { createServer, registerInternalCallers, registerTokens } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { GameContext } from './app.js';
 import { roleRoutes } from './users/role.routes.js';
@@ -16,6 +16,7 @@ export async function buildInternalApp(
 ): Promise<FastifyInstance> {
   const { deps } = ctx;
   const app = createServer({ name: 'game', log: deps.log, logger: options.logger });
+  registerInternalCallers(app, deps.credentials);
   await registerTokens(app, { publicKey: deps.config.JWT_PUBLIC_KEY });
   await app.register(roleRoutes, ctx);
   await app.register(takeBackRoutes, ctx);

@@ -30,7 +30,7 @@ describe('game service health', () => {
     redis = await startRedis(redisDir);
     redisPort = Number(new URL(redis.url).port);
     const config = loadConfig({
-      ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey }),
+      ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey, service: 'game' }),
       REDIS_URL: redis.url,
       INTERNAL_PORT: '0',
     });

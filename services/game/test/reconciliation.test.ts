@@ -4,7 +4,7 @@
 import { INTERNAL_WINS_PATH, type InternalPurchase } from '@omc/contracts';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '@omc/testkit';
+import { eventually, internalCallHeaders } from '@omc/testkit';
 import { KEYS } from '../src/engine/keys.js';
 import { prunePurchaseMarks } from '../src/engine/purchases.js';
 import { startGame, type Harness } from './support.js';
@@ -93,20 +93,25 @@ describe('reconciliation with the producers’ records', () => {
     const admin = await h.registerUser('admin', 'winner');
     await h.clickTimes(admin, 5, 1);
     await h.app.game.flushJournal();
+    const fromPayments = internalCallHeaders('payments', 'game');
     const list = await h.app.inject({
+      headers: fromPayments,
       url: `${INTERNAL_WINS_PATH}?since=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`,
     });
     expect(list.statusCode).toBe(200);
     const wins = list.json().wins as { round: number; winnerUserId: string; potCents: number }[];
     const won = wins.find((w) => w.winnerUserId === admin.id);
     expect(won).toBeDefined();
-    const one = await h.app.inject({ url: `${INTERNAL_WINS_PATH}/${won!.round}` });
+    const one = await h.app.inject({ url: `${INTERNAL_WINS_PATH}/${won!.round}`, headers: fromPayments });
     expect(one.statusCode).toBe(200);
     expect(one.json()).toMatchObject({ round: won!.round, winnerUserId: admin.id, potCents: won!.potCents });
-    const none = await h.app.inject({ url: `${INTERNAL_WINS_PATH}/${won!.round + 1000}` });
+    const none = await h.app.inject({
+      url: `${INTERNAL_WINS_PATH}/${won!.round + 1000}`,
+      headers: fromPayments,
+    });
     expect(none.statusCode).toBe(404);
     expect(none.json().message).toMatch(/no recorded win/);
-    const bad = await h.app.inject({ url: `${INTERNAL_WINS_PATH}/not-a-round` });
+    const bad = await h.app.inject({ url: `${INTERNAL_WINS_PATH}/not-a-round`, headers: fromPayments });
     expect(bad.statusCode).toBe(400);
   });
 });

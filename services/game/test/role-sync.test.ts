@@ -1,6 +1,7 @@
 // Auth's direct call on a role change (PUT /internal/users/:userId/role): the very next click has the new
 // role, the role event that follows changes nothing, an older change (by auth's role version, never by a
 // date the caller sends) never wins, and only an admin's token may call it.
+import { internalCallHeaders } from '@omc/testkit';
 import { randomUUID } from 'node:crypto';
 import { internalUserRolePath, makeEvent, SUBJECTS, UNLIMITED_CLICKS, type Role } from '@omc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +28,10 @@ describe('role changes told by auth directly', () => {
     h.app.game.internal.inject({
       method: 'PUT',
       url: internalUserRolePath(userId),
-      headers: token ? { authorization: `Bearer ${token}` } : {},
+      headers: {
+        ...internalCallHeaders('auth', 'game'),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
       payload: { role, roleVersion },
     });
 
@@ -83,7 +87,7 @@ describe('role changes told by auth directly', () => {
     const pinned = await h.app.game.internal.inject({
       method: 'PUT',
       url: internalUserRolePath(user.id),
-      headers: { authorization: `Bearer ${adminToken}` },
+      headers: { ...internalCallHeaders('auth', 'game'), authorization: `Bearer ${adminToken}` },
       payload: { role: 'admin', roleVersion: 1, changedAt: '2999-01-01T00:00:00.000Z' },
     });
     expect(pinned.statusCode, pinned.body).toBe(400);
@@ -101,7 +105,7 @@ describe('role changes told by auth directly', () => {
     const onPublic = await h.app.inject({
       method: 'PUT',
       url: internalUserRolePath(user.id),
-      headers: { authorization: `Bearer ${adminToken}` },
+      headers: { ...internalCallHeaders('auth', 'game'), authorization: `Bearer ${adminToken}` },
       payload: { role: 'admin', roleVersion: 1 },
     });
     expect(onPublic.statusCode).toBe(404);

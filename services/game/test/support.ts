@@ -58,7 +58,7 @@ export async function startGame(options: { env?: Record<string, string>; instanc
   const config = await Promise.resolve()
     .then(() =>
       loadConfig({
-        ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey }),
+        ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey, service: 'game' }),
         // A Redis of this file's own, so a test may stop it.
         REDIS_URL: redis.url,
         // Every test client clicks from this one host; the address budget has its own tests.

@@ -13,7 +13,7 @@ import {
   SUBJECTS,
   UNLIMITED_CLICKS,
 } from '@omc/contracts';
-import { eventually, signAccessToken } from '@omc/testkit';
+import { eventually, signAccessToken, internalCallHeaders } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGame, type Harness, type TestUser } from './support.js';
 
@@ -36,7 +36,7 @@ describe('suspended players cannot click', () => {
     h.app.game.internal.inject({
       method: 'PUT',
       url: internalUserSuspensionPath(userId),
-      headers: { authorization: `Bearer ${token}` },
+      headers: { ...internalCallHeaders('auth', 'game'), authorization: `Bearer ${token}` },
       payload: change,
     });
 
@@ -159,7 +159,7 @@ describe('suspended players cannot click', () => {
     const bad = await h.app.game.internal.inject({
       method: 'PUT',
       url: internalUserSuspensionPath(player.id),
-      headers: { authorization: `Bearer ${adminToken}` },
+      headers: { ...internalCallHeaders('auth', 'game'), authorization: `Bearer ${adminToken}` },
       payload: { suspended: 'yes', reason: null, securityVersion: 1 },
     });
     expect(bad.statusCode).toBe(400);
@@ -167,7 +167,7 @@ describe('suspended players cannot click', () => {
     const onPublic = await h.app.inject({
       method: 'PUT',
       url: internalUserSuspensionPath(player.id),
-      headers: { authorization: `Bearer ${adminToken}` },
+      headers: { ...internalCallHeaders('auth', 'game'), authorization: `Bearer ${adminToken}` },
       payload: { suspended: true, reason: 'x', securityVersion: 1 },
     });
     expect(onPublic.statusCode).toBe(404);
@@ -190,7 +190,7 @@ describe("the admin list's balances", () => {
     h.app.game.internal.inject({
       method: 'POST',
       url: INTERNAL_USER_BALANCES_PATH,
-      headers: { authorization: `Bearer ${token}` },
+      headers: { ...internalCallHeaders('auth', 'game'), authorization: `Bearer ${token}` },
       payload: { userIds },
     });
 

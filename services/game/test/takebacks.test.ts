@@ -3,7 +3,7 @@
 // zero) and the pot share while the round is in play; once per purchase, whatever the number of calls;
 // kept through a rebuild of Redis from Postgres.
 import { InternalTakeBack, internalTakeBackPath, parseEvent, SUBJECTS } from '@omc/contracts';
-import { eventually, testInfra } from '@omc/testkit';
+import { eventually, testInfra, internalCallHeaders } from '@omc/testkit';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGame, type Harness, type TestUser } from './support.js';
@@ -38,7 +38,7 @@ describe('taking back a refunded purchase', () => {
     h.app.game.internal.inject({
       method: 'POST',
       url: internalTakeBackPath(event.data.purchaseId),
-      headers: { authorization: `Bearer ${token}` },
+      headers: { ...internalCallHeaders('payments', 'game'), authorization: `Bearer ${token}` },
       payload: event.data,
     });
 
@@ -155,7 +155,7 @@ describe('taking back a refunded purchase', () => {
     const answer = await h.app.game.internal.inject({
       method: 'POST',
       url: internalTakeBackPath(other.data.purchaseId),
-      headers: { authorization: `Bearer ${admin.token}` },
+      headers: { ...internalCallHeaders('payments', 'game'), authorization: `Bearer ${admin.token}` },
       payload: event.data,
     });
     expect(answer.statusCode).toBe(400);

@@ -57,6 +57,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     tokens: { publicKey: deps.config.JWT_PUBLIC_KEY },
     // Events wait in the outbox while NATS is away; only Postgres is needed to serve.
     readyWithout: ['nats'],
+    internalCallers: deps.credentials,
   });
 
   const outbox: { relay?: OutboxRelay } = {};
@@ -67,6 +68,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   const accounts = new AccountCheck({
     authUrl: deps.config.AUTH_URL,
     timeoutMs: deps.config.AUTH_TIMEOUT_MS,
+    credentials: deps.credentials,
   });
   const payoutEmail = new PayoutEmailService(
     deps,
@@ -74,9 +76,14 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       authUrl: deps.config.AUTH_URL,
       timeoutMs: deps.config.AUTH_TIMEOUT_MS,
       mailTimeoutMs: deps.config.AUTH_PASSWORD_CHECK_TIMEOUT_MS,
+      credentials: deps.credentials,
     }),
   );
-  const game = new GameRecord({ gameUrl: deps.config.GAME_URL, timeoutMs: deps.config.GAME_TIMEOUT_MS });
+  const game = new GameRecord({
+    gameUrl: deps.config.GAME_URL,
+    timeoutMs: deps.config.GAME_TIMEOUT_MS,
+    credentials: deps.credentials,
+  });
   const ctx: PaymentsContext = {
     deps,
     metrics,
@@ -93,6 +100,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       new GameTakeBack({
         gameInternalUrl: deps.config.GAME_INTERNAL_URL,
         timeoutMs: deps.config.GAME_TIMEOUT_MS,
+        credentials: deps.credentials,
       }),
       metrics,
     ),

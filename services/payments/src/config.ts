@@ -5,6 +5,7 @@ import {
   migrateEnvSchema,
   parseConfig,
   retentionEnvSchema,
+  serviceKeysEnvSchema,
 } from '@omc/service-kit';
 import { z } from 'zod';
 
@@ -28,6 +29,12 @@ export const configSchema = baseEnvSchema
   .omit({ REDIS_URL: true })
   .extend({
     ...retentionEnvSchema.shape,
+    // Payments' internal routes are called by auth and the game.
+    ...serviceKeysEnvSchema.pick({
+      SERVICE_PRIVATE_KEY: true,
+      AUTH_SERVICE_PUBLIC_KEY: true,
+      GAME_SERVICE_PUBLIC_KEY: true,
+    }).shape,
     /** Payments' HTTP port. */
     PORT: env.port(3003),
     /** Auth, asked on every money path who the caller is now (GET /internal/account). */

@@ -1,4 +1,13 @@
-import { baseDeps, closeInOrder, connectNats, createDb, type BaseDeps, type Nats } from '@omc/service-kit';
+import {
+  baseDeps,
+  closeInOrder,
+  connectNats,
+  createDb,
+  serviceCredentials,
+  type BaseDeps,
+  type Nats,
+  type ServiceCredentials,
+} from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import type { Database } from './db/schema.js';
@@ -12,6 +21,8 @@ export interface Deps extends BaseDeps {
   nats: Nats;
   payments: PaymentGateway;
   payouts: PayoutsClient;
+  /** Signs payments' internal calls and checks its internal callers (service-credential.ts). */
+  credentials: ServiceCredentials;
 }
 
 export async function createDeps(
@@ -31,6 +42,7 @@ export async function createDeps(
   return {
     ...base,
     config,
+    credentials: serviceCredentials('payments', config),
     db,
     nats,
     payments: overrides.payments ?? createBraintreeGateway(config),

@@ -1,7 +1,7 @@
 // The money beside a page of the admin list (POST /internal/users/balances, auth's call with the admin's
 // token): winnings owed, spent on packs and paid out, for the ids asked, in one call.
 import { MoneyBalances, SUBJECTS } from '@omc/contracts';
-import { eventually } from '@omc/testkit';
+import { eventually, internalCallHeaders } from '@omc/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { winningsAccount } from '../src/ledger/accounts.js';
@@ -19,7 +19,10 @@ describe("the admin list's money", () => {
     h.app.inject({
       method: 'POST',
       url,
-      headers: { authorization: `Bearer ${token}` },
+      headers: {
+        ...(url.startsWith('/internal') ? internalCallHeaders('auth', 'payments') : {}),
+        authorization: `Bearer ${token}`,
+      },
       ...(payload ? { payload } : {}),
     });
   const balances = async (userIds: unknown, token?: string) =>

@@ -22,6 +22,7 @@ import {
   serviceEnv,
   signAccessToken,
   testInfra,
+  internalCallHeaders,
 } from '@omc/testkit';
 import Fastify from 'fastify';
 import { connect, type NatsConnection, type Subscription } from 'nats';
@@ -250,7 +251,7 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
   const keys = generateTokenKeys();
   const infra = testInfra();
   const config = loadConfig({
-    ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey }),
+    ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey, service: 'payments' }),
     BRAINTREE_EMULATOR_URL: emulator.url,
     BRAINTREE_TIMEOUT_MS: '800',
     PAYPAL_TIMEOUT_MS: '800',
@@ -337,7 +338,11 @@ export async function mintPayoutToken(
   app: { inject: PaymentsApp['inject'] },
   requestId: string,
 ): Promise<string> {
-  const minted = await app.inject({ method: 'POST', url: `/internal/payout-email/${requestId}/token` });
+  const minted = await app.inject({
+    method: 'POST',
+    url: `/internal/payout-email/${requestId}/token`,
+    headers: internalCallHeaders('auth', 'payments'),
+  });
   if (minted.statusCode !== 200)
     throw new Error(`no token for ${requestId}: ${minted.statusCode} ${minted.body}`);
   return minted.json().token as string;

@@ -2,7 +2,7 @@
 // that names an address of its own moves nothing; the owner's link works once; a security event of the
 // account spends it; both payout addresses are told; bad input is a 400 naming the field.
 import { PAYOUT_EMAIL_PENDING, SUBJECTS } from '@omc/contracts';
-import { eventually } from '@omc/testkit';
+import { eventually, internalCallHeaders } from '@omc/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { winningsAccount } from '../src/ledger/accounts.js';
@@ -172,6 +172,7 @@ describe('the payout email is confirmed from the account email', () => {
     const afterConfirm = await h.app.inject({
       method: 'POST',
       url: `/internal/payout-email/${lastMailTo(w.userId)!.body.requestId}/token`,
+      headers: internalCallHeaders('auth', 'payments'),
     });
     expect(afterConfirm.statusCode).toBe(410);
     expect(afterConfirm.json().message).toMatch(/no longer be confirmed/);

@@ -2,7 +2,7 @@
 // naming themselves: payments credits a win only as the game's record of that round says, and credits the
 // wins the game recorded whose event never arrived (reconciliation), each round once.
 import { SUBJECTS, type InternalWin } from '@omc/contracts';
-import { eventually } from '@omc/testkit';
+import { eventually, internalCallHeaders } from '@omc/testkit';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNTS, winningsAccount } from '../src/ledger/accounts.js';
@@ -127,7 +127,9 @@ describe("round wins against the game's record", () => {
     const since = new Date(Date.now() - 1000).toISOString();
     await fillPot();
     await fillPot();
+    const headers = internalCallHeaders('game', 'payments');
     const first = await h.app.inject({
+      headers,
       url: `/internal/purchases/completed?since=${encodeURIComponent(since)}&limit=1`,
     });
     expect(first.statusCode).toBe(200);
@@ -135,12 +137,14 @@ describe("round wins against the game's record", () => {
     expect(one).toMatchObject({ packId: 'unlimited', unlimited: true, clicks: null, amountCents: 999 });
     expect(one.potShareCents + one.houseShareCents).toBe(999);
     const next = await h.app.inject({
+      headers,
       url: `/internal/purchases/completed?since=${encodeURIComponent(since)}&afterAt=${encodeURIComponent(one.completedAt)}&afterId=${one.purchaseId}`,
     });
     const rest = next.json().purchases as { purchaseId: string }[];
     expect(rest.length).toBeGreaterThanOrEqual(1);
     expect(rest.map((p) => p.purchaseId)).not.toContain(one.purchaseId);
     const half = await h.app.inject({
+      headers,
       url: `/internal/purchases/completed?since=${encodeURIComponent(since)}&afterAt=${encodeURIComponent(one.completedAt)}`,
     });
     expect(half.statusCode).toBe(400);

@@ -623,6 +623,7 @@ describe('dev and prod differ where they should', () => {
       'omc-jwt',
       'omc-mail',
       'omc-providers',
+      'omc-service-keys',
     ]);
     for (const { object } of examples) {
       for (const [key, value] of Object.entries(object.stringData as Record<string, string>))

@@ -17,6 +17,10 @@ export interface SuiteContext {
   /** Each service's own NATS URL (its user and password): what it may publish and read is its own. */
   natsUrls: Record<string, string>;
   keys: { publicKey: string; privateKey: string };
+  /** Each service's internal-call key pair (its SERVICE_PRIVATE_KEY and the public key the others hold). */
+  serviceKeys: Record<'auth' | 'game' | 'payments', { publicKey: string; privateKey: string }>;
+  /** Where each service answers its internal routes: its port, and the game's internal listener too. */
+  callUrls: Record<'auth' | 'game' | 'payments' | 'game:internal', string>;
   admin: { username: string; email: string; password: string };
   controlUrl: string;
   /** The mail catcher's inbox API (maildev: GET /email), where auth's mail arrives. */

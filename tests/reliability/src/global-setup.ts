@@ -59,6 +59,8 @@ export default async function setup(project: TestProject) {
     // Auth logs what it does with accounts at info, where a leaked token would be (the log check reads it).
     envFor: { auth: { LOG_LEVEL: 'info' } },
     log: () => undefined,
+    // A loaded machine (a shared one, CI beside other suites) may take longer than a minute to start one.
+    readyTimeoutMs: 180_000,
   });
   const startupMs = Date.now() - started;
 
@@ -178,6 +180,12 @@ export default async function setup(project: TestProject) {
   for (const p of system.processes)
     if (p.deployable.database && p.env.DATABASE_URL) databaseUrls[p.name] = p.env.DATABASE_URL;
 
+  const processUrl = (name: string) => {
+    const found = system.processes.find((p) => p.name === name);
+    if (!found) throw new Error(`the system has no ${name}`);
+    return found.url;
+  };
+  const gameCalls = system.processes.find((p) => p.name === 'game')?.env.INTERNAL_PORT;
   const context: SuiteContext = {
     gatewayUrl: system.gatewayUrl,
     urls: Object.fromEntries(system.processes.map((p) => [p.name, p.internalUrl])),
@@ -187,6 +195,13 @@ export default async function setup(project: TestProject) {
     natsUrl: system.infra.natsUrl,
     natsUrls: Object.fromEntries(BUS_USER_NAMES.map((name) => [name, system.infra.natsUrlFor(name)])),
     keys: system.keys,
+    serviceKeys: system.serviceKeys,
+    callUrls: {
+      auth: processUrl('auth'),
+      game: processUrl('game'),
+      payments: processUrl('payments'),
+      'game:internal': `http://127.0.0.1:${gameCalls}`,
+    },
     admin: system.admin,
     controlUrl: `http://127.0.0.1:${controlPort}`,
     mailUrl: system.mail?.uiUrl ?? '',

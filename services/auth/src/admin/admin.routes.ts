@@ -10,12 +10,12 @@ import {
   UpdateRoleRequest,
   UserIdParams,
 } from '@omc/contracts';
-import { badRequest, callerOf, requireRole } from '@omc/service-kit';
+import { badRequest, callerOf, freshAuthority } from '@omc/service-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuthContext } from '../context.js';
 import { auditPage } from '../audit/audit.service.js';
-import { accountOf, recordedRole, signedIn } from '../users/current-user.js';
+import { accountOf, signedIn } from '../users/current-user.js';
 import { listUsers } from '../users/users.repo.js';
 import { updateRole } from './admin.service.js';
 import { balancesOf } from './balances.js';
@@ -29,6 +29,11 @@ const actorOf = (request: FastifyRequest): Actor => {
   return { id: account.id, username: account.username, ip: request.ip };
 };
 
+const recordedAuthority = async (request: FastifyRequest) => {
+  const account = accountOf(request);
+  return { userId: account.id, role: account.role };
+};
+
 /** The :id of the path, checked after the body so a bad body is named first (as on every route). */
 function targetId(params: unknown): string {
   const parsed = UserIdParams.safeParse(params);
@@ -38,8 +43,9 @@ function targetId(params: unknown): string {
 
 export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
   scope.addHook('onRequest', signedIn(ctx));
-  // Before the body is read too: a non-admin learns nothing about what the route would accept.
-  scope.addHook('onRequest', requireRole('admin', recordedRole));
+  // Before the body is read too: a non-admin learns nothing about what the route would accept. The role is
+  // the one signedIn just read from the database (with the session and suspension), not the token's.
+  scope.addHook('onRequest', freshAuthority(recordedAuthority, { role: 'admin' }));
   const app = scope.withTypeProvider<ZodTypeProvider>();
 
   // Without parameters, the original client's answer; with any, a searchable page (docs/operations.md).

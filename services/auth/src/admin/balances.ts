@@ -14,6 +14,7 @@ import type { Deps } from '../deps.js';
 async function ask<T extends z.ZodType>(
   deps: Deps,
   caller: Caller,
+  callee: 'game' | 'payments',
   url: string,
   schema: T,
   userIds: string[],
@@ -21,7 +22,11 @@ async function ask<T extends z.ZodType>(
   try {
     const response = await deps.fetch(url, {
       method: 'POST',
-      headers: { ...forwardedHeaders(caller), 'content-type': 'application/json' },
+      headers: {
+        ...forwardedHeaders(caller),
+        ...deps.credentials.headersFor(callee),
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ userIds }),
       signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS),
     });
@@ -50,11 +55,19 @@ export async function balancesOf(
     ask(
       deps,
       caller,
+      'game',
       `${deps.config.GAME_INTERNAL_URL}${INTERNAL_USER_BALANCES_PATH}`,
       GameBalances,
       userIds,
     ),
-    ask(deps, caller, `${deps.config.PAYMENTS_URL}${INTERNAL_USER_BALANCES_PATH}`, MoneyBalances, userIds),
+    ask(
+      deps,
+      caller,
+      'payments',
+      `${deps.config.PAYMENTS_URL}${INTERNAL_USER_BALANCES_PATH}`,
+      MoneyBalances,
+      userIds,
+    ),
   ]);
   for (const id of userIds) {
     const clicks = game?.balances[id];

@@ -15,7 +15,11 @@ export async function tellGameTheRole(
   change: { userId: string; role: Role; roleVersion: number },
 ): Promise<GameSyncResult> {
   // The admin's own token: the game checks it like any other internal caller's.
-  const headers = { ...forwardedHeaders(caller), 'content-type': 'application/json' };
+  const headers = {
+    ...forwardedHeaders(caller),
+    ...deps.credentials.headersFor('game'),
+    'content-type': 'application/json',
+  };
   try {
     const response = await deps.fetch(
       `${deps.config.GAME_INTERNAL_URL}${internalUserRolePath(change.userId)}`,

@@ -12,7 +12,11 @@ export async function tellGameTheSuspension(
   caller: Caller,
   change: { userId: string; suspended: boolean; reason: string | null; securityVersion: number },
 ): Promise<GameSyncResult> {
-  const headers = { ...forwardedHeaders(caller), 'content-type': 'application/json' };
+  const headers = {
+    ...forwardedHeaders(caller),
+    ...deps.credentials.headersFor('game'),
+    'content-type': 'application/json',
+  };
   try {
     const response = await deps.fetch(
       `${deps.config.GAME_INTERNAL_URL}${internalUserSuspensionPath(change.userId)}`,

@@ -7,6 +7,7 @@ import { makeEvent, SUBJECTS } from '@omc/contracts';
 import { addressBudgetKey, badRequest, conflict, forbidden } from '@omc/service-kit';
 import type { AuthContext } from '../context.js';
 import { enqueue } from '../events.js';
+import { mailQuota } from '../mail/quota.js';
 import { countRequest } from '../security/request-limit.js';
 import { securityEvent } from '../sessions/security-events.js';
 import {
@@ -60,6 +61,8 @@ export async function requestEmailChange(
       max: config.EMAIL_CHANGE_MAX_PER_ACCOUNT,
       message: (s) => `Too many email changes asked for this account. Try again in ${s} seconds.`,
     },
+    // The link to the new address, the notice to the current one.
+    ...mailQuota(config, { accountId: user.id, to: [user.email, email] }),
   ]);
   const owner = await findUserByEmail(db, email);
   if (owner && owner.id !== user.id) throw conflict(TAKEN, 'email');

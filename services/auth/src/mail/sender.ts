@@ -3,6 +3,7 @@
 // is delayed, never lost. Requests never wait for this: they only write events. Each mail is rendered as
 // it leaves, its link minted then (links.ts): committed before the mail goes, so a mail sent again after
 // a crash carries a fresh link that works; a mail whose link may no longer be used is dropped.
+import { createHash } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Language } from '@omc/contracts';
 import { backoffDelay, RETRY_POLICIES } from '@omc/service-kit';
@@ -18,6 +19,14 @@ import {
   type QueuedMail,
 } from './queue.js';
 import { renderMail, type MailKind, type MailParams, type RenderedMail } from './templates.js';
+
+/**
+ * The id a mail shows outside (its X-OMC-Mail-Id header, the log): a digest of its queue id, which may
+ * name the request its link is minted for. A recipient or a log reader gets nothing to trade for a link.
+ */
+export function publicMailId(queueId: string): string {
+  return createHash('sha256').update(queueId).digest('base64url').slice(0, 22);
+}
 
 export interface MailSender {
   /** Look at the queue now rather than at the next poll. */
@@ -85,7 +94,10 @@ export function startMailSender(deps: Deps, options: { intervalMs?: number } = {
           if (!composed) {
             await markDropped(trx, mail.id, deps.clock(), 'not sent: its link may no longer be used');
             sent.inc({ outcome: 'dropped' });
-            log.info({ mailId: mail.id, kind: mail.kind }, 'mail dropped: its link may no longer be used');
+            log.info(
+              { mailId: publicMailId(mail.id), kind: mail.kind },
+              'mail dropped: its link may no longer be used',
+            );
             continue;
           }
           await transport.sendMail({
@@ -94,14 +106,14 @@ export function startMailSender(deps: Deps, options: { intervalMs?: number } = {
             subject: composed.subject,
             text: composed.text,
             html: composed.html,
-            headers: { 'X-OMC-Mail-Id': mail.id },
+            headers: { 'X-OMC-Mail-Id': publicMailId(mail.id) },
           });
           await markSent(trx, mail.id, deps.clock());
           sent.inc({ outcome: 'sent' });
         } catch (error) {
           const delay = retryDelay(mail.attempts, config.MAIL_RETRY_BASE_MS, config.MAIL_RETRY_MAX_MS);
           log.warn(
-            { err: error, mailId: mail.id, attempts: mail.attempts + 1, retryInMs: delay },
+            { err: error, mailId: publicMailId(mail.id), attempts: mail.attempts + 1, retryInMs: delay },
             'mail not sent; will retry',
           );
           await markFailed(trx, mail.id, deps.clock() + delay, (error as Error).message ?? String(error));

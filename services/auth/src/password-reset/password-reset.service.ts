@@ -9,6 +9,7 @@ import { addressBudgetKey, badRequest } from '@omc/service-kit';
 import type { AuthContext } from '../context.js';
 import { enqueue } from '../events.js';
 import { hashPassword } from '../security/passwords.js';
+import { mailQuota } from '../mail/quota.js';
 import { countRequest } from '../security/request-limit.js';
 import { securityEvent } from '../sessions/security-events.js';
 import { findUserByEmail, findUserById, updateUser } from '../users/users.repo.js';
@@ -29,6 +30,8 @@ export async function requestPasswordReset(ctx: AuthContext, email: string, ip: 
       max: config.RESET_MAX_PER_ADDRESS,
       message: (s) => `Too many password reset requests for this address. Try again in ${s} seconds.`,
     },
+    // The account is not looked up before the answer: counted by the address mailed.
+    ...mailQuota(config, { to: [address] }),
   ]);
   // Not awaited: the answer must not take longer when the account exists.
   void issueReset(ctx, address).catch((err) => ctx.deps.log.error({ err }, 'password reset request failed'));

@@ -6,6 +6,8 @@
 import type { InternalPayoutEmailMail } from '@omc/contracts';
 import type { AuthContext } from '../context.js';
 import { queueMail } from '../mail/queue.js';
+import { mailQuota } from '../mail/quota.js';
+import { countRequest } from '../security/request-limit.js';
 import type { LinkOrder } from '../mail/links.js';
 import { renderMail, type MailKind, type MailParams } from '../mail/templates.js';
 import { requireRecentAuth } from '../users/accounts.service.js';
@@ -19,6 +21,15 @@ export async function mailPayoutEmailConfirmation(
 ): Promise<void> {
   await requireRecentAuth(ctx, user, signedInAt, request.currentPassword, request.ip);
   const { deps } = ctx;
+  // Three mails per request, one to an address the caller chooses: under the quota of every user's mail.
+  await countRequest(
+    deps.redis,
+    deps.config.RESET_WINDOW_MS,
+    mailQuota(deps.config, {
+      accountId: user.id,
+      to: [user.email, request.previousPaypalEmail, request.newPaypalEmail],
+    }),
+  );
   const orders: { kind: MailKind; to: string; params: MailParams; link: LinkOrder | null }[] = [
     {
       kind: 'confirmPayoutEmail',

@@ -7,6 +7,7 @@ import type { Deps } from '../deps.js';
 export async function mintPayoutEmailToken(deps: Deps, requestId: string): Promise<string | null> {
   const response = await deps.fetch(`${deps.config.PAYMENTS_URL}${internalPayoutEmailTokenPath(requestId)}`, {
     method: 'POST',
+    headers: deps.credentials.headersFor('payments'),
     signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS),
   });
   if (response.status === 410) {

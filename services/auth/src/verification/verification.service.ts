@@ -5,6 +5,7 @@ import { addressBudgetKey, badRequest, conflict, forbidden } from '@omc/service-
 import type { AuthContext } from '../context.js';
 import type { Deps } from '../deps.js';
 import { enqueue } from '../events.js';
+import { mailQuota } from '../mail/quota.js';
 import { countRequest } from '../security/request-limit.js';
 import { findUserById, updateUser, type UserRow } from '../users/users.repo.js';
 import { readVerification, signVerification, verificationKey } from './verification-token.js';
@@ -97,6 +98,7 @@ export async function resendVerification(ctx: AuthContext, userId: string, ip: s
       max: config.RESEND_MAX_PER_ACCOUNT,
       message: (s) => `Too many verification mails asked for this account. Try again in ${s} seconds.`,
     },
+    ...mailQuota(config, { accountId: user.id, to: [user.email] }),
   ]);
   await ctx.deps.db.transaction().execute((trx) => enqueue(trx, verificationRequest(user)));
   ctx.relay.nudge();

@@ -7,6 +7,7 @@ import {
   InternalPurchasesResponse,
   type InternalPurchase,
 } from '@omc/contracts';
+import type { ServiceCredentials } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
@@ -18,6 +19,7 @@ export interface PurchaseReconcilerOptions {
   db: Kysely<Database>;
   engine: GameEngine;
   paymentsUrl: string;
+  credentials: ServiceCredentials;
   timeoutMs: number;
   log: Logger;
 }
@@ -33,7 +35,7 @@ async function completedSince(
     query.set('afterId', after.purchaseId);
   }
   const response = await fetch(`${options.paymentsUrl}${INTERNAL_COMPLETED_PURCHASES_PATH}?${query}`, {
-    headers: { accept: 'application/json' },
+    headers: { accept: 'application/json', ...options.credentials.headersFor('payments') },
     signal: AbortSignal.timeout(options.timeoutMs),
   });
   if (!response.ok) {

@@ -1,8 +1,9 @@
-import { CheckoutRequest, CheckoutResponse, ClientTokenResponse } from '@omc/contracts';
-import { AppError, authenticate, authenticateIfPresent, callerOf } from '@omc/service-kit';
+import { CheckoutRequest, CheckoutResponse, ClientTokenResponse, type InternalAccount } from '@omc/contracts';
+import { AppError, authenticate, authenticateIfPresent, authorityOf, freshAuthority } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { PaymentsContext } from '../context.js';
+import { currentAccount } from '../users/account-check.js';
 
 export async function checkoutRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
   const { deps, checkout, accounts } = ctx;
@@ -28,14 +29,15 @@ export async function checkoutRoutes(app: FastifyInstance, ctx: PaymentsContext)
 
   await app.register(async (signedIn) => {
     signedIn.addHook('onRequest', authenticate);
+    // A deleted account's token lives on for minutes; auth says at once that it is gone: charge nothing.
+    signedIn.addHook('onRequest', freshAuthority(currentAccount(accounts)));
     signedIn
       .withTypeProvider<ZodTypeProvider>()
       .post(
         '/api/payments/checkout',
         { schema: { body: CheckoutRequest, response: { 200: CheckoutResponse, 502: CheckoutResponse } } },
         async (request, reply) => {
-          // A deleted account's token lives on for minutes; auth says at once that it is gone: charge nothing.
-          const account = await accounts.current(callerOf(request));
+          const account = authorityOf<InternalAccount>(request);
           const result = await checkout.checkout(account.userId, request.body);
           return reply.status(result.status as 200).send(result.body);
         },

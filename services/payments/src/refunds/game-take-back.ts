@@ -2,11 +2,12 @@
 // in play), once per purchase, on its internal listener, with the refunding admin's own token. The answer
 // names what it took, and the same on every call, so a lost answer is asked again without harm.
 import { InternalTakeBack, internalTakeBackPath, type InternalTakeBackRequest } from '@omc/contracts';
-import { forwardedHeaders, type Caller } from '@omc/service-kit';
+import { forwardedHeaders, type Caller, type ServiceCredentials } from '@omc/service-kit';
 
 export interface GameTakeBackOptions {
   gameInternalUrl: string;
   timeoutMs: number;
+  credentials: ServiceCredentials;
 }
 
 export class GameTakeBack {
@@ -18,7 +19,11 @@ export class GameTakeBack {
       `${this.options.gameInternalUrl}${internalTakeBackPath(purchase.purchaseId)}`,
       {
         method: 'POST',
-        headers: { ...forwardedHeaders(caller), 'content-type': 'application/json' },
+        headers: {
+          ...forwardedHeaders(caller),
+          ...this.options.credentials.headersFor('game'),
+          'content-type': 'application/json',
+        },
         body: JSON.stringify(purchase),
         signal: AbortSignal.timeout(this.options.timeoutMs),
       },

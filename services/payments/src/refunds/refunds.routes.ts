@@ -1,5 +1,5 @@
 // The operator's money routes: refund a purchase, and a player's purchases and payouts. Admins only
-// (the token's role here, then auth's current role before any money moves).
+// (auth's current role, asked before every route; never the token's alone).
 import {
   AdminPayoutsPage,
   AdminPurchasesPage,
@@ -11,10 +11,11 @@ import {
   type PackId,
   packById,
 } from '@omc/contracts';
-import { authenticate, badRequest, callerOf, requireRole } from '@omc/service-kit';
+import { authenticate, badRequest, callerOf, freshAuthority } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { PaymentsContext } from '../context.js';
+import { currentAccount } from '../users/account-check.js';
 import { decodeCursor, encodeCursor, playerPayouts, playerPurchases } from './player-money.repo.js';
 import { refundView } from './refunds.service.js';
 
@@ -23,7 +24,7 @@ const DEFAULT_LIMIT = 20;
 export async function refundRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
   const { refunds, accounts, deps } = ctx;
   app.addHook('onRequest', authenticate);
-  app.addHook('onRequest', requireRole('admin'));
+  app.addHook('onRequest', freshAuthority(currentAccount(accounts), { role: 'admin' }));
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
   typed.post(

@@ -144,7 +144,11 @@ export class RefundsService {
     this.metrics.refunds.inc({ outcome: 'completed' });
     const view = refundView(completed);
     await recordInAuditLog(
-      { authUrl: this.deps.config.AUTH_URL, timeoutMs: this.deps.config.AUTH_TIMEOUT_MS },
+      {
+        authUrl: this.deps.config.AUTH_URL,
+        timeoutMs: this.deps.config.AUTH_TIMEOUT_MS,
+        credentials: this.deps.credentials,
+      },
       caller,
       {
         action: 'purchase.refunded',

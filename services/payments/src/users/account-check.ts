@@ -1,12 +1,21 @@
 // Money paths ask auth, the source of truth, who the caller is now: a token lives 15 minutes and an event
 // may be late, but an account deleted or demoted a moment ago must move no money. The player's own token
 // is forwarded; no answer means no money moves (503), never a guess.
-import { AppError, forwardedHeaders, unauthorized, type Caller } from '@omc/service-kit';
+import {
+  AppError,
+  callerOf,
+  forwardedHeaders,
+  unauthorized,
+  type AuthorityLookup,
+  type Caller,
+  type ServiceCredentials,
+} from '@omc/service-kit';
 import { INTERNAL_ACCOUNT_PATH, InternalAccount } from '@omc/contracts';
 
 export interface AccountCheckOptions {
   authUrl: string;
   timeoutMs: number;
+  credentials: ServiceCredentials;
 }
 
 const cannotAsk = () =>
@@ -24,7 +33,7 @@ export class AccountCheck {
    * the token's session was ended or the token is older than the account's last security event.
    */
   async current(caller: Caller): Promise<InternalAccount> {
-    const headers = forwardedHeaders(caller);
+    const headers = { ...forwardedHeaders(caller), ...this.options.credentials.headersFor('auth') };
     let response: Response;
     try {
       response = await fetch(`${this.options.authUrl}${INTERNAL_ACCOUNT_PATH}`, {
@@ -51,3 +60,9 @@ export class AccountCheck {
     return parsed.data;
   }
 }
+
+/** The freshAuthority lookup of payments' admin and money routes: auth's account for the caller's token. */
+export const currentAccount =
+  (accounts: AccountCheck): AuthorityLookup<InternalAccount> =>
+  (request) =>
+    accounts.current(callerOf(request));

@@ -2,11 +2,12 @@
 // admin's own token (auth names the actor from it). After the payout, never before it, and never at the
 // cost of the answer: a failure here is logged with the payout's ids for the operator to reconcile.
 import { INTERNAL_AUDIT_PATH, type InternalAuditRecord } from '@omc/contracts';
-import { forwardedHeaders, type Caller } from '@omc/service-kit';
+import { forwardedHeaders, type Caller, type ServiceCredentials } from '@omc/service-kit';
 
 export interface AuditTrailOptions {
   authUrl: string;
   timeoutMs: number;
+  credentials: ServiceCredentials;
 }
 
 export async function recordInAuditLog(
@@ -17,7 +18,11 @@ export async function recordInAuditLog(
   try {
     const response = await fetch(`${options.authUrl}${INTERNAL_AUDIT_PATH}`, {
       method: 'POST',
-      headers: { ...forwardedHeaders(caller), 'content-type': 'application/json' },
+      headers: {
+        ...forwardedHeaders(caller),
+        ...options.credentials.headersFor('auth'),
+        'content-type': 'application/json',
+      },
       body: JSON.stringify(record),
       signal: AbortSignal.timeout(options.timeoutMs),
     });

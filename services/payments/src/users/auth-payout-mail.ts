@@ -7,13 +7,21 @@ import {
   internalAccountSecurityPath,
   type InternalPayoutEmailMail,
 } from '@omc/contracts';
-import { AppError, forwardedHeaders, unauthorized, type Caller } from '@omc/service-kit';
+import {
+  AppError,
+  forwardedHeaders,
+  RetryLater,
+  unauthorized,
+  type Caller,
+  type ServiceCredentials,
+} from '@omc/service-kit';
 
 export interface AuthPayoutMailOptions {
   authUrl: string;
   timeoutMs: number;
   /** For the mail call, which may check a password (as slow as a login). */
   mailTimeoutMs: number;
+  credentials: ServiceCredentials;
 }
 
 const cannotAsk = () =>
@@ -31,6 +39,9 @@ async function refusal(response: Response): Promise<AppError> {
   if (response.status === 401)
     return unauthorized(message ?? 'This session is no longer valid; please sign in again');
   if (!message) return cannotAsk();
+  // Auth's mail quota: its Retry-After is passed on.
+  if (response.status === 429)
+    return new RetryLater(message, Math.max(1, Number(response.headers.get('retry-after')) || 1));
   return new AppError(
     typeof body?.code === 'string' ? body.code : 'BAD_REQUEST',
     response.status,
@@ -48,7 +59,11 @@ export class AuthPayoutMail {
     try {
       response = await fetch(`${this.options.authUrl}${INTERNAL_PAYOUT_EMAIL_MAIL_PATH}`, {
         method: 'POST',
-        headers: { ...forwardedHeaders(caller), 'content-type': 'application/json' },
+        headers: {
+          ...forwardedHeaders(caller),
+          ...this.options.credentials.headersFor('auth'),
+          'content-type': 'application/json',
+        },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.options.mailTimeoutMs),
       });
@@ -65,7 +80,7 @@ export class AuthPayoutMail {
     let response: Response;
     try {
       response = await fetch(`${this.options.authUrl}${internalAccountSecurityPath(userId)}`, {
-        headers: { accept: 'application/json' },
+        headers: { accept: 'application/json', ...this.options.credentials.headersFor('auth') },
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch {

@@ -7,10 +7,12 @@ import {
   InternalWinsResponse,
   type InternalWin as Win,
 } from '@omc/contracts';
+import type { ServiceCredentials } from '@omc/service-kit';
 
 export interface GameRecordOptions {
   gameUrl: string;
   timeoutMs: number;
+  credentials: ServiceCredentials;
 }
 
 export class GameRecord {
@@ -18,7 +20,7 @@ export class GameRecord {
 
   private async get(path: string): Promise<Response> {
     const response = await fetch(`${this.options.gameUrl}${path}`, {
-      headers: { accept: 'application/json' },
+      headers: { accept: 'application/json', ...this.options.credentials.headersFor('game') },
       signal: AbortSignal.timeout(this.options.timeoutMs),
     });
     if (response.status >= 500 || (!response.ok && response.status !== 404)) {
