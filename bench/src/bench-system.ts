@@ -102,7 +102,7 @@ async function postJson(url: string, body: unknown, token?: string): Promise<{ s
 }
 
 /** Registers users through the gateway, as players do, a few at a time (password hashing is costly). */
-async function registerUsers(
+export async function registerUsers(
   gatewayUrl: string,
   count: number,
   log: (line: string) => void,

@@ -7,6 +7,7 @@ import type { RoundEndResult } from './scenarios/round-end.js';
 import type { ThroughputResult } from './scenarios/throughput.js';
 import type { LighthousePage } from './scenarios/lighthouse.js';
 import type { SessionCheckResult } from './scenarios/session-check.js';
+import { burstChecks, type BurstsScenario } from './scenarios/bursts.js';
 import { PRESSES_PER_SECOND, type WebMixResult } from './scenarios/web-mix.js';
 import type { BenchSettings } from './settings.js';
 import { round } from './stats.js';
@@ -71,6 +72,7 @@ export interface Results {
     webMix?: WebMixResult;
     lighthouse: LighthousePage[];
     sessionCheck?: SessionCheckResult;
+    bursts?: BurstsScenario;
     errors: string[];
     durationS: number;
   };
@@ -136,6 +138,7 @@ export function buildResults(input: {
   webMix?: WebMixResult;
   lighthouse?: LighthousePage[];
   sessionCheck?: SessionCheckResult;
+  bursts?: BurstsScenario;
   errors: string[];
   durationS: number;
 }): Results {
@@ -354,6 +357,7 @@ export function buildResults(input: {
       met: null,
     });
   }
+  if (input.bursts) checks.push(...burstChecks(input.bursts));
   if (roundEnd) {
     checks.push({
       figure: `Round end: winners recorded / winning answers / clients told (of ${roundEnd.sockets})`,
@@ -433,6 +437,7 @@ export function buildResults(input: {
       webMix,
       lighthouse,
       sessionCheck,
+      bursts: input.bursts,
       errors: input.errors,
       durationS: input.durationS,
     },

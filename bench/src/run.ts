@@ -18,6 +18,7 @@ import { measureThroughput, type ThroughputResult } from './scenarios/throughput
 import { measureLighthouse, type LighthousePage } from './scenarios/lighthouse.js';
 import { measureWebMix, type WebMixResult } from './scenarios/web-mix.js';
 import { measureSessionCheck, type SessionCheckResult } from './scenarios/session-check.js';
+import { measureBursts, type BurstsScenario } from './scenarios/bursts.js';
 import { loadSettings, SCENARIOS } from './settings.js';
 import { startWorker, stopAllWorkers } from './workers.js';
 
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
   let webMix: WebMixResult | undefined;
   let lighthousePages: LighthousePage[] = [];
   let sessionCheck: SessionCheckResult | undefined;
+  let bursts: BurstsScenario | undefined;
   const runs = (name: (typeof settings.scenarios)[number]) => settings.scenarios.includes(name);
   let machine: Machine | undefined;
   try {
@@ -206,6 +208,14 @@ async function main(): Promise<void> {
         log(`[bench] session check failed: ${(error as Error).stack}`);
       }
     }
+    if (runs('bursts')) {
+      try {
+        bursts = await measureBursts(bs, log);
+      } catch (error) {
+        errors.push(`bursts: ${(error as Error).message}`);
+        log(`[bench] bursts failed: ${(error as Error).stack}`);
+      }
+    }
     await loader.stop();
   } catch (error) {
     errors.push(`system: ${(error as Error).message}`);
@@ -246,6 +256,7 @@ async function main(): Promise<void> {
     webMix,
     lighthouse: lighthousePages,
     sessionCheck,
+    bursts,
     errors,
     durationS: (Date.now() - started) / 1000,
   });

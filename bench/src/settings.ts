@@ -83,6 +83,7 @@ export const SCENARIOS = [
   'web-mix',
   'lighthouse',
   'session-check',
+  'bursts',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
