@@ -6,24 +6,21 @@
 import { resetRedis } from '@omc/testkit';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clickPathEnv, startGateway, startStandIn, type Gateway, type StandIn } from './support.js';
-
-/** A bearer token shaped like auth's (header.claims.signature); the stand-in does not check signatures. */
-const jwt = (name: string) =>
-  [
-    Buffer.from('{"alg":"EdDSA"}').toString('base64url'),
-    Buffer.from(JSON.stringify({ sub: name, exp: Math.floor(Date.now() / 1000) + 3600 })).toString(
-      'base64url',
-    ),
-    'sig',
-  ].join('.');
+import {
+  clickPathEnv,
+  jwtShaped,
+  startGateway,
+  startStandIn,
+  type Gateway,
+  type StandIn,
+} from './support.js';
 
 describe('bursts of distinct players at the gateway', () => {
   let game: StandIn;
   let gateway: Gateway;
   let pool: Pool;
   let reached = 0;
-  const players = Array.from({ length: 1000 }, (_, i) => `Bearer ${jwt(`player-${i}`)}`);
+  const players = Array.from({ length: 1000 }, (_, i) => `Bearer ${jwtShaped(`player-${i}`)}`);
 
   beforeAll(async () => {
     await resetRedis();

@@ -1,8 +1,8 @@
 // Load shedding at the front door for the click path, in front of Fastify (raw-listener.ts). A click
 // first meets the early-retry rule (early-retry.ts), then waits for its turn to go to the game under
-// service-kit's Admission: at most CLICK_MAX_IN_FLIGHT clicks in flight, the rest in a short queue, shed
-// with 503 and Retry-After only when the wait stays above CLICK_TARGET_MS for CLICK_INTERVAL_MS (a
-// standing queue, not a burst). docs/performance.md states the rule.
+// service-kit's Admission: at most CLICK_MAX_IN_FLIGHT clicks in flight, the rest in a short queue. Once
+// the path has had no room for CLICK_INTERVAL_MS (a standing queue, not a burst), clicks that waited past
+// CLICK_TARGET_MS get 503 and Retry-After. docs/performance.md states the rule.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Admission, type Metrics } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
@@ -23,7 +23,7 @@ export interface ClickAdmissionOptions {
   maxQueue: number;
   /** The wait a standing queue is cut back to (CoDel's target), in ms. */
   targetMs: number;
-  /** How long waits must stay above the target before clicks are shed (CoDel's interval), in ms. */
+  /** How long the path must have had no room before clicks are shed (CoDel's interval), in ms. */
   intervalMs: number;
   /** Clients whose refusal the gateway remembers at most (early retries are refused at once); 0 forgets. */
   penaltyMaxKeys: number;

@@ -14,7 +14,7 @@ export function clickMetrics(
 ): ClickMetrics {
   const shed = metrics.counter(
     'gateway_clicks_shed_total',
-    'Clicks refused (503) because their wait for a turn stayed above the target (a standing queue)',
+    'Clicks refused (503) because they waited past the target in a standing queue, or the queue was full',
   );
   const refusedEarly = metrics.counter(
     'gateway_clicks_retry_too_soon_total',

@@ -14,7 +14,7 @@ export interface AdmissionOptions {
   maxQueue: number;
   /** CoDel's target: the wait a standing queue is cut back to (ms). */
   targetMs: number;
-  /** CoDel's interval: how long waits must stay above the target before anything is refused (ms). */
+  /** CoDel's interval: how long the path must have had no room before anything is refused (ms). */
   intervalMs: number;
   now?: () => number;
   /** Runs `check` every `ms` while requests wait (a test drives `check` itself); returns a stopper. */

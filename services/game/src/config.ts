@@ -77,8 +77,8 @@ export const configSchema = baseEnvSchema
     /** The wait for a turn that a standing queue is cut back to (CoDel's target), in ms. */
     CLICK_QUEUE_TARGET_MS: env.int(50, 1, 10_000),
     /**
-     * Clicks are shed (503) only once every wait for a turn stayed above CLICK_QUEUE_TARGET_MS for this
-     * long (CoDel's interval), in ms: a burst that drains within it is served whole.
+     * Clicks are shed (503) only once the engine has had no room for this long (CoDel's interval), and
+     * then only those that waited past CLICK_QUEUE_TARGET_MS, in ms: a burst that drains within it is served whole.
      */
     CLICK_QUEUE_INTERVAL_MS: env.int(500, 10, 60_000),
     /**

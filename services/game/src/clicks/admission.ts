@@ -1,8 +1,8 @@
 // The game's clicks take their turn under service-kit's Admission before they are queued for their
 // batch: at most CLICK_MAX_IN_FLIGHT clicks in the engine (queued for their batch, or in one), the rest
 // waiting in a queue of at most CLICK_QUEUE_MAX. A click is refused with 503 and Retry-After only when
-// the wait for a turn stays above CLICK_QUEUE_TARGET_MS for CLICK_QUEUE_INTERVAL_MS (a standing queue,
-// not a burst), or when the queue is full: nothing was counted, the player's page retries after a pause.
+// it waited past CLICK_QUEUE_TARGET_MS after the engine had no room for CLICK_QUEUE_INTERVAL_MS (a
+// standing queue, not a burst), or when the queue is full: nothing was counted, the page retries later.
 // The engine itself is unchanged: the turn wraps the one call that queues a click.
 import { errorBody } from '@omc/contracts';
 import { Admission, type Metrics } from '@omc/service-kit';
@@ -17,7 +17,7 @@ export interface ClickQueueOptions {
   max: number;
   /** The wait a standing queue is cut back to (CoDel's target), in ms. */
   targetMs: number;
-  /** How long waits must stay above the target before clicks are shed (CoDel's interval), in ms. */
+  /** How long the path must have had no room before clicks are shed (CoDel's interval), in ms. */
   intervalMs: number;
 }
 
@@ -37,7 +37,7 @@ export function clickGate(options: ClickQueueOptions, metrics?: Metrics): ClickG
   });
   const shed = metrics?.counter(
     'game_clicks_shed_total',
-    'Clicks refused (503) because their wait for a turn stayed above the target, or the queue was full',
+    'Clicks refused (503) because they waited past the target in a standing queue, or the queue was full',
   );
   metrics?.gauge('game_click_queue', 'Clicks waiting for their turn in the engine', [], function () {
     this.set(admission.stats().queued);
