@@ -37,7 +37,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     app,
     {
       maxInFlight: config.CLICK_MAX_IN_FLIGHT,
-      maxQueue: config.CLICK_QUEUE_MAX,
+      maxQueue: config.CLICK_MAX_WAITING,
       targetMs: config.CLICK_TARGET_MS,
       intervalMs: config.CLICK_INTERVAL_MS,
       penaltyMaxKeys: config.CLICK_PENALTY_MAX_KEYS,

@@ -80,7 +80,7 @@ export const configSchema = z
      */
     CLICK_MAX_IN_FLIGHT: env.int(128, 0, 100_000),
     /** Clicks waiting for their turn at most (the queue's memory bound); past it a click gets a 503 at once. */
-    CLICK_QUEUE_MAX: env.int(4096, 0, 1_000_000),
+    CLICK_MAX_WAITING: env.int(4096, 0, 1_000_000),
     /** The wait for a turn that a standing queue is cut back to (CoDel's target), in ms. */
     CLICK_TARGET_MS: env.int(50, 1, 10_000),
     /**

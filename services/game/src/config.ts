@@ -71,7 +71,7 @@ export const configSchema = baseEnvSchema
      * Clicks in the engine (queued for their batch, or in one) at once per instance; the rest wait for
      * their turn (clicks/admission.ts, docs/performance.md "Admission"). 0 turns click admission off.
      */
-    CLICK_MAX_IN_FLIGHT: env.int(256, 0, 1_000_000),
+    CLICK_QUEUE_IN_FLIGHT: env.int(256, 0, 1_000_000),
     /** Clicks waiting for their turn at most per instance; past it a click gets a 503 at once. */
     CLICK_QUEUE_MAX: env.int(2000, 0, 1_000_000),
     /** The wait for a turn that a standing queue is cut back to (CoDel's target), in ms. */

@@ -64,7 +64,7 @@ export async function startGame(options: { env?: Record<string, string>; instanc
         // Every test client clicks from this one host; the address budget has its own tests.
         CLICK_RATE_PER_IP: '0',
         // Concurrency tests send thousands of clicks at once; click admission has its own tests.
-        CLICK_MAX_IN_FLIGHT: '0',
+        CLICK_QUEUE_IN_FLIGHT: '0',
         // Auth's calls answer on a listener of their own; any free port.
         INTERNAL_PORT: '0',
         ...options.env,

@@ -1,5 +1,5 @@
 // The game's clicks take their turn under service-kit's Admission before they are queued for their
-// batch: at most CLICK_MAX_IN_FLIGHT clicks in the engine (queued for their batch, or in one), the rest
+// batch: at most CLICK_QUEUE_IN_FLIGHT clicks in the engine (queued for their batch, or in one), the rest
 // waiting in a queue of at most CLICK_QUEUE_MAX. A click is refused with 503 and Retry-After only when
 // it waited past CLICK_QUEUE_TARGET_MS after the engine had no room for CLICK_QUEUE_INTERVAL_MS (a
 // standing queue, not a burst), or when the queue is full: nothing was counted, the page retries later.

@@ -53,7 +53,7 @@ export async function clickRoutes(
     perUser: deps.config.CLICK_RATE_PER_USER,
     perAddress: deps.config.CLICK_RATE_PER_IP,
     queue: {
-      maxInFlight: deps.config.CLICK_MAX_IN_FLIGHT,
+      maxInFlight: deps.config.CLICK_QUEUE_IN_FLIGHT,
       max: deps.config.CLICK_QUEUE_MAX,
       targetMs: deps.config.CLICK_QUEUE_TARGET_MS,
       intervalMs: deps.config.CLICK_QUEUE_INTERVAL_MS,
