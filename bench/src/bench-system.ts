@@ -54,7 +54,7 @@ export function benchEnvironment(settings: BenchSettings): NodeJS.ProcessEnv {
   };
 }
 
-async function waitReady(url: string, child: ChildProcess, name: string, timeoutMs = 60_000): Promise<void> {
+async function waitReady(url: string, child: ChildProcess, name: string, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
@@ -165,6 +165,8 @@ export async function startBenchSystem(
     dir,
     env: benchEnvironment(settings),
     log,
+    // A shared, busy machine can take more than the default minute to start a process.
+    readyTimeoutMs: 180_000,
   });
   const extra: ChildProcess[] = [];
   const stop = async () => {
