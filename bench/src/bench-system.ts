@@ -58,7 +58,7 @@ export async function waitReady(
   url: string,
   child: ChildProcess,
   name: string,
-  timeoutMs = 60_000,
+  timeoutMs = 180_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -107,7 +107,7 @@ async function postJson(url: string, body: unknown, token?: string): Promise<{ s
 }
 
 /** Registers users through the gateway, as players do, a few at a time (password hashing is costly). */
-async function registerUsers(
+export async function registerUsers(
   gatewayUrl: string,
   count: number,
   log: (line: string) => void,
@@ -170,6 +170,8 @@ export async function startBenchSystem(
     dir,
     env: benchEnvironment(settings),
     log,
+    // A shared, busy machine can take more than the default minute to start a process.
+    readyTimeoutMs: 180_000,
   });
   const extra: ChildProcess[] = [];
   const stop = async () => {

@@ -9,6 +9,7 @@ import type { LighthousePage } from './scenarios/lighthouse.js';
 import type { SessionCheckResult } from './scenarios/session-check.js';
 import { crowdChecks, type CrowdResult } from './scenarios/crowd.js';
 import type { FreshAuthorityResult } from './scenarios/fresh-authority.js';
+import { burstChecks, type BurstsScenario } from './scenarios/bursts.js';
 import { PRESSES_PER_SECOND, type WebMixResult } from './scenarios/web-mix.js';
 import type { BenchSettings } from './settings.js';
 import { round } from './stats.js';
@@ -75,6 +76,7 @@ export interface Results {
     sessionCheck?: SessionCheckResult;
     crowd?: CrowdResult;
     freshAuthority?: FreshAuthorityResult;
+    bursts?: BurstsScenario;
     errors: string[];
     durationS: number;
   };
@@ -142,6 +144,7 @@ export function buildResults(input: {
   sessionCheck?: SessionCheckResult;
   crowd?: CrowdResult;
   freshAuthority?: FreshAuthorityResult;
+  bursts?: BurstsScenario;
   errors: string[];
   durationS: number;
 }): Results {
@@ -376,6 +379,7 @@ export function buildResults(input: {
       met: null,
     });
   }
+  if (input.bursts) checks.push(...burstChecks(input.bursts));
   if (roundEnd) {
     checks.push({
       figure: `Round end: winners recorded / winning answers / clients told (of ${roundEnd.sockets})`,
@@ -458,6 +462,7 @@ export function buildResults(input: {
       sessionCheck,
       crowd: input.crowd,
       freshAuthority,
+      bursts: input.bursts,
       errors: input.errors,
       durationS: input.durationS,
     },

@@ -20,6 +20,7 @@ import { measureWebMix, type WebMixResult } from './scenarios/web-mix.js';
 import { measureSessionCheck, type SessionCheckResult } from './scenarios/session-check.js';
 import { measureCrowd, type CrowdResult } from './scenarios/crowd.js';
 import { measureFreshAuthority, type FreshAuthorityResult } from './scenarios/fresh-authority.js';
+import { measureBursts, type BurstsScenario } from './scenarios/bursts.js';
 import { loadSettings, SCENARIOS } from './settings.js';
 import { startWorker, stopAllWorkers } from './workers.js';
 
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
   let sessionCheck: SessionCheckResult | undefined;
   let crowd: CrowdResult | undefined;
   let freshAuthority: FreshAuthorityResult | undefined;
+  let bursts: BurstsScenario | undefined;
   const runs = (name: (typeof settings.scenarios)[number]) => settings.scenarios.includes(name);
   let machine: Machine | undefined;
   try {
@@ -226,6 +228,12 @@ async function main(): Promise<void> {
       } catch (error) {
         errors.push(`fresh authority: ${(error as Error).message}`);
         log(`[bench] fresh authority failed: ${(error as Error).stack}`);
+    if (runs('bursts')) {
+      try {
+        bursts = await measureBursts(bs, log);
+      } catch (error) {
+        errors.push(`bursts: ${(error as Error).message}`);
+        log(`[bench] bursts failed: ${(error as Error).stack}`);
       }
     }
     await loader.stop();
@@ -270,6 +278,7 @@ async function main(): Promise<void> {
     sessionCheck,
     crowd,
     freshAuthority,
+    bursts,
     errors,
     durationS: (Date.now() - started) / 1000,
   });

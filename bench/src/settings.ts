@@ -97,6 +97,7 @@ export const SCENARIOS = [
   'rollout',
   'fleet',
   'fresh-authority',
+  'bursts',
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 

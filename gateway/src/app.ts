@@ -36,8 +36,10 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   clickAdmission(
     app,
     {
-      targetMs: config.CLICK_TARGET_MS,
       maxInFlight: config.CLICK_MAX_IN_FLIGHT,
+      maxQueue: config.CLICK_MAX_WAITING,
+      targetMs: config.CLICK_TARGET_MS,
+      intervalMs: config.CLICK_INTERVAL_MS,
       penaltyMaxKeys: config.CLICK_PENALTY_MAX_KEYS,
       penaltyMaxSeconds: config.CLICK_PENALTY_MAX_SECONDS,
       penaltyDelayMs: config.CLICK_PENALTY_DELAY_MS,

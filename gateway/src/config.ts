@@ -74,16 +74,26 @@ export const configSchema = z
     WINNERS_PAGE_TTL_MS: env.int(2_000, 0, 600_000),
     /** How long `/winners` waits for the game's list when the gateway has none at hand, before it is sent without it. */
     WINNERS_PAGE_WAIT_MS: env.int(250, 0, 5_000),
-    /** Clicks the gateway lets in flight to the game at most; over the adaptive limit a click gets a 503 at once. 0 turns shedding off. */
-    CLICK_MAX_IN_FLIGHT: env.int(512, 0, 100_000),
-    /** The click round trip (and event-loop lateness) the adaptive click limit holds to, in ms. */
+    /**
+     * Clicks the gateway lets in flight to the game at once; the rest wait for their turn in a queue
+     * (docs/performance.md, "Admission"). 0 turns click admission off.
+     */
+    CLICK_MAX_IN_FLIGHT: env.int(128, 0, 100_000),
+    /** Clicks waiting for their turn at most (the queue's memory bound); past it a click gets a 503 at once. */
+    CLICK_MAX_WAITING: env.int(4096, 0, 1_000_000),
+    /** The wait for a turn that a standing queue is cut back to (CoDel's target), in ms. */
     CLICK_TARGET_MS: env.int(50, 1, 10_000),
+    /**
+     * Clicks are shed (503) only once the click path has had no room for this long (CoDel's interval),
+     * and then only those that waited past CLICK_TARGET_MS, in ms: a burst that drains within it is served whole.
+     */
+    CLICK_INTERVAL_MS: env.int(500, 10, 60_000),
     /**
      * Clients told to retry later that the gateway remembers (per replica): one that keeps clicking before
      * its Retry-After (more than a few times within it) gets a 429 at once. 0 turns this off.
      */
     CLICK_PENALTY_MAX_KEYS: env.int(100_000, 0, 10_000_000),
-    /** The longest wait repeated early retries can earn, in seconds. */
+    /** The longest wait an early retry can earn, in seconds (it earns the Retry-After it ignored, from then). */
     CLICK_PENALTY_MAX_SECONDS: env.int(30, 1, 3600),
     /**
      * How long an early retry's 429 is held before it is sent, in ms (at most its Retry-After): a client

@@ -1,7 +1,8 @@
 // A flood of clicks at the front door while the game is saturated (here: a stand-in game that holds
-// every click until the test lets them go). The gateway lets a bounded number through and refuses the
-// rest at once (503, Retry-After, the usual error body) without waiting for the game: the refusals all
-// arrive while the admitted clicks are still held. No refused click reaches the game, none twice.
+// every click until the test lets them go): a standing queue. The gateway lets a bounded number through;
+// the rest wait, and once their wait has stayed above the target for the interval they are refused
+// (503, Retry-After, the usual error body) without waiting for the game: the refusals all arrive while
+// the admitted clicks are still held. No refused click reaches the game, none twice.
 import { resetRedis } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clickPathEnv, startGateway, startStandIn, type Gateway, type StandIn } from './support.js';
@@ -37,7 +38,7 @@ describe('gateway under a flood of clicks', () => {
     await game?.close();
   });
 
-  it('refuses the excess at once with 503 and Retry-After, while the admitted clicks are still held', async () => {
+  it('refuses the excess with 503 and Retry-After, while the admitted clicks are still held', async () => {
     const flood = 300;
     const answers: { status: number; retryAfter: string | null; body: any }[] = [];
     // One click from each of `flood` players (one client's early retries are another matter:

@@ -4,7 +4,14 @@
 // another player is never touched.
 import { resetRedis } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clickPathEnv, startGateway, startStandIn, type Gateway, type StandIn } from './support.js';
+import {
+  clickPathEnv,
+  jwtShaped,
+  startGateway,
+  startStandIn,
+  type Gateway,
+  type StandIn,
+} from './support.js';
 
 /** Early retries a client may make within one Retry-After before it is refused for them. */
 const ALLOWED = 8;
@@ -12,18 +19,9 @@ const ALLOWED = 8;
 /** One token per name for the whole file: the gateway knows a client by its token exactly as sent. */
 const tokens = new Map<string, string>();
 const jwt = (name: string) => {
-  if (!tokens.has(name)) tokens.set(name, makeJwt(name));
+  if (!tokens.has(name)) tokens.set(name, jwtShaped(name));
   return tokens.get(name)!;
 };
-const makeJwt = (name: string) =>
-  [
-    Buffer.from('{"alg":"EdDSA"}').toString('base64url'),
-    Buffer.from(JSON.stringify({ sub: name, exp: Math.floor(Date.now() / 1000) + 3600 })).toString(
-      'base64url',
-    ),
-    'sig',
-  ].join('.');
-
 describe("a client that ignores the game's per-second limit", () => {
   let game: StandIn;
   let gateway: Gateway;

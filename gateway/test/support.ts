@@ -78,6 +78,16 @@ export interface Gateway {
  * The settings of a gateway in front of a stand-in game alone (the click path's tests): the other
  * services at an address that refuses connections, the per-address budget off, `extra` on top.
  */
+/** A bearer token shaped like auth's (header.claims.signature), for stand-ins that do not check signatures. */
+export const jwtShaped = (name: string, expiresInS = 3600, signature = 'sig'): string =>
+  [
+    Buffer.from('{"alg":"EdDSA"}').toString('base64url'),
+    Buffer.from(JSON.stringify({ sub: name, exp: Math.floor(Date.now() / 1000) + expiresInS })).toString(
+      'base64url',
+    ),
+    signature,
+  ].join('.');
+
 export function clickPathEnv(gameUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     AUTH_URL: 'http://127.0.0.1:9',

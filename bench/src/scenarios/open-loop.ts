@@ -67,7 +67,7 @@ export const OPEN_LOOP_SEEN_SHARE = 0.99;
 const MAX_ACKS_JOINED = 4000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function globalClicks(gatewayUrl: string): Promise<number> {
+export async function globalClicks(gatewayUrl: string): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     try {
       const response = await fetch(`${gatewayUrl}/api/game/state`, { signal: AbortSignal.timeout(10_000) });
@@ -85,7 +85,7 @@ async function globalClicks(gatewayUrl: string): Promise<number> {
  * The counter once it stops moving (two readings a second apart agree, within 30 s): a click the
  * generator gave up on may still be counted after the step, and must not be charged to the next one.
  */
-async function settledClicks(gatewayUrl: string): Promise<number> {
+export async function settledClicks(gatewayUrl: string): Promise<number> {
   let last = await globalClicks(gatewayUrl);
   for (let i = 0; i < 30; i++) {
     await sleep(1000);

@@ -53,7 +53,7 @@ export interface RefusalsScenario {
  * Restarts a process of the system with one setting changed (nothing when it already has it);
  * `undefined` gives the process its default again.
  */
-async function setSetting(
+export async function setSetting(
   bs: BenchSystem,
   name: string,
   key: string,

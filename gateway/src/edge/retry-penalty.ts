@@ -2,7 +2,8 @@
 // a deadline (the Retry-After it was sent). A retry before the deadline is an early retry; a client is
 // refused for them only once it made more than `earlyRetriesAllowed` of them within one Retry-After
 // (a script resending at once makes hundreds; a person tapping again, or a client that retries after
-// a short pause of its own, a few), and then each further early retry doubles its wait, up to a bound.
+// a short pause of its own, a few), and then each further early retry is refused with the Retry-After
+// it ignored, counted from then (up to a bound): proportionate, and short.
 // Keys are the bearer token as sent (a forged token is another key, so nobody can get another player
 // refused). The caller's address (IPv6 grouped by /64) counts the clients caught from it: past
 // `addressClients` of them, a token the game never accepted that retries early from that address is
@@ -33,7 +34,6 @@ interface Entry {
   windowEnd: number;
   /** Refused for early retries until then (0: not caught). */
   penaltyUntil: number;
-  strikes: number;
 }
 
 interface AddressEntry {
@@ -96,8 +96,7 @@ export class RetryPenalty {
     const entry = this.live(token, now);
     if (!entry) return 0;
     if (entry.penaltyUntil > now) {
-      // Caught, and still not waiting: each early retry doubles the wait, up to the bound.
-      entry.strikes += 1;
+      // Caught, and still not waiting: each early retry waits its Retry-After again, from now.
       this.extend(entry, now);
       this.touch(token, entry);
       return entry.penaltyUntil - now;
@@ -114,7 +113,6 @@ export class RetryPenalty {
       this.touch(token, entry);
       return 0;
     }
-    entry.strikes = 1;
     this.extend(entry, now);
     this.touch(token, entry);
     this.caughtFrom(address, now);
@@ -154,13 +152,13 @@ export class RetryPenalty {
         early: 0,
         windowEnd: 0,
         penaltyUntil: 0,
-        strikes: 0,
       });
     }
   }
 
   private extend(entry: Entry, now: number): void {
-    const penalty = Math.min(this.options.maxPenaltyMs, 1000 * 2 ** Math.min(entry.strikes, 20));
+    // The Retry-After it ignored, from this retry on: proportionate to what it did, and short.
+    const penalty = Math.min(this.options.maxPenaltyMs, entry.retryAfterMs);
     entry.penaltyUntil = Math.max(entry.penaltyUntil, now + penalty);
   }
 

@@ -1,123 +1,205 @@
-// Admission control for a hot path: at most `limit` requests in flight, the rest refused at once (the
-// caller answers 503 with Retry-After) instead of queued. The limit adapts to the machine by a latency
-// target, not a fixed count: every window (100 ms), if more than a tenth of the requests that finished
-// took longer than the target, or the event loop itself ran late by more than the target (p99), the
-// limit shrinks to three quarters of what was in flight (never below a floor); if the window was
-// healthy and the limit was what held requests back, it grows by a quarter. Little's law does the rest: a limit that keeps latency at the target keeps the throughput the
-// machine has, and what is refused costs a few microseconds instead of everyone's latency.
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-
-/** Latency says "too slow" only over at least this many requests in a window. */
-const MIN_SAMPLES = 5;
+// Admission control for a hot path that tells a burst from overload. At most `maxInFlight` requests
+// run at once; the rest wait in a FIFO queue, so a burst the path clears within `intervalMs` is served
+// whole. Shedding follows CoDel (Nichols and Jacobson) as servers use it (Facebook's "Fail at Scale"):
+// the queue is standing when the path has had no room (a free turn with nobody waiting) for a whole
+// `intervalMs`; then, and only then, the requests that have waited longer than `targetMs` are refused,
+// which cuts the queue back to about `targetMs` of work while the path stays busy. The limit itself
+// never moves, so nothing that happened in a burst is held against the next one. `maxQueue` bounds the
+// memory: past it a request is refused at once.
 
 export interface AdmissionOptions {
-  /** Latency an admitted request should stay under (ms). */
-  targetMs: number;
-  /** The hard bound: never more in flight than this, whatever the latency says. */
+  /** Requests running at once at most; the rest wait. */
   maxInFlight: number;
-  /** The floor the limit never goes below (default 32), so a slow spell cannot starve the path. */
-  minInFlight?: number;
-  /** How often the limit adapts (ms). */
-  windowMs?: number;
-  /** Also count the event loop's own lateness (p99 over the window) as latency. */
-  watchEventLoop?: boolean;
+  /** Requests waiting at most; past it a request is refused at once. */
+  maxQueue: number;
+  /** CoDel's target: the wait a standing queue is cut back to (ms). */
+  targetMs: number;
+  /** CoDel's interval: how long the path must have had no room before anything is refused (ms). */
+  intervalMs: number;
   now?: () => number;
+  /** Runs `check` every `ms` while requests wait (a test drives `check` itself); returns a stopper. */
+  every?: (ms: number, check: () => void) => () => void;
 }
 
 export interface AdmissionStats {
+  /** Requests let run at once (fixed: `maxInFlight`). */
   limit: number;
   inFlight: number;
+  queued: number;
   admitted: number;
   refused: number;
+  /** Whether the queue is standing (overloaded) now. */
+  overloaded: boolean;
 }
 
+/** Ends an admitted request's turn (answered, failed or abandoned); a second call does nothing. */
+export type Leave = () => void;
+
+interface Waiter {
+  at: number;
+  admit: (leave: Leave) => void;
+  refuse: () => void;
+  gone: boolean;
+}
+
+const realEvery = (ms: number, check: () => void) => {
+  const timer = setInterval(check, ms);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
 export class Admission {
-  private limitNow: number;
+  private readonly queue: Waiter[] = [];
+  private head = 0;
   private inFlightNow = 0;
-  private readonly min: number;
-  private readonly windowMs: number;
-  private readonly now: () => number;
-  private readonly loop: IntervalHistogram | undefined;
-  private windowEnds: number;
-  private finished = 0;
-  private slow = 0;
-  private peak = 0;
-  private refusedInWindow = 0;
+  /** The last time the path had room: a free turn and nobody waiting. */
+  private roomAt: number;
+  private stopTimer: (() => void) | undefined;
   private admittedTotal = 0;
   private refusedTotal = 0;
+  private readonly now: () => number;
+  private readonly every: NonNullable<AdmissionOptions['every']>;
 
   constructor(private readonly options: AdmissionOptions) {
-    this.min = Math.max(1, Math.min(options.minInFlight ?? 32, options.maxInFlight));
-    this.windowMs = options.windowMs ?? 100;
     this.now = options.now ?? (() => performance.now());
-    this.limitNow = options.maxInFlight;
-    this.windowEnds = this.now() + this.windowMs;
-    if (options.watchEventLoop) {
-      this.loop = monitorEventLoopDelay({ resolution: 10 });
-      this.loop.enable();
-    }
+    this.every = options.every ?? realEvery;
+    this.roomAt = this.now();
   }
 
-  /** The start time of an admitted request (pass it to `leave`), or undefined: refuse it now. */
-  enter(): number | undefined {
-    const now = this.now();
-    if (now >= this.windowEnds) this.adapt(now);
-    if (this.inFlightNow >= this.limitNow) {
-      this.refusedInWindow += 1;
+  /**
+   * Asks for a turn: `admit` is called (now or once the request's turn comes) with the function that
+   * ends it, or `refuse` (now or after a wait). The returned function withdraws a waiting request
+   * (its client went away); after `admit` it does nothing.
+   */
+  enter(admit: (leave: Leave) => void, refuse: () => void): () => void {
+    if (this.inFlightNow < this.options.maxInFlight && this.waiting() === 0) {
+      this.roomAt = this.now();
+      this.start(admit);
+      return () => undefined;
+    }
+    if (this.waiting() >= this.options.maxQueue) {
       this.refusedTotal += 1;
-      return undefined;
+      refuse();
+      return () => undefined;
     }
-    this.inFlightNow += 1;
-    this.admittedTotal += 1;
-    if (this.inFlightNow > this.peak) this.peak = this.inFlightNow;
-    return now;
+    const waiter: Waiter = { at: this.now(), admit, refuse, gone: false };
+    this.queue.push(waiter);
+    this.stopTimer ??= this.every(Math.max(1, Math.ceil(this.options.targetMs / 2)), () => this.check());
+    return () => {
+      waiter.gone = true;
+    };
   }
 
-  /** An admitted request finished (answered, failed or abandoned). */
-  leave(startedAt: number): void {
-    this.inFlightNow -= 1;
+  /** Runs `work` in its turn; undefined when the request was refused. */
+  run<T>(work: () => Promise<T>): Promise<T | undefined> {
+    return new Promise<T | undefined>((resolve, reject) => {
+      this.enter(
+        (leave) => {
+          Promise.resolve()
+            .then(work)
+            .then(
+              (value) => {
+                leave();
+                resolve(value);
+              },
+              (error: unknown) => {
+                leave();
+                reject(error);
+              },
+            );
+        },
+        () => resolve(undefined),
+      );
+    });
+  }
+
+  /** Refuses what has waited too long in an overloaded queue, then lets waiting requests in. */
+  check(): void {
     const now = this.now();
-    this.finished += 1;
-    if (now - startedAt > this.options.targetMs) this.slow += 1;
-    if (now >= this.windowEnds) this.adapt(now);
-  }
-
-  /** Seconds a refused client should wait before trying again. */
-  retryAfterSeconds(): number {
-    return 1;
+    this.dropGone();
+    while (
+      this.waiting() > 0 &&
+      this.overloaded(now) &&
+      now - this.queue[this.head]!.at > this.options.targetMs
+    ) {
+      this.refuseHead();
+      this.dropGone();
+    }
+    while (this.inFlightNow < this.options.maxInFlight && this.waiting() > 0) {
+      const waiter = this.queue[this.head]!;
+      this.shift();
+      this.start(waiter.admit);
+      this.dropGone();
+    }
+    if (this.waiting() === 0) {
+      if (this.inFlightNow < this.options.maxInFlight) this.roomAt = now;
+      this.stopTimer?.();
+      this.stopTimer = undefined;
+    }
   }
 
   stats(): AdmissionStats {
     return {
-      limit: this.limitNow,
+      limit: this.options.maxInFlight,
       inFlight: this.inFlightNow,
+      queued: this.waiting(),
       admitted: this.admittedTotal,
       refused: this.refusedTotal,
+      overloaded: this.overloaded(this.now()),
     };
   }
 
-  close(): void {
-    this.loop?.disable();
+  /** Seconds a refused client should wait: the shortest whole second HTTP's Retry-After can say. */
+  retryAfterSeconds(): number {
+    return 1;
   }
 
-  private adapt(now: number): void {
-    const loopLateMs = this.loop && this.loop.count > 0 ? this.loop.percentile(99) / 1e6 : 0;
-    const tooSlow =
-      (this.finished >= MIN_SAMPLES && this.slow * 10 > this.finished) || loopLateMs > this.options.targetMs;
-    if (tooSlow) {
-      // Shrink from what was really in flight: a limit far above the load says nothing about it.
-      this.limitNow = Math.max(this.min, Math.floor(Math.min(this.limitNow, this.peak) * 0.75));
-    } else if (this.refusedInWindow > 0 || this.peak >= this.limitNow) {
-      this.limitNow = Math.min(
-        this.options.maxInFlight,
-        Math.ceil(this.limitNow + Math.max(1, this.limitNow * 0.25)),
-      );
+  /** Refuses every waiting request (the server is closing). */
+  close(): void {
+    while (this.waiting() > 0) this.refuseHead();
+    this.stopTimer?.();
+    this.stopTimer = undefined;
+  }
+
+  private overloaded(now: number): boolean {
+    if (this.inFlightNow < this.options.maxInFlight && this.waiting() === 0) return false;
+    return now - this.roomAt >= this.options.intervalMs;
+  }
+
+  private start(admit: (leave: Leave) => void): void {
+    this.inFlightNow += 1;
+    this.admittedTotal += 1;
+    let left = false;
+    admit(() => {
+      if (left) return;
+      left = true;
+      this.inFlightNow -= 1;
+      if (this.waiting() > 0) this.check();
+    });
+  }
+
+  private refuseHead(): void {
+    const waiter = this.queue[this.head]!;
+    this.shift();
+    if (waiter.gone) return;
+    this.refusedTotal += 1;
+    waiter.refuse();
+  }
+
+  private dropGone(): void {
+    while (this.waiting() > 0 && this.queue[this.head]!.gone) this.shift();
+  }
+
+  private waiting(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** Removes the head; the array is compacted once half of it is spent. */
+  private shift(): void {
+    this.head += 1;
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
     }
-    this.finished = 0;
-    this.slow = 0;
-    this.peak = this.inFlightNow;
-    this.refusedInWindow = 0;
-    this.loop?.reset();
-    this.windowEnds = now + this.windowMs;
   }
 }

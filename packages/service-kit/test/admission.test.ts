@@ -1,73 +1,177 @@
-// The adaptive click limit, on a clock the test moves: it refuses over the limit at once, shrinks when
-// admitted requests run past the latency target, grows back when healthy and the limit binds, and
-// keeps to its floor and its bound.
+// The admission rule on a clock the test moves: a burst waits its turn and is served whole, however
+// long the queue is while it drains; only a path that had no room for a whole interval sheds, and then
+// only what waited longer than the target; the limit is the same after a burst as before.
 import { describe, expect, it } from 'vitest';
-import { Admission } from '../src/admission.js';
+import { Admission, type Leave } from '../src/admission.js';
 
-function harness(options: { maxInFlight: number; minInFlight?: number; targetMs?: number }) {
+const TARGET = 20;
+const INTERVAL = 500;
+
+function harness(options: { maxInFlight: number; maxQueue?: number }) {
   let now = 0;
-  const admission = new Admission({ targetMs: options.targetMs ?? 20, ...options, now: () => now });
+  const admission = new Admission({
+    maxInFlight: options.maxInFlight,
+    maxQueue: options.maxQueue ?? 10_000,
+    targetMs: TARGET,
+    intervalMs: INTERVAL,
+    now: () => now,
+    every: () => () => undefined,
+  });
+  const running: Leave[] = [];
+  const counts = { admitted: 0, refused: 0 };
   return {
     admission,
-    advance: (ms: number) => (now += ms),
-    /** Admits up to n requests; returns the admitted start times and the refusal count. */
-    burst(n: number) {
-      const admitted: number[] = [];
-      let refused = 0;
-      for (let i = 0; i < n; i++) {
-        const t = admission.enter();
-        if (t === undefined) refused += 1;
-        else admitted.push(t);
-      }
-      return { admitted, refused };
+    running,
+    counts,
+    advance(ms: number) {
+      now += ms;
+      admission.check();
+    },
+    arrive(n: number) {
+      for (let i = 0; i < n; i++)
+        admission.enter(
+          (leave) => {
+            counts.admitted += 1;
+            running.push(leave);
+          },
+          () => (counts.refused += 1),
+        );
+    },
+    /** `n` running requests finish. */
+    finish(n: number) {
+      for (const leave of running.splice(0, n)) leave();
     },
   };
 }
 
-describe('adaptive admission', () => {
-  it('refuses at once over the limit, and admits again as requests leave', () => {
+/** Serves `perStep` requests every `stepMs` until nothing runs or waits. */
+function drain(h: ReturnType<typeof harness>, perStep: number, stepMs: number) {
+  for (let i = 0; i < 10_000 && (h.running.length > 0 || h.admission.stats().queued > 0); i++) {
+    h.advance(stepMs);
+    h.finish(perStep);
+  }
+}
+
+describe('admission (CoDel over the wait for a turn)', () => {
+  it('serves a burst far larger than the limit whole, however long it waits while it drains', () => {
+    const h = harness({ maxInFlight: 25 });
+    h.arrive(1000);
+    expect(h.counts.admitted).toBe(25);
+    // 25 served every 10 ms: the last waits about 400 ms, under one interval.
+    drain(h, 25, 10);
+    expect(h.counts).toEqual({ admitted: 1000, refused: 0 });
+  });
+
+  it('serves burst after burst alike: nothing of one is held against the next', () => {
+    const h = harness({ maxInFlight: 16 });
+    for (let burst = 0; burst < 5; burst++) {
+      h.arrive(300);
+      drain(h, 10, 10);
+      h.advance(1000);
+    }
+    expect(h.counts).toEqual({ admitted: 1500, refused: 0 });
+    expect(h.admission.stats()).toMatchObject({ inFlight: 0, queued: 0, overloaded: false });
+  });
+
+  it('sheds under sustained overload, only what waited past the target, and keeps the path busy', () => {
     const h = harness({ maxInFlight: 10 });
-    const { admitted, refused } = h.burst(25);
-    expect(admitted).toHaveLength(10);
-    expect(refused).toBe(15);
-    h.admission.leave(admitted.pop()!);
-    expect(h.admission.enter()).toBeDefined();
-    expect(h.admission.enter()).toBeUndefined();
+    // Arrivals at three times the service rate (30 per 10 ms against 10 served) for 3 s.
+    for (let step = 0; step < 300; step++) {
+      h.arrive(30);
+      h.advance(10);
+      h.finish(10);
+    }
+    expect(h.counts.refused).toBeGreaterThan(0);
+    expect(h.admission.stats().overloaded).toBe(true);
+    // Goodput stays at the service rate: the path never starved.
+    expect(h.counts.admitted).toBeGreaterThanOrEqual(299 * 10);
+    // What waits is about a target's worth, not an interval's.
+    expect(h.admission.stats().queued).toBeLessThanOrEqual(30 * (TARGET / 10 + 1));
   });
 
-  it('shrinks the limit while admitted requests are slower than the target, never below its floor', () => {
-    const h = harness({ maxInFlight: 400, minInFlight: 16, targetMs: 20 });
-    let limits: number[] = [];
-    for (let window = 0; window < 20; window++) {
-      const { admitted } = h.burst(400);
-      h.advance(101); // every request takes longer than the target
-      for (const t of admitted) h.admission.leave(t);
-      limits.push(h.admission.stats().limit);
-    }
-    expect(limits[1]!).toBeLessThan(400);
-    expect(limits.at(-1)).toBe(16);
-    expect([...limits].sort((a, b) => b - a)).toEqual(limits);
-
-    // Healthy again under the same demand: the limit grows back to its bound.
-    limits = [];
-    for (let window = 0; window < 30; window++) {
-      const { admitted } = h.burst(400);
-      h.advance(5);
-      for (const t of admitted) h.admission.leave(t);
-      h.advance(96);
-      h.burst(0);
-      limits.push(h.admission.stats().limit);
-    }
-    expect(limits.at(-1)).toBe(400);
+  it('refuses nothing while waits stay above the target for less than an interval', () => {
+    const h = harness({ maxInFlight: 10 });
+    h.arrive(200);
+    // Served 10 every 20 ms: 400 ms to drain, every wait above the target meanwhile.
+    drain(h, 10, 20);
+    expect(h.counts).toEqual({ admitted: 200, refused: 0 });
   });
 
-  it('does not shrink for a few slow requests far under the limit', () => {
-    const h = harness({ maxInFlight: 100, targetMs: 20 });
-    const { admitted } = h.burst(2);
-    h.advance(150);
-    for (const t of admitted) h.admission.leave(t);
-    h.advance(101);
-    h.burst(0);
-    expect(h.admission.stats().limit).toBe(100);
+  it('stops shedding once the queue drains, and serves the next burst whole', () => {
+    const h = harness({ maxInFlight: 10 });
+    for (let step = 0; step < 200; step++) {
+      h.arrive(30);
+      h.advance(10);
+      h.finish(10);
+    }
+    drain(h, 10, 10);
+    const refusedInOverload = h.counts.refused;
+    expect(refusedInOverload).toBeGreaterThan(0);
+    h.advance(1000);
+    h.arrive(300);
+    drain(h, 25, 10);
+    expect(h.counts.refused).toBe(refusedInOverload);
+  });
+
+  it('refuses what waits behind a path that stopped answering, once it had no room for an interval', () => {
+    const h = harness({ maxInFlight: 4 });
+    h.arrive(20);
+    h.advance(INTERVAL - 1);
+    expect(h.counts.refused).toBe(0);
+    h.advance(1);
+    expect(h.counts).toEqual({ admitted: 4, refused: 16 });
+    // Still no room: what comes next is refused once it waited past the target, not a whole interval.
+    h.arrive(1);
+    h.advance(TARGET);
+    expect(h.counts.refused).toBe(16);
+    h.advance(1);
+    expect(h.counts.refused).toBe(17);
+  });
+
+  it('refuses at once past the queue bound, and forgets a request withdrawn while it waits', () => {
+    let now = 0;
+    const admission = new Admission({
+      maxInFlight: 1,
+      maxQueue: 2,
+      targetMs: TARGET,
+      intervalMs: INTERVAL,
+      now: () => now,
+      every: () => () => undefined,
+    });
+    const seen: string[] = [];
+    let leaveFirst: Leave = () => undefined;
+    admission.enter(
+      (leave) => ((leaveFirst = leave), seen.push('a')),
+      () => seen.push('a refused'),
+    );
+    const withdraw = admission.enter(
+      () => seen.push('b'),
+      () => seen.push('b refused'),
+    );
+    admission.enter(
+      () => seen.push('c'),
+      () => seen.push('c refused'),
+    );
+    admission.enter(
+      () => seen.push('d'),
+      () => seen.push('d refused'),
+    );
+    expect(seen).toEqual(['a', 'd refused']);
+    withdraw();
+    now += 5;
+    leaveFirst();
+    leaveFirst(); // a second leave does nothing
+    expect(seen).toEqual(['a', 'd refused', 'c']);
+    expect(admission.stats()).toMatchObject({ inFlight: 1, queued: 0 });
+  });
+
+  it('run() gives the work its turn and answers undefined when refused', async () => {
+    const h = harness({ maxInFlight: 1, maxQueue: 0 });
+    let release: () => void = () => undefined;
+    const first = h.admission.run(() => new Promise<string>((r) => (release = () => r('done'))));
+    expect(await h.admission.run(async () => 'second')).toBeUndefined();
+    release();
+    expect(await first).toBe('done');
+    expect(await h.admission.run(async () => 'third')).toBe('third');
   });
 });

@@ -81,12 +81,19 @@ export const configSchema = baseEnvSchema
      */
     CLICK_BATCH_WINDOW_MS: env.int(5, 0, 50),
     /**
-     * Clicks queued for their batch (or in one) at most per instance; under an adaptive limit below it a
-     * click is refused at once with 503 and Retry-After (clicks/admission.ts). 0 leaves the queue unbounded.
+     * Clicks in the engine (queued for their batch, or in one) at once per instance; the rest wait for
+     * their turn (clicks/admission.ts, docs/performance.md "Admission"). 0 turns click admission off.
      */
+    CLICK_QUEUE_IN_FLIGHT: env.int(256, 0, 1_000_000),
+    /** Clicks waiting for their turn at most per instance; past it a click gets a 503 at once. */
     CLICK_QUEUE_MAX: env.int(2000, 0, 1_000_000),
-    /** The time from a click's arrival to its outcome that the adaptive queue limit holds to, in ms. */
+    /** The wait for a turn that a standing queue is cut back to (CoDel's target), in ms. */
     CLICK_QUEUE_TARGET_MS: env.int(50, 1, 10_000),
+    /**
+     * Clicks are shed (503) only once the engine has had no room for this long (CoDel's interval), and
+     * then only those that waited past CLICK_QUEUE_TARGET_MS, in ms: a burst that drains within it is served whole.
+     */
+    CLICK_QUEUE_INTERVAL_MS: env.int(500, 10, 60_000),
     /**
      * A Redis command without an answer after this long fails (a stalled Redis: clicks answer 503 with
      * Retry-After instead of hanging; the state is served from the last one read).

@@ -15,6 +15,7 @@ describe('a flood of clicks', () => {
         ROUND_TARGET: '1000000',
         SIGNUP_FREE_CLICKS: '100000',
         CLICK_RATE_PER_USER: '1000000',
+        CLICK_QUEUE_IN_FLIGHT: '4',
         CLICK_QUEUE_MAX: '8',
       },
     });

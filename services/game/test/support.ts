@@ -63,8 +63,8 @@ export async function startGame(options: { env?: Record<string, string>; instanc
         REDIS_URL: redis.url,
         // Every test client clicks from this one host; the address budget has its own tests.
         CLICK_RATE_PER_IP: '0',
-        // Concurrency tests send thousands of clicks at once; the click queue's bound has its own tests.
-        CLICK_QUEUE_MAX: '0',
+        // Concurrency tests send thousands of clicks at once; click admission has its own tests.
+        CLICK_QUEUE_IN_FLIGHT: '0',
         // Auth's calls answer on a listener of their own; any free port.
         INTERNAL_PORT: '0',
         ...options.env,

@@ -52,9 +52,14 @@ export async function clickRoutes(
   const rates: ClickRates = {
     perUser: deps.config.CLICK_RATE_PER_USER,
     perAddress: deps.config.CLICK_RATE_PER_IP,
-    queue: { max: deps.config.CLICK_QUEUE_MAX, targetMs: deps.config.CLICK_QUEUE_TARGET_MS },
+    queue: {
+      maxInFlight: deps.config.CLICK_QUEUE_IN_FLIGHT,
+      max: deps.config.CLICK_QUEUE_MAX,
+      targetMs: deps.config.CLICK_QUEUE_TARGET_MS,
+      intervalMs: deps.config.CLICK_QUEUE_INTERVAL_MS,
+    },
   };
-  const gate = clickGate(rates.queue ?? { max: 0, targetMs: 0 }, deps.metrics);
+  const gate = clickGate(rates.queue ?? { maxInFlight: 0, max: 0, targetMs: 0, intervalMs: 0 }, deps.metrics);
   app.addHook('onClose', async () => gate.close());
   app.addHook('onRequest', authenticate);
   app.addHook('onRequest', refuseEndedSessions(endedSessions));
