@@ -106,4 +106,34 @@ describe("a player's purchases and payouts (admin)", () => {
     expect(await screen.findByText(/anulados; 480 clics retirados/)).toHaveAttribute('role', 'status');
     expect(await within(purchases).findByText('Anulada')).toBeInTheDocument();
   });
+
+  it('shows "refund in progress" until every step of the refund is done, with no refund button', async () => {
+    storeSession(makeToken({ role: 'admin', exp: inFifteenMinutes() }), { role: 'admin' });
+    fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ role: 'admin', adminBalance: 0 })),
+      'GET /api/admin/users': () => json(200, { users: [BEA], nextCursor: null }),
+      'GET /api/admin/purchases': () =>
+        json(200, {
+          purchases: [
+            {
+              ...PURCHASE,
+              status: 'refund_in_progress',
+              refund: { ...REFUND, status: 'returned', clicksTakenBack: 0, completedAt: null },
+            },
+          ],
+          nextCursor: null,
+        }),
+      'GET /api/admin/payouts': () => json(200, { payouts: [], nextCursor: null }),
+    });
+    const user = userEvent.setup();
+    renderApp('/admin/players');
+    await screen.findByRole('heading', { name: 'Jugadores' });
+    await user.type(screen.getByLabelText('Usuario, o correo con @'), 'b');
+    await user.click(screen.getByRole('button', { name: 'Buscar' }));
+    await user.click(await screen.findByRole('link', { name: 'Compras y pagos de bea' }));
+    const purchases = await screen.findByRole('table', { name: 'Compras, las más recientes primero' });
+    expect(await within(purchases).findByText('Reembolso en curso')).toBeInTheDocument();
+    expect(within(purchases).getByText(/Reembolso en curso: dinero devuelto/)).toBeInTheDocument();
+    expect(within(purchases).queryByRole('button', { name: /Reembolsar/ })).toBeNull();
+  });
 });
