@@ -164,3 +164,16 @@ export async function purchaseShares(
   const of = (account: string) => Number(rows.find((r) => r.account_id === account)?.cents ?? 0);
   return { potShareCents: of(accounts.roundPot), houseShareCents: of(accounts.house) };
 }
+
+/** Refunds not finished (returning, returned), and the age of the oldest, for the operator's gauges. */
+export async function unfinishedRefundsAge(db: Db): Promise<{ count: number; oldestAgeSeconds: number }> {
+  const row = await db
+    .selectFrom('refunds')
+    .select([
+      sql<string>`count(*)`.as('count'),
+      sql<string>`coalesce(extract(epoch from now() - min(updated_at)), 0)`.as('oldest'),
+    ])
+    .where('status', 'in', ['returning', 'returned'])
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), oldestAgeSeconds: Number(row.oldest) };
+}
