@@ -228,6 +228,8 @@ async function main(): Promise<void> {
       } catch (error) {
         errors.push(`fresh authority: ${(error as Error).message}`);
         log(`[bench] fresh authority failed: ${(error as Error).stack}`);
+      }
+    }
     if (runs('bursts')) {
       try {
         bursts = await measureBursts(bs, log);

@@ -62,3 +62,16 @@ export const InternalTakeBack = z.object({
   potCents: z.number().int().nonnegative(),
 });
 export type InternalTakeBack = z.infer<typeof InternalTakeBack>;
+
+/**
+ * `GET /internal/refunds/:id` (payments, for the game): a purchase's refund as payments holds it. The
+ * game takes back a purchase without an admin's token only when payments answers that its money went
+ * back (`returned` or `completed`), and only the purchase as payments recorded it.
+ */
+export const internalRefundPath = (purchaseId: string) => `/internal/refunds/${purchaseId}`;
+export const InternalRefundState = z.object({
+  purchaseId: z.uuid(),
+  status: z.enum(['returning', 'returned', 'completed', 'failed']),
+  purchase: InternalTakeBackRequest,
+});
+export type InternalRefundState = z.infer<typeof InternalRefundState>;

@@ -28,8 +28,8 @@ export type RefundRequest = z.infer<typeof RefundRequest>;
 
 /**
  * A refund's state: `returning` while the provider is asked (or its answer was lost), `returned` once
- * the money went back but the game has not yet taken back the clicks and the pot share (a retry of the
- * same refund finishes it), `completed` when everything is done, `failed` when the provider refused.
+ * the money went back but the game has not yet taken back the clicks and the pot share (payments
+ * finishes both by itself), `completed` when everything is done, `failed` when the provider refused.
  */
 export const RefundStatus = z.enum(['returning', 'returned', 'completed', 'failed']);
 export type RefundStatus = z.infer<typeof RefundStatus>;
@@ -41,7 +41,7 @@ export const RefundView = z.object({
   kind: z.enum(['void', 'refund']).nullable(),
   /** The refund's transaction id at Braintree (a void keeps the sale's id). */
   providerRefundId: z.string().nullable(),
-  /** Euros given back to the buyer. */
+  /** Euros given back to the buyer: what the provider refunded (less than the price after a partial refund). */
   amount: z.number(),
   reason: z.string(),
   /** Purchased clicks taken back from the buyer's unspent balance (0 when the round was over). */
@@ -77,8 +77,11 @@ export const AdminPurchase = z.object({
   amount: z.number(),
   /** Clicks bought; null for the unlimited pass. */
   clicks: z.number().int().nullable(),
-  /** pending, succeeded, declined, failed as the checkout left it; refunded or voided once refunded. */
-  status: z.enum(['pending', 'succeeded', 'declined', 'failed', 'refunded', 'voided']),
+  /**
+   * pending, succeeded, declined, failed as the checkout left it; refund_in_progress from the refund's
+   * start until every step of it is done (payments finishes it by itself); then refunded or voided.
+   */
+  status: z.enum(['pending', 'succeeded', 'declined', 'failed', 'refund_in_progress', 'refunded', 'voided']),
   /** The sale's transaction id at Braintree. */
   transactionId: z.string().nullable(),
   settlementStatus: z.string().nullable(),

@@ -213,6 +213,29 @@ describe('Braintree gateway emulator', () => {
     expect(voided.success).toBe(false);
   });
 
+  it('refunds part of a settled sale when asked an amount (as the console does), up to what is left', async () => {
+    const sale = await gateway.transaction.sale({
+      amount: '4.99',
+      paymentMethodNonce: 'fake-valid-nonce',
+      orderId: 'order-partial',
+      options: { submitForSettlement: true },
+    });
+    await emulator.client.settle(sale.transaction.id);
+    const part = await gateway.transaction.refund(sale.transaction.id, '1.50');
+    expect(part.success).toBe(true);
+    expect(part.transaction).toMatchObject({ type: 'credit', amount: '1.50' });
+    expect((await gateway.transaction.find(part.transaction.id)).amount).toBe('1.50');
+    const tooMuch = await gateway.transaction.refund(sale.transaction.id, '4.00');
+    expect(tooMuch.success).toBe(false);
+    expect(tooMuch.message).toMatch(/too large/);
+    // Without an amount, what is left.
+    const rest = await gateway.transaction.refund(sale.transaction.id);
+    expect(rest.transaction.amount).toBe('3.49');
+    expect(await emulator.client.transactions('order-partial')).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: sale.transaction.id, refundedCents: 499 })]),
+    );
+  });
+
   it('a void or a refund whose answer is lost has happened: the sale says so when found', async () => {
     const first = await gateway.transaction.sale({
       amount: '0.99',

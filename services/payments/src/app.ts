@@ -27,10 +27,12 @@ import { PayoutsService } from './payouts/payouts.service.js';
 import { profileRoutes } from './profile/profile.routes.js';
 import { GameTakeBack } from './refunds/game-take-back.js';
 import { refundRoutes } from './refunds/refunds.routes.js';
+import { internalRefundRoutes } from './refunds/internal-refunds.routes.js';
 import { RefundsService } from './refunds/refunds.service.js';
 import { ProfileService } from './profile/profile.service.js';
 import { AccountCheck } from './users/account-check.js';
 import { GameRecord } from './wins/game-record.js';
+import { underLease } from './jobs/job-lease.repo.js';
 import { reconcileWins } from './wins/wins.service.js';
 import { internalPurchasesRoutes } from './checkout/internal-purchases.routes.js';
 import { balancesRoutes } from './users/balances.routes.js';
@@ -44,6 +46,8 @@ export interface PaymentsApp extends FastifyInstance {
     drainOutbox(timeoutMs?: number): Promise<void>;
     /** One reconciliation pass with the game's record of wins; the wins it credited (tests, the timer). */
     reconcileWins(): Promise<number>;
+    /** One pass driving unfinished checkouts, payouts and refunds to their end (tests, the timer). */
+    finishMoney(): Promise<void>;
   };
 }
 
@@ -111,11 +115,18 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       if (!outbox.relay) throw new Error('the payments app is not started');
       await outbox.relay.drain(timeoutMs);
     },
-    reconcileWins: async () => {
-      const lookback = deps.config.EVENT_RECONCILE_LOOKBACK_HOURS * 3_600_000;
-      const repaired = await reconcileWins(deps.db, game, new Date(Date.now() - lookback), deps.log);
-      metrics.reconciled.inc({ kind: 'win' }, repaired);
-      return repaired;
+    reconcileWins: async () =>
+      (await underLease(deps.db, 'wins', async () => {
+        const lookback = deps.config.EVENT_RECONCILE_LOOKBACK_HOURS * 3_600_000;
+        const repaired = await reconcileWins(deps.db, game, new Date(Date.now() - lookback), deps.log);
+        metrics.reconciled.inc({ kind: 'win' }, repaired);
+        return repaired;
+      })) ?? 0,
+    finishMoney: async () => {
+      await underLease(deps.db, 'money', async () => {
+        await Promise.all([ctx.checkout.reconcilePending(), ctx.payouts.reconcilePending()]);
+        await ctx.refunds.resumeUnfinished();
+      });
     },
   });
   for (const routes of [
@@ -126,6 +137,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     webhookRoutes,
     internalPurchasesRoutes,
     internalPayoutEmailRoutes,
+    internalRefundRoutes,
     refundRoutes,
     balancesRoutes,
   ])
@@ -135,7 +147,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
 
 /** Migrations, the outbox relay, the consumers and the reconciliation timer. */
 export async function start(app: PaymentsApp): Promise<void> {
-  const { deps, metrics, checkout, payouts, game } = app.payments;
+  const { deps, metrics, game } = app.payments;
   await migrateToLatest(deps.db, migrations);
   const relay = startOutboxRelay(deps.db, deps.nats, deps.log);
   outboxes.get(app)!.relay = relay;
@@ -143,37 +155,24 @@ export async function start(app: PaymentsApp): Promise<void> {
   observeConsumerLag(deps.metrics, deps.nats);
   observeMoney(deps.metrics, deps.db, deps.log);
 
-  // Purchases and payouts a crash left unfinished are settled with the providers in the background.
-  let reconciling = false;
-  const timer =
-    deps.config.RECONCILE_INTERVAL_MS > 0
-      ? setInterval(() => {
-          if (reconciling) return;
-          reconciling = true;
-          Promise.all([checkout.reconcilePending(), payouts.reconcilePending()])
-            .catch((error) => deps.log.warn({ err: error }, 'reconciliation pass failed'))
-            .finally(() => (reconciling = false));
-        }, deps.config.RECONCILE_INTERVAL_MS)
-      : undefined;
-  timer?.unref();
-  // The bus is the doorbell, the game's record the truth: wins whose event was lost are credited.
-  let firstPass = true;
-  const wins =
-    deps.config.EVENT_RECONCILE_INTERVAL_MS > 0
-      ? startPollLoop(
-          async () => {
-            // The first pass waits one interval: at start the events in flight arrive by themselves.
-            if (firstPass) firstPass = false;
-            else await app.payments.reconcileWins();
-            return false;
-          },
-          {
-            intervalMs: deps.config.EVENT_RECONCILE_INTERVAL_MS,
-            log: deps.log,
-            failureMessage: "reconciliation with the game's wins failed; next pass later",
-          },
-        )
-      : undefined;
+  // Money operations a crash or an outage left unfinished (checkouts, payouts, refunds) are driven to their
+  // end, and wins whose event was lost or held are credited: each job at start and then on its timer,
+  // under its lease (one payments instance at a time). docs/payments.md, "Unfinished money operations".
+  const loops = [
+    [deps.config.RECONCILE_INTERVAL_MS, () => app.payments.finishMoney(), 'finishing money operations'],
+    [deps.config.EVENT_RECONCILE_INTERVAL_MS, () => app.payments.reconcileWins(), "the game's wins"],
+  ] as const;
+  const running = loops
+    .filter(([intervalMs]) => intervalMs > 0)
+    .map(([intervalMs, pass, what]) =>
+      startPollLoop(
+        async () => {
+          await pass();
+          return false;
+        },
+        { intervalMs, log: deps.log, failureMessage: `a background pass (${what}) failed; next pass later` },
+      ),
+    );
 
   // Old outbox rows and processed-event marks are deleted (retention), and payout email requests
   // confirmed, cancelled or expired a week ago.
@@ -186,9 +185,8 @@ export async function start(app: PaymentsApp): Promise<void> {
   });
 
   app.addHook('onClose', async () => {
-    if (timer) clearInterval(timer);
     await retention.stop();
-    await wins?.stop();
+    await Promise.all(running.map((loop) => loop.stop()));
     await Promise.all(consumers.map((c) => c.stop()));
     await relay.stop();
   });

@@ -54,14 +54,20 @@ export const configSchema = baseEnvSchema
     GAME_TIMEOUT_MS: env.int(2000, 100, 60_000),
     /**
      * The game's internal listener (its INTERNAL_PORT), where a refunded purchase is taken back
-     * (POST /internal/purchases/:id/take-back, with the refunding admin's token).
+     * (POST /internal/purchases/:id/take-back: with the refunding admin's token, or none when payments
+     * finishes the refund by itself).
      */
     GAME_INTERNAL_URL: env.url(['http', 'https']).default('http://127.0.0.1:3012'),
     /**
-     * How often the game's record of wins is compared with the wins credited, so a win whose event was
-     * lost is credited within this (0: never; tests drive it themselves).
+     * How often the game's record of wins is compared with the wins credited (a pass at start, then
+     * this), so a win whose event was lost or held is credited within this (0: never; tests drive it).
      */
-    EVENT_RECONCILE_INTERVAL_MS: env.int(60_000, 0, 3_600_000),
+    EVENT_RECONCILE_INTERVAL_MS: env.int(10_000, 0, 3_600_000),
+    /**
+     * How long a round won event delivered to a payments instance waits for its ack before it goes to
+     * another (or the restarted one): short, so a win held by a crashed instance is credited soon.
+     */
+    ROUND_WON_ACK_WAIT_MS: env.int(5000, 1000, 600_000),
     /** How far back each reconciliation pass looks. */
     EVENT_RECONCILE_LOOKBACK_HOURS: env.int(168, 1, 24 * 365),
     /** Share of each purchase that goes to the round's pot; the rest goes to the house. */
@@ -90,7 +96,10 @@ export const configSchema = baseEnvSchema
     PAYPAL_MAX_ATTEMPTS: env.int(5, 1, 20),
     /** The first wait between payout attempts, doubling after each. */
     PAYPAL_RETRY_BASE_MS: env.int(200, 0, 60_000),
-    /** How often pending purchases and payouts left behind by a crash are reconciled with the providers. */
+    /**
+     * How often unfinished money operations (purchases, payouts and refunds a crash or an outage left
+     * behind) are driven to their end (a pass at start, then this; 0: never, tests drive it).
+     */
     RECONCILE_INTERVAL_MS: env.int(30_000, 0, 3_600_000),
   })
   .superRefine((c, ctx) => {

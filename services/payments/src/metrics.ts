@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from './db/schema.js';
 import { checkLedger } from './ledger/check.js';
+import { unfinishedRefundsAge } from './refunds/refunds.repo.js';
 import { unfinishedPayouts } from './payouts/payouts.repo.js';
 
 export interface PaymentsMetrics {
@@ -92,6 +93,14 @@ export function observeMoney(metrics: Metrics, db: Kysely<Database>, log: Logger
     [],
     async function () {
       this.set((await unfinishedPayouts(db).catch(() => ({ oldestAgeSeconds: 0 }))).oldestAgeSeconds);
+    },
+  );
+  metrics.gauge(
+    'payments_refunds_unfinished_oldest_age_seconds',
+    'Age of the oldest refund not finished yet (returning or returned; 0 when none): the money pass finishes it',
+    [],
+    async function () {
+      this.set((await unfinishedRefundsAge(db).catch(() => ({ oldestAgeSeconds: 0 }))).oldestAgeSeconds);
     },
   );
   let problems = -1;

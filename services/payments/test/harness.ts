@@ -105,6 +105,13 @@ export interface GameStandIn {
   takeBacks: Map<string, Omit<InternalTakeBack, 'purchaseId'>>;
   /** Take-backs answer 503 while set. */
   takeBackDown: boolean;
+  /** Take-backs are made, then answered 503 (the answer lost), while set. */
+  takeBackAnswerLost: boolean;
+  /**
+   * Asked, as the game asks payments, whether a take-back without an admin's token is of a refund whose
+   * money went back (set by the harness once the app is built).
+   */
+  refundState: (purchaseId: string) => Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -117,6 +124,8 @@ async function startGameStandIn(): Promise<GameStandIn> {
     takeBackCalls: [],
     takeBacks: new Map(),
     takeBackDown: false,
+    takeBackAnswerLost: false,
+    refundState: async () => undefined,
     close: () => server.close(),
   };
   server.post<{ Params: { id: string }; Body: InternalTakeBackRequest }>(
@@ -128,6 +137,11 @@ async function startGameStandIn(): Promise<GameStandIn> {
         authorization: request.headers.authorization,
       });
       if (standIn.takeBackDown) return reply.status(503).send({ message: 'unavailable' });
+      if (request.headers.authorization === undefined) {
+        const state = await standIn.refundState(request.params.id);
+        if (state !== 'returned' && state !== 'completed')
+          return reply.status(403).send({ message: `refund ${state ?? 'unknown'}` });
+      }
       const figures = standIn.takeBacks.get(request.params.id) ?? {
         round: 1,
         roundInPlay: true,
@@ -136,6 +150,7 @@ async function startGameStandIn(): Promise<GameStandIn> {
         potCents: purchase.potShareCents,
       };
       standIn.takeBacks.set(request.params.id, figures);
+      if (standIn.takeBackAnswerLost) return reply.status(503).send({ message: 'answer lost' });
       return { purchaseId: request.params.id, ...figures };
     },
   );
@@ -242,7 +257,10 @@ async function startAuthStandIn(): Promise<AuthStandIn> {
   return standIn;
 }
 
-export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness> {
+export async function startHarness(
+  env: NodeJS.ProcessEnv = {},
+  options: { beforeStart?: (game: GameStandIn) => void } = {},
+): Promise<Harness> {
   await resetNats();
   const auth = await startAuthStandIn();
   const game = await startGameStandIn();
@@ -265,6 +283,11 @@ export async function startHarness(env: NodeJS.ProcessEnv = {}): Promise<Harness
   });
   const deps = await createDeps(config);
   const app = await buildApp(deps, { logger: false });
+  game.refundState = async (purchaseId) => {
+    const answer = await app.inject({ method: 'GET', url: `/internal/refunds/${purchaseId}` });
+    return answer.statusCode === 200 ? (answer.json() as { status: string }).status : undefined;
+  };
+  options.beforeStart?.(game);
   await start(app);
   const nc = await connect({ servers: infra.natsUrl });
   const published: EventEnvelope[] = [];

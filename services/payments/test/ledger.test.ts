@@ -161,7 +161,7 @@ describe('ledger check', () => {
       expect.arrayContaining([
         `purchase ${unposted}: refund completed but not in the ledger`,
         `purchase ${short}: refund in the ledger but not completed`,
-        `purchase ${short} refunded 50 of its 99, or was never charged`,
+        `purchase ${short} refunded 50 in the ledger for 99 at Braintree of its 99, or was never charged`,
       ]),
     );
   });

@@ -5,7 +5,10 @@
 // the operator's loss; the audit log hears of it. And the player's purchases and payouts, for the admin.
 import { AdminPayoutsPage, AdminPurchasesPage, ErrorBody, RefundResponse, SUBJECTS } from '@omc/contracts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import braintree from 'braintree';
+import { moneyAuditOf } from '../src/audit/money-audit.repo.js';
 import { checkLedger } from '../src/ledger/check.js';
+import type { RefundStep } from '../src/refunds/refunds.service.js';
 import { newUserId, startHarness, type Harness } from './harness.js';
 
 describe('refunds', () => {
@@ -54,6 +57,30 @@ describe('refunds', () => {
   }
 
   const balances = async () => (await checkLedger(h.deps.db)).balances;
+  const oldestUnfinishedRefund = async () =>
+    Number(
+      /^payments_refunds_unfinished_oldest_age_seconds(?:{[^}]*})? (\S+)$/m.exec(
+        (await h.app.inject('/metrics')).body,
+      )?.[1],
+    );
+  const auditRows = (purchaseId: string) => moneyAuditOf(h.deps.db, 'purchase.refunded', purchaseId);
+  /** Braintree's console, as the operator uses it: the same API, not through payments. */
+  const consoleGateway = () => {
+    const url = new URL(h.emulator.url);
+    return new braintree.BraintreeGateway({
+      environment: new braintree.Environment(
+        url.hostname,
+        url.port,
+        url.origin,
+        false,
+        url.hostname,
+        url.port,
+      ),
+      merchantId: h.deps.config.BRAINTREE_MERCHANT_ID ?? 'merchant',
+      publicKey: h.deps.config.BRAINTREE_PUBLIC_KEY ?? 'public-key',
+      privateKey: h.deps.config.BRAINTREE_PRIVATE_KEY ?? 'private-key',
+    });
+  };
 
   it('answers 403 to a player, and 4xx naming the problem to bad input', async () => {
     const { purchaseId } = await buy();
@@ -234,13 +261,21 @@ describe('refunds', () => {
     expect(credits).toHaveLength(1);
   });
 
-  it('the game unavailable once the money went back: 503; the same refund again finishes without a second refund', async () => {
-    const { purchaseId, transactionId } = await buy('0.99');
+  it('the game unavailable once the money went back: 503, "refund in progress"; payments finishes it by itself, once', async () => {
+    const { purchaseId, transactionId, buyerId } = await buy('0.99');
     h.game.takeBackDown = true;
     try {
       const waiting = await refund(purchaseId);
       expect(waiting.statusCode).toBe(503);
-      expect(ErrorBody.parse(waiting.json()).message).toMatch(/went back to the buyer.*again/);
+      expect(ErrorBody.parse(waiting.json()).message).toMatch(/went back to the buyer.*by itself/);
+      expect((await listPurchases(buyerId)).purchases[0]).toMatchObject({
+        status: 'refund_in_progress',
+        refund: { status: 'returned' },
+      });
+      // While the game is away, the background pass leaves it as it is; the operator's gauge shows it.
+      await h.app.payments.finishMoney();
+      expect((await listPurchases(buyerId)).purchases[0]!.status).toBe('refund_in_progress');
+      expect(await oldestUnfinishedRefund()).toBeGreaterThan(0);
     } finally {
       h.game.takeBackDown = false;
     }
@@ -248,22 +283,144 @@ describe('refunds', () => {
       id: transactionId,
       status: 'voided',
     });
-    const purchases = await listPurchases(
-      (
-        await h.deps.db
-          .selectFrom('purchases')
-          .select('user_id')
-          .where('id', '=', purchaseId)
-          .executeTakeFirstOrThrow()
-      ).user_id,
-    );
-    expect(purchases.purchases[0]).toMatchObject({ status: 'voided', refund: { status: 'returned' } });
 
-    const finished = await refund(purchaseId);
-    expect(finished.statusCode).toBe(200);
-    expect(RefundResponse.parse(finished.json()).refund.status).toBe('completed');
-    expect(h.game.takeBackCalls).toHaveLength(2);
-    expect(h.auth.audited).toHaveLength(1);
+    // The game answers again: the next pass (at start and every RECONCILE_INTERVAL_MS) finishes it, with
+    // no admin's token (the game asks payments whether the refund's money went back).
+    h.game.takeBackCalls.length = 0;
+    await h.app.payments.finishMoney();
+    expect(h.game.takeBackCalls).toEqual([{ purchaseId, authorization: undefined }]);
+    expect((await listPurchases(buyerId)).purchases[0]).toMatchObject({
+      status: 'voided',
+      refund: { status: 'completed', clicksTakenBack: 100 },
+    });
+    expect(await auditRows(purchaseId)).toHaveLength(1);
+    expect(await oldestUnfinishedRefund()).toBe(0);
+    const again = await refund(purchaseId);
+    expect(again.statusCode).toBe(409);
+    expect(ErrorBody.parse(again.json()).message).toMatch(/already refunded/);
+  });
+
+  it('a disputed or charged-back purchase is not refunded again: 409 naming the dispute', async () => {
+    const { purchaseId, transactionId } = await buy('0.99');
+    await h.emulator.client.settle(transactionId);
+    for (const kind of ['dispute_opened', 'dispute_lost']) {
+      const notification = await h.emulator.client.webhook(kind, transactionId);
+      const delivered = await h.app.inject({
+        method: 'POST',
+        url: '/api/payments/webhooks/braintree',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(notification).toString(),
+      });
+      expect(delivered.statusCode).toBe(200);
+      const refused = await refund(purchaseId);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json()).toMatchObject({ code: 'PURCHASE_DISPUTED' });
+      expect(ErrorBody.parse(refused.json()).message).toMatch(/disputed.*bank.*twice/);
+    }
+    expect((await h.emulator.client.transactions()).filter((t) => t.type === 'credit')).toEqual([]);
+    expect(h.game.takeBackCalls).toEqual([]);
+  });
+
+  it("a partial refund made at Braintree's console is recorded as its amount, and the ledger says so", async () => {
+    const { purchaseId, transactionId } = await buy('4.99');
+    await h.emulator.client.settle(transactionId);
+    const before = await balances();
+    // The operator gave back 1.50 at Braintree's console; then the admin refunds the purchase here.
+    const console = consoleGateway();
+    expect((await console.transaction.refund(transactionId, '1.50')).success).toBe(true);
+    const answer = await refund(purchaseId);
+    expect(answer.statusCode).toBe(200);
+    const { refund: done } = RefundResponse.parse(answer.json());
+    // The game took back the pot share (249); the buyer got 1.50 back: the house keeps the other 0.99.
+    expect(done).toMatchObject({ status: 'completed', kind: 'refund', amount: 1.5, potTakenBack: 2.49 });
+    expect(done.houseTakenBack).toBeCloseTo(-0.99);
+    expect((await h.emulator.client.transactions()).filter((t) => t.type === 'credit')).toHaveLength(1);
+    const after = await balances();
+    expect(after['external:braintree']! - before['external:braintree']!).toBe(150);
+    expect((await auditRows(purchaseId))[0]!.detail).toMatchObject({ amount: 1.5 });
+  });
+
+  describe('the crash matrix: a refund stopped at any step is finished once, by the background pass', () => {
+    class Crash extends Error {}
+    const ROWS: {
+      step: string;
+      crashAt?: RefundStep;
+      takeBackAnswerLost?: boolean;
+      providerAnswerLost?: boolean;
+    }[] = [
+      { step: 'a crash before the provider call', crashAt: 'claimed' },
+      { step: "Braintree's answer lost", providerAnswerLost: true },
+      { step: 'a crash after the provider call, before it is recorded', crashAt: 'provider-called' },
+      { step: 'a crash after markReturned', crashAt: 'returned' },
+      { step: "the take-back made, the game's answer lost", takeBackAnswerLost: true },
+      { step: 'a crash after complete()', crashAt: 'completed' },
+    ];
+    afterEach(() => {
+      h.app.payments.refunds.onStep = () => undefined;
+      h.game.takeBackAnswerLost = false;
+    });
+
+    for (const row of ROWS) {
+      it(`${row.step}: refunded once at Braintree, taken back once, the ledger agrees, one audit row`, async () => {
+        const { purchaseId, transactionId } = await buy('0.99');
+        await h.emulator.client.settle(transactionId);
+        h.app.payments.refunds.onStep = (step) => {
+          if (step === row.crashAt) throw new Crash(`crashed at ${step}`);
+        };
+        h.game.takeBackAnswerLost = row.takeBackAnswerLost ?? false;
+        if (row.providerAnswerLost)
+          await h.emulator.client.fault({
+            target: 'braintree.refund',
+            kind: 'timeout',
+            delayMs: 2000,
+            afterEffect: true,
+          });
+        await refund(purchaseId);
+        h.app.payments.refunds.onStep = () => undefined;
+        h.game.takeBackAnswerLost = false;
+        // A crashed instance's lease runs out (its length: 3 × BRAINTREE_TIMEOUT_MS + GAME_TIMEOUT_MS + 5 s).
+        await h.deps.db
+          .updateTable('refunds')
+          .set({ lease_until: null })
+          .where('purchase_id', '=', purchaseId)
+          .execute();
+        await h.app.payments.finishMoney();
+        await h.app.payments.finishMoney();
+
+        const done = await h.deps.db
+          .selectFrom('refunds')
+          .selectAll()
+          .where('purchase_id', '=', purchaseId)
+          .executeTakeFirstOrThrow();
+        expect(done).toMatchObject({
+          status: 'completed',
+          kind: 'refund',
+          amount_cents: 99,
+          clicks_taken: 100,
+          pot_cents: 49,
+        });
+        const credits = (await h.emulator.client.transactions()).filter(
+          (t) => t.refundedTransactionId === transactionId,
+        );
+        expect(credits).toHaveLength(1);
+        expect(
+          (await h.emulator.client.transactions()).find((t) => t.id === transactionId)?.refundedCents,
+        ).toBe(99);
+        // This refund's movement, once: the provider's amount back, the pot share out of the pot.
+        const postings = await h.deps.db
+          .selectFrom('ledger_transactions as t')
+          .innerJoin('ledger_entries as e', 'e.transaction_id', 't.id')
+          .select(['t.id', 'e.account_id', 'e.amount_cents'])
+          .where('t.reference', '=', `refund:${purchaseId}`)
+          .execute();
+        expect(new Set(postings.map((p) => p.id)).size).toBe(1);
+        const entry = (account: string) =>
+          Number(postings.find((p) => p.account_id === account)?.amount_cents ?? 0);
+        expect(entry('external:braintree')).toBe(99);
+        expect(entry('pot:round')).toBe(-49);
+        expect(await auditRows(purchaseId)).toHaveLength(1);
+      });
+    }
   });
 
   it("lists a player's purchases and payouts with their provider ids, paged, for admins only", async () => {

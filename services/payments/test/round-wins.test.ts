@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNTS, winningsAccount } from '../src/ledger/accounts.js';
 import { balance } from '../src/ledger/ledger.repo.js';
+import { winPassBoundMs } from '../src/wins/wins.service.js';
 import { newUserId, startHarness, type Harness } from './harness.js';
 
 describe("round wins against the game's record", () => {
@@ -149,5 +150,36 @@ describe("round wins against the game's record", () => {
     });
     expect(half.statusCode).toBe(400);
     expect(half.json().message).toMatch(/afterAt and afterId/);
+  });
+});
+
+describe('a win held while payments was down', () => {
+  let h: Harness | undefined;
+  afterAll(async () => h?.close());
+
+  it('is credited by the pass at start, not an interval later (docs/payments.md: the win credit bound)', async () => {
+    const winner = newUserId();
+    // The game recorded round 7 while payments was down, and its event is not coming (held by the
+    // instance that died until its ack wait ends, or lost): the timer's interval is long on purpose.
+    const recorded: InternalWin = {
+      round: 7,
+      winnerUserId: winner,
+      winnerUsername: 'winner',
+      potCents: 0,
+      clicks: 100,
+      wonAt: new Date().toISOString(),
+    };
+    h = await startHarness(
+      { EVENT_RECONCILE_INTERVAL_MS: '600000' },
+      { beforeStart: (game) => game.wins.set(recorded.round, recorded) },
+    );
+    const db = h.deps.db;
+    await eventually(
+      async () =>
+        (await db.selectFrom('round_wins').select('round').where('round', '=', 7).executeTakeFirst()) !==
+        undefined,
+      'round 7 credited by the pass at start',
+      winPassBoundMs(h.deps.config),
+    );
   });
 });

@@ -316,6 +316,15 @@ export async function providerRecords(): Promise<{
 }
 
 /**
+ * docs/payments.md, "Unfinished money operations": a round won is credited within
+ * EVENT_RECONCILE_INTERVAL_MS + GAME_TIMEOUT_MS + 3 s of payments and the game both being up (15 s with
+ * the defaults this suite runs). The checks run once every part is ready again.
+ */
+export const WIN_CREDIT_BOUND_MS = 10_000 + 2000 + 3000;
+/** A refund's bound with this suite's BRAINTREE_TIMEOUT_MS (3 s): its lease, then the next 30 s pass. */
+const REFUND_BOUND_SECONDS = 3 * 3 + 2 + 5 + 30;
+
+/**
  * Money: the ledger balances and no internal account ever went below zero; every succeeded purchase is
  * charged once at the provider, posted once, and credited once to the game; every completed payout was
  * paid once; every round won was credited once to its winner.
@@ -484,6 +493,39 @@ export async function checkMoney(
     paidIds.length,
   );
 
+  // Refunds: each completed one gave back at the provider what the ledger says; none is unfinished
+  // past its bound (docs/payments.md, "Unfinished money operations": the refund's lease, 3 ×
+  // BRAINTREE_TIMEOUT_MS + GAME_TIMEOUT_MS + 5 s, and the next pass, RECONCILE_INTERVAL_MS).
+  const refundedAtProvider = new Map(
+    provider.charges.map((c) => [c.orderId, (c as { refundedCents?: number }).refundedCents ?? 0]),
+  );
+  const wrongRefunds = await query<{ id: string; amount: number; ledger: number | null }>(
+    'payments',
+    `select r.purchase_id::text as id, r.amount_cents as amount,
+            (select sum(e.amount_cents)::int from ledger_transactions t join ledger_entries e on e.transaction_id = t.id
+              where t.reference = 'refund:' || r.purchase_id::text and e.account_id = 'external:braintree') as ledger
+       from refunds r where r.status = 'completed'`,
+  );
+  const disagreeing = wrongRefunds.filter(
+    (r) => r.ledger !== r.amount || refundedAtProvider.get(r.id) !== r.amount,
+  );
+  invariant(
+    `${s}: every refund gave back once what the ledger says`,
+    disagreeing.length === 0,
+    disagreeing.slice(0, 3),
+  );
+  const overdue = await query(
+    'payments',
+    `select purchase_id from refunds where status in ('returning', 'returned')
+        and updated_at < now() - make_interval(secs => $1)`,
+    [REFUND_BOUND_SECONDS],
+  );
+  invariant(
+    `${s}: no unfinished money operation older than its bound`,
+    overdue.length === 0,
+    overdue.slice(0, 3),
+  );
+
   // Every round the game closed was credited to its winner once, with its pot.
   const undeliveredWins = async () => {
     const gameWins = await query<{ round: string; pot_cents: string }>(
@@ -503,7 +545,7 @@ export async function checkMoney(
   await waitFor(
     'wins to reach payments',
     async () => (await undeliveredWins()).length === 0,
-    20_000,
+    WIN_CREDIT_BOUND_MS,
     500,
   ).catch(() => undefined);
   const undelivered = await undeliveredWins();

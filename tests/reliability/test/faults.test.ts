@@ -77,6 +77,8 @@ describe('one part down in the middle of the load', () => {
   for (const scenario of SCENARIOS) {
     it(`${scenario.target} (${scenario.kind}) keeps its promises and the system recovers by itself`, async () => {
       const name = `${scenario.target} ${scenario.kind}`;
+      // This scenario's violations only: one found by an earlier scenario fails that one, not this.
+      const earlier = violations().length;
       const load = new MixedLoad(cast, { players: cast.players.length, sockets: 3, pauseMs: 40 });
       load.start();
       const survivor = watch();
@@ -150,7 +152,7 @@ describe('one part down in the middle of the load', () => {
           acceptedInLastSecond: lastSecond,
         });
       }
-      expect(violations()).toEqual([]);
+      expect(violations().slice(earlier)).toEqual([]);
     });
   }
 });

@@ -27,10 +27,15 @@ export class Stores {
     }
   }
 
-  async providerCharges(): Promise<{ orderId: string; charged: boolean }[]> {
+  async providerCharges(): Promise<
+    { orderId: string; charged: boolean; refundedCents: number; type: string }[]
+  > {
     const response = await fetch(`${this.emulatorUrl}/__emulator/braintree/transactions`);
-    return ((await response.json()) as { transactions: { orderId: string; charged: boolean }[] })
-      .transactions;
+    return (
+      (await response.json()) as {
+        transactions: { orderId: string; charged: boolean; refundedCents: number; type: string }[];
+      }
+    ).transactions;
   }
 }
 
@@ -54,6 +59,19 @@ export interface Told {
   clicks: readonly ClickRecord[];
   purchases: readonly PurchaseRecord[];
 }
+
+/**
+ * How old an unfinished money operation may be before it counts as lost (docs/payments.md, "Unfinished
+ * money operations", with this suite's settings: BRAINTREE_TIMEOUT_MS and PAYPAL_TIMEOUT_MS 3 s, the
+ * default RECONCILE_INTERVAL_MS 30 s and GAME_TIMEOUT_MS 2 s). A checkout's lease is two provider
+ * timeouts, and one Braintree has no record of is failed ten minutes after its last attempt; a refund's
+ * lease is 3 × BRAINTREE_TIMEOUT_MS + GAME_TIMEOUT_MS + 5 s; each is then finished by the next pass.
+ */
+export const UNFINISHED_BOUND_SECONDS = {
+  checkout: 600 + 6 + 30,
+  payout: 5 * 3 + 30,
+  refund: 3 * 3 + 2 + 5 + 30,
+} as const;
 
 /** Every invariant of the matrix, once. `settled` is false while something is still on its way. */
 export async function audit(stores: Stores, told: Told): Promise<Findings> {
@@ -96,6 +114,46 @@ export async function audit(stores: Stores, told: Told): Promise<Findings> {
       where p.status = 'succeeded' and t.id is null`,
   );
   for (const p of unposted) pending.push(`purchase ${p.id} not posted`);
+
+  // Refunds: each completed one gave back at the provider exactly what the ledger says, once.
+  const refunded = new Map<string, number>();
+  for (const c of await stores.providerCharges())
+    if (c.type === 'sale' && c.refundedCents > 0) refunded.set(c.orderId, c.refundedCents);
+  const refunds = await stores.query<{ id: string; status: string; amount: number; ledger: number | null }>(
+    'payments',
+    `select r.purchase_id::text as id, r.status, r.amount_cents as amount,
+            (select sum(e.amount_cents)::int from ledger_transactions t join ledger_entries e on e.transaction_id = t.id
+              where t.reference = 'refund:' || r.purchase_id::text and e.account_id = 'external:braintree') as ledger
+       from refunds r`,
+  );
+  for (const r of refunds) {
+    if (r.status !== 'completed') continue;
+    const provider = refunded.get(r.id) ?? 0;
+    if (r.ledger !== r.amount)
+      lost.add(`refund ${r.id} completed, ledger gave back ${r.ledger} of ${r.amount}`);
+    if (provider > r.amount)
+      doubled.add(`refund ${r.id}: the provider gave back ${provider}, recorded ${r.amount}`);
+    else if (provider < r.amount)
+      lost.add(`refund ${r.id}: recorded ${r.amount}, the provider gave back ${provider}`);
+  }
+  for (const [order, cents] of refunded)
+    if (!refunds.some((r) => r.id === order))
+      doubled.add(`order ${order} refunded ${cents} with no refund recorded`);
+
+  // Unfinished money operations older than their bound: 0.
+  const overdue = await stores.query<{ what: string }>(
+    'payments',
+    `select 'checkout ' || id::text as what from purchases
+       where status = 'pending' and updated_at < now() - make_interval(secs => $1)
+     union all
+     select 'payout ' || id::text from payouts
+       where status = 'pending' and created_at < now() - make_interval(secs => $2)
+     union all
+     select 'refund ' || purchase_id::text from refunds
+       where status in ('returning', 'returned') and updated_at < now() - make_interval(secs => $3)`,
+    [UNFINISHED_BOUND_SECONDS.checkout, UNFINISHED_BOUND_SECONDS.payout, UNFINISHED_BOUND_SECONDS.refund],
+  );
+  for (const o of overdue) lost.add(`${o.what} unfinished, older than its bound`);
 
   // Rounds: one winner per round, told to one clicker, credited once to that winner with its pot.
   const winners = await stores.query<{ round: string; username: string | null; pot: string }>(

@@ -396,29 +396,45 @@ export async function braintreeRoutes(app: FastifyInstance, options: BraintreeOp
     const transaction = state.transactions.get(id);
     if (!transaction || transaction.merchantId !== merchantId)
       return reply.status(404).header('content-type', 'application/xml; charset=utf-8').send('');
+    // A partial refund names its amount (`transaction.amount`, as the SDK's refund(id, amount) and the
+    // console send it); without one, what is left of the sale is refunded.
+    const asked = ((request.body ?? {}) as { transaction?: { amount?: unknown } }).transaction?.amount;
+    const refunded = transaction.refundIds.reduce(
+      (sum, refundId) => sum + (state.transactions.get(refundId)?.amountCents ?? 0),
+      0,
+    );
+    const left = transaction.amountCents - refunded;
+    const cents = asked === undefined ? left : parseAmount(asked);
     const refusal =
       transaction.type !== 'sale'
         ? { code: '91505', message: 'Cannot refund credit' }
-        : transaction.refundIds.length > 0
+        : left <= 0
           ? { code: '91512', message: 'Transaction has already been completely refunded.' }
           : transaction.status !== 'settled' && transaction.status !== 'settling'
             ? { code: '91506', message: 'Cannot refund a transaction unless it is settled.' }
-            : undefined;
+            : cents === undefined || cents <= 0
+              ? { code: '81503', message: 'Amount is an invalid format.' }
+              : cents > left
+                ? { code: '91521', message: 'Refund amount is too large.' }
+                : undefined;
     let refund: EmulatedTransaction | undefined;
     const effect = () => {
-      if (refusal || refund) return;
+      if (refusal || refund || cents === undefined) return;
       const now = new Date();
+      const amount = formatAmount(cents);
       refund = {
         ...transaction,
         id: newId(),
         merchantId,
         type: 'credit',
         status: 'submitted_for_settlement',
+        amount,
+        amountCents: cents,
         refundedTransactionId: transaction.id,
         refundIds: [],
         createdAt: now,
         updatedAt: now,
-        statusHistory: [{ status: 'submitted_for_settlement', amount: transaction.amount, timestamp: now }],
+        statusHistory: [{ status: 'submitted_for_settlement', amount, timestamp: now }],
       };
       state.transactions.set(refund.id, refund);
       transaction.refundIds.push(refund.id);

@@ -1,15 +1,56 @@
-// Payments' call when an admin refunds a purchase: what the purchase gave is taken back, once. On the
+// Payments' call when a purchase is refunded: what the purchase gave is taken back, once. On the
 // internal port (INTERNAL_PORT), which the NetworkPolicies open to auth and payments alone, never through
-// the gateway; payments forwards the refunding admin's own token, so only an admin's refund reaches it.
-import { InternalTakeBack, InternalTakeBackRequest, PurchaseIdParams } from '@omc/contracts';
-import { authenticate, badRequest, requireRole } from '@omc/service-kit';
-import type { FastifyInstance } from 'fastify';
+// the gateway. During an admin's refund payments forwards the admin's own token; when payments finishes
+// a refund by itself (the game was away, or payments restarted), it sends none, and the game then asks
+// payments whether that refund's money went back (GET /internal/refunds/:id) and takes back only the
+// purchase as payments recorded it: a caller without a token can only finish a refund payments holds.
+import {
+  InternalRefundState,
+  InternalTakeBack,
+  InternalTakeBackRequest,
+  PurchaseIdParams,
+  internalRefundPath,
+} from '@omc/contracts';
+import { AppError, authenticate, badRequest, forbidden, requireRole } from '@omc/service-kit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { GameContext } from '../context.js';
 
-export async function takeBackRoutes(scope: FastifyInstance, { engine }: GameContext): Promise<void> {
-  scope.addHook('onRequest', authenticate);
-  scope.addHook('onRequest', requireRole('admin'));
+const admin = requireRole('admin');
+
+export async function takeBackRoutes(scope: FastifyInstance, { engine, deps }: GameContext): Promise<void> {
+  scope.addHook('onRequest', async (request: FastifyRequest) => {
+    if (request.headers.authorization === undefined) return;
+    await authenticate(request);
+    await admin(request);
+  });
+
+  /** Payments' record of the refund: its money went back, and the purchase is the one it recorded. */
+  const refundHeld = async (purchase: InternalTakeBackRequest): Promise<void> => {
+    const { PAYMENTS_URL, PAYMENTS_TIMEOUT_MS } = deps.config;
+    let state: InternalRefundState;
+    try {
+      const response = await fetch(`${PAYMENTS_URL}${internalRefundPath(purchase.purchaseId)}`, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(PAYMENTS_TIMEOUT_MS),
+      });
+      if (response.status === 404) throw forbidden('No refund of this purchase: an admin token is required');
+      if (!response.ok) throw new Error(`payments answered ${response.status}`);
+      state = InternalRefundState.parse(await response.json());
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      throw new AppError(
+        'PAYMENTS_UNAVAILABLE',
+        503,
+        `Payments could not confirm the refund (${(error as Error).message}); try again`,
+      );
+    }
+    if (state.status !== 'returned' && state.status !== 'completed')
+      throw forbidden(`The refund of this purchase is ${state.status}: its money has not gone back`);
+    if (JSON.stringify(state.purchase) !== JSON.stringify(InternalTakeBackRequest.parse(purchase)))
+      throw forbidden('The purchase is not the one payments recorded');
+  };
+
   const app = scope.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/internal/purchases/:id/take-back',
@@ -23,6 +64,7 @@ export async function takeBackRoutes(scope: FastifyInstance, { engine }: GameCon
     async (request) => {
       if (request.body.purchaseId !== request.params.id)
         throw badRequest('purchaseId must be the purchase of the path', 'purchaseId');
+      if (request.headers.authorization === undefined) await refundHeld(request.body);
       const figures = await engine.takeBackPurchase(request.body);
       return { purchaseId: request.params.id, ...figures };
     },

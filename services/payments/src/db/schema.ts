@@ -115,4 +115,14 @@ export interface Database extends OutboxTable {
     completed_at: NullableTimestamp;
   };
   webhook_events: { id: string; kind: string; subject_id: string | null; received_at: Timestamp };
+  money_audit: {
+    id: Generated<string>;
+    action: string;
+    subject_id: string;
+    actor_user_id: string | null;
+    target_user_id: string | null;
+    ip: string | null;
+    detail: unknown;
+    created_at: Generated<Date>;
+  };
 }

@@ -41,7 +41,7 @@ export async function startConsumers(
     durable: 'payments-round-won',
     subjects: [SUBJECTS.roundWon],
     log: deps.log,
-    ackWaitMs: deps.config.EVENT_ACK_WAIT_MS,
+    ackWaitMs: deps.config.ROUND_WON_ACK_WAIT_MS,
     onResult,
     handle: async (event) => {
       const outcome = await applyRoundWon(

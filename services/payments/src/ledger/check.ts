@@ -51,7 +51,7 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
   for (const row of wrongPrice.rows)
     problems.push(`purchase ${row.id} charged ${row.amount_cents} but posted ${row.cash_in}`);
 
-  // Every completed refund is posted once, giving back its purchase's price; nothing else is posted as a
+  // Every completed refund is posted once, giving back what Braintree refunded; nothing else is posted as a
   // refund, and only a purchase that succeeded is refunded.
   const refundMismatch = await sql<{ id: string; problem: string }>`
     select coalesce(r.purchase_id::text, t.reference) as id,
@@ -60,16 +60,18 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
     where (r.status = 'completed' and t.id is null)
        or (t.kind = 'refund' and (r.purchase_id is null or r.status <> 'completed'))`.execute(db);
   for (const row of refundMismatch.rows) problems.push(`purchase ${row.id}: ${row.problem}`);
-  const wrongRefund = await sql<{ id: string; amount_cents: number; cash_out: number }>`
-    select p.id, p.amount_cents, coalesce(sum(e.amount_cents), 0)::bigint as cash_out
+  // What Braintree refunded (the refund's amount, at most the price) is what the ledger gave back.
+  const wrongRefund = await sql<{ id: string; amount_cents: number; refunded: number; cash_out: number }>`
+    select p.id, p.amount_cents, r.amount_cents as refunded, coalesce(sum(e.amount_cents), 0)::bigint as cash_out
     from refunds r join purchases p on p.id = r.purchase_id
     join ledger_transactions t on t.reference = 'refund:' || r.purchase_id::text
     left join ledger_entries e on e.transaction_id = t.id and e.account_id = 'external:braintree'
-    group by p.id, p.amount_cents, p.status
-    having coalesce(sum(e.amount_cents), 0) <> p.amount_cents or p.status <> 'succeeded'`.execute(db);
+    group by p.id, p.amount_cents, p.status, r.amount_cents
+    having coalesce(sum(e.amount_cents), 0) <> r.amount_cents or r.amount_cents > p.amount_cents
+        or p.status <> 'succeeded'`.execute(db);
   for (const row of wrongRefund.rows)
     problems.push(
-      `purchase ${row.id} refunded ${row.cash_out} of its ${row.amount_cents}, or was never charged`,
+      `purchase ${row.id} refunded ${row.cash_out} in the ledger for ${row.refunded} at Braintree of its ${row.amount_cents}, or was never charged`,
     );
 
   const payoutMismatch = await sql<{ id: string; problem: string }>`

@@ -75,11 +75,29 @@ export async function releaseRefund(db: Db, purchaseId: string, error: string): 
     .execute();
 }
 
-/** The money went back to the buyer (voided or refunded at Braintree). */
+/**
+ * Unfinished refunds no request or pass is working on (their lease free), oldest first
+ * (the `refunds_unfinished` index).
+ */
+export async function unfinishedRefunds(db: Db, limit: number): Promise<Refund[]> {
+  return db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('status', 'in', ['returning', 'returned'])
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', sql<Date>`now()`)]))
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * The money went back to the buyer (voided or refunded at Braintree): `amountCents` is what Braintree
+ * gave back (a partial refund made at its console is less than the price).
+ */
 export async function markReturned(
   db: Db,
   purchaseId: string,
-  provider: { kind: 'void' | 'refund'; refundId: string },
+  provider: { kind: 'void' | 'refund'; refundId: string; amountCents: number },
 ): Promise<void> {
   await db
     .updateTable('refunds')
@@ -87,6 +105,7 @@ export async function markReturned(
       status: 'returned',
       kind: provider.kind,
       provider_refund_id: provider.refundId,
+      amount_cents: provider.amountCents,
       error: null,
       updated_at: sql`now()`,
     })
@@ -144,4 +163,17 @@ export async function purchaseShares(
     where t.reference = ${`purchase:${purchaseId}`} group by e.account_id`.execute(db);
   const of = (account: string) => Number(rows.find((r) => r.account_id === account)?.cents ?? 0);
   return { potShareCents: of(accounts.roundPot), houseShareCents: of(accounts.house) };
+}
+
+/** Refunds not finished (returning, returned), and the age of the oldest, for the operator's gauges. */
+export async function unfinishedRefundsAge(db: Db): Promise<{ count: number; oldestAgeSeconds: number }> {
+  const row = await db
+    .selectFrom('refunds')
+    .select([
+      sql<string>`count(*)`.as('count'),
+      sql<string>`coalesce(extract(epoch from now() - min(updated_at)), 0)`.as('oldest'),
+    ])
+    .where('status', 'in', ['returning', 'returned'])
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), oldestAgeSeconds: Number(row.oldest) };
 }

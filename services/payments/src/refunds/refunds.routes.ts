@@ -52,13 +52,21 @@ export async function refundRoutes(app: FastifyInstance, ctx: PaymentsContext): 
       const found = await playerPurchases(deps.db, request.query.userId, { ...page, limit: page.limit + 1 });
       const rows = found.slice(0, page.limit);
       const purchases: AdminPurchase[] = rows.map((p) => {
-        const returned = p.refund && (p.refund.status === 'returned' || p.refund.status === 'completed');
+        // Refunded once every step is done; until then the system is finishing it.
+        const status =
+          !p.refund || p.refund.status === 'failed'
+            ? p.status
+            : p.refund.status === 'completed'
+              ? p.refund.kind === 'void'
+                ? 'voided'
+                : 'refunded'
+              : 'refund_in_progress';
         return {
           id: p.id,
           packId: p.pack_id,
           amount: p.amount_cents / 100,
           clicks: packById(p.pack_id as PackId).clicks,
-          status: returned ? (p.refund!.kind === 'void' ? 'voided' : 'refunded') : p.status,
+          status,
           transactionId: p.provider_transaction_id,
           settlementStatus: p.settlement_status,
           disputeStatus: p.dispute_status,

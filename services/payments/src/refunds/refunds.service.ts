@@ -1,15 +1,18 @@
 // Refunding a purchase (an admin's decision): the money goes back through Braintree (a void while the
 // sale is not settled, a refund once it is), once; then the game takes back what the purchase gave; then
-// one transaction posts the ledger movement and completes the refund. Each step is recorded before the
-// next, so a retry of the same refund picks up where the last one stopped and never refunds twice.
+// one transaction posts the ledger movement, completes the refund and writes its audit entry. Each step
+// is recorded before the next, so whoever resumes the refund (the admin's request, or the background
+// pass that finishes every unfinished refund) picks up where the last one stopped and never refunds twice.
 import {
   formatEuroAmount,
   type InternalTakeBack,
+  type InternalTakeBackRequest,
   type RefundView,
   type PackId,
   packById,
 } from '@omc/contracts';
 import { AppError, conflict, forbidden, notFound, type Caller } from '@omc/service-kit';
+import { recordMoneyAudit } from '../audit/money-audit.repo.js';
 import type { Deps } from '../deps.js';
 import { getPurchase, type Purchase } from '../checkout/purchases.repo.js';
 import { ACCOUNTS } from '../ledger/accounts.js';
@@ -28,8 +31,15 @@ import {
   purchaseShares,
   releaseRefund,
   startRefund,
+  unfinishedRefunds,
   type Refund,
 } from './refunds.repo.js';
+
+/** The steps of a refund, in order, as `onStep` names them (a test stops the refund at one: a crash). */
+export type RefundStep = 'claimed' | 'provider-called' | 'returned' | 'taken-back' | 'completed';
+
+/** Unfinished refunds one background pass resumes at most (the next pass takes the rest). */
+const RESUME_BATCH = 50;
 
 /** A sale Braintree voids (nothing reached the card yet) and one it refunds (settled). */
 const VOIDABLE = new Set(['authorized', 'submitted_for_settlement', 'settlement_pending']);
@@ -43,11 +53,16 @@ const providerUnavailable = (message: string) =>
   );
 
 /** What Braintree already holds for the sale: the money went back (voided, or a refund made). */
-function returnedAlready(sale: ProviderSale): { kind: 'void' | 'refund'; refundId: string } | undefined {
-  if (sale.status === 'voided') return { kind: 'void', refundId: sale.id };
-  if (sale.refundIds.length > 0) return { kind: 'refund', refundId: sale.refundIds[0]! };
+function returnedAlready(sale: ProviderSale): { kind: 'void' | 'refund'; refundIds: string[] } | undefined {
+  if (sale.status === 'voided') return { kind: 'void', refundIds: [] };
+  if (sale.refundIds.length > 0) return { kind: 'refund', refundIds: sale.refundIds };
   return undefined;
 }
+
+const cents = (amount: string) => Math.round(Number(amount) * 100);
+
+/** A purchase the buyer's bank is disputing (or charged back): its money is the bank's to return. */
+const DISPUTE_SETTLED_FOR_US = 'won';
 
 export function refundView(refund: Refund): RefundView {
   const euros = (cents: number | null) => (cents ?? 0) / 100;
@@ -88,11 +103,14 @@ export class RefundsService {
     return c.BRAINTREE_TIMEOUT_MS * 3 + c.GAME_TIMEOUT_MS + 5000;
   }
 
+  /** Called as each step is recorded (tests stop a refund there, as a crash would). */
+  onStep: (step: RefundStep, purchaseId: string) => void = () => undefined;
+
   /**
    * `admin` is the caller as auth has it now. Answers the completed refund; throws 409 when the purchase
-   * was refunded before (or is being refunded by another request), 502 when Braintree did not answer or
-   * refused (nothing recorded as moved), 503 when the money went back but the game could not take back
-   * yet (the same refund again finishes it).
+   * was refunded before, is being refunded by another request, or is disputed; 502 when Braintree did
+   * not answer or refused (nothing recorded as moved); 503 when the money went back but the game could
+   * not take back yet (the background pass finishes it).
    */
   async refund(
     caller: Caller,
@@ -108,6 +126,14 @@ export class RefundsService {
     if (purchase.status !== 'succeeded' || !purchase.provider_transaction_id)
       throw conflict(
         `Only a completed purchase can be refunded; this one is ${purchase.status}, so nothing was charged.`,
+      );
+    const dispute = purchase.dispute_status;
+    const started = await getRefund(db, purchaseId);
+    if (dispute && dispute !== DISPUTE_SETTLED_FOR_US && (!started || started.status === 'failed'))
+      throw new AppError(
+        'PURCHASE_DISPUTED',
+        409,
+        `This purchase is disputed by the buyer's bank (dispute ${dispute}): the bank returns the money when the buyer wins the dispute (a chargeback), so a refund would return it twice. Nothing was refunded.`,
       );
 
     const existing = await startRefund(db, {
@@ -126,23 +152,11 @@ export class RefundsService {
         'A refund of this purchase is in progress; it moves the money once. Look at the purchase again in a moment.',
       );
     }
-    if (claimed.status === 'returning') await this.returnMoney(purchase);
-
-    let taken: InternalTakeBack;
-    try {
-      taken = await this.game.takeBack(caller, await this.asCompleted(purchase));
-    } catch (error) {
-      await releaseRefund(db, purchaseId, `take-back: ${(error as Error).message}`);
-      this.metrics.refunds.inc({ outcome: 'game_unavailable' });
-      throw new AppError(
-        'GAME_UNAVAILABLE',
-        503,
-        `The money went back to the buyer, but the game could not take back the clicks and the pot share yet (${(error as Error).message}). Send the same refund again to finish it; it will not refund twice.`,
-      );
-    }
-    const completed = await this.complete(purchase, taken);
+    const completed = await this.drive(purchase, claimed, caller);
     this.metrics.refunds.inc({ outcome: 'completed' });
     const view = refundView(completed);
+    // A copy for auth's audit log, with the admin's token; the record is payments' own, written with
+    // the completion.
     await recordInAuditLog(
       {
         authUrl: this.deps.config.AUTH_URL,
@@ -150,30 +164,68 @@ export class RefundsService {
         credentials: this.deps.credentials,
       },
       caller,
-      {
-        action: 'purchase.refunded',
-        targetId: purchase.user_id,
-        detail: {
-          purchaseId,
-          transactionId: purchase.provider_transaction_id,
-          kind: view.kind ?? 'refund',
-          providerRefundId: view.providerRefundId ?? '',
-          amount: view.amount,
-          reason: view.reason,
-          clicksTakenBack: view.clicksTakenBack,
-          passTakenBack: view.passTakenBack,
-          potTakenBack: view.potTakenBack,
-          houseTakenBack: view.houseTakenBack,
-          operatorLoss: view.operatorLoss,
-        },
-        ip,
-      },
+      { action: 'purchase.refunded', targetId: purchase.user_id, detail: auditDetail(purchase, view), ip },
     );
     const how = view.kind === 'void' ? 'voided (the charge had not settled)' : 'refunded';
     return {
       message: `Purchase ${how}: ${formatEuroAmount(completed.amount_cents)} € back to the buyer, ${view.clicksTakenBack} clicks taken back.`,
       refund: view,
     };
+  }
+
+  /**
+   * One pass of the owner of unfinished refunds (at start and every RECONCILE_INTERVAL_MS): each refund
+   * left `returning` or `returned` by a crash, a lost answer or the game away, whose lease has run out,
+   * is driven to its end. Returns the refunds it completed.
+   */
+  async resumeUnfinished(): Promise<number> {
+    const { db, log } = this.deps;
+    let completed = 0;
+    for (const waiting of await unfinishedRefunds(db, RESUME_BATCH)) {
+      const claimed = await claimRefund(db, waiting.purchase_id, this.leaseMs);
+      if (!claimed) continue;
+      const purchase = (await getPurchase(db, claimed.purchase_id))!;
+      try {
+        await this.drive(purchase, claimed, undefined);
+        completed += 1;
+        this.metrics.refunds.inc({ outcome: 'completed' });
+        log.info({ purchaseId: purchase.id }, 'unfinished refund completed in the background');
+      } catch (error) {
+        log.warn(
+          { purchaseId: purchase.id, err: (error as Error).message },
+          'unfinished refund not finished yet; next pass later',
+        );
+      }
+    }
+    return completed;
+  }
+
+  /**
+   * The refund's state machine from where it stands to `completed`, under the lease its caller holds:
+   * returning → (Braintree) → returned → (the game's take-back) → completed (ledger and audit entry).
+   * `caller` is the refunding admin's request, when there is one.
+   */
+  private async drive(purchase: Purchase, refund: Refund, caller: Caller | undefined): Promise<Refund> {
+    const { db } = this.deps;
+    this.onStep('claimed', purchase.id);
+    if (refund.status === 'returning') await this.returnMoney(purchase);
+    this.onStep('returned', purchase.id);
+    let taken: InternalTakeBack;
+    try {
+      taken = await this.game.takeBack(caller, await this.asCompleted(purchase));
+    } catch (error) {
+      await releaseRefund(db, purchase.id, `take-back: ${(error as Error).message}`);
+      this.metrics.refunds.inc({ outcome: 'game_unavailable' });
+      throw new AppError(
+        'GAME_UNAVAILABLE',
+        503,
+        `The money went back to the buyer, but the game could not take back the clicks and the pot share yet (${(error as Error).message}). Payments finishes the refund by itself once the game answers (the purchase shows "refund in progress" until then); it will not refund twice.`,
+      );
+    }
+    this.onStep('taken-back', purchase.id);
+    const completed = await this.complete(purchase, taken);
+    this.onStep('completed', purchase.id);
+    return completed;
   }
 
   /** Braintree gives the money back, once: what it already holds for the sale is looked at first. */
@@ -210,7 +262,7 @@ export class RefundsService {
         const result =
           kind === 'void' ? await payments.voidSale(transactionId) : await payments.refundSale(transactionId);
         if (result.kind === 'refused') throw await refused(result.message);
-        done = { kind, refundId: kind === 'void' ? transactionId : result.transactionId };
+        done = { kind, refundIds: kind === 'void' ? [] : [result.transactionId] };
       } catch (error) {
         if (error instanceof AppError) throw error;
         // No answer: the refund may have happened. Braintree's record of the sale says.
@@ -219,11 +271,27 @@ export class RefundsService {
         if (!done) throw await unavailable(error);
       }
     }
-    await markReturned(db, purchase.id, done);
+    this.onStep('provider-called', purchase.id);
+    // What went back: a void returns the whole sale; refunds what each refund transaction carries (one
+    // made at Braintree's console may be partial).
+    let amountCents = purchase.amount_cents;
+    if (done.kind === 'refund') {
+      try {
+        const credits = await Promise.all(done.refundIds.map((id) => payments.findSale(id)));
+        amountCents = credits.reduce((sum, credit) => sum + (credit ? cents(credit.amount) : 0), 0);
+      } catch (error) {
+        throw await unavailable(error);
+      }
+    }
+    await markReturned(db, purchase.id, {
+      kind: done.kind,
+      refundId: done.kind === 'void' ? transactionId : done.refundIds[0]!,
+      amountCents: Math.min(amountCents, purchase.amount_cents),
+    });
   }
 
   /** The purchase as its purchase.completed event said (the game applies it first if it never arrived). */
-  private async asCompleted(purchase: Purchase) {
+  async asCompleted(purchase: Purchase): Promise<InternalTakeBackRequest> {
     const pack = packById(purchase.pack_id as PackId);
     const shares = await purchaseShares(this.deps.db, purchase.id, ACCOUNTS);
     return {
@@ -240,24 +308,30 @@ export class RefundsService {
   }
 
   /**
-   * One transaction: the pot gives back what the game took from the round's pot; the house the rest, as
-   * far as it holds it beyond a house payout under way; what neither holds is the operator's loss. The
-   * movement is posted and the refund completed together, once.
+   * One transaction: the pot gives back what the game took from the round's pot; the house the rest of
+   * what Braintree refunded, as far as it holds it beyond a house payout under way (after a partial
+   * refund smaller than the pot share, the house keeps the difference); what neither holds is the
+   * operator's loss. The movement is posted, the refund completed and its audit entry written together,
+   * once.
    */
   private async complete(purchase: Purchase, taken: InternalTakeBack): Promise<Refund> {
     const { db } = this.deps;
-    const price = purchase.amount_cents;
     await db.transaction().execute(async (trx) => {
       // In the order a purchase's entries lock them (Braintree's, the pot, the house; a win takes the pot
       // before the winner's account): no lock cycle with a checkout completing meanwhile.
       await lockAccount(trx, ACCOUNTS.braintreeCashIn);
       await lockAccount(trx, ACCOUNTS.roundPot);
       await lockAccount(trx, ACCOUNTS.house);
-      const potCents = Math.max(0, Math.min(taken.potCents, price, await balance(trx, ACCOUNTS.roundPot)));
+      const refund = (await getRefund(trx, purchase.id))!;
+      const refunded = refund.amount_cents;
+      const potCents = Math.max(
+        0,
+        Math.min(taken.potCents, purchase.amount_cents, await balance(trx, ACCOUNTS.roundPot)),
+      );
       const reserved = (await pendingPayout(trx, ACCOUNTS.house))?.amount_cents ?? 0;
       const houseHeld = Math.max(0, (await balance(trx, ACCOUNTS.house)) - Number(reserved));
-      const houseCents = Math.min(price - potCents, houseHeld);
-      const lossCents = price - potCents - houseCents;
+      const houseCents = Math.min(refunded - potCents, houseHeld);
+      const lossCents = refunded - potCents - houseCents;
       const completed = await markCompleted(trx, purchase.id, {
         clicks: taken.clicks,
         pass: taken.pass,
@@ -270,13 +344,39 @@ export class RefundsService {
         kind: 'refund',
         reference: `refund:${purchase.id}`,
         entries: [
-          { accountId: ACCOUNTS.braintreeCashIn, amountCents: price },
+          { accountId: ACCOUNTS.braintreeCashIn, amountCents: refunded },
           { accountId: ACCOUNTS.roundPot, amountCents: -potCents },
           { accountId: ACCOUNTS.house, amountCents: -houseCents },
           { accountId: ACCOUNTS.refundLosses, amountCents: -lossCents },
         ],
       });
+      const view = refundView((await getRefund(trx, purchase.id))!);
+      await recordMoneyAudit(trx, {
+        action: 'purchase.refunded',
+        subjectId: purchase.id,
+        actorUserId: refund.admin_user_id,
+        targetUserId: purchase.user_id,
+        ip: refund.admin_ip,
+        detail: auditDetail(purchase, view),
+      });
     });
     return (await getRefund(db, purchase.id))!;
   }
+}
+
+/** What the audit entry of a refund says. */
+function auditDetail(purchase: Purchase, view: RefundView) {
+  return {
+    purchaseId: purchase.id,
+    transactionId: purchase.provider_transaction_id ?? '',
+    kind: view.kind ?? 'refund',
+    providerRefundId: view.providerRefundId ?? '',
+    amount: view.amount,
+    reason: view.reason,
+    clicksTakenBack: view.clicksTakenBack,
+    passTakenBack: view.passTakenBack,
+    potTakenBack: view.potTakenBack,
+    houseTakenBack: view.houseTakenBack,
+    operatorLoss: view.operatorLoss,
+  };
 }

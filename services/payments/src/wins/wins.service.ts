@@ -81,6 +81,15 @@ export async function applyRoundWon(
   return credited ? 'credited' : 'duplicate';
 }
 
+/**
+ * docs/payments.md, "Unfinished money operations": the pass at start credits every win the game recorded
+ * before it within this (one call to the game, then a transaction per win)...
+ */
+export const winPassBoundMs = (config: { GAME_TIMEOUT_MS: number }) => config.GAME_TIMEOUT_MS + 3000;
+/** ...and any win is credited within this of payments and the game both being up (15 s by default). */
+export const winCreditBoundMs = (config: { GAME_TIMEOUT_MS: number; EVENT_RECONCILE_INTERVAL_MS: number }) =>
+  config.EVENT_RECONCILE_INTERVAL_MS + winPassBoundMs(config);
+
 /** Credits every win the game recorded since `since` that was not credited (its event lost). */
 export async function reconcileWins(
   db: Kysely<Database>,

@@ -44,6 +44,17 @@ const REFUND = {
   completedAt: '2026-11-25T10:00:01.000Z',
 };
 
+/** The admin opens bea's purchases and payouts from the players list. */
+async function openBeasMoney() {
+  const user = userEvent.setup();
+  renderApp('/admin/players');
+  await screen.findByRole('heading', { name: 'Jugadores' });
+  await user.type(screen.getByLabelText('Usuario, o correo con @'), 'b');
+  await user.click(screen.getByRole('button', { name: 'Buscar' }));
+  await user.click(await screen.findByRole('link', { name: 'Compras y pagos de bea' }));
+  return user;
+}
+
 describe("a player's purchases and payouts (admin)", () => {
   it('opens from the players list, shows provider ids, and refunds a purchase with a reason', async () => {
     storeSession(makeToken({ role: 'admin', exp: inFifteenMinutes() }), { role: 'admin' });
@@ -80,12 +91,7 @@ describe("a player's purchases and payouts (admin)", () => {
         return json(200, { message: 'Purchase voided', refund: REFUND });
       },
     });
-    const user = userEvent.setup();
-    renderApp('/admin/players');
-    await screen.findByRole('heading', { name: 'Jugadores' });
-    await user.type(screen.getByLabelText('Usuario, o correo con @'), 'b');
-    await user.click(screen.getByRole('button', { name: 'Buscar' }));
-    await user.click(await screen.findByRole('link', { name: 'Compras y pagos de bea' }));
+    const user = await openBeasMoney();
     expect(
       await screen.findByRole('heading', { name: 'Compras y pagos de bea', level: 1 }),
     ).toBeInTheDocument();
@@ -105,5 +111,30 @@ describe("a player's purchases and payouts (admin)", () => {
     await user.click(screen.getByRole('button', { name: 'Reembolsar' }));
     expect(await screen.findByText(/anulados; 480 clics retirados/)).toHaveAttribute('role', 'status');
     expect(await within(purchases).findByText('Anulada')).toBeInTheDocument();
+  });
+
+  it('shows "refund in progress" until every step of the refund is done, with no refund button', async () => {
+    storeSession(makeToken({ role: 'admin', exp: inFifteenMinutes() }), { role: 'admin' });
+    fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ role: 'admin', adminBalance: 0 })),
+      'GET /api/admin/users': () => json(200, { users: [BEA], nextCursor: null }),
+      'GET /api/admin/purchases': () =>
+        json(200, {
+          purchases: [
+            {
+              ...PURCHASE,
+              status: 'refund_in_progress',
+              refund: { ...REFUND, status: 'returned', clicksTakenBack: 0, completedAt: null },
+            },
+          ],
+          nextCursor: null,
+        }),
+      'GET /api/admin/payouts': () => json(200, { payouts: [], nextCursor: null }),
+    });
+    await openBeasMoney();
+    const purchases = await screen.findByRole('table', { name: 'Compras, las más recientes primero' });
+    expect(await within(purchases).findByText('Reembolso en curso')).toBeInTheDocument();
+    expect(within(purchases).getByText(/Reembolso en curso: dinero devuelto/)).toBeInTheDocument();
+    expect(within(purchases).queryByRole('button', { name: /Reembolsar/ })).toBeNull();
   });
 });

@@ -8,6 +8,7 @@ import { accountBalancesMigration } from './0009_account_balances.js';
 import { payoutEmailChangesMigration } from './0020_payout_email_changes.js';
 import { refundsMigration } from './0025_refunds.js';
 import { payoutsByUserMigration } from './0030_payouts_by_user.js';
+import { moneyAuditMigration } from './0035_money_audit.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0020_payout_email_changes': payoutEmailChangesMigration,
   '0025_refunds': refundsMigration,
   '0030_payouts_by_user': payoutsByUserMigration,
+  '0035_money_audit': moneyAuditMigration,
 };
