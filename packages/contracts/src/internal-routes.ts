@@ -4,7 +4,7 @@
 import { INTERNAL_AUDIT_PATH } from './admin.js';
 import { INTERNAL_ACCOUNT_PATH } from './auth.js';
 import { INTERNAL_USER_BALANCES_PATH } from './balances.js';
-import { INTERNAL_COMPLETED_PURCHASES_PATH, INTERNAL_WINS_PATH } from './internal.js';
+import { INTERNAL_COMPLETED_PURCHASES_PATH, INTERNAL_WINS_PATH, internalRefundPath } from './internal.js';
 import {
   INTERNAL_ACCOUNT_SECURITY_PATH,
   INTERNAL_PAYOUT_EMAIL_MAIL_PATH,
@@ -67,6 +67,7 @@ export const INTERNAL_ROUTES: readonly InternalRouteContract[] = [
   { method: 'POST', path: INTERNAL_USER_BALANCES_PATH, service: 'payments', callers: ['auth'] },
   { method: 'GET', path: INTERNAL_COMPLETED_PURCHASES_PATH, service: 'payments', callers: ['game'] },
   { method: 'POST', path: INTERNAL_PAYOUT_EMAIL_TOKEN_PATH, service: 'payments', callers: ['auth'] },
+  { method: 'GET', path: internalRefundPath(':id'), service: 'payments', callers: ['game'] },
 ];
 
 /** The services that call `service`'s internal routes: the public keys it must hold. */

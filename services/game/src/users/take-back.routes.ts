@@ -1,6 +1,6 @@
 // Payments' call when a purchase is refunded: what the purchase gave is taken back, once. On the
-// internal port (INTERNAL_PORT), which the NetworkPolicies open to auth and payments alone, never through
-// the gateway. During an admin's refund payments forwards the admin's own token; when payments finishes
+// internal port (INTERNAL_PORT), never through the gateway, with payments' service credential (the
+// catalogue in contracts lists payments alone). During an admin's refund payments forwards the admin's own token; when payments finishes
 // a refund by itself (the game was away, or payments restarted), it sends none, and the game then asks
 // payments whether that refund's money went back (GET /internal/refunds/:id) and takes back only the
 // purchase as payments recorded it: a caller without a token can only finish a refund payments holds.
@@ -31,7 +31,7 @@ export async function takeBackRoutes(scope: FastifyInstance, { engine, deps }: G
     let state: InternalRefundState;
     try {
       const response = await fetch(`${PAYMENTS_URL}${internalRefundPath(purchase.purchaseId)}`, {
-        headers: { accept: 'application/json' },
+        headers: { accept: 'application/json', ...deps.credentials.headersFor('payments') },
         signal: AbortSignal.timeout(PAYMENTS_TIMEOUT_MS),
       });
       if (response.status === 404) throw forbidden('No refund of this purchase: an admin token is required');
