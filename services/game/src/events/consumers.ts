@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { GameEngine } from '../engine/game-engine.js';
-import { applyAccess, findUsers, insertUser, recordSignupGrant, updateUser } from '../engine/game.repo.js';
+import { applyAccess, findUsers, insertUser, recordSignupGrant, updateUser } from '../db/players.repo.js';
 
 export function startGameConsumers(options: {
   db: Kysely<Database>;

@@ -9,20 +9,12 @@ import { startPollLoop, type Redis } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
-import {
-  addGrantedClicks,
-  addPurchasedSpent,
-  advanceRounds,
-  currentGeneration,
-  journalCursors,
-  lockJournal,
-  lockStateWritesShared,
-  recordPurchase,
-  recordSignupGrant,
-  recordTakeBack,
-  recordWinOnce,
-  saveJournalCursor,
-} from '../engine/game.repo.js';
+import { journalCursors, saveJournalCursor } from '../db/journal.repo.js';
+import { lockJournal, lockStateWritesShared } from '../db/locks.repo.js';
+import { addGrantedClicks, recordSignupGrant } from '../db/players.repo.js';
+import { addPurchasedSpent, recordPurchase, recordTakeBack } from '../db/purchases.repo.js';
+import { advanceRounds, currentGeneration } from '../db/state.repo.js';
+import { recordWinOnce } from '../db/wins.repo.js';
 import { entriesOf, parseJournalEntry, type JournalEntry } from '../engine/journal-types.js';
 import { KEYS } from '../engine/keys.js';
 import { gameRedis } from '../engine/redis-commands.js';

@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Database } from '../db/schema.js';
 import type { GameContext } from '../context.js';
-import { findUsers, updateUser } from '../engine/game.repo.js';
+import { findUsers, updateUser } from '../db/players.repo.js';
 
 /**
  * A user promoted right after signing up may reach this before the sign-up event has: the call waits

@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { GameContext } from '../context.js';
-import { applyAccess, findUsers } from '../engine/game.repo.js';
+import { applyAccess, findUsers } from '../db/players.repo.js';
 
 /** As for a role change: a user suspended right after signing up may be ahead of the sign-up event. */
 const UNKNOWN_USER_WAIT_MS = 500;
