@@ -26,6 +26,7 @@ import { internalWinsRoutes } from './winners/internal-wins.routes.js';
 import { buildInternalApp } from './internal.js';
 import { EndedSessions, watchEndedSessions } from './users/ended-sessions.js';
 import { winnersRoutes } from './winners/winners.routes.js';
+import { PlayersService } from './players/players.service.js';
 
 export interface GameApp extends FastifyInstance {
   game: GameContext & {
@@ -75,7 +76,14 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     onRebuilt: (cause) => metrics.stateRebuilds.inc({ cause }),
     onStateChanged: (state) => background.publisher?.changed(state),
   });
-  const ctx: GameContext = { deps, engine, metrics, endedSessions: new EndedSessions(deps.clock) };
+  const players = new PlayersService(deps.db, engine, config);
+  const ctx: GameContext = {
+    deps,
+    engine,
+    players,
+    metrics,
+    endedSessions: new EndedSessions(deps.clock),
+  };
   const internal = await buildInternalApp(ctx, { logger: options.logger });
   const notStarted = async () => {
     throw new Error('the game app is not started');
@@ -155,9 +163,9 @@ export async function start(app: GameApp): Promise<void> {
     log,
   });
   const consumers = startGameConsumers({
-    db,
     nats,
     engine,
+    players: app.game.players,
     config,
     log,
     onResult: (subject, outcome) => metrics.eventsConsumed.inc({ subject, outcome }),
