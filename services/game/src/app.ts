@@ -222,5 +222,3 @@ export async function start(app: GameApp): Promise<void> {
     await outbox.stop();
   };
 }
-
-export type { GameContext } from './context.js';
