@@ -14,18 +14,20 @@ import type { GameContext } from './context.js';
 import { clickRoutes } from './clicks/clicks.routes.js';
 import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
-import { GameEngine } from './engine/game-engine.js';
+import { GameEngine, type HotState } from './engine/game-engine.js';
 import { startGameConsumers } from './events/consumers.js';
 import { reconcilePurchases } from './events/purchase-reconciler.js';
 import { journalBacklog, startJournalFlusher, type JournalFlusher } from './journal/journal-flusher.js';
 import { gameMetrics } from './metrics.js';
+import { Notifier } from './notifier.js';
 import { prunePurchaseMarks } from './engine/purchases.js';
-import { startStatePublisher, type StatePublisher } from './state/state-publisher.js';
+import { startStatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
 import { internalWinsRoutes } from './winners/internal-wins.routes.js';
 import { buildInternalApp } from './internal.js';
 import { EndedSessions, watchEndedSessions } from './users/ended-sessions.js';
 import { winnersRoutes } from './winners/winners.routes.js';
+import { PlayersService } from './players/players.service.js';
 
 export interface GameApp extends FastifyInstance {
   game: GameContext & {
@@ -40,11 +42,19 @@ export interface GameApp extends FastifyInstance {
   };
 }
 
-/** The loops start() runs; the engine's hooks reach them once they run. */
+/**
+ * What the engine tells the loops start() runs (built with the app, handed to the engine, listened to by
+ * each loop while it runs), and those loops once started (flushJournal, drainOutbox and closing use them).
+ */
 interface Background {
+  signals: {
+    /** The round state changed: the state publisher sends it on. */
+    stateChanged: Notifier<[state?: HotState]>;
+    /** A win was written with its event (outbox): the relay publishes it now. */
+    winPersisted: Notifier;
+  };
   outbox?: OutboxRelay;
   flusher?: JournalFlusher;
-  publisher?: StatePublisher;
   /** Stops the loops and the engine, in order; an app never started only closes its engine. */
   stop?: () => Promise<void>;
 }
@@ -65,18 +75,26 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   });
 
   const metrics = gameMetrics(deps.metrics);
-  const background: Background = {};
+  const signals = { stateChanged: new Notifier<[state?: HotState]>(), winPersisted: new Notifier() };
+  const background: Background = { signals };
   backgrounds.set(app, background);
   const engine = new GameEngine(deps.db, deps.redis, config, deps.log, deps.clock, {
     onBatch: (size) => metrics.batchSize.observe(size),
     onOutcome: (outcome, count) => metrics.clicks.inc({ outcome }, count),
     onWin: () => metrics.roundsWon.inc(),
-    onWinPersisted: () => background.outbox?.nudge(),
+    onWinPersisted: () => signals.winPersisted.notify(),
     onWinAnswer: (ended) => metrics.winAnswers.inc({ ended }),
     onRebuilt: (cause) => metrics.stateRebuilds.inc({ cause }),
-    onStateChanged: (state) => background.publisher?.changed(state),
+    onStateChanged: (state) => signals.stateChanged.notify(state),
   });
-  const ctx: GameContext = { deps, engine, metrics, endedSessions: new EndedSessions(deps.clock) };
+  const players = new PlayersService(deps.db, engine, config);
+  const ctx: GameContext = {
+    deps,
+    engine,
+    players,
+    metrics,
+    endedSessions: new EndedSessions(deps.clock),
+  };
   const internal = await buildInternalApp(ctx, { logger: options.logger });
   const notStarted = async () => {
     throw new Error('the game app is not started');
@@ -124,6 +142,7 @@ export async function start(app: GameApp): Promise<void> {
   for (const stream of [STREAMS.game, STREAMS.auth, STREAMS.payments])
     await ensureStream(nats.jsm, stream, { replicas: config.NATS_STREAM_REPLICAS });
   const outbox = startOutboxRelay(db, nats, log, { intervalMs: 100 });
+  const stopNudging = background.signals.winPersisted.listen(() => outbox.nudge());
   metrics.observeOutboxBacklog(() => outbox.backlog());
   observeConsumerLag(deps.metrics, nats);
   const flusher = startJournalFlusher(db, redis, log, {
@@ -142,11 +161,11 @@ export async function start(app: GameApp): Promise<void> {
     log,
     failureMessage: 'comparing Redis with Postgres failed; will retry',
   });
-  const publisher = startStatePublisher(engine, nats, log, deps.clock, {
+  const publisher = startStatePublisher(engine, background.signals.stateChanged, nats, log, deps.clock, {
     intervalMs: config.STATE_PUBLISH_MS,
     onPublished: () => metrics.statePublished.inc(),
   });
-  Object.assign(background, { outbox, flusher, publisher });
+  Object.assign(background, { outbox, flusher });
   await app.game.internal.listen({ port: config.INTERNAL_PORT, host: config.HOST });
   metrics.observeRound(() => engine.readState(), config.ROUND_TARGET);
   // Every instance reads the sessions their owners ended (a shared durable consumer would tell only one).
@@ -157,9 +176,9 @@ export async function start(app: GameApp): Promise<void> {
     log,
   });
   const consumers = startGameConsumers({
-    db,
     nats,
     engine,
+    players: app.game.players,
     config,
     log,
     onResult: (subject, outcome) => metrics.eventsConsumed.inc({ subject, outcome }),
@@ -201,8 +220,7 @@ export async function start(app: GameApp): Promise<void> {
       .drain(2000)
       .catch((error) => log.warn({ err: error }, 'journal left in Redis for another instance'));
     await flusher.stop();
+    stopNudging();
     await outbox.stop();
   };
 }
-
-export type { GameContext } from './context.js';

@@ -5,10 +5,11 @@
 // and payments alone.
 import { createServer, registerInternalCallers, registerTokens } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
-import type { GameContext } from './app.js';
+import type { GameContext } from './context.js';
 import { roleRoutes } from './users/role.routes.js';
 import { takeBackRoutes } from './users/take-back.routes.js';
-import { playerRoutes } from './users/suspension.routes.js';
+import { balancesRoutes } from './users/balances.routes.js';
+import { suspensionRoutes } from './users/suspension.routes.js';
 
 export async function buildInternalApp(
   ctx: GameContext,
@@ -20,6 +21,7 @@ export async function buildInternalApp(
   await registerTokens(app, { publicKey: deps.config.JWT_PUBLIC_KEY });
   await app.register(roleRoutes, ctx);
   await app.register(takeBackRoutes, ctx);
-  await app.register(playerRoutes, ctx);
+  await app.register(suspensionRoutes, ctx);
+  await app.register(balancesRoutes, ctx);
   return app;
 }

@@ -1,16 +1,7 @@
 // The shapes the Redis scripts write into the journal and return for wins.
+import type { PurchaseRecord, TakeBackRecord, WinRecord } from '../db/records.js';
 
-export interface WinRecord {
-  round: number;
-  userId: string;
-  username: string;
-  potCents: number;
-  clicks: number;
-  /** Milliseconds since the epoch. */
-  at: number;
-  /** The Redis epoch that decided it (absent in entries written before the fence). */
-  epoch?: string;
-}
+export type { PurchaseRecord, TakeBackRecord, WinRecord } from '../db/records.js';
 
 export interface JournalSegment {
   r: number;
@@ -22,27 +13,6 @@ export interface JournalSegment {
   /** userId -> granted reward */
   rewards: Record<string, number> | [];
   win?: WinRecord;
-}
-
-export interface PurchaseRecord {
-  id: string;
-  userId: string;
-  round: number;
-  clicks: number;
-  unlimited: boolean;
-  potShareCents: number;
-  packId: string;
-}
-
-/** What a refunded purchase's take-back removed (redis/take-back.ts). */
-export interface TakeBackRecord {
-  id: string;
-  userId: string;
-  round: number;
-  roundInPlay: boolean;
-  clicks: number;
-  pass: boolean;
-  potCents: number;
 }
 
 export interface JournalEntry {

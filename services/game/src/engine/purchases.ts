@@ -3,8 +3,14 @@ import type { PurchaseCompletedV1 } from '@omc/contracts';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
+import {
+  purchaseRound,
+  purchasesRecordedBefore,
+  recordedTakeBack,
+  recordPurchase,
+  recordTakeBack,
+} from '../db/purchases.repo.js';
 import type { Database } from '../db/schema.js';
-import { purchaseRound, recordedTakeBack, recordPurchase, recordTakeBack } from './game.repo.js';
 import type { TakeBackFigures } from './redis/take-back.js';
 import { KEYS } from './keys.js';
 import type { GameRedis } from './redis-commands.js';
@@ -149,13 +155,8 @@ export async function prunePurchaseMarks(
     cursor = next;
     const ids = flat.filter((_, i) => i % 2 === 0).filter((id) => UUID.test(id));
     if (ids.length === 0) continue;
-    const old = await db
-      .selectFrom('purchases')
-      .select('purchase_id')
-      .where('purchase_id', 'in', ids)
-      .where('applied_at', '<', new Date(now - retentionMs))
-      .execute();
-    if (old.length > 0) removed += await redis.hdel(KEYS.purchases, ...old.map((r) => r.purchase_id));
+    const old = await purchasesRecordedBefore(db, ids, new Date(now - retentionMs));
+    if (old.length > 0) removed += await redis.hdel(KEYS.purchases, ...old);
   } while (cursor !== '0');
   return removed;
 }

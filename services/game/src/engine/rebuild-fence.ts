@@ -1,7 +1,7 @@
 // The writes a rebuild reads, made with the step in Redis they record, as one step for the rebuild.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { lockStateWritesShared } from './game.repo.js';
+import { lockStateWritesShared } from '../db/locks.repo.js';
 import type { EngineHooks } from './types.js';
 
 /** What a Redis step answers when it did nothing yet: fixed outside the fence (a rebuild waits for it). */

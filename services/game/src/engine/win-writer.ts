@@ -4,7 +4,9 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { backoff, RETRY_POLICIES } from '@omc/service-kit';
 import type { Database } from '../db/schema.js';
-import { currentGeneration, lockStateWritesShared, recordWinOnce } from './game.repo.js';
+import { lockStateWritesShared } from '../db/locks.repo.js';
+import { currentGeneration } from '../db/state.repo.js';
+import { recordWinOnce } from '../db/wins.repo.js';
 import type { WinRecord } from './journal-types.js';
 import type { EngineHooks } from './types.js';
 

@@ -10,6 +10,7 @@ import {
 import type { ServiceCredentials } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { knownPurchases } from '../db/purchases.repo.js';
 import type { Database } from '../db/schema.js';
 import type { GameEngine } from '../engine/game-engine.js';
 
@@ -52,18 +53,9 @@ export async function reconcilePurchases(options: PurchaseReconcilerOptions, sin
   for (;;) {
     const page = await completedSince(options, since, after);
     if (page.length > 0) {
-      const known = new Set(
-        (
-          await options.db
-            .selectFrom('purchases')
-            .select('purchase_id')
-            .where(
-              'purchase_id',
-              'in',
-              page.map((p) => p.purchaseId),
-            )
-            .execute()
-        ).map((r) => r.purchase_id),
+      const known = await knownPurchases(
+        options.db,
+        page.map((p) => p.purchaseId),
       );
       for (const purchase of page) {
         if (known.has(purchase.purchaseId)) continue;

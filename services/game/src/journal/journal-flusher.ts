@@ -9,20 +9,12 @@ import { startPollLoop, type Redis } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
-import {
-  addGrantedClicks,
-  addPurchasedSpent,
-  advanceRounds,
-  currentGeneration,
-  journalCursors,
-  lockJournal,
-  lockStateWritesShared,
-  recordPurchase,
-  recordSignupGrant,
-  recordTakeBack,
-  recordWinOnce,
-  saveJournalCursor,
-} from '../engine/game.repo.js';
+import { journalCursors, saveJournalCursor } from '../db/journal.repo.js';
+import { lockJournal, lockStateWritesShared } from '../db/locks.repo.js';
+import { addGrantedClicks, recordSignupGrant } from '../db/players.repo.js';
+import { addPurchasedSpent, recordPurchase, recordTakeBack } from '../db/purchases.repo.js';
+import { advanceRounds, currentGeneration } from '../db/state.repo.js';
+import { recordWinOnce } from '../db/wins.repo.js';
 import { entriesOf, parseJournalEntry, type JournalEntry } from '../engine/journal-types.js';
 import { KEYS } from '../engine/keys.js';
 import { gameRedis } from '../engine/redis-commands.js';
@@ -101,45 +93,7 @@ export function startJournalFlusher(
     const epoch = entries[0]!.epoch;
     let wins: number;
     try {
-      wins = await db.transaction().execute(async (trx) => {
-        // The Redis lock can expire under a very slow Postgres; this lock keeps two flushes from both
-        // reading the cursor before either commits.
-        await lockJournal(trx);
-        // A rebuild of the round state waits for this write (round-state.ts).
-        await lockStateWritesShared(trx);
-        // The fence: only the Redis generation Postgres accepts is written.
-        const generation = await currentGeneration(trx);
-        if (generation && generation.epoch !== epoch)
-          throw new StaleJournal({
-            epoch,
-            reason: `journal of epoch ${epoch}; Postgres accepts epoch ${generation.epoch}`,
-          });
-        const cursor = (await journalCursors(trx, [epoch])).get(epoch);
-        const applied = cursor?.seq ?? 0;
-        // Entries at or below the cursor were applied already (a crash between the commit and their
-        // removal), unless Redis went back and wrote other entries under the same numbers: the entry at
-        // the cursor tells, by its fingerprint; a Redis whose journal stops short of the cursor is caught
-        // by the fence check (its seq is below the cursor), and rebuilt either way.
-        const atCursor = entries.findIndex((e) => e.seq === applied);
-        if (cursor?.lastEntry && atCursor >= 0 && fingerprint(raws[atCursor]!) !== cursor.lastEntry)
-          throw new StaleJournal({
-            epoch,
-            reason: `journal entry ${applied} differs from the one Postgres applied`,
-            proven: true,
-          });
-        // Taken in order of seq: the last fresh entry is the new cursor.
-        const fresh = entries.filter((e) => e.seq > applied);
-        if (fresh.length < entries.length)
-          log.info(
-            { epoch, applied, skipped: entries.length - fresh.length },
-            'journal entries Postgres already applied skipped (their removal from Redis was cut short)',
-          );
-        const count = await applyEntries(trx, fresh, epoch);
-        const last = entries.length - 1;
-        if (fresh.length > 0)
-          await saveJournalCursor(trx, epoch, entries[last]!.seq, fingerprint(raws[last]!));
-        return count;
-      });
+      wins = await db.transaction().execute((trx) => writeEntries(trx, log, raws, entries, epoch));
     } catch (error) {
       if (!(error instanceof StaleJournal)) throw error;
       log.warn({ epoch, reason: error.stale.reason }, 'journal not written: Redis is behind Postgres');
@@ -179,6 +133,55 @@ export function startJournalFlusher(
       await step(0).catch(() => undefined);
     },
   };
+}
+
+/**
+ * Writes one step's entries (all of `epoch`) in the flush's transaction, fenced: only the generation
+ * Postgres accepts, and only entries past the cursor. Returns how many wins it wrote.
+ */
+async function writeEntries(
+  trx: Parameters<typeof recordWinOnce>[0],
+  log: Logger,
+  raws: string[],
+  entries: JournalEntry[],
+  epoch: string,
+): Promise<number> {
+  // The Redis lock can expire under a very slow Postgres; this lock keeps two flushes from both
+  // reading the cursor before either commits.
+  await lockJournal(trx);
+  // A rebuild of the round state waits for this write (round-state.ts).
+  await lockStateWritesShared(trx);
+  // The fence: only the Redis generation Postgres accepts is written.
+  const generation = await currentGeneration(trx);
+  if (generation && generation.epoch !== epoch)
+    throw new StaleJournal({
+      epoch,
+      reason: `journal of epoch ${epoch}; Postgres accepts epoch ${generation.epoch}`,
+    });
+  const cursor = (await journalCursors(trx, [epoch])).get(epoch);
+  const applied = cursor?.seq ?? 0;
+  // Entries at or below the cursor were applied already (a crash between the commit and their
+  // removal), unless Redis went back and wrote other entries under the same numbers: the entry at
+  // the cursor tells, by its fingerprint; a Redis whose journal stops short of the cursor is caught
+  // by the fence check (its seq is below the cursor), and rebuilt either way.
+  const atCursor = entries.findIndex((e) => e.seq === applied);
+  if (cursor?.lastEntry && atCursor >= 0 && fingerprint(raws[atCursor]!) !== cursor.lastEntry)
+    throw new StaleJournal({
+      epoch,
+      reason: `journal entry ${applied} differs from the one Postgres applied`,
+      proven: true,
+    });
+  // Taken in order of seq: the last fresh entry is the new cursor.
+  const fresh = entries.filter((e) => e.seq > applied);
+  if (fresh.length < entries.length)
+    log.info(
+      { epoch, applied, skipped: entries.length - fresh.length },
+      'journal entries Postgres already applied skipped (their removal from Redis was cut short)',
+    );
+  const count = await applyEntries(trx, fresh, epoch);
+  const last = entries.length - 1;
+  if (fresh.length > 0) await saveJournalCursor(trx, epoch, entries[last]!.seq, fingerprint(raws[last]!));
+  return count;
 }
 
 /**

@@ -10,6 +10,7 @@ import { publishTraced, traceCarrier, type Nats } from '@omc/service-kit';
 import type { Subscription } from 'nats';
 import type { Logger } from 'pino';
 import type { GameEngine, HotState } from '../engine/game-engine.js';
+import type { Notifier } from '../notifier.js';
 
 export interface StatePublisher {
   /** The state changed: `state` is the new state when known, else it is read from Redis. */
@@ -30,6 +31,7 @@ export function stateEvent(state: HotState, at: number): EventEnvelope<typeof SU
 
 export function startStatePublisher(
   engine: GameEngine,
+  changes: Notifier<[state?: HotState]>,
   nats: Nats,
   log: Logger,
   clock: () => number,
@@ -102,7 +104,7 @@ export function startStatePublisher(
 
   schedule();
 
-  return {
+  const publisher: StatePublisher = {
     changed(state) {
       pendingTrace = traceCarrier() ?? pendingTrace;
       if (pending !== 'read') pending = state ?? 'read';
@@ -110,8 +112,12 @@ export function startStatePublisher(
     },
     async stop() {
       stopped = true;
+      stopListening();
       clearTimeout(timer);
       subscription.unsubscribe();
     },
   };
+  // The engine's changes, while this publisher runs.
+  const stopListening = changes.listen((state) => publisher.changed(state));
+  return publisher;
 }
