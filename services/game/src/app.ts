@@ -24,7 +24,7 @@ import { startStatePublisher, type StatePublisher } from './state/state-publishe
 import { stateRoutes } from './state/state.routes.js';
 import { internalWinsRoutes } from './winners/internal-wins.routes.js';
 import { buildInternalApp } from './internal.js';
-import { EndedSessions, watchEndedSessions } from './users/ended-sessions.js';
+import { EndedSessions, refuseEndedSessions, watchEndedSessions } from './users/ended-sessions.js';
 import { winnersRoutes } from './winners/winners.routes.js';
 
 export interface GameApp extends FastifyInstance {
@@ -52,6 +52,7 @@ const backgrounds = new WeakMap<FastifyInstance, Background>();
 
 export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<GameApp> {
   const { config } = deps;
+  const endedSessions = new EndedSessions(deps.clock);
   const app = await createServiceApp(deps, {
     name: 'game',
     trustProxyHops: config.TRUST_PROXY_HOPS,
@@ -61,6 +62,13 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     // and the last state without Redis (clicks refused fast with 503), clicks without Postgres (the
     // journal waits in Redis) or NATS. Unready for a shared store's stall would empty the Service.
     readyWithout: ['postgres', 'redis', 'nats'],
+    // Until it has replayed the sessions ended within a token's lifetime, a pod cannot tell a thief's
+    // token from its owner's: it takes no traffic (and refuses token routes with 503, below).
+    readyWhen: {
+      endedSessions: () => {
+        if (!endedSessions.replayed) throw new Error('the ended sessions are not replayed yet');
+      },
+    },
   });
 
   const metrics = gameMetrics(deps.metrics);
@@ -75,7 +83,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     onRebuilt: (cause) => metrics.stateRebuilds.inc({ cause }),
     onStateChanged: (state) => background.publisher?.changed(state),
   });
-  const ctx: GameContext = { deps, engine, metrics, endedSessions: new EndedSessions(deps.clock) };
+  const ctx: GameContext = { deps, engine, metrics, endedSessions };
   const internal = await buildInternalApp(ctx, { logger: options.logger });
   const notStarted = async () => {
     throw new Error('the game app is not started');
@@ -101,6 +109,9 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       return repaired;
     },
   });
+  // One hook for every route that took a token (after each route tree's onRequest authentication): a
+  // token of an ended session is a 401, and every token waits (503) for the replay of ended sessions.
+  app.addHook('preParsing', refuseEndedSessions(endedSessions));
   for (const routes of [clickRoutes, stateRoutes, winnersRoutes, internalWinsRoutes])
     await app.register(routes, ctx);
   app.addHook('onClose', async () => {
@@ -154,6 +165,9 @@ export async function start(app: GameApp): Promise<void> {
     clock: deps.clock,
     log,
   });
+  // Start-up waits (briefly) for the replay; a pod whose NATS is away starts unready and stays so until
+  // the replay is done.
+  await Promise.race([endedSessions.caughtUp, new Promise((r) => setTimeout(r, 5000).unref())]);
   const consumers = startGameConsumers({
     db,
     nats,
