@@ -52,8 +52,12 @@ export const BUS_USERS: Record<BusUserName, BusUser> = {
     publishes: [SUBJECTS.gameStateRequest],
     subscribes: [SUBJECTS.gameState],
     consumers: [],
-    // Winners are announced from the game's stream, read from the newest message on.
-    watches: [[STREAMS.game.name, SUBJECTS.roundWon]],
+    // Winners are announced from the game's stream, read from the newest message on; the sockets of
+    // ended sessions are closed from auth's.
+    watches: [
+      [STREAMS.game.name, SUBJECTS.roundWon],
+      [STREAMS.auth.name, SUBJECTS.sessionEnded],
+    ],
   },
 };
 

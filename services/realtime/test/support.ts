@@ -32,6 +32,8 @@ export interface FakeGame {
 export async function startFakeGame(natsUrl: string): Promise<FakeGame> {
   const nats = await connectNats(natsUrl, 'test-game');
   await ensureStream(nats.jsm, STREAMS.game);
+  // Auth's stream too: realtime reads the ended sessions from it.
+  await ensureStream(nats.jsm, STREAMS.auth);
   const game: FakeGame = {
     nats,
     state: { round: 1, globalClicks: 0, potCents: 0, lastClickUser: null, lastWinner: null, at: Date.now() },

@@ -16,6 +16,7 @@ import type { Deps } from '../deps.js';
 import { startUserCount } from '../presence/user-count.js';
 import { clientAddress, Tally } from './connection-caps.js';
 import { LatestState, stateView } from './game-state.js';
+import { watchEndedSessionSockets } from './ended-session-sockets.js';
 import { createViewerResolver, HandshakeRefused, type Viewer } from './socket-auth.js';
 import { writeEventsToRoom, type RoomEvent } from './room-writer.js';
 import { startStateFeed } from './state-feed.js';
@@ -39,7 +40,8 @@ export interface Live {
 
 export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live> {
   const { config, log, metrics, clock } = deps;
-  const resolveViewer = await createViewerResolver(config.JWT_PUBLIC_KEY);
+  const endedSessions = watchEndedSessionSockets(deps);
+  const resolveViewer = await createViewerResolver(config.JWT_PUBLIC_KEY, endedSessions.refusal);
   const trusted = compileTrust(config.TRUST_PROXY);
   const cap = config.WS_MAX_PER_IP;
   /** Engine connections per address, whether or not they finished the Socket.IO handshake. */
@@ -70,6 +72,7 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
       },
     },
   );
+  endedSessions.attach(io.of('/'));
   const sockets = () => io.of('/').sockets.size;
   const roomSize = (room: string) => io.of('/').adapter.rooms.get(room)?.size ?? 0;
   const refusedCount = metrics.counter(
@@ -260,7 +263,7 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
   app.addHook('preClose', async () => {
     clearInterval(ticker);
     clearInterval(resend);
-    await Promise.all([stateFeed.stop(), winnersFeed.stop(), userCount.stop()]);
+    await Promise.all([stateFeed.stop(), winnersFeed.stop(), userCount.stop(), endedSessions.stop()]);
     io.local.disconnectSockets(true);
     await leases?.close();
     io.engine.close();
