@@ -5,7 +5,6 @@
 // password-reset link. Undo links are not spent here: they are the owner's way back (email-change.service).
 import { makeEvent, SUBJECTS } from '@omc/contracts';
 import type { Kysely, Transaction } from 'kysely';
-import type { AuthContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { cancelPendingChanges } from '../email-change/email-changes.repo.js';
 import { enqueue } from '../events.js';
@@ -89,14 +88,4 @@ async function spendMailedLinks(db: Kysely<Database> | Transaction<Database>, us
     .set((eb) => ({ security_epoch: eb('security_epoch', '+', 1) }))
     .where('id', '=', userId)
     .execute();
-}
-
-/**
- * Ends every session of the account at once, for callers outside a request of the owner's (an admin's
- * suspension): one transaction, the same effects as "sign out everywhere" without a session kept.
- */
-export async function endAllSessions(ctx: AuthContext, userId: string): Promise<void> {
-  await ctx.deps.db
-    .transaction()
-    .execute((trx) => securityEvent(trx, userId, ctx.deps.clock(), { all: true }));
 }
