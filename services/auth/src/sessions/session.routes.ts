@@ -80,8 +80,7 @@ export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): P
     async (request, reply) => {
       const presented = request.cookies[REFRESH_COOKIE];
       // The session ends everywhere: its access tokens too, not only the cookie's chain.
-      if (presented && (await endSessionOfToken(ctx.deps.db, presented, ctx.deps.clock())))
-        ctx.relay.nudge();
+      if (presented && (await endSessionOfToken(ctx.deps.db, presented, ctx.deps.clock()))) ctx.relay.nudge();
       clearRefreshCookie(reply, config);
       return { message: 'Logged out' };
     },
