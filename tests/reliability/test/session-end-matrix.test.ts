@@ -231,5 +231,5 @@ describe('a session ended any way is refused on every route, the click and a soc
     console.log(lines.join('\n'));
     invariant('a token of an ended session is refused everywhere', notRefused === 0, details);
     expect(details).toEqual([]);
-  });
+  }, 600_000);
 });
