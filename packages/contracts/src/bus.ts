@@ -56,8 +56,12 @@ export const BUS_USERS: Record<BusUserName, BusUser> = {
       [STREAMS.auth.name, 'realtime-profile-stamps'],
       [STREAMS.payments.name, 'realtime-profile-stamps'],
     ],
-    // Winners are announced from the game's stream, read from the newest message on.
-    watches: [[STREAMS.game.name, SUBJECTS.roundWon]],
+    // Winners are announced from the game's stream, read from the newest message on; the sockets of
+    // ended sessions are closed from auth's.
+    watches: [
+      [STREAMS.game.name, SUBJECTS.roundWon],
+      [STREAMS.auth.name, SUBJECTS.sessionEnded],
+    ],
   },
 };
 

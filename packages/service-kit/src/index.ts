@@ -10,6 +10,7 @@ export * from './migrations.js';
 export * from './redis.js';
 export * from './nats.js';
 export * from './subject-watch.js';
+export * from './ended-sessions.js';
 export * from './outbox.js';
 export * from './poll-loop.js';
 export * from './auth.js';

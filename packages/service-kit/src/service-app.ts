@@ -33,6 +33,8 @@ export interface ServiceAppOptions extends Omit<ServerOptions, 'log'> {
   readyWithout?: Store[];
   /** This service's credentials: its internal routes then accept only the callers their contract lists. */
   internalCallers?: ServiceCredentials;
+  /** Further conditions of readiness, by name (e.g. a replay the pod must finish before it serves). */
+  readyWhen?: Record<string, Check>;
 }
 
 export async function createServiceApp(deps: ServiceAppDeps, options: ServiceAppOptions): Promise<App> {
@@ -44,7 +46,7 @@ export async function createServiceApp(deps: ServiceAppDeps, options: ServiceApp
   if (db) stores.postgres = () => pingDb(db);
   if (redis) stores.redis = () => pingRedis(redis);
   if (nats) stores.nats = () => pingNats(nats);
-  const checks: Record<string, Check> = {};
+  const checks: Record<string, Check> = { ...options.readyWhen };
   const reported: Record<string, Check> = {};
   for (const [name, check] of Object.entries(stores) as [Store, Check][])
     (options.readyWithout?.includes(name) ? reported : checks)[name] = check;

@@ -25,6 +25,13 @@ export interface SubjectWatchOptions {
 export interface SubjectWatch {
   /** Resolves once the consumer is in place (tests wait for it before publishing). */
   ready: Promise<void>;
+  /**
+   * Resolves once every message stored when the first read started has been handed to onMessage (a
+   * replay from `from`): at once for `from: 'new'` or nothing to read. Waits while NATS cannot be reached.
+   */
+  caughtUp: Promise<void>;
+  /** Whether `caughtUp` has resolved. */
+  isCaughtUp(): boolean;
   stop(): Promise<void>;
 }
 
@@ -35,6 +42,11 @@ export function watchSubject(options: SubjectWatchOptions): SubjectWatch {
   let messages: ConsumerMessages | undefined;
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
+  let caughtUp = false;
+  let markCaughtUp: () => void = () => undefined;
+  const replayed = new Promise<void>((resolve) => (markCaughtUp = resolve)).then(() => {
+    caughtUp = true;
+  });
 
   let restarts = 0;
   const loop = async () => {
@@ -51,12 +63,15 @@ export function watchSubject(options: SubjectWatchOptions): SubjectWatch {
             : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: (lastSequence ?? 0) + 1 }),
         });
         messages = await consumer.consume({ max_messages: 256 });
+        // Nothing to replay when the consumer was made (its info as created): caught up already.
+        if ((await consumer.info(true)).num_pending === 0) markCaughtUp();
         markReady();
         restarts = 0;
         for await (const msg of messages) {
           if (stopped) break;
           lastSequence = msg.seq;
           options.onMessage(msg);
+          if (msg.info.pending === 0) markCaughtUp();
         }
       } catch (error) {
         if (stopped) break;
@@ -69,6 +84,8 @@ export function watchSubject(options: SubjectWatchOptions): SubjectWatch {
 
   return {
     ready,
+    caughtUp: replayed,
+    isCaughtUp: () => caughtUp,
     async stop() {
       stopped = true;
       messages?.stop();

@@ -87,8 +87,17 @@ describe('events', () => {
       SUBJECTS.emailChangeRequested,
       SUBJECTS.emailVerified,
     ];
+    // The deletion ends both of the account's sessions (the registration's and the fresh sign-in),
+    // each announced; the account's changes are the rest.
+    await eventually(
+      () => h.events.of(SUBJECTS.sessionEnded).filter((e) => e.data.userId === user.id).length === 2,
+      'both sessions announced ended',
+    );
     const mine = h.events.received.filter(
-      (e) => (e.data as { userId?: string }).userId === user.id && !mailEvents.includes(e.subject),
+      (e) =>
+        (e.data as { userId?: string }).userId === user.id &&
+        !mailEvents.includes(e.subject) &&
+        e.subject !== SUBJECTS.sessionEnded,
     );
     expect(mine.map((e) => [e.subject, e.data])).toEqual([
       [SUBJECTS.userRegistered, registered!.data],

@@ -25,7 +25,7 @@ import { startStatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
 import { internalWinsRoutes } from './winners/internal-wins.routes.js';
 import { buildInternalApp } from './internal.js';
-import { EndedSessions, watchEndedSessions } from './users/ended-sessions.js';
+import { EndedSessions, refuseEndedSessions, watchEndedSessions } from './users/ended-sessions.js';
 import { winnersRoutes } from './winners/winners.routes.js';
 import { PlayersService } from './players/players.service.js';
 
@@ -62,6 +62,7 @@ const backgrounds = new WeakMap<FastifyInstance, Background>();
 
 export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<GameApp> {
   const { config } = deps;
+  const endedSessions = new EndedSessions(deps.clock);
   const app = await createServiceApp(deps, {
     name: 'game',
     trustProxyHops: config.TRUST_PROXY_HOPS,
@@ -72,6 +73,13 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     // journal waits in Redis) or NATS. Unready for a shared store's stall would empty the Service.
     readyWithout: ['postgres', 'redis', 'nats'],
     internalCallers: deps.credentials,
+    // Until it has replayed the sessions ended within a token's lifetime, a pod cannot tell a thief's
+    // token from its owner's: it takes no traffic (and refuses token routes with 503, below).
+    readyWhen: {
+      endedSessions: () => {
+        if (!endedSessions.replayed) throw new Error('the ended sessions are not replayed yet');
+      },
+    },
   });
 
   const metrics = gameMetrics(deps.metrics);
@@ -93,7 +101,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     engine,
     players,
     metrics,
-    endedSessions: new EndedSessions(deps.clock),
+    endedSessions,
   };
   const internal = await buildInternalApp(ctx, { logger: options.logger });
   const notStarted = async () => {
@@ -121,6 +129,9 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       return repaired;
     },
   });
+  // One hook for every route that took a token (after each route tree's onRequest authentication): a
+  // token of an ended session is a 401, and every token waits (503) for the replay of ended sessions.
+  app.addHook('preParsing', refuseEndedSessions(endedSessions));
   for (const routes of [clickRoutes, stateRoutes, winnersRoutes, internalWinsRoutes])
     await app.register(routes, ctx);
   app.addHook('onClose', async () => {
@@ -175,6 +186,9 @@ export async function start(app: GameApp): Promise<void> {
     clock: deps.clock,
     log,
   });
+  // Start-up waits (briefly) for the replay; a pod whose NATS is away starts unready and stays so until
+  // the replay is done.
+  await Promise.race([endedSessions.caughtUp, new Promise((r) => setTimeout(r, 5000).unref())]);
   const consumers = startGameConsumers({
     nats,
     engine,

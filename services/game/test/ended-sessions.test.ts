@@ -81,6 +81,38 @@ describe('ended sessions', () => {
     expect((await h.click(owner, late)).statusCode).toBe(200);
   });
 
+  it('a pod that has not replayed the ended sessions is unready and refuses tokens with 503, guests served', async () => {
+    const player = await h.registerUser();
+    const sessionId = randomUUID();
+    const thief = await inSession(player, sessionId);
+    const owner = await inSession(player, randomUUID());
+    await h.publish(ended(player, sessionId, Date.now() + 16 * 60_000));
+    // Built, its replay not run yet (start() runs it): it cannot tell the thief from the owner.
+    const deps = await createDeps(h.config);
+    const pod = await buildApp(deps, { logger: false });
+    try {
+      const ready = await pod.inject('/readyz');
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json().checks.endedSessions).toMatch(/^down/);
+      for (const player of [thief, owner]) {
+        const click = await h.click(player, pod);
+        expect(click.statusCode).toBe(503);
+        expect(click.headers['retry-after']).toBe('1');
+        expect((await h.profile(player, pod)).statusCode).toBe(503);
+      }
+      expect((await pod.inject('/api/game/rules')).statusCode).toBe(200);
+
+      await start(pod);
+      await eventually(() => pod.game.endedSessions.replayed, 'the replay at start');
+      expect((await pod.inject('/readyz')).statusCode).toBe(200);
+      expect((await h.click(thief, pod)).statusCode).toBe(401);
+      expect((await h.click(owner, pod)).statusCode).toBe(200);
+    } finally {
+      await pod.close();
+      await deps.close();
+    }
+  });
+
   it('forgets a session whose last token has expired', async () => {
     const player = await h.registerUser();
     const sessionId = randomUUID();

@@ -51,7 +51,10 @@ describe('game service health', () => {
     expect((await app.inject('/healthz')).statusCode).toBe(200);
     const ready = await app.inject('/readyz');
     expect(ready.statusCode).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', nats: 'ok' } });
+    expect(ready.json()).toEqual({
+      status: 'ready',
+      checks: { postgres: 'ok', redis: 'ok', nats: 'ok', endedSessions: 'ok' },
+    });
   });
 
   it('echoes the request id it was given', async () => {

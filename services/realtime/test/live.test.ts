@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, startNats, startRedis, type ServerHandle } from '@omc/infra';
+import { makeEvent, SUBJECTS } from '@omc/contracts';
+import { publishEvent } from '@omc/service-kit';
 import { eventually, generateTokenKeys, signAccessToken, workspaceRoot } from '@omc/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -250,6 +252,34 @@ describe('realtime with two instances', () => {
       await eventually(() => r.errors.length > 0, 'the refusal');
       expect(r.errors[0]).toBe(message);
       expect(r.states).toEqual([]);
+    }
+  });
+
+  it('disconnects the sockets of an ended session on every instance and refuses its token at connect', async () => {
+    const userId = randomUUID();
+    const inSession = (sid: string) =>
+      signAccessToken(keys.privateKey, { sub: userId, username: 'erin', role: 'standard', sid, sv: 0 });
+    const sessionId = randomUUID();
+    const thief = await inSession(sessionId);
+    const owner = await inSession(randomUUID());
+    const onA = open(a.url, { token: thief });
+    const onB = open(b.url, { token: thief });
+    const ownerOnA = open(a.url, { token: owner });
+    await connected(onA, onB, ownerOnA);
+    await publishEvent(
+      game.nats.js,
+      makeEvent(SUBJECTS.sessionEnded, {
+        userId,
+        sessionId,
+        until: new Date(Date.now() + 16 * 60_000).toISOString(),
+      }),
+    );
+    await eventually(() => !onA.socket.connected && !onB.socket.connected, 'the sockets closed');
+    expect(ownerOnA.socket.connected).toBe(true);
+    for (const url of [a.url, b.url]) {
+      const again = open(url, { token: thief, reconnection: false });
+      await eventually(() => again.errors.length > 0, 'the refusal');
+      expect(again.errors[0]).toMatch(/session was ended/);
     }
   });
 

@@ -1,6 +1,6 @@
 // Suspending and restoring an account. A suspension ends every session at once (the security event of
-// sessions/security-events.ts: the version in every access token goes stale, every refresh family is
-// revoked), refuses sign-in with the operator's reason, and so refuses every money path (payments asks
+// sessions/security-events.ts: the version in every access token goes stale, every session is ended and
+// announced through sessions/end-sessions.ts, serialized with any refresh in flight), refuses sign-in with the operator's reason, and so refuses every money path (payments asks
 // /internal/account, which answers 401 with that reason). Both are written to the audit log in the
 // same transaction. Both raise the security version, whose auth.user.access_changed.v1 event (outbox)
 // the game applies to the click path.
@@ -29,7 +29,7 @@ export async function suspendUser(
   targetId: string,
   reason: string,
 ): Promise<SuspensionOutcome> {
-  return ctx.deps.db.transaction().execute(async (trx) => {
+  const outcome = await ctx.deps.db.transaction().execute(async (trx) => {
     const target = await lockUserById(trx, targetId);
     if (!target) throw notFound('No user has this id');
     if (target.id === actor.id) throw conflict('You cannot suspend your own account');
@@ -50,6 +50,8 @@ export async function suspendUser(
     });
     return { changed: true, user: user!, securityVersion };
   });
+  if (outcome.changed) ctx.relay.nudge();
+  return outcome;
 }
 
 export async function restoreUser(
@@ -64,8 +66,9 @@ export async function restoreUser(
     if (!target.suspended_at)
       return { changed: false, user: target, securityVersion: target.security_version };
     const user = await setSuspension(trx, target.id, null);
-    // The suspension's sessions stay ended (no token of them can come back): the raise orders the
-    // restore after the suspension for the services that apply both, and announces it.
+    // The suspension's sessions stay ended: it ended them under the lock every refresh takes, so no
+    // refresh in flight kept a token of them, and a restore revives none. The raise orders the restore
+    // after the suspension for the services that apply both, and announces it.
     const raised = await raiseSecurityVersion(trx, target.id);
     const securityVersion = raised!.security_version;
     await appendAudit(trx, {

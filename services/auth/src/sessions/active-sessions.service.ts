@@ -1,6 +1,6 @@
 // The account's active sessions (refresh families with a live token): listed with the device and the
 // address they were last used from, and ended one by one or all but the current one. Ending a session
-// revokes its refresh family at once; an access token already handed out lives out its 15 minutes.
+// (end-sessions.ts) revokes its refresh family and announces it: its access tokens are refused at once.
 import { appendAudit, auditParty } from '../audit/audit.repo.js';
 import type { SessionInfo } from '@omc/contracts';
 import { notFound } from '@omc/service-kit';
@@ -66,6 +66,7 @@ export async function endSession(ctx: AuthContext, userId: string, sessionId: st
     .executeTakeFirst();
   if (!session) throw notFound('No active session of yours has this id');
   await ctx.deps.db.transaction().execute((trx) => endOneSession(trx, userId, sessionId, now));
+  ctx.relay.nudge();
 }
 
 /**
@@ -80,7 +81,7 @@ export async function endOtherSessions(
   ip?: string,
 ): Promise<{ ended: number; token: string }> {
   const now = ctx.deps.clock();
-  return ctx.deps.db.transaction().execute(async (trx) => {
+  const outcome = await ctx.deps.db.transaction().execute(async (trx) => {
     const ended = await trx
       .selectFrom('refresh_tokens')
       .select('family_id')
@@ -102,4 +103,6 @@ export async function endOtherSessions(
       token: ctx.signAccessToken({ ...user, security_version: version }, currentSessionId),
     };
   });
+  ctx.relay.nudge();
+  return outcome;
 }

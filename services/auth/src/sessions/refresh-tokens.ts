@@ -1,9 +1,11 @@
-// Refresh tokens: opaque random strings, stored only as their sha256. Each login starts a family; every
-// use rotates the token within its family; a rotated token used again (outside a short grace for racing
-// tabs) means it was copied, so the whole family is revoked.
+// Refresh tokens: opaque random strings, stored only as their sha256. Each login starts a family (a
+// session); every use rotates the token within its family; a rotated token used again (outside a short
+// grace for racing tabs) means it was copied, so the session is ended (end-sessions.ts).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { endSessions } from './end-sessions.js';
+import { lockSessionsOf } from './sessions.repo.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -79,11 +81,21 @@ export async function rotateRefreshToken(
   settings: RefreshSettings,
   client: ClientInfo = {},
 ): Promise<RotationResult> {
+  const tokenHash = hashRefreshToken(token);
+  const owner = await db
+    .selectFrom('refresh_tokens')
+    .select('user_id')
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (!owner) return { kind: 'invalid' };
   return db.transaction().execute(async (trx) => {
+    // The lock an ending takes: a session ended meanwhile is seen ended below, and an ending that comes
+    // after waits for this rotation and ends its new token too.
+    await lockSessionsOf(trx, owner.user_id);
     const row = await trx
       .selectFrom('refresh_tokens')
       .selectAll()
-      .where('token_hash', '=', hashRefreshToken(token))
+      .where('token_hash', '=', tokenHash)
       .forUpdate()
       .executeTakeFirst();
     if (row?.revoked_at) return { kind: 'invalid', endedFor: row.user_id } as const;
@@ -91,7 +103,7 @@ export async function rotateRefreshToken(
     if (row.rotated_at) {
       if (now - row.rotated_at.getTime() <= settings.reuseGraceMs)
         return { kind: 'grace', userId: row.user_id, familyId: row.family_id } as const;
-      await revokeFamily(trx, row.family_id, now);
+      await endSessions(trx, row.user_id, { only: row.family_id }, now);
       return { kind: 'reused' } as const;
     }
     await trx
@@ -109,32 +121,18 @@ export async function rotateRefreshToken(
   });
 }
 
-export async function revokeFamily(db: Db, familyId: string, now: number): Promise<void> {
-  await db
-    .updateTable('refresh_tokens')
-    .set({ revoked_at: new Date(now) })
-    .where('family_id', '=', familyId)
-    .where('revoked_at', 'is', null)
-    .execute();
-}
-
-/** Revokes the family of the given token, if it is one of ours. */
-export async function revokeByToken(db: Db, token: string, now: number): Promise<void> {
+/** Ends the session of the given token (logout), if it is one of ours. */
+export async function endSessionOfToken(db: Kysely<Database>, token: string, now: number): Promise<boolean> {
   const row = await db
     .selectFrom('refresh_tokens')
-    .select('family_id')
+    .select(['user_id', 'family_id'])
     .where('token_hash', '=', hashRefreshToken(token))
     .executeTakeFirst();
-  if (row) await revokeFamily(db, row.family_id, now);
-}
-
-export async function revokeAllForUser(db: Db, userId: string, now: number): Promise<void> {
-  await db
-    .updateTable('refresh_tokens')
-    .set({ revoked_at: new Date(now) })
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .execute();
+  if (!row) return false;
+  const ended = await db
+    .transaction()
+    .execute((trx) => endSessions(trx, row.user_id, { only: row.family_id }, now));
+  return ended.length > 0;
 }
 
 /** Deletes tokens that expired more than a day ago, and the sessions left with none. */

@@ -1,25 +1,23 @@
 // Security events: what a password change or reset, an email confirm or undo, "end session", "sign out
-// everywhere" (and, later, an admin's suspension) do to the account's other ways in. One place, so every
+// everywhere" and an admin's suspension do to the account's other ways in. One place, so every
 // event ends the same things: the thief's access tokens (the security version, or the session they name),
 // their refresh families, every email change still waiting for its new address, and every mailed
 // password-reset link. Undo links are not spent here: they are the owner's way back (email-change.service).
 import { makeEvent, SUBJECTS } from '@omc/contracts';
-import { ACCESS_TOKEN_TTL_SECONDS } from '@omc/service-kit';
 import type { Kysely, Transaction } from 'kysely';
-import type { AuthContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { cancelPendingChanges } from '../email-change/email-changes.repo.js';
 import { enqueue } from '../events.js';
 import { useAllResetTokens } from '../password-reset/reset-tokens.repo.js';
-import { revokeFamily } from './refresh-tokens.js';
+import { endSessions, type SessionsToEnd } from './end-sessions.js';
 
-/** Which refresh families the event revokes: every one, every one but the caller's, or none. */
-export type SessionsToEnd = { all: true } | { allBut: string } | { none: true };
+/** Which sessions the event ends (end-sessions.ts), or none. */
+export type SessionsToEndOrNone = SessionsToEnd | { none: true };
 
 /**
  * Raises the account's security version (every access token signed before is refused on account and
- * money routes from now on) unless `raiseVersion` is false, revokes the refresh families asked for (their
- * access tokens are refused at once by the session check), cancels every pending email change and spends
+ * money routes from now on) unless `raiseVersion` is false, ends the sessions asked for (endSessions: each
+ * announced, so every service refuses their access tokens), cancels every pending email change and spends
  * every password-reset link. A raised version is announced (auth.user.access_changed.v1, with the
  * account's whole access state) so the game refuses clicks of older tokens. Returns the security version
  * now, for a token the caller keeps.
@@ -28,21 +26,13 @@ export async function securityEvent(
   trx: Transaction<Database>,
   userId: string,
   now: number,
-  sessions: SessionsToEnd,
+  sessions: SessionsToEndOrNone,
   { raiseVersion = true }: { raiseVersion?: boolean } = {},
 ): Promise<number> {
+  if (!('none' in sessions)) await endSessions(trx, userId, sessions, now);
   const row = raiseVersion
     ? await raiseSecurityVersion(trx, userId)
     : await trx.selectFrom('users').select('security_version').where('id', '=', userId).executeTakeFirst();
-  if (!('none' in sessions)) {
-    await trx
-      .updateTable('refresh_tokens')
-      .set({ revoked_at: new Date(now) })
-      .where('user_id', '=', userId)
-      .where('revoked_at', 'is', null)
-      .$if('allBut' in sessions, (qb) => qb.where('family_id', '!=', (sessions as { allBut: string }).allBut))
-      .execute();
-  }
   await spendMailedLinks(trx, userId, now);
   return row?.security_version ?? 0;
 }
@@ -75,13 +65,9 @@ export async function raiseSecurityVersion(
   return { security_version: row.security_version };
 }
 
-/** How long after a session ends its last access token may still be presented (clock skew included). */
-const ENDED_SESSION_TOKENS_MS = (ACCESS_TOKEN_TTL_SECONDS + 60) * 1000;
-
 /**
- * Ends one session (its refresh family, hence its access tokens on auth's and payments' routes) and spends
- * the mailed links, and announces it (auth.session.ended.v1) so every game instance refuses the
- * session's clicks too, until its last access token has expired.
+ * Ends one session of the account (its owner's "end session": its holder may be a thief) and spends the
+ * mailed links.
  */
 export async function endOneSession(
   trx: Transaction<Database>,
@@ -89,16 +75,7 @@ export async function endOneSession(
   familyId: string,
   now: number,
 ): Promise<void> {
-  await revokeFamily(trx, familyId, now);
-  await spendMailedLinks(trx, userId, now);
-  await enqueue(
-    trx,
-    makeEvent(SUBJECTS.sessionEnded, {
-      userId,
-      sessionId: familyId,
-      until: new Date(now + ENDED_SESSION_TOKENS_MS).toISOString(),
-    }),
-  );
+  await securityEvent(trx, userId, now, { only: familyId }, { raiseVersion: false });
 }
 
 async function spendMailedLinks(db: Kysely<Database> | Transaction<Database>, userId: string, now: number) {
@@ -111,14 +88,4 @@ async function spendMailedLinks(db: Kysely<Database> | Transaction<Database>, us
     .set((eb) => ({ security_epoch: eb('security_epoch', '+', 1) }))
     .where('id', '=', userId)
     .execute();
-}
-
-/**
- * Ends every session of the account at once, for callers outside a request of the owner's (an admin's
- * suspension): one transaction, the same effects as "sign out everywhere" without a session kept.
- */
-export async function endAllSessions(ctx: AuthContext, userId: string): Promise<void> {
-  await ctx.deps.db
-    .transaction()
-    .execute((trx) => securityEvent(trx, userId, ctx.deps.clock(), { all: true }));
 }

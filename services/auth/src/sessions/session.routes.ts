@@ -9,7 +9,7 @@ import { ignoreJsonBody } from '../body-less.js';
 import type { AuthContext } from '../context.js';
 import { findUserById } from '../users/users.repo.js';
 import { clearRefreshCookie, setRefreshCookie } from './cookie.js';
-import { REFRESH_COOKIE, revokeByToken, rotateRefreshToken } from './refresh-tokens.js';
+import { endSessionOfToken, REFRESH_COOKIE, rotateRefreshToken } from './refresh-tokens.js';
 
 const suspended = (reason: string | null) => new AppError(ACCOUNT_SUSPENDED, 401, suspendedMessage(reason));
 
@@ -48,8 +48,10 @@ export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): P
       }
       if (result.kind === 'invalid' || result.kind === 'reused') {
         counters.refreshes.inc({ outcome: result.kind });
-        if (result.kind === 'reused')
-          request.log.warn('rotated refresh token presented again; its family is revoked');
+        if (result.kind === 'reused') {
+          request.log.warn('rotated refresh token presented again; its session is ended');
+          ctx.relay.nudge();
+        }
         clearRefreshCookie(reply, config);
         throw unauthorized(
           result.kind === 'reused'
@@ -77,7 +79,8 @@ export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): P
     { schema: { response: { 200: MessageResponse } } },
     async (request, reply) => {
       const presented = request.cookies[REFRESH_COOKIE];
-      if (presented) await revokeByToken(ctx.deps.db, presented, ctx.deps.clock());
+      // The session ends everywhere: its access tokens too, not only the cookie's chain.
+      if (presented && (await endSessionOfToken(ctx.deps.db, presented, ctx.deps.clock()))) ctx.relay.nudge();
       clearRefreshCookie(reply, config);
       return { message: 'Logged out' };
     },

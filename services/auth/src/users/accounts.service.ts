@@ -24,6 +24,7 @@ import { hashPassword, verifyPassword } from '../security/passwords.js';
 import { verificationRequest } from '../verification/verification.service.js';
 import { RateLimited } from '../security/login-guard.js';
 import { issueRefreshToken, type ClientInfo } from '../sessions/refresh-tokens.js';
+import { endSessions } from '../sessions/end-sessions.js';
 import { securityEvent } from '../sessions/security-events.js';
 import {
   deleteUser,
@@ -256,7 +257,7 @@ export async function changePassword(
   await checkCurrentPassword(ctx, user, currentPassword, ip);
   const passwordHash = await hashPassword(newPassword);
   const now = ctx.deps.clock();
-  return ctx.deps.db.transaction().execute(async (trx) => {
+  const token = await ctx.deps.db.transaction().execute(async (trx) => {
     await updateUser(trx, user.id, { password_hash: passwordHash });
     const version = await securityEvent(trx, user.id, now, { allBut: sessionId }, { raiseVersion: false });
     await appendAudit(trx, {
@@ -267,6 +268,8 @@ export async function changePassword(
     });
     return ctx.signAccessToken({ ...user, security_version: version }, sessionId);
   });
+  ctx.relay.nudge();
+  return token;
 }
 
 /**
@@ -299,6 +302,8 @@ export async function deleteAccount(ctx: AuthContext, user: UserRow, caller: Cal
       if (admins.length <= 1 && admins.includes(user.id))
         throw conflict('The last admin cannot delete their account. Make another user admin first.');
     }
+    // Its sessions end first, each announced: the row's deletion takes their records with it.
+    await endSessions(trx, user.id, { all: true }, ctx.deps.clock());
     await deleteUser(trx, user.id);
     await enqueue(trx, makeEvent(SUBJECTS.userDeleted, { userId: user.id }));
   });

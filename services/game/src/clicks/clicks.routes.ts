@@ -11,7 +11,6 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { GameContext } from '../context.js';
 import type { ClickOutcome } from '../engine/game-engine.js';
-import { refuseEndedSessions } from '../users/ended-sessions.js';
 import { clickGate, type ClickQueueOptions } from './admission.js';
 
 interface ClickRates {
@@ -45,10 +44,7 @@ function refusal(outcome: Exclude<ClickOutcome, { accepted: true }>, rates: Clic
   }
 }
 
-export async function clickRoutes(
-  app: FastifyInstance,
-  { deps, engine, endedSessions }: GameContext,
-): Promise<void> {
+export async function clickRoutes(app: FastifyInstance, { deps, engine }: GameContext): Promise<void> {
   const rates: ClickRates = {
     perUser: deps.config.CLICK_RATE_PER_USER,
     perAddress: deps.config.CLICK_RATE_PER_IP,
@@ -62,7 +58,6 @@ export async function clickRoutes(
   const gate = clickGate(rates.queue ?? { maxInFlight: 0, max: 0, targetMs: 0, intervalMs: 0 }, deps.metrics);
   app.addHook('onClose', async () => gate.close());
   app.addHook('onRequest', authenticate);
-  app.addHook('onRequest', refuseEndedSessions(endedSessions));
   app
     .withTypeProvider<ZodTypeProvider>()
     .post('/api/game/click', { schema: { response: { 200: ClickResponse } } }, async (request, reply) => {

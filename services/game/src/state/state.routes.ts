@@ -3,12 +3,8 @@ import { authenticate, notFound } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { GameContext } from '../context.js';
-import { refuseEndedSessions } from '../users/ended-sessions.js';
 
-export async function stateRoutes(
-  app: FastifyInstance,
-  { deps, engine, endedSessions }: GameContext,
-): Promise<void> {
+export async function stateRoutes(app: FastifyInstance, { deps, engine }: GameContext): Promise<void> {
   const { config } = deps;
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
@@ -37,7 +33,6 @@ export async function stateRoutes(
 
   await app.register(async (signedIn) => {
     signedIn.addHook('onRequest', authenticate);
-    signedIn.addHook('onRequest', refuseEndedSessions(endedSessions));
     signedIn
       .withTypeProvider<ZodTypeProvider>()
       .get('/api/game/profile', { schema: { response: { 200: GameProfile } } }, async (request) => {

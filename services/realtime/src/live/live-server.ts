@@ -23,6 +23,7 @@ import { LatestState, stateView } from './game-state.js';
 import { createLiveMetrics } from './live-metrics.js';
 import { startPresence } from './presence.js';
 import { startProfileStamps } from './profile-stamps.js';
+import { watchEndedSessionSockets } from './ended-session-sockets.js';
 import { createViewerResolver, HandshakeRefused, type Viewer } from './socket-auth.js';
 import { startStateFeed } from './state-feed.js';
 import { startWinnersFeed } from './winners-feed.js';
@@ -50,7 +51,8 @@ function adapterFor(deps: Deps) {
 
 export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live> {
   const { config, log, clock } = deps;
-  const resolveViewer = await createViewerResolver(config.JWT_PUBLIC_KEY);
+  const endedSessions = watchEndedSessionSockets(deps);
+  const resolveViewer = await createViewerResolver(config.JWT_PUBLIC_KEY, endedSessions.refusal);
   // Read at each scrape, once `live` exists.
   const metrics = createLiveMetrics(deps.metrics, () => live.of('/').sockets.size);
   const cap = createAddressCap({
@@ -73,6 +75,7 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     allowRequest: cap.allowRequest,
   });
   live.engine.on('connection', cap.countEngine);
+  endedSessions.attach(live.of('/'));
 
   const presence = startPresence(deps, metrics.users);
   const latest = new LatestState();
@@ -137,7 +140,13 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     // Fastify answers 503 to every request from here on (/readyz included): no one new is sent here.
     await drainSockets(app.server, live.of('/'), { windowMs: config.DRAIN_MS, moved: metrics.moved });
     broadcast.stop();
-    await Promise.all([stateFeed.stop(), winnersFeed.stop(), presence.stop(), stamps.stop()]);
+    await Promise.all([
+      stateFeed.stop(),
+      winnersFeed.stop(),
+      presence.stop(),
+      stamps.stop(),
+      endedSessions.stop(),
+    ]);
     live.local.disconnectSockets(true);
     await cap.close();
     live.engine.close();

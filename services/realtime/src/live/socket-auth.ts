@@ -1,5 +1,6 @@
 // Who is on a socket: a token in the handshake (auth.token, or an Authorization: Bearer header) is
-// verified with auth's public key; a bad one is refused at connect; none makes a guest.
+// verified with auth's public key; a bad one, or one of an ended session, is refused at connect; none
+// makes a guest.
 import type { AccessTokenClaims } from '@omc/contracts';
 import { createTokenVerifier } from '@omc/service-kit';
 
@@ -28,16 +29,22 @@ export function handshakeToken(handshake: Handshake): string | undefined {
 
 export async function createViewerResolver(
   publicKeyPem: string,
+  /** Why a verified token is refused all the same (its session was ended), or undefined. */
+  refusal: (claims: AccessTokenClaims) => string | undefined = () => undefined,
 ): Promise<(handshake: Handshake) => Promise<Viewer>> {
   // service-kit's verifier, as every route uses it: several keys while one is rotated, the kid picks.
   const verify = createTokenVerifier(publicKeyPem);
   return async (handshake) => {
     const token = handshakeToken(handshake);
     if (token === undefined) return { kind: 'guest' };
+    let claims: AccessTokenClaims;
     try {
-      return { kind: 'user', claims: await verify(token) };
+      claims = await verify(token);
     } catch (error) {
       throw new HandshakeRefused((error as Error).message);
     }
+    const refused = refusal(claims);
+    if (refused) throw new HandshakeRefused(refused);
+    return { kind: 'user', claims };
   };
 }
