@@ -5,7 +5,7 @@
 // and payments alone.
 import { createServer, registerTokens } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
-import type { GameContext } from './app.js';
+import type { GameContext } from './context.js';
 import { roleRoutes } from './users/role.routes.js';
 import { takeBackRoutes } from './users/take-back.routes.js';
 import { playerRoutes } from './users/suspension.routes.js';
