@@ -4,7 +4,7 @@
 // (ephemeral) consumer of its own: at start from the last ACCESS_TOKEN_TTL (and a margin) back, so a new
 // or restarted instance knows every session whose tokens may still be presented; after an interruption
 // from the message after the last one it saw. A session is forgotten once its last token has expired.
-import { parseEvent, STREAMS, SUBJECTS, type EventPayload } from '@omc/contracts';
+import { ERROR_CODE, parseEvent, STREAMS, SUBJECTS, type EventPayload } from '@omc/contracts';
 import {
   ACCESS_TOKEN_TTL_SECONDS,
   AppError,
@@ -53,7 +53,7 @@ export function refuseEndedSessions(sessions: EndedSessions) {
   return async function refuseEndedSession(request: FastifyRequest): Promise<void> {
     if (sessions.has(request.user.sid))
       throw new AppError(
-        'UNAUTHORIZED',
+        ERROR_CODE.UNAUTHORIZED,
         401,
         'This session was ended from your account; please sign in again',
       );

@@ -3,6 +3,7 @@
 // one transaction posts the ledger movement and completes the refund. Each step is recorded before the
 // next, so a retry of the same refund picks up where the last one stopped and never refunds twice.
 import {
+  ERROR_CODE,
   formatEuroAmount,
   type InternalTakeBack,
   type RefundView,
@@ -37,7 +38,7 @@ const REFUNDABLE = new Set(['settled', 'settling', 'settlement_confirmed']);
 
 const providerUnavailable = (message: string) =>
   new AppError(
-    'PROVIDER_UNAVAILABLE',
+    ERROR_CODE.PROVIDER_UNAVAILABLE,
     502,
     `Braintree did not answer (${message}). Nothing was refunded that we know of; send the same refund again: it looks at Braintree first and never refunds twice.`,
   );
@@ -135,7 +136,7 @@ export class RefundsService {
       await releaseRefund(db, purchaseId, `take-back: ${(error as Error).message}`);
       this.metrics.refunds.inc({ outcome: 'game_unavailable' });
       throw new AppError(
-        'GAME_UNAVAILABLE',
+        ERROR_CODE.GAME_UNAVAILABLE,
         503,
         `The money went back to the buyer, but the game could not take back the clicks and the pot share yet (${(error as Error).message}). Send the same refund again to finish it; it will not refund twice.`,
       );
@@ -185,7 +186,7 @@ export class RefundsService {
       await markFailed(db, purchase.id, message);
       this.metrics.refunds.inc({ outcome: 'refused' });
       return new AppError(
-        'PROVIDER_REFUSED',
+        ERROR_CODE.PROVIDER_REFUSED,
         502,
         `Braintree refused the refund: ${message}. Nothing moved.`,
       );

@@ -2,7 +2,7 @@
 // may be late, but an account deleted or demoted a moment ago must move no money. The player's own token
 // is forwarded; no answer means no money moves (503), never a guess.
 import { AppError, forwardedHeaders, unauthorized, type Caller } from '@omc/service-kit';
-import { INTERNAL_ACCOUNT_PATH, InternalAccount } from '@omc/contracts';
+import { ERROR_CODE, INTERNAL_ACCOUNT_PATH, InternalAccount } from '@omc/contracts';
 
 export interface AccountCheckOptions {
   authUrl: string;
@@ -11,7 +11,7 @@ export interface AccountCheckOptions {
 
 const cannotAsk = () =>
   new AppError(
-    'AUTH_UNAVAILABLE',
+    ERROR_CODE.AUTH_UNAVAILABLE,
     503,
     'Cannot check your account right now, so nothing was moved. Try again shortly.',
   );
