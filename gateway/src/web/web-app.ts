@@ -110,14 +110,12 @@ export async function webApp(app: FastifyInstance, dist: string, winnersPages?: 
   app.get('/*', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     if (isApi(path)) {
-      return reply
-        .code(404)
-        .send(
-          errorBody(`No route ${request.method} ${path}`, {
-            code: ERROR_CODE.NOT_FOUND,
-            requestId: request.id,
-          }),
-        );
+      return reply.code(404).send(
+        errorBody(`No route ${request.method} ${path}`, {
+          code: ERROR_CODE.NOT_FOUND,
+          requestId: request.id,
+        }),
+      );
     }
     // The path guard has refused dot segments and encoded separators, so this stays inside root.
     const relativePath = decodeURIComponent(path).replace(/^\/+/, '');
