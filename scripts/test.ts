@@ -1,7 +1,7 @@
 // `npm test`: every test of every package, packages side by side (each starts its own servers unless
 // DATABASE_URL, REDIS_URL and NATS_URL are given), with one summary at the end.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ensureChromium,
@@ -10,8 +10,8 @@ import {
   ensurePromtool,
   ensureTmux,
 } from '@omc/infra';
+import { root, workspacePackages } from './checks/workspace-files.js';
 
-const root = process.cwd();
 const resultsDir = join(root, '.data', 'test-results');
 mkdirSync(resultsDir, { recursive: true });
 
@@ -20,25 +20,11 @@ interface Pkg {
   dir: string;
 }
 
-function workspacePackages(): Pkg[] {
-  const globs = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')
-    .split('\n')
-    .filter((l) => /^\s+- /.test(l) && !l.includes(':'))
-    .map((l) => l.replace(/^\s+- /, '').trim());
-  const dirs = globs.flatMap((g) =>
-    g.endsWith('/*')
-      ? existsSync(join(root, g.slice(0, -2)))
-        ? readdirSync(join(root, g.slice(0, -2))).map((d) => join(g.slice(0, -2), d))
-        : []
-      : [g],
-  );
-  return dirs
-    .filter((d) => existsSync(join(root, d, 'package.json')) && existsSync(join(root, d, 'vitest.config.ts')))
-    .map((d) => ({
-      name: JSON.parse(readFileSync(join(root, d, 'package.json'), 'utf8')).name as string,
-      dir: d,
-    }));
-}
+/** The packages with tests of their own. */
+const testedPackages = (): Pkg[] =>
+  workspacePackages()
+    .filter((p) => existsSync(join(root, p.dir, 'vitest.config.ts')))
+    .map(({ name, dir }) => ({ name, dir }));
 
 interface Outcome {
   pkg: Pkg;
@@ -142,7 +128,7 @@ if (only.length === 0) {
     process.exit(1);
   }
 }
-const packages = workspacePackages().filter(
+const packages = testedPackages().filter(
   (p) => only.length === 0 || only.some((o) => p.name.includes(o) || p.dir.includes(o)),
 );
 // Shared servers given by URL cannot isolate packages from each other: run one at a time then.
@@ -187,6 +173,12 @@ async function staticChecks(): Promise<void> {
   outcomes.push(await runCheck('lint', 'pnpm', ['exec', 'eslint', '.']));
   outcomes.push(await runCheck('format', 'pnpm', ['exec', 'prettier', '--check', '--log-level=warn', '.']));
   outcomes.push(await runCheck('typecheck', 'pnpm', ['exec', 'tsx', 'scripts/typecheck.ts']));
+  outcomes.push(
+    await runCheck('import circles', 'pnpm', ['exec', 'tsx', 'scripts/checks/import-circles.ts']),
+  );
+  outcomes.push(
+    await runCheck('docs references', 'pnpm', ['exec', 'tsx', 'scripts/checks/docs-references.ts']),
+  );
 }
 await Promise.all([
   ...Array.from({ length: concurrency }, async () => {

@@ -1,4 +1,4 @@
-import { errorBody } from '@omc/contracts';
+import { ERROR_CODE, errorBody } from '@omc/contracts';
 import rateLimit from '@fastify/rate-limit';
 import { addressBudgetKey, compileTrust, createServer, observeRequests } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
@@ -53,7 +53,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     const problem = pathProblem(request.raw.url);
     if (problem) {
       const message = `Bad request path: ${problem}`;
-      return reply.code(400).send(errorBody(message, { code: 'BAD_PATH', requestId: request.id }));
+      return reply.code(400).send(errorBody(message, { code: ERROR_CODE.BAD_PATH, requestId: request.id }));
     }
   });
 
@@ -67,7 +67,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   for (const path of ['/healthz', '/readyz', '/metrics']) {
     app.all(path, async (request, reply) => {
       const message = `No route ${request.method} ${path}`;
-      return reply.code(404).send(errorBody(message, { code: 'NOT_FOUND', requestId: request.id }));
+      return reply.code(404).send(errorBody(message, { code: ERROR_CODE.NOT_FOUND, requestId: request.id }));
     });
   }
 
@@ -84,7 +84,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
         keyGenerator: (request) => addressBudgetKey(request.ip),
         errorResponseBuilder: (_request, context) => ({
           statusCode: 429,
-          code: 'RATE_LIMITED',
+          code: ERROR_CODE.RATE_LIMITED,
           message: `Too many requests from your address: at most ${context.max} a minute. Try again in ${context.after}.`,
         }),
       });
@@ -96,7 +96,9 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     // The live connection is websocket only (docs/client-contract.md); a polling request gets a clear answer.
     api.all('/socket.io/*', async (request, reply) => {
       const message = 'The live connection uses the websocket transport only';
-      return reply.code(400).send(errorBody(message, { code: 'WEBSOCKET_ONLY', requestId: request.id }));
+      return reply
+        .code(400)
+        .send(errorBody(message, { code: ERROR_CODE.WEBSOCKET_ONLY, requestId: request.id }));
     });
   });
 

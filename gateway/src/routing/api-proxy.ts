@@ -2,7 +2,7 @@
 // wins), over keep-alive connections. The path is passed on as it came, so an upstream's own routes
 // outside the public prefixes (/readyz, /metrics) are never reachable from outside.
 import proxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
-import { errorBody, ROUTE_PREFIXES, type Service } from '@omc/contracts';
+import { ERROR_CODE, errorBody, ROUTE_PREFIXES, type Service } from '@omc/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import type { Metrics } from '@omc/service-kit';
@@ -115,7 +115,7 @@ export async function apiProxy(app: FastifyInstance, config: Config, metrics: Me
           void reply
             .code(status)
             .type('application/json')
-            .send(errorBody(message, { code: 'UPSTREAM_UNAVAILABLE', requestId: reply.request.id }));
+            .send(errorBody(message, { code: ERROR_CODE.UPSTREAM_UNAVAILABLE, requestId: reply.request.id }));
         },
       },
     };

@@ -6,6 +6,7 @@
 // payments away, slow (PROFILE_PART_TIMEOUT_MS) or answering off contract: their fields are null and
 // the profile answers with the rest, as auth's composition did.
 import {
+  ERROR_CODE,
   errorBody,
   GameProfile,
   PaymentsProfile,
@@ -123,7 +124,7 @@ export async function profileRoute(app: FastifyInstance, config: Config, metrics
       return reply
         .code(status)
         .type('application/json')
-        .send(errorBody(message, { code: 'UPSTREAM_UNAVAILABLE', requestId: request.id }));
+        .send(errorBody(message, { code: ERROR_CODE.UPSTREAM_UNAVAILABLE, requestId: request.id }));
     }
     const { response, text } = account;
     const contentType = response.headers['content-type'];

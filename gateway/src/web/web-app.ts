@@ -5,6 +5,7 @@
 // player's language (web/scripts/prerender.mjs writes them; two cookie hints choose one).
 import {
   DEFAULT_LANGUAGE,
+  ERROR_CODE,
   errorBody,
   SHELL_COOKIES,
   TIME_ZONE_COOKIE,
@@ -109,9 +110,12 @@ export async function webApp(app: FastifyInstance, dist: string, winnersPages?: 
   app.get('/*', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     if (isApi(path)) {
-      return reply
-        .code(404)
-        .send(errorBody(`No route ${request.method} ${path}`, { code: 'NOT_FOUND', requestId: request.id }));
+      return reply.code(404).send(
+        errorBody(`No route ${request.method} ${path}`, {
+          code: ERROR_CODE.NOT_FOUND,
+          requestId: request.id,
+        }),
+      );
     }
     // The path guard has refused dot segments and encoded separators, so this stays inside root.
     const relativePath = decodeURIComponent(path).replace(/^\/+/, '');

@@ -1,26 +1,54 @@
 // A typed client of the public API for integrators (bots, stats sites, a mobile client) and for the
 // web app: one call per operation, its input typed by the request schemas and its answer parsed with
 // the response schema. Errors come back as ApiClientError with the server's message, code and field.
-import { ErrorBody } from '@omc/contracts';
+import { ACCOUNT_SUSPENDED, ErrorBody } from '@omc/contracts';
 import type { z } from 'zod';
-import type { Operation } from './operations.js';
+import type { Operation } from './operation.js';
 
+/** What an error answer said besides its status. */
+export interface ErrorDetails {
+  /** The error's `code` (contracts' error list), when the server gave one. */
+  code?: string;
+  /** The input a 400 is about. */
+  field?: string;
+  /** Seconds the server asked to wait before trying again (Retry-After), if it said. */
+  retryAfterS?: number;
+  /** Whether the answer was JSON at all (a proxy's or a crashed server's page is not). */
+  json?: boolean;
+}
+
+/** The one error of every call: the status, the server's own message (or none) and its details. */
 export class ApiClientError extends Error {
   constructor(
     /** HTTP status; 0 when no answer came. */
     readonly status: number,
-    /** The server's error body, when it sent one. */
-    readonly body: ErrorBody | undefined,
+    /** What the server said, when it said something readable; else the caller shows its own text. */
+    readonly serverMessage: string | undefined,
+    readonly details: ErrorDetails = {},
   ) {
-    super(body?.message ?? `request failed with status ${status}`);
+    super(serverMessage ?? `request failed with status ${status}`);
     this.name = 'ApiClientError';
   }
   get code(): string | undefined {
-    return this.body?.code;
+    return this.details.code;
   }
   get field(): string | undefined {
-    return this.body?.field;
+    return this.details.field;
   }
+  get retryAfterS(): number | undefined {
+    return this.details.retryAfterS;
+  }
+  get json(): boolean {
+    return this.details.json ?? false;
+  }
+}
+
+/**
+ * Whether an error says the session behind `token` is over: suspended (on any call, at any status), or
+ * any 401 to a call that sent a token (ended, signed out everywhere, a security change, expired).
+ */
+export function refusesSession(error: ApiClientError, token: string | undefined): boolean {
+  return error.code === ACCOUNT_SUSPENDED || (error.status === 401 && token !== undefined);
 }
 
 type Part<S, K extends string> = S extends z.ZodType ? { [P in K]: z.input<S> } : { [P in K]?: never };
@@ -28,7 +56,11 @@ type Part<S, K extends string> = S extends z.ZodType ? { [P in K]: z.input<S> } 
 /** What one call takes: body, query and path parameters as its operation declares them. */
 export type InputOf<O extends Operation> = Part<O['body'], 'body'> &
   Partial<Part<O['query'], 'query'>> &
-  Part<O['params'], 'params'> & { signal?: AbortSignal };
+  Part<O['params'], 'params'> & {
+    signal?: AbortSignal;
+    /** The access token of this call, instead of the client's `token()`; null sends none. */
+    token?: string | null;
+  };
 
 export type OutputOf<O extends Operation> = z.output<O['response']>;
 
@@ -38,6 +70,10 @@ export interface ClientOptions {
   /** The access token to send, read at each call (it changes on refresh). */
   token?: () => string | null | undefined;
   fetch?: typeof fetch;
+  /** Told of every answer that refuses the session of the token the call sent (`refusesSession`). */
+  onSessionRefused?: (error: ApiClientError, token: string | undefined) => void;
+  /** Told of an answer that does not match its operation's response schema. */
+  onUnexpectedAnswer?: (path: string, error: z.ZodError) => void;
 }
 
 /** An input with nothing required may be left out of the call. */
@@ -59,6 +95,19 @@ export function pathOf(template: string, params: Record<string, unknown> = {}): 
   });
 }
 
+/** The error answer read leniently: a proxy or an older server may send only some of the keys. */
+function errorOf(response: Response, json: unknown): ApiClientError {
+  const parsed = ErrorBody.partial().safeParse(json);
+  const body = parsed.success ? parsed.data : {};
+  const retryAfter = Number(response.headers.get('retry-after') ?? Number.NaN);
+  return new ApiClientError(response.status, body.error ?? body.message ?? body.msg, {
+    code: body.code,
+    field: body.field,
+    retryAfterS: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+    json: json !== undefined,
+  });
+}
+
 function queryOf(query: Record<string, unknown> | undefined): string {
   if (!query) return '';
   const search = new URLSearchParams();
@@ -77,16 +126,17 @@ export function createClient(options: ClientOptions = {}): ApiClient {
         query?: Record<string, unknown>;
         params?: Record<string, unknown>;
         signal?: AbortSignal;
+        token?: string | null;
       };
       const headers: Record<string, string> = { accept: 'application/json' };
-      const token = options.token?.();
-      if (token && !operation.credentials) headers.authorization = `Bearer ${token}`;
-      else if (
-        token &&
+      const token = (given.token === undefined ? options.token?.() : given.token) ?? undefined;
+      // The refresh cookie's own routes never send the access token.
+      const sendsToken =
+        token !== undefined &&
+        token !== '' &&
         operation.path !== '/api/user/refresh' &&
-        operation.path !== '/api/user/refresh/logout'
-      )
-        headers.authorization = `Bearer ${token}`;
+        operation.path !== '/api/user/refresh/logout';
+      if (sendsToken) headers.authorization = `Bearer ${token}`;
       let body: string | undefined;
       if (given.body !== undefined) {
         headers['content-type'] = operation.form ? 'application/x-www-form-urlencoded' : 'application/json';
@@ -94,10 +144,10 @@ export function createClient(options: ClientOptions = {}): ApiClient {
           ? new URLSearchParams(given.body as Record<string, string>).toString()
           : JSON.stringify(given.body);
       }
-      const url = `${options.baseUrl ?? ''}${pathOf(operation.path, given.params)}${queryOf(given.query)}`;
+      const path = `${pathOf(operation.path, given.params)}${queryOf(given.query)}`;
       let response: Response;
       try {
-        response = await send(url, {
+        response = await send(`${options.baseUrl ?? ''}${path}`, {
           method: operation.method,
           headers,
           body,
@@ -112,11 +162,16 @@ export function createClient(options: ClientOptions = {}): ApiClient {
         ? await response.json().catch(() => undefined)
         : undefined;
       if (!response.ok) {
-        const error = ErrorBody.safeParse(json);
-        throw new ApiClientError(response.status, error.success ? error.data : undefined);
+        const error = errorOf(response, json);
+        const sent = sendsToken ? token : undefined;
+        if (refusesSession(error, sent)) options.onSessionRefused?.(error, sent);
+        throw error;
       }
       const parsed = operation.response.safeParse(json);
-      if (!parsed.success) throw new ApiClientError(response.status, undefined);
+      if (!parsed.success) {
+        options.onUnexpectedAnswer?.(path, parsed.error);
+        throw new ApiClientError(response.status, undefined, { json: json !== undefined });
+      }
       return parsed.data as never;
     },
   };

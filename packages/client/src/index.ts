@@ -1,2 +1,3 @@
 export * from './client.js';
-export * from './operations.js';
+export * from './operation.js';
+export * as operations from './operations.js';

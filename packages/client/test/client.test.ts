@@ -1,6 +1,6 @@
 import { ROUTES } from '@omc/contracts';
 import { describe, expect, it } from 'vitest';
-import { ApiClientError, createClient, operations, pathOf } from '../src/index.js';
+import { ApiClientError, createClient, operations, pathOf, refusesSession } from '../src/index.js';
 
 describe('the typed client', () => {
   it('has one operation per catalogue route, with the very same schemas', () => {
@@ -87,5 +87,93 @@ describe('the typed client', () => {
       message: 'limit must be…',
     });
     expect(() => pathOf('/api/user/sessions/:id')).toThrow(/id/);
+  });
+
+  const answer =
+    (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    async () =>
+      new Response(JSON.stringify(body), {
+        status,
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+
+  it('reads an error body leniently, with Retry-After, and tells a non-JSON answer apart', async () => {
+    const busy = createClient({
+      fetch: answer(503, { error: 'busy', code: 'OVERLOADED' }, { 'retry-after': '2' }),
+    });
+    await expect(busy.call(operations.click)).rejects.toMatchObject({
+      status: 503,
+      serverMessage: 'busy',
+      code: 'OVERLOADED',
+      retryAfterS: 2,
+      json: true,
+    });
+    const page = createClient({ fetch: async () => new Response('<html>', { status: 502 }) });
+    await expect(page.call(operations.click)).rejects.toMatchObject({ status: 502, json: false });
+  });
+
+  it('reports every refusal of the session that sent a token, on any call', async () => {
+    const ended = { message: 'This session has ended', code: 'UNAUTHORIZED' };
+    const suspended = { message: 'This account is suspended', code: 'ACCOUNT_SUSPENDED' };
+    const cases = [
+      { op: operations.adminUsers, body: ended, status: 401, token: 'tok', refused: true },
+      { op: operations.playerPurchases, body: suspended, status: 403, token: 'tok', refused: true },
+      { op: operations.collect, body: suspended, status: 401, token: 'tok', refused: true },
+      // A failed sign-in sends no token: nothing to end.
+      {
+        op: operations.login,
+        body: { message: 'Invalid credentials', code: 'UNAUTHORIZED' },
+        status: 401,
+        token: null,
+        refused: false,
+      },
+      {
+        op: operations.click,
+        body: { message: 'No clicks left', code: 'FORBIDDEN' },
+        status: 403,
+        token: 'tok',
+        refused: false,
+      },
+    ];
+    for (const { op, body, status, token, refused } of cases) {
+      const told: [ApiClientError, string | undefined][] = [];
+      const client = createClient({
+        fetch: answer(status, body),
+        onSessionRefused: (error, sent) => told.push([error, sent]),
+      });
+      const input = {
+        token,
+        query: { userId: '1b0f6a52-3f43-4a43-9c43-6f1c1d1e1f10' },
+        body: { emailOrUsername: 'a', password: 'b' },
+      };
+      const failure = await client
+        .call(op as typeof operations.login, input as never)
+        .catch((e: unknown) => e);
+      expect(failure, op.path).toBeInstanceOf(ApiClientError);
+      expect(
+        told.map(([, sent]) => sent),
+        op.path,
+      ).toEqual(refused ? [token] : []);
+      expect(refusesSession(failure as ApiClientError, token ?? undefined), op.path).toBe(refused);
+    }
+  });
+
+  it("sends a call's own token over the client's, and none to the refresh cookie's routes", async () => {
+    const seen: Record<string, string>[] = [];
+    const client = createClient({
+      token: () => 'client',
+      fetch: async (_url, init) => {
+        seen.push(init!.headers as Record<string, string>);
+        return new Response(JSON.stringify({ token: 'next' }), {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+        });
+      },
+    });
+    await client.call(operations.refresh);
+    await client.call(operations.refresh, { token: 'own' });
+    await client.call(operations.gameState, { token: 'own' }).catch(() => undefined);
+    await client.call(operations.gameState, { token: null }).catch(() => undefined);
+    expect(seen.map((h) => h.authorization)).toEqual([undefined, undefined, 'Bearer own', undefined]);
   });
 });

@@ -71,8 +71,7 @@ export type SuspendRequest = z.infer<typeof SuspendRequest>;
 export const SuspensionResponse = z.object({ message: z.string(), user: AdminUserEntry });
 export type SuspensionResponse = z.infer<typeof SuspensionResponse>;
 
-/** The code of a refusal because the account is suspended; the message carries the operator's reason. */
-export const ACCOUNT_SUSPENDED = 'ACCOUNT_SUSPENDED';
+/** The message of an ACCOUNT_SUSPENDED refusal: the operator's reason, when there is one. */
 export const suspendedMessage = (reason: string | null) =>
   `This account is suspended${reason ? `: ${reason}` : ''}. Contact support to appeal.`;
 

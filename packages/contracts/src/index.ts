@@ -1,4 +1,5 @@
 export * from './common.js';
+export * from './errors.js';
 export * from './validation.js';
 export * from './packs.js';
 export * from './auth.js';

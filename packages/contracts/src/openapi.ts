@@ -4,6 +4,7 @@
 // client-contract suite checks every live answer it sees against it.
 import { z } from 'zod';
 import { ErrorBody } from './common.js';
+import { ERROR_CODES, ERRORS } from './errors.js';
 import { ROUTES, type RouteContract } from './routes.js';
 import { SOCKET_EVENTS, SOCKET_PATH } from './socket.js';
 
@@ -70,6 +71,28 @@ const RATE_LIMITS =
   '(`CLICK_RATE_PER_USER`, default 20 a second). Over a budget the answer is 429 with the error body.';
 
 /** A zod schema as JSON Schema 2020-12 (OpenAPI 3.1's dialect), without the top-level `$schema`. */
+/** The error codes of contracts (errors.ts), each with its status and message where they are fixed. */
+function errorCodeSchema(): JsonSchema {
+  const lines = ERROR_CODES.map((code) => {
+    const { status, message, meaning } = ERRORS[code] as {
+      status?: number;
+      message?: string;
+      meaning: string;
+    };
+    return `- \`${code}\`${status ? ` (${status})` : ''}: ${message ?? meaning}`;
+  });
+  return { type: 'string', enum: ERROR_CODES, description: ['Every error code:', ...lines].join('\n') };
+}
+
+/** The error body, its `code` one of the list. */
+function errorBodySchema(): JsonSchema {
+  const schema = jsonSchemaOf(ErrorBody, 'output') as { properties: Record<string, unknown> };
+  return {
+    ...schema,
+    properties: { ...schema.properties, code: { $ref: '#/components/schemas/ErrorCode' } },
+  };
+}
+
 export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
     io,
@@ -221,7 +244,7 @@ export function buildOpenApiDocument(options: { version?: string } = {}): JsonSc
     security: [],
     paths,
     components: {
-      schemas: { ErrorBody: jsonSchemaOf(ErrorBody, 'output') },
+      schemas: { ErrorBody: errorBodySchema(), ErrorCode: errorCodeSchema() },
       securitySchemes: {
         bearer: {
           type: 'http',

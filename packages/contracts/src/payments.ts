@@ -61,14 +61,6 @@ export const ConfirmPayoutEmailRequest = z.object({ token: MailedToken });
 export type ConfirmPayoutEmailRequest = z.infer<typeof ConfirmPayoutEmailRequest>;
 
 /**
- * The error `code` of a collect refused because the newest payout email is still waiting for its
- * confirmation: 409, nothing moved.
- */
-export const PAYOUT_EMAIL_PENDING = 'PAYOUT_EMAIL_PENDING';
-export const PAYOUT_EMAIL_PENDING_COLLECT_MESSAGE =
-  'Your new PayPal email is not confirmed yet: open the link we mailed to your account email, then collect again. Nothing was moved.';
-
-/**
  * `POST /internal/payout-email/mail` (auth, for payments, with the player's token): checks the current
  * password or a recent sign-in, then mails the confirm link to the account's email and a notice to the
  * previous payout address (if any) and to the new one. No token travels: the confirm mail names the
@@ -116,15 +108,6 @@ export type InternalAccountSecurity = z.infer<typeof InternalAccountSecurity>;
 
 export const CollectResponse = z.object({ transactionId: z.string(), amount: Euros.optional() });
 export type CollectResponse = z.infer<typeof CollectResponse>;
-
-/**
- * The error `code` of a collect (winnings or the house pot) refused because the account's email is not
- * verified: 403, nothing moved. The player verifies from the mailed link (or asks for a new one with
- * `POST /api/user/resend-verification`) and collects again.
- */
-export const EMAIL_NOT_VERIFIED = 'EMAIL_NOT_VERIFIED';
-export const EMAIL_NOT_VERIFIED_MESSAGE =
-  'Verify your account email before collecting: open the link we mailed you (or ask for a new one), then collect again. Nothing was moved.';
 
 /** The payments part of the profile, for the caller itself. adminBalance is null unless the caller is admin. */
 export const PaymentsProfile = z.object({

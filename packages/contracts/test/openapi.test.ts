@@ -10,6 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   buildAsyncApiDocument,
   buildOpenApiDocument,
+  ERROR_CODES,
+  ERRORS,
   openApiPath,
   ROUTES,
   SOCKET_EVENTS,
@@ -72,6 +74,17 @@ describe('the OpenAPI document', () => {
       in: 'path',
       required: true,
     });
+  });
+
+  it('lists every error code of contracts, with its status and message where they are fixed', () => {
+    const { schemas } = (document as unknown as { components: { schemas: Record<string, any> } }).components;
+    const codes = schemas.ErrorCode;
+    expect(codes.enum).toEqual(ERROR_CODES);
+    expect(schemas.ErrorBody.properties.code).toEqual({
+      $ref: '#/components/schemas/ErrorCode',
+    });
+    expect(codes.description).toContain(`\`OVERLOADED\` (503): ${ERRORS.OVERLOADED.message}`);
+    expect(codes.description).toContain('`ACCOUNT_SUSPENDED`:');
   });
 
   it("passes Redocly's recommended-strict rules with no error and no warning", () => {

@@ -1,6 +1,6 @@
 // One error type for the rules, one handler for every error: the real message below 500, a generic one
 // with the request id at 500, and never a stack trace on the wire.
-import { errorBody } from '@omc/contracts';
+import { ERROR_CODE, ERRORS, errorBody, errorMessage, isErrorCode, type ErrorCode } from '@omc/contracts';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
@@ -8,7 +8,7 @@ import { isStoreUnavailable, storeUnavailable } from './store-deadline.js';
 
 export class AppError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     readonly statusCode: number,
     message: string,
     readonly field?: string,
@@ -17,15 +17,16 @@ export class AppError extends Error {
   }
 }
 
-export const badRequest = (message: string, field?: string) =>
-  new AppError('BAD_REQUEST', 400, message, field);
-export const unauthorized = (message = 'Authentication required') =>
-  new AppError('UNAUTHORIZED', 401, message);
-export const forbidden = (message = 'Not allowed') => new AppError('FORBIDDEN', 403, message);
-export const notFound = (message = 'Not found') => new AppError('NOT_FOUND', 404, message);
-export const conflict = (message: string, field?: string) => new AppError('CONFLICT', 409, message, field);
-export const tooManyRequests = (message = 'Too many requests, slow down') =>
-  new AppError('RATE_LIMITED', 429, message);
+const { BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED, INTERNAL } = ERROR_CODE;
+
+export const badRequest = (message: string, field?: string) => new AppError(BAD_REQUEST, 400, message, field);
+export const unauthorized = (message: string = errorMessage(UNAUTHORIZED)) =>
+  new AppError(UNAUTHORIZED, 401, message);
+export const forbidden = (message: string = errorMessage(FORBIDDEN)) => new AppError(FORBIDDEN, 403, message);
+export const notFound = (message: string = errorMessage(NOT_FOUND)) => new AppError(NOT_FOUND, 404, message);
+export const conflict = (message: string, field?: string) => new AppError(CONFLICT, 409, message, field);
+export const tooManyRequests = (message: string = errorMessage(RATE_LIMITED)) =>
+  new AppError(RATE_LIMITED, 429, message);
 
 /** A 429 that says when to come back: the handler sends Retry-After. */
 export class RetryLater extends AppError {
@@ -76,16 +77,16 @@ export function registerErrorHandling(app: FastifyInstance): void {
             : field
               ? detail
               : `${location}: ${detail}`,
-        code: 'BAD_REQUEST',
+        code: BAD_REQUEST,
         field,
       };
     } else if (error instanceof ZodError) {
       const described = describeZodIssue(error.issues[0] ?? { path: [], message: 'invalid input' });
       status = 400;
-      body = { message: described.message, code: 'BAD_REQUEST', field: described.field };
+      body = { message: described.message, code: BAD_REQUEST, field: described.field };
     } else if (isResponseSerializationError(error)) {
       status = 500;
-      body = { message: 'Internal server error', code: 'INTERNAL' };
+      body = { message: errorMessage(INTERNAL), code: INTERNAL };
     } else if (
       typeof (error as FastifyError).statusCode === 'number' &&
       (error as FastifyError).statusCode! < 500
@@ -93,7 +94,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       status = (error as FastifyError).statusCode!;
       body = { message: friendlyFastifyMessage(error as FastifyError), code: (error as FastifyError).code };
     } else {
-      body = { message: 'Internal server error', code: 'INTERNAL' };
+      body = { message: errorMessage(INTERNAL), code: INTERNAL };
     }
 
     // A 503 the service chose (a store away, a queue full) says when to try again; it is no bug to log
@@ -111,22 +112,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request, reply) => {
     const message = `No route ${request.method} ${request.url.split('?')[0]}`;
-    void reply.status(404).send(errorBody(message, { code: 'NOT_FOUND', requestId: request.id }));
+    void reply.status(404).send(errorBody(message, { code: NOT_FOUND, requestId: request.id }));
   });
 }
 
+/** Fastify's refusal of a body, in the words of the error list; any other in Fastify's own. */
 function friendlyFastifyMessage(error: FastifyError): string {
-  switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return 'Request body is too large';
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return 'Content-Type must be application/json';
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return 'Request body must not be empty when Content-Type is application/json';
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return 'Request body is not valid JSON';
-    default:
-      return error.message;
-  }
+  const listed = isErrorCode(error.code) ? (ERRORS[error.code] as { message?: string }).message : undefined;
+  return listed ?? error.message;
 }

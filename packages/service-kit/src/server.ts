@@ -1,6 +1,6 @@
 // The Fastify instance every service starts from: JSON logs with the gateway's request id, zod
 // validation and serialization, body limits, one error handler.
-import { errorBody } from '@omc/contracts';
+import { ERROR_CODE, ERRORS, errorBody, errorMessage } from '@omc/contracts';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -28,13 +28,10 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (answered.has(socket)) return;
   answered.add(socket);
-  const [status, message] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request headers are too large']
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'The request took too long to arrive']
-        : [400, 'The request is not valid HTTP'];
-  const body = JSON.stringify(errorBody(message, { code: error.code ?? 'FST_ERR_CLIENT' }));
+  const { HPE_HEADER_OVERFLOW, ERR_HTTP_REQUEST_TIMEOUT, FST_ERR_CLIENT } = ERROR_CODE;
+  const named = [HPE_HEADER_OVERFLOW, ERR_HTTP_REQUEST_TIMEOUT].find((code) => code === error.code);
+  const { status, message } = ERRORS[named ?? FST_ERR_CLIENT];
+  const body = JSON.stringify(errorBody(message, { code: error.code ?? FST_ERR_CLIENT }));
   const linger = setTimeout(() => socket.destroy(), LINGER_MS);
   linger.unref();
   socket.once('close', () => clearTimeout(linger));
@@ -97,10 +94,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     const declared = Number(request.headers['content-length']);
     if (!(declared > request.routeOptions.bodyLimit)) return;
     if (declared > DRAIN_LIMIT_BYTES) void reply.header('connection', 'close');
-    const message = 'Request body is too large';
-    return reply
-      .code(413)
-      .send(errorBody(message, { code: 'FST_ERR_CTP_BODY_TOO_LARGE', requestId: request.id }));
+    const code = ERROR_CODE.FST_ERR_CTP_BODY_TOO_LARGE;
+    return reply.code(413).send(errorBody(errorMessage(code), { code, requestId: request.id }));
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -1,69 +1,49 @@
-import {
-  AdminUsersResponse,
-  LoginResponse,
-  MessageResponse,
-  MessageWithTokenResponse,
-  ProfileResponse,
-  RefreshResponse,
-  RegisterResponse,
-  SessionsResponse,
-  type Language,
-  type Role,
-} from '@omc/contracts';
+import type { Language, Role } from '@omc/contracts';
 import { queryOptions } from '@tanstack/react-query';
-import { request } from './http';
+import { api, operations } from './http';
 import { markServerData } from './generations';
 import { profileRead } from './purchaseWatch';
 import { queryKeys } from './keys';
 
 export const authApi = {
-  login: (body: { emailOrUsername: string; password: string }) =>
-    request('/api/user/login', LoginResponse, { method: 'POST', body, credentials: true }),
+  login: (body: { emailOrUsername: string; password: string }) => api.call(operations.login, { body }),
   register: (body: { username: string; email: string; password: string; preferredLanguage?: Language }) =>
-    request('/api/user/register', RegisterResponse, { method: 'POST', body, credentials: true }),
+    api.call(operations.register, { body }),
   /** Sends only the refresh cookie, never the access token. */
-  refresh: () => request('/api/user/refresh', RefreshResponse, { method: 'POST', credentials: true }),
-  logout: () => request('/api/user/refresh/logout', MessageResponse, { method: 'POST', credentials: true }),
-  profile: (token: string) => request('/api/user/profile', ProfileResponse, { token }),
+  refresh: () => api.call(operations.refresh),
+  logout: () => api.call(operations.logout),
+  profile: (token: string) => api.call(operations.profile, { token }),
   changeLanguage: (token: string, language: Language) =>
-    request('/api/user/change-language', MessageResponse, { method: 'PUT', token, body: { language } }),
+    api.call(operations.changeLanguage, { token, body: { language } }),
   /** `currentPassword` proves the owner (auth asks for it unless the sign-in is a few minutes old). */
   changeEmail: (token: string, body: { email: string; currentPassword?: string }) =>
-    request('/api/user/change-email', MessageResponse, { method: 'PUT', token, body }),
+    api.call(operations.changeEmail, { token, body }),
   /** Every earlier token ends with the change: the answer carries this browser's next one. */
   changePassword: (token: string, body: { currentPassword: string; newPassword: string }) =>
-    request('/api/user/change-password', MessageWithTokenResponse, { method: 'PUT', token, body }),
+    api.call(operations.changePassword, { token, body }),
   changeUsername: (token: string, username: string) =>
-    request('/api/user/change-username', MessageResponse, { method: 'PUT', token, body: { username } }),
-  deleteAccount: (token: string) =>
-    request('/api/user/delete-account', MessageResponse, { method: 'DELETE', token }),
-  forgotPassword: (email: string) =>
-    request('/api/user/forgot-password', MessageResponse, { method: 'POST', body: { email } }),
+    api.call(operations.changeUsername, { token, body: { username } }),
+  deleteAccount: (token: string) => api.call(operations.deleteAccount, { token }),
+  forgotPassword: (email: string) => api.call(operations.forgotPassword, { body: { email } }),
   resetPassword: (body: { token: string; newPassword: string }) =>
-    request('/api/user/reset-password', MessageResponse, { method: 'POST', body }),
+    api.call(operations.resetPassword, { body }),
   verifyEmail: (token: string, session: string | null) =>
-    request('/api/user/verify-email', MessageResponse, { method: 'POST', token: session, body: { token } }),
+    api.call(operations.verifyEmail, { token: session, body: { token } }),
   /** The token from the link mailed to the new address; `session` when signed in. */
   confirmEmail: (token: string, session: string | null) =>
-    request('/api/user/confirm-email', MessageResponse, { method: 'POST', token: session, body: { token } }),
+    api.call(operations.confirmEmail, { token: session, body: { token } }),
   /** The token from the notice mailed to the old address: restores it and ends every session. */
   undoEmailChange: (token: string, session: string | null) =>
-    request('/api/user/undo-email-change', MessageResponse, {
-      method: 'POST',
-      token: session,
-      body: { token },
-    }),
-  resendVerification: (token: string) =>
-    request('/api/user/resend-verification', MessageResponse, { method: 'POST', token }),
-  sessions: (token: string) => request('/api/user/sessions', SessionsResponse, { token }),
-  endSession: (token: string, id: string) =>
-    request(`/api/user/sessions/${encodeURIComponent(id)}`, MessageResponse, { method: 'DELETE', token }),
+    api.call(operations.undoEmailChange, { token: session, body: { token } }),
+  resendVerification: (token: string) => api.call(operations.resendVerification, { token }),
+  sessions: (token: string) => api.call(operations.sessions, { token }),
+  endSession: (token: string, id: string) => api.call(operations.endSession, { token, params: { id } }),
   /** Every earlier token ends, this browser's too: the answer carries its next one. */
-  endOtherSessions: (token: string) =>
-    request('/api/user/sessions', MessageWithTokenResponse, { method: 'DELETE', token }),
-  adminUsers: (token: string) => request('/api/admin/users', AdminUsersResponse, { token }),
+  endOtherSessions: (token: string) => api.call(operations.endOtherSessions, { token }),
+  /** The whole list, as the role manager reads it (no paging parameters: the original answer). */
+  adminUsers: (token: string) => api.call(operations.adminUsers, { token }),
   updateRole: (token: string, body: { email: string; role: Role }) =>
-    request('/api/admin/updateRole', MessageResponse, { method: 'POST', token, body }),
+    api.call(operations.updateRole, { token, body }),
 };
 
 /**

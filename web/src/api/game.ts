@@ -1,15 +1,13 @@
-import { ClickResponse, GameRules, GameStateResponse, WinnersResponse } from '@omc/contracts';
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
-import { request } from './http';
+import { api, operations } from './http';
 import { markServerData } from './generations';
 import { queryKeys } from './keys';
 
 export const gameApi = {
-  state: (token: string | null) => request('/api/game/state', GameStateResponse, { token }),
-  rules: () => request('/api/game/rules', GameRules),
-  click: (token: string) => request('/api/game/click', ClickResponse, { method: 'POST', token }),
-  winners: (cursor?: string) =>
-    request(`/api/winners${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`, WinnersResponse),
+  state: (token: string | null) => api.call(operations.gameState, { token }),
+  rules: () => api.call(operations.rules),
+  click: (token: string) => api.call(operations.click, { token }),
+  winners: (cursor?: string) => api.call(operations.winners, { query: { cursor } }),
 };
 
 export const gameStateQuery = (token: string | null) =>

@@ -1,28 +1,21 @@
-import { CheckoutResponse, ClientTokenResponse, CollectResponse, MessageResponse } from '@omc/contracts';
 import { queryOptions } from '@tanstack/react-query';
-import { z } from 'zod';
-import { request } from './http';
+import { api, operations } from './http';
 import { queryKeys } from './keys';
 
-// The server may answer setPaymentMethod with only { message } or with nothing in particular: any object.
-const Acknowledged = z.union([MessageResponse, z.object({}).loose()]);
-
 export const paymentsApi = {
-  clientToken: (token: string | null) => request('/api/payments/token', ClientTokenResponse, { token }),
+  clientToken: (token: string | null) => api.call(operations.clientToken, { token }),
   checkout: (token: string, body: { paymentMethodNonce: string; amount: string }) =>
-    request('/api/payments/checkout', CheckoutResponse, { method: 'POST', token, body }),
+    api.call(operations.checkout, { token, body }),
   /** Asks for a new payout address: it changes once confirmed from the link mailed to the account email. */
   setPaymentMethod: (token: string, paypalEmail: string, currentPassword?: string) =>
-    request('/api/winners/setPaymentMethod', Acknowledged, {
-      method: 'POST',
+    api.call(operations.setPaymentMethod, {
       token,
       body: { paypalEmail, ...(currentPassword ? { currentPassword } : {}) },
     }),
   /** The link mailed to the account email: no session needed. */
-  confirmPayoutEmail: (token: string) =>
-    request('/api/winners/confirm-payout-email', MessageResponse, { method: 'POST', body: { token } }),
-  collect: (token: string) => request('/api/winners/collect', CollectResponse, { method: 'POST', token }),
-  adminCollect: (token: string) => request('/api/admin/collect', CollectResponse, { method: 'POST', token }),
+  confirmPayoutEmail: (token: string) => api.call(operations.confirmPayoutEmail, { body: { token } }),
+  collect: (token: string) => api.call(operations.collect, { token }),
+  adminCollect: (token: string) => api.call(operations.adminCollect, { token }),
 };
 
 export const clientTokenQuery = (token: string | null) =>

@@ -5,6 +5,8 @@ import { renderWithProviders } from '../test/render';
 import { REFRESH_LEAD_MS, refreshDelay } from './token';
 import { SessionMessage } from '../components/SessionMessage';
 import { useSession } from './SessionProvider';
+import { adminApi } from '../api/admin';
+import { moneyApi } from '../api/money';
 
 const NOW = new Date('2026-06-01T12:00:00Z').getTime();
 const seconds = (ms: number) => Math.floor(ms / 1000);
@@ -103,5 +105,57 @@ describe('token refresh', () => {
     await act(() => vi.advanceTimersByTimeAsync(20 * 60_000));
     expect(api.callsTo('POST', '/api/user/refresh')).toHaveLength(1);
     expect(api.callsTo('POST', '/api/user/refresh/logout')).toHaveLength(0);
+  });
+});
+
+describe('a refusal of the session, on any call', () => {
+  const PLAYER = '1b0f6a52-3f43-4a43-9c43-6f1c1d1e1f10';
+  const live = () => makeToken({ exp: seconds(NOW + 15 * 60_000), role: 'admin' });
+  const shown = () =>
+    renderWithProviders(
+      <>
+        <ShowToken />
+        <SessionMessage />
+      </>,
+      { route: '/profile' },
+    );
+
+  it('ends the local session when a money call meets a suspension, with the reason shown', async () => {
+    const token = live();
+    storeSession(token);
+    const reason = 'This account is suspended: Bot traffic. Contact support to appeal.';
+    fakeApi({
+      'GET /api/admin/purchases': () =>
+        json(403, { message: reason, error: reason, msg: reason, code: 'ACCOUNT_SUSPENDED' }),
+    });
+    shown();
+    await act(() => moneyApi.purchases(token, PLAYER).catch(() => undefined));
+    expect(screen.getByRole('alert', { name: 'Tu cuenta está suspendida' })).toHaveTextContent('Bot traffic');
+    expect(screen.getByTestId('session')).toHaveTextContent('anonymous');
+    expect(window.localStorage.getItem('token')).toBeNull();
+  });
+
+  it('ends it when an admin call answers 401 to the current token (the session ended elsewhere)', async () => {
+    const token = live();
+    storeSession(token);
+    const ended = 'This session has ended; please sign in again';
+    fakeApi({
+      'GET /api/admin/users': () =>
+        json(401, { message: ended, error: ended, msg: ended, code: 'UNAUTHORIZED' }),
+    });
+    shown();
+    await act(() => adminApi.players(token, {}).catch(() => undefined));
+    expect(screen.getByTestId('session')).toHaveTextContent('anonymous');
+    expect(screen.getByText('Tu sesión ha terminado. Vuelve a iniciar sesión.')).toBeInTheDocument();
+    expect(screen.getByTestId('location')).toHaveTextContent('/');
+  });
+
+  it('keeps the session when the refused token is one this browser has since replaced', async () => {
+    const current = live();
+    storeSession(current);
+    fakeApi({ 'GET /api/admin/users': () => json(401, { message: 'Token expired', code: 'UNAUTHORIZED' }) });
+    shown();
+    await act(() => adminApi.players(makeToken({ exp: seconds(NOW + 60_000) }), {}).catch(() => undefined));
+    expect(screen.getByTestId('session')).toHaveTextContent('token:');
   });
 });

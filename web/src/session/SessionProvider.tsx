@@ -17,7 +17,7 @@ import { authApi } from '../api/auth';
 import { queryKeys } from '../api/keys';
 import { applyLanguage } from '../i18n';
 import { loadIdentity, saveIdentity, type StoredIdentity } from './storage';
-import { isSuspension, onSuspension } from './suspension';
+import { isSuspension, onSessionEnded, onSuspension } from './refusals';
 import { decodeToken, isExpired, refreshDelay } from './token';
 
 export interface Session extends StoredIdentity {
@@ -107,6 +107,22 @@ export function SessionProvider({
         setIsGuest(false);
         setMessage(null);
         setSuspension(serverMessage);
+        navigate('/', { replace: true });
+      }),
+    [clear, navigate],
+  );
+
+  // Ended by the server (signed out elsewhere, a security change): signed out here too, on whichever
+  // call noticed it. A refusal of a token this browser has since replaced changes nothing.
+  const tokenRef = useRef(identity.token);
+  tokenRef.current = identity.token;
+  useEffect(
+    () =>
+      onSessionEnded((token) => {
+        if (token === undefined || token !== tokenRef.current) return;
+        clear();
+        setIsGuest(false);
+        setMessage('session.ended');
         navigate('/', { replace: true });
       }),
     [clear, navigate],

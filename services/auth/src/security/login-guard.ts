@@ -5,6 +5,7 @@
 // itself out of that account. Each attempt is counted before the password is checked, in one Lua
 // step, and a right password gives its count back: a burst of parallel guesses cannot slip past the
 // allowance while the slow hash of the first ones runs.
+import { ERROR_CODE } from '@omc/contracts';
 import { addressBudgetKey, AppError } from '@omc/service-kit';
 import type { Redis } from 'ioredis';
 
@@ -74,12 +75,16 @@ export class RateLimited extends AppError {
     message: string,
     readonly retryAfterSeconds: number,
   ) {
-    super('RATE_LIMITED', 429, message);
+    super(ERROR_CODE.RATE_LIMITED, 429, message);
   }
 }
 
 function unavailable(): AppError {
-  return new AppError('UNAVAILABLE', 503, 'Sign-in is temporarily unavailable, please try again shortly');
+  return new AppError(
+    ERROR_CODE.UNAVAILABLE,
+    503,
+    'Sign-in is temporarily unavailable, please try again shortly',
+  );
 }
 
 export class LoginGuard {

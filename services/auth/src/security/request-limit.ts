@@ -2,6 +2,7 @@
 // counted in one atomic Redis step before any work, so a burst in parallel cannot slip past the limit,
 // and a refusal in one scope leaves the others uncounted. Counted whether or not the address has an
 // account, so the limits reveal nothing.
+import { ERROR_CODE } from '@omc/contracts';
 import { AppError } from '@omc/service-kit';
 import type { Redis } from 'ioredis';
 import { RateLimited } from './login-guard.js';
@@ -44,7 +45,11 @@ export async function countRequest(redis: Redis, windowMs: number, scopes: Limit
       ...active.map((s) => s.max),
     )) as [number, number];
   } catch {
-    throw new AppError('UNAVAILABLE', 503, 'This is temporarily unavailable, please try again shortly');
+    throw new AppError(
+      ERROR_CODE.UNAVAILABLE,
+      503,
+      'This is temporarily unavailable, please try again shortly',
+    );
   }
   const [refused, ttl] = reply;
   if (refused > 0) {

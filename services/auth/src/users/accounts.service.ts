@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import {
   ACCOUNT_SUSPENDED,
   DEFAULT_LANGUAGE,
+  ERROR_CODE,
   GameProfile,
   makeEvent,
   PaymentsProfile,
@@ -286,7 +287,7 @@ export async function deleteAccount(ctx: AuthContext, user: UserRow, caller: Cal
   if (!payments.ok) {
     caller.log.warn({ reason: payments.reason }, 'payments unavailable; account deletion refused');
     throw new AppError(
-      'UNAVAILABLE',
+      ERROR_CODE.UNAVAILABLE,
       503,
       'Cannot check your winnings right now, so the account was not deleted. Please try again later.',
     );

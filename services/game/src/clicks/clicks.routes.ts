@@ -1,4 +1,4 @@
-import { ACCOUNT_SUSPENDED, ClickResponse, suspendedMessage } from '@omc/contracts';
+import { ACCOUNT_SUSPENDED, ClickResponse, ERROR_CODE, suspendedMessage } from '@omc/contracts';
 import {
   addressBudgetKey,
   AppError,
@@ -31,13 +31,13 @@ function refusal(outcome: Exclude<ClickOutcome, { accepted: true }>, rates: Clic
     case 'unknown_user':
       return conflict('Your account is not known to the game yet; try again in a moment');
     case 'deleted_user':
-      return new AppError('UNAUTHORIZED', 401, 'This account no longer exists');
+      return new AppError(ERROR_CODE.UNAUTHORIZED, 401, 'This account no longer exists');
     case 'suspended':
       // The reason is read apart (only on this refusal), so the click path carries no text.
       return new AppError(ACCOUNT_SUSPENDED, 403, suspendedMessage(null));
     case 'stale_token':
       return new AppError(
-        'UNAUTHORIZED',
+        ERROR_CODE.UNAUTHORIZED,
         401,
         'Your account had a security change (password, email or sign-out everywhere) since this session signed in; please sign in again',
       );

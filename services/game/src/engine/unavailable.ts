@@ -1,12 +1,17 @@
+import { ERROR_CODE } from '@omc/contracts';
 import { AppError } from '@omc/service-kit';
 
 /** The answer to a player when Redis or Postgres fails under a request: try again shortly. */
 export const unavailable = () =>
-  new AppError('UNAVAILABLE', 503, 'The game is briefly unavailable; please try again');
+  new AppError(ERROR_CODE.UNAVAILABLE, 503, 'The game is briefly unavailable; please try again');
 
 /** The answer to a click while the journal holds all it may (Postgres has not taken it for a while). */
 export const journalFull = () =>
-  new AppError('UNAVAILABLE', 503, 'The game cannot record clicks right now; please try again shortly');
+  new AppError(
+    ERROR_CODE.UNAVAILABLE,
+    503,
+    'The game cannot record clicks right now; please try again shortly',
+  );
 
 /**
  * The answer to the click that closed a round decided by a Redis state since rebuilt from Postgres: the
@@ -14,7 +19,7 @@ export const journalFull = () =>
  */
 export const winDropped = () =>
   new AppError(
-    'UNAVAILABLE',
+    ERROR_CODE.UNAVAILABLE,
     503,
     'The round was restored from its record and your click was not counted; please try again',
   );

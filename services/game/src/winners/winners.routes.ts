@@ -1,4 +1,11 @@
-import { centsToEuros, ErrorBody, errorBody, WinnersQuery, WinnersResponse } from '@omc/contracts';
+import {
+  centsToEuros,
+  ERROR_CODE,
+  ErrorBody,
+  errorBody,
+  WinnersQuery,
+  WinnersResponse,
+} from '@omc/contracts';
 import { badRequest } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -49,7 +56,7 @@ export async function winnersRoutes(app: FastifyInstance, { deps }: GameContext)
           .header('cache-control', 'no-store')
           .send(
             errorBody('The winners list is unavailable for a moment; try again shortly', {
-              code: 'UNAVAILABLE',
+              code: ERROR_CODE.UNAVAILABLE,
               requestId: request.id,
             }),
           );

@@ -1,4 +1,10 @@
-import { CheckoutRequest, CheckoutResponse, ClientTokenResponse, type InternalAccount } from '@omc/contracts';
+import {
+  CheckoutRequest,
+  CheckoutResponse,
+  ClientTokenResponse,
+  type InternalAccount,
+  ERROR_CODE,
+} from '@omc/contracts';
 import { AppError, authenticate, authenticateIfPresent, authorityOf, freshAuthority } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -19,7 +25,7 @@ export async function checkoutRoutes(app: FastifyInstance, ctx: PaymentsContext)
         } catch (error) {
           request.log.warn({ err: (error as Error).message }, 'client token failed');
           throw new AppError(
-            'PROVIDER_UNAVAILABLE',
+            ERROR_CODE.PROVIDER_UNAVAILABLE,
             502,
             'The payment provider is unavailable; no client token could be made. Try again shortly.',
           );

@@ -1,6 +1,7 @@
 import {
   CollectResponse,
   ConfirmPayoutEmailRequest,
+  ERROR_CODE,
   INTERNAL_PAYOUT_EMAIL_TOKEN_PATH,
   InternalPayoutEmailToken,
   InternalPayoutEmailTokenParams,
@@ -96,7 +97,7 @@ export async function internalPayoutEmailRoutes(app: FastifyInstance, ctx: Payme
     async (request) => {
       const token = await ctx.payoutEmail.mintToken(request.params.requestId);
       if (token === undefined)
-        throw new AppError('GONE', 410, 'This payout email request may no longer be confirmed');
+        throw new AppError(ERROR_CODE.GONE, 410, 'This payout email request may no longer be confirmed');
       return { token };
     },
   );

@@ -5,6 +5,7 @@ import {
   CURRENCY,
   EMAIL_NOT_VERIFIED,
   EMAIL_NOT_VERIFIED_MESSAGE,
+  ERROR_CODE,
   makeEvent,
   PAYOUT_EMAIL_PENDING,
   PAYOUT_EMAIL_PENDING_COLLECT_MESSAGE,
@@ -30,7 +31,7 @@ import {
 } from './payouts.repo.js';
 import type { PayoutEmailService } from './payout-email.service.js';
 
-export const badGateway = (message: string) => new AppError('PROVIDER_UNAVAILABLE', 502, message);
+export const badGateway = (message: string) => new AppError(ERROR_CODE.PROVIDER_UNAVAILABLE, 502, message);
 
 export class PayoutsService {
   constructor(

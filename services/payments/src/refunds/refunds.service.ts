@@ -4,6 +4,7 @@
 // is recorded before the next, so whoever resumes the refund (the admin's request, or the background
 // pass that finishes every unfinished refund) picks up where the last one stopped and never refunds twice.
 import {
+  ERROR_CODE,
   formatEuroAmount,
   type InternalTakeBack,
   type InternalTakeBackRequest,
@@ -47,7 +48,7 @@ const REFUNDABLE = new Set(['settled', 'settling', 'settlement_confirmed']);
 
 const providerUnavailable = (message: string) =>
   new AppError(
-    'PROVIDER_UNAVAILABLE',
+    ERROR_CODE.PROVIDER_UNAVAILABLE,
     502,
     `Braintree did not answer (${message}). Nothing was refunded that we know of; send the same refund again: it looks at Braintree first and never refunds twice.`,
   );
@@ -241,7 +242,7 @@ export class RefundsService {
       await markFailed(db, purchase.id, message);
       this.metrics.refunds.inc({ outcome: 'refused' });
       return new AppError(
-        'PROVIDER_REFUSED',
+        ERROR_CODE.PROVIDER_REFUSED,
         502,
         `Braintree refused the refund: ${message}. Nothing moved.`,
       );

@@ -10,7 +10,7 @@ import {
   type Caller,
   type ServiceCredentials,
 } from '@omc/service-kit';
-import { INTERNAL_ACCOUNT_PATH, InternalAccount } from '@omc/contracts';
+import { ERROR_CODE, INTERNAL_ACCOUNT_PATH, InternalAccount } from '@omc/contracts';
 
 export interface AccountCheckOptions {
   authUrl: string;
@@ -20,7 +20,7 @@ export interface AccountCheckOptions {
 
 const cannotAsk = () =>
   new AppError(
-    'AUTH_UNAVAILABLE',
+    ERROR_CODE.AUTH_UNAVAILABLE,
     503,
     'Cannot check your account right now, so nothing was moved. Try again shortly.',
   );

@@ -2,7 +2,9 @@
 // on no stream): auth checks the password or a recent sign-in and mails the link and the notices, and says
 // an account's security epoch when the link comes back. No answer means nothing changes (503).
 import {
+  ERROR_CODE,
   INTERNAL_PAYOUT_EMAIL_MAIL_PATH,
+  isErrorCode,
   InternalAccountSecurity,
   internalAccountSecurityPath,
   type InternalPayoutEmailMail,
@@ -26,7 +28,7 @@ export interface AuthPayoutMailOptions {
 
 const cannotAsk = () =>
   new AppError(
-    'AUTH_UNAVAILABLE',
+    ERROR_CODE.AUTH_UNAVAILABLE,
     503,
     'Cannot reach the account service right now, so the PayPal email did not change. Try again shortly.',
   );
@@ -43,7 +45,7 @@ async function refusal(response: Response): Promise<AppError> {
   if (response.status === 429)
     return new RetryLater(message, Math.max(1, Number(response.headers.get('retry-after')) || 1));
   return new AppError(
-    typeof body?.code === 'string' ? body.code : 'BAD_REQUEST',
+    isErrorCode(body?.code) ? body.code : ERROR_CODE.BAD_REQUEST,
     response.status,
     message,
     typeof body?.field === 'string' ? body.field : undefined,

@@ -5,8 +5,16 @@ import { fakeApi, json, makeToken, profile, storeSession } from '../../test/fake
 import { renderApp } from '../../test/render';
 
 const inFifteenMinutes = () => Math.floor(Date.now() / 1000) + 900;
+/** A refusal as auth sends it: the code of its status (contracts' error list), the field when there is one. */
+const CODE_OF: Record<number, string> = { 400: 'BAD_REQUEST', 403: 'FORBIDDEN', 409: 'CONFLICT' };
 const tokenError = (status: number, field?: string) =>
-  json(status, { message: 'refused', error: 'refused', msg: 'refused', ...(field ? { field } : {}) });
+  json(status, {
+    message: 'refused',
+    error: 'refused',
+    msg: 'refused',
+    code: CODE_OF[status],
+    ...(field ? { field } : {}),
+  });
 
 describe('email change', () => {
   it('asks for the change, says to check the new inbox, and the profile shows the pending address', async () => {

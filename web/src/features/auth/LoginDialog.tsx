@@ -4,7 +4,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
 import { authApi } from '../../api/auth';
-import { ApiError } from '../../api/http';
+import { ApiClientError } from '../../api/http';
 import { Dialog } from '../../components/Dialog';
 import { FormMessage } from '../../components/FormMessage';
 import { PasswordInput } from '../../components/PasswordInput';
@@ -19,7 +19,7 @@ export const LOGIN_FOCUS_DELAY_MS = 50;
  * shows the server's message or "invalid credentials".
  */
 export function loginErrorKey(error: unknown): { text?: string; key: string } {
-  if (!(error instanceof ApiError)) return { key: 'login.errorGeneric' };
+  if (!(error instanceof ApiClientError)) return { key: 'login.errorGeneric' };
   if (error.status === 0) return { key: 'common.errorGeneric' };
   if (!error.json) return { key: 'login.errorGeneric' };
   if (error.serverMessage) return { text: error.serverMessage, key: '' };

@@ -34,7 +34,7 @@ describe('forgot password', () => {
   it('says when there were too many requests, and goes back to log in', async () => {
     fakeApi({
       'POST /api/user/forgot-password': () =>
-        json(429, { message: 'Too many', error: 'Too many', msg: 'Too many' }),
+        json(429, { message: 'Too many', error: 'Too many', msg: 'Too many', code: 'RATE_LIMITED' }),
     });
     const { user } = await openForgot();
     fireEvent.change(screen.getByLabelText('Correo electrónico'), { target: { value: 'ana@example.com' } });

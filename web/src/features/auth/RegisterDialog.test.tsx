@@ -107,17 +107,17 @@ describe('registration', () => {
 
 describe('login errors (SPEC section 8)', () => {
   it('tells no answer, a non-JSON answer and a refusal apart', async () => {
-    const { ApiError } = await import('../../api/http');
+    const { ApiClientError } = await import('../../api/http');
     const { loginErrorKey } = await import('./LoginDialog');
-    expect(loginErrorKey(new ApiError(0, undefined))).toEqual({ key: 'common.errorGeneric' });
-    expect(loginErrorKey(new ApiError(502, undefined, undefined, false))).toEqual({
+    expect(loginErrorKey(new ApiClientError(0, undefined))).toEqual({ key: 'common.errorGeneric' });
+    expect(loginErrorKey(new ApiClientError(502, undefined, { json: false }))).toEqual({
       key: 'login.errorGeneric',
     });
-    expect(loginErrorKey(new ApiError(401, 'Usuario bloqueado', undefined, true))).toEqual({
+    expect(loginErrorKey(new ApiClientError(401, 'Usuario bloqueado', { json: true }))).toEqual({
       text: 'Usuario bloqueado',
       key: '',
     });
-    expect(loginErrorKey(new ApiError(401, undefined, undefined, true))).toEqual({
+    expect(loginErrorKey(new ApiClientError(401, undefined, { json: true }))).toEqual({
       key: 'login.invalidCredentials',
     });
   });

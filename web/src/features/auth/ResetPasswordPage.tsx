@@ -6,7 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import { authApi } from '../../api/auth';
-import { ApiError } from '../../api/http';
+import { ApiClientError } from '../../api/http';
 import { FormMessage } from '../../components/FormMessage';
 import { LanguageSwitcher } from '../../components/LanguageSwitcher';
 import { PasswordInput } from '../../components/PasswordInput';
@@ -37,9 +37,9 @@ export function ResetPasswordPage() {
     },
     onError: (failure) =>
       setError(
-        failure instanceof ApiError && failure.field === 'token'
+        failure instanceof ApiClientError && failure.field === 'token'
           ? t('resetPassword.linkInvalid')
-          : failure instanceof ApiError && failure.serverMessage
+          : failure instanceof ApiClientError && failure.serverMessage
             ? failure.serverMessage
             : t('resetPassword.errorGeneric'),
       ),

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../api/http';
+import { ApiClientError } from '../../api/http';
 import { BUSY_ATTEMPTS, busyDelayMs, withBusyRetry } from './busyRetry';
 
-const busy = () => new ApiError(503, 'busy', undefined, true, 1);
+const busy = () => new ApiClientError(503, 'busy', { json: true, retryAfterS: 1 });
 
 describe('retrying a click the flooded game refused', () => {
   it('waits longer after each refusal, never less than Retry-After, never more than 15 s unless told to', () => {
@@ -20,7 +20,8 @@ describe('retrying a click the flooded game refused', () => {
     const result = await withBusyRetry(
       async () => {
         calls += 1;
-        if (calls === 1) throw new ApiError(429, 'too soon', undefined, true, 4, 'RETRY_TOO_SOON');
+        if (calls === 1)
+          throw new ApiClientError(429, 'too soon', { json: true, retryAfterS: 4, code: 'RETRY_TOO_SOON' });
         return 'ok';
       },
       () => undefined,
@@ -60,14 +61,14 @@ describe('retrying a click the flooded game refused', () => {
         () => undefined,
         async () => undefined,
       ),
-    ).rejects.toBeInstanceOf(ApiError);
+    ).rejects.toBeInstanceOf(ApiClientError);
     expect(calls).toBe(BUSY_ATTEMPTS);
     calls = 0;
     await expect(
       withBusyRetry(
         async () => {
           calls += 1;
-          throw new ApiError(429, 'too fast');
+          throw new ApiClientError(429, 'too fast');
         },
         () => undefined,
         async () => undefined,

@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { authApi } from '../../api/auth';
-import { ApiError } from '../../api/http';
+import { ApiClientError } from '../../api/http';
 import { Dialog } from '../../components/Dialog';
 import { useNotices } from '../../components/Notices';
 import { useSession } from '../../session/SessionProvider';
@@ -19,13 +19,13 @@ export function DeleteAccountDialog({ open, onClose }: { open: boolean; onClose:
       logout();
     },
     onError: (error) => {
-      if (error instanceof ApiError && error.serverMessage)
+      if (error instanceof ApiClientError && error.serverMessage)
         notify({ tone: 'error', text: error.serverMessage });
       else
         notify({
           tone: 'error',
           key:
-            error instanceof ApiError && error.status >= 500
+            error instanceof ApiClientError && error.status >= 500
               ? 'deleteAccount.serverError'
               : 'deleteAccount.errorGeneric',
         });

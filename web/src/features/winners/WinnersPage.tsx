@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
 import { winnersQuery } from '../../api/game';
-import { ApiError } from '../../api/http';
+import { ApiClientError } from '../../api/http';
 import { FormMessage } from '../../components/FormMessage';
 import { PageHeader } from '../../components/PageHeader';
 import { embeddedWinners, forgetEmbeddedWinners, syncTimeZoneHint } from './embedded';
@@ -30,7 +30,7 @@ export function WinnersPage() {
   }, []);
   const list = winners.data?.pages.flatMap((page) => page.winners) ?? [];
   const loadError =
-    winners.error instanceof ApiError && winners.error.status >= 500
+    winners.error instanceof ApiClientError && winners.error.status >= 500
       ? t('winners.errorInternal')
       : t('winners.errorFetch');
 

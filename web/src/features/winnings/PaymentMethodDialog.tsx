@@ -5,7 +5,7 @@ import { validatePaymentMethodForm } from '@omc/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ApiError, errorText } from '../../api/http';
+import { ApiClientError, errorText } from '../../api/http';
 import { queryKeys } from '../../api/keys';
 import { paymentsApi } from '../../api/payments';
 import { Dialog } from '../../components/Dialog';
@@ -43,7 +43,7 @@ function PaymentMethodForm({ onClose, currentEmail }: { onClose: () => void; cur
       void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
     },
     onError: (failure) => {
-      if (failure instanceof ApiError && failure.field === 'currentPassword') {
+      if (failure instanceof ApiClientError && failure.field === 'currentPassword') {
         // Asked for (no recent sign-in) or wrong: the field is shown, with the server's reason.
         setAskPassword(true);
         return setError(

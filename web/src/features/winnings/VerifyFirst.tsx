@@ -2,14 +2,14 @@
 // moving nothing): the payout dialog says so, names the address, and can send the link again.
 import { EMAIL_NOT_VERIFIED } from '@omc/contracts';
 import { useTranslation } from 'react-i18next';
-import { ApiError } from '../../api/http';
+import { ApiClientError } from '../../api/http';
 import { ResendVerification } from '../auth/ResendVerification';
 
 /** The id of the notice's text, for the confirm button's description. */
 export const VERIFY_FIRST_TEXT_ID = 'verify-first-text';
 
 export function isEmailNotVerified(error: unknown): boolean {
-  return error instanceof ApiError && error.code === EMAIL_NOT_VERIFIED;
+  return error instanceof ApiClientError && error.code === EMAIL_NOT_VERIFIED;
 }
 
 export function VerifyFirst({ email }: { email: string }) {

@@ -1,0 +1,52 @@
+// The workspace as the checks read it: its packages (name, folder, exports) and its TypeScript files.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+export const root = process.cwd();
+
+/** Folders no check reads: installed, built, generated or run-time data. */
+const SKIPPED = new Set(['node_modules', 'dist', '.data', '.git']);
+
+export interface WorkspacePackage {
+  name: string;
+  dir: string;
+  exports: Record<string, string>;
+  scripts: Record<string, string>;
+}
+
+export function workspacePackages(): WorkspacePackage[] {
+  const globs = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')
+    .split('\n')
+    .filter((line) => /^\s+- /.test(line) && !line.includes(':'))
+    .map((line) => line.replace(/^\s+- /, '').trim());
+  const dirs = globs.flatMap((glob) => {
+    if (!glob.endsWith('/*')) return [glob];
+    const parent = glob.slice(0, -2);
+    return existsSync(join(root, parent)) ? readdirSync(join(root, parent)).map((d) => join(parent, d)) : [];
+  });
+  return dirs
+    .filter((dir) => existsSync(join(root, dir, 'package.json')))
+    .map((dir) => {
+      const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as {
+        name: string;
+        exports?: Record<string, string>;
+        scripts?: Record<string, string>;
+      };
+      return { name: manifest.name, dir, exports: manifest.exports ?? {}, scripts: manifest.scripts ?? {} };
+    });
+}
+
+/** Every file under `dir` (relative to the root) whose name passes `keep`, skipping SKIPPED folders. */
+export function filesUnder(dir: string, keep: (name: string) => boolean): string[] {
+  const found: string[] = [];
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at)) {
+      if (SKIPPED.has(entry)) continue;
+      const path = join(at, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (keep(entry)) found.push(relative(root, path));
+    }
+  };
+  if (existsSync(join(root, dir))) walk(join(root, dir));
+  return found;
+}
