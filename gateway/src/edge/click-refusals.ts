@@ -2,22 +2,19 @@
 // overload, 429 for an early retry, 400 for a refused client's body that is not JSON. Each has the usual
 // error body, `Cache-Control: no-store` and the API's security headers; bodies are built once.
 import type { ServerResponse } from 'node:http';
-import { errorBody } from '@omc/contracts';
+import { ERROR_CODE, errorBody, errorMessage } from '@omc/contracts';
 import { API_SECURITY_HEADERS } from './security-headers.js';
 
-export const OVERLOADED_CODE = 'OVERLOADED';
-export const RETRY_TOO_SOON_CODE = 'RETRY_TOO_SOON';
+export const OVERLOADED_CODE = ERROR_CODE.OVERLOADED;
+export const RETRY_TOO_SOON_CODE = ERROR_CODE.RETRY_TOO_SOON;
 
 const json = (message: string, code: string) => JSON.stringify(errorBody(message, { code }));
-const overloadedBody = json(
-  'The game is very busy right now; your click was not counted, try again in a moment',
-  OVERLOADED_CODE,
+const overloadedBody = json(errorMessage(OVERLOADED_CODE), OVERLOADED_CODE);
+const earlyBody = json(errorMessage(RETRY_TOO_SOON_CODE), RETRY_TOO_SOON_CODE);
+const badJsonBody = json(
+  errorMessage(ERROR_CODE.FST_ERR_CTP_INVALID_JSON_BODY),
+  ERROR_CODE.FST_ERR_CTP_INVALID_JSON_BODY,
 );
-const earlyBody = json(
-  'Too soon: wait for the Retry-After you were given before clicking again',
-  RETRY_TOO_SOON_CODE,
-);
-const badJsonBody = json('Request body is not valid JSON', 'FST_ERR_CTP_INVALID_JSON_BODY');
 
 const headers = (body: string): Record<string, string | number> => ({
   'content-type': 'application/json; charset=utf-8',

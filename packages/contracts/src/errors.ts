@@ -68,6 +68,14 @@ export const ERRORS = define({
     status: 503,
     meaning: 'Payments could not reach the game; send the same request again.',
   },
+  PAYMENTS_UNAVAILABLE: {
+    status: 503,
+    meaning: 'The game could not reach payments to confirm a refund; payments sends it again.',
+  },
+  PURCHASE_DISPUTED: {
+    status: 409,
+    meaning: 'A refund refused: the purchase is disputed or charged back at the provider; nothing moved.',
+  },
   PROVIDER_UNAVAILABLE: { status: 502, meaning: 'Braintree or PayPal did not answer.' },
   PROVIDER_REFUSED: { status: 502, meaning: 'Braintree or PayPal refused; nothing moved.' },
   UPSTREAM_UNAVAILABLE: { meaning: 'The gateway could not reach the service behind it (502, 503 or 504).' },

@@ -4,11 +4,11 @@
 // it waited past CLICK_QUEUE_TARGET_MS after the engine had no room for CLICK_QUEUE_INTERVAL_MS (a
 // standing queue, not a burst), or when the queue is full: nothing was counted, the page retries later.
 // The engine itself is unchanged: the turn wraps the one call that queues a click.
-import { errorBody } from '@omc/contracts';
+import { ERROR_CODE, errorBody, errorMessage } from '@omc/contracts';
 import { Admission, type Metrics } from '@omc/service-kit';
 import type { FastifyReply } from 'fastify';
 
-export const OVERLOADED_CODE = 'OVERLOADED';
+export const OVERLOADED_CODE = ERROR_CODE.OVERLOADED;
 
 export interface ClickQueueOptions {
   /** Clicks in the engine at most; 0 turns admission off (the queue unbounded). */
@@ -45,7 +45,7 @@ export function clickGate(options: ClickQueueOptions, metrics?: Metrics): ClickG
   metrics?.gauge('game_click_queue_limit', 'Clicks the game lets in the engine at once', [], function () {
     this.set(admission.stats().limit);
   });
-  const message = 'The game is very busy right now; your click was not counted, try again in a moment';
+  const message = errorMessage(OVERLOADED_CODE);
   return {
     async run(reply, work) {
       const outcome = await admission.run(async () => ({ value: await work() }));
