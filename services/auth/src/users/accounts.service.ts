@@ -26,6 +26,7 @@ import { verificationRequest } from '../verification/verification.service.js';
 import { RateLimited } from '../security/login-guard.js';
 import { issueRefreshToken, type ClientInfo } from '../sessions/refresh-tokens.js';
 import { endSessions } from '../sessions/end-sessions.js';
+import { lockSessionsOf } from '../sessions/sessions.repo.js';
 import { securityEvent } from '../sessions/security-events.js';
 import {
   deleteUser,
@@ -132,20 +133,26 @@ export async function login(
     throw unauthorized(INVALID_CREDENTIALS);
   }
   await ctx.guard.succeed(ip, account);
-  // Only someone who knows the password learns of the suspension and its reason.
-  if (user.suspended_at) {
+  const suspended = (reason: string | null) => {
     logins.inc({ outcome: 'suspended' });
-    throw new AppError(ACCOUNT_SUSPENDED, 403, suspendedMessage(user.suspended_reason));
-  }
+    return new AppError(ACCOUNT_SUSPENDED, 403, suspendedMessage(reason));
+  };
+  // Only someone who knows the password learns of the suspension and its reason.
+  if (user.suspended_at) throw suspended(user.suspended_reason);
   const client: ClientInfo = { ip, userAgent };
-  const session = await issueRefreshToken(
-    ctx.deps.db,
-    user.id,
-    ctx.deps.clock(),
-    refreshSettings(ctx),
-    undefined,
-    client,
-  );
+  // The session starts under the account's lock, the one every ending takes: a password change (or a
+  // suspension) that committed since the checks above is seen here, and the login is refused.
+  const session = await ctx.deps.db.transaction().execute(async (trx) => {
+    const locked = await lockSessionsOf(trx, user.id);
+    if (locked?.password_hash !== user.password_hash) return 'invalid' as const;
+    if (locked.suspended_at) return { suspendedFor: locked.suspended_reason };
+    return issueRefreshToken(trx, user.id, ctx.deps.clock(), refreshSettings(ctx), undefined, client);
+  });
+  if (session === 'invalid') {
+    logins.inc({ outcome: 'invalid' });
+    throw unauthorized(INVALID_CREDENTIALS);
+  }
+  if ('suspendedFor' in session) throw suspended(session.suspendedFor);
   logins.inc({ outcome: 'success' });
   return { user, refreshToken: session.token, accessToken: ctx.signAccessToken(user, session.familyId) };
 }
