@@ -58,6 +58,11 @@ export const baseEnvSchema = z.object({
   HOST: env.host(),
   /** Pino's level for the process's JSON log lines. */
   LOG_LEVEL: env.logLevel(),
+  /**
+   * A second listener that serves /metrics alone (for Prometheus; the main port then answers it 404).
+   * 0: none, and /metrics is served on the main port.
+   */
+  METRICS_PORT: env.port(0),
   /** The service's own Postgres database (postgres://user:pass@host:5432/name). */
   DATABASE_URL: env.url(['postgres', 'postgresql']),
   /** Redis (redis://, or rediss:// for TLS). */

@@ -58,9 +58,26 @@ export function createMetrics(service: string, defaults = true): Metrics {
   };
 }
 
-export function registerMetrics(app: FastifyInstance, metrics: Metrics): void {
+const listeners = new WeakMap<FastifyInstance, FastifyInstance>();
+
+/**
+ * Times `app`'s requests and exports its readiness. /metrics is served on `app` itself, or, given a
+ * listener (a server of its own, on METRICS_PORT), there alone: it closes with `app`.
+ */
+export function registerMetrics(app: FastifyInstance, metrics: Metrics, listener?: FastifyInstance): void {
   observeRequests(app, metrics);
-  serveMetrics(app, metrics);
+  if (!listener) return serveMetrics(app, metrics);
+  exportReadiness(app, metrics);
+  metricsRoute(listener, metrics);
+  listeners.set(app, listener);
+  app.addHook('onClose', async () => {
+    await listener.close();
+  });
+}
+
+/** Starts `app`'s metrics listener, if it has one (runService calls it once `app` listens). */
+export async function listenMetrics(app: FastifyInstance, port: number, host: string): Promise<void> {
+  await listeners.get(app)?.listen({ port, host });
 }
 
 /** Times every request of `app` into http_request_duration_seconds (health and metrics requests aside). */
@@ -83,6 +100,11 @@ export function observeRequests(app: FastifyInstance, metrics: Metrics): void {
 
 /** GET /metrics on `app`: the registry in Prometheus's text format (the gateway serves it on its internal listener). */
 export function serveMetrics(app: FastifyInstance, metrics: Metrics): void {
+  exportReadiness(app, metrics);
+  metricsRoute(app, metrics);
+}
+
+function exportReadiness(app: FastifyInstance, metrics: Metrics): void {
   // Readiness as Prometheus sees it: evaluated at each scrape as well as at each probe, and every change
   // counted, so a flapping dependency shows even when the scrapes land between the flaps.
   const readiness = readinessOf(app);
@@ -102,6 +124,9 @@ export function serveMetrics(app: FastifyInstance, metrics: Metrics): void {
       },
     );
   }
+}
+
+function metricsRoute(app: FastifyInstance, metrics: Metrics): void {
   app.get('/metrics', { logLevel: 'warn' }, async (_request, reply) => {
     reply.header('content-type', metrics.registry.contentType);
     return metrics.registry.metrics();

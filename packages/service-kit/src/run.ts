@@ -3,11 +3,13 @@
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from './config.js';
+import { listenMetrics } from './metrics.js';
 import { stopTracing } from './tracing.js';
 
 /** The settings every service's config has under these names. */
 interface RunConfig {
   PORT?: number;
+  METRICS_PORT?: number;
   HOST: string;
   SHUTDOWN_GRACE_MS: number;
 }
@@ -54,4 +56,5 @@ export async function runService<
   });
   await options.start?.(app);
   await app.listen({ port: options.port?.(config) ?? config.PORT ?? 0, host: config.HOST });
+  if (config.METRICS_PORT) await listenMetrics(app, config.METRICS_PORT, config.HOST);
 }

@@ -1,6 +1,6 @@
 // The start every service's buildApp shares: the server, access tokens when the service checks them,
 // /healthz and /readyz over the service's connections (whichever of db, redis and nats its deps hold),
-// and /metrics.
+// and /metrics (on METRICS_PORT when it is set).
 import type { Kysely } from 'kysely';
 import { registerTokens, type TokenKeys } from './auth.js';
 import { pingDb } from './db.js';
@@ -19,6 +19,8 @@ export interface ServiceAppDeps {
   db?: Kysely<any>;
   redis?: Redis;
   nats?: Nats;
+  /** METRICS_PORT above 0: /metrics on a listener of its own (runService starts it), not on the app. */
+  config?: { METRICS_PORT?: number };
 }
 
 export type Store = 'postgres' | 'redis' | 'nats';
@@ -51,6 +53,9 @@ export async function createServiceApp(deps: ServiceAppDeps, options: ServiceApp
   for (const [name, check] of Object.entries(stores) as [Store, Check][])
     (options.readyWithout?.includes(name) ? reported : checks)[name] = check;
   registerHealth(app, checks, 1000, reported);
-  registerMetrics(app, deps.metrics);
+  const listener = deps.config?.METRICS_PORT
+    ? createServer({ name: `${options.name}-metrics`, logger: options.logger, log: deps.log })
+    : undefined;
+  registerMetrics(app, deps.metrics, listener);
   return app;
 }

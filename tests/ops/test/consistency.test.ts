@@ -42,11 +42,12 @@ function composeVariables(name: string): Set<string> {
   return new Set(Object.keys(service.environment ?? {}).map((k) => k.replace(/_FILE$/, '')));
 }
 
-// Kubernetes gives some names that compose leaves to their defaults: the pod's name, the proxy in front
-// of the gateway, plain-HTTP cookies (set per service in compose), provider settings and credentials (none in
+// Kubernetes gives some names that compose leaves to their defaults: the pod's name, the metrics port
+// (compose serves /metrics on the main port), the proxy in front of the gateway, plain-HTTP cookies (set per service in compose), provider settings and credentials (none in
 // compose; the gateway loads payments' ConfigMap for the emulator's address).
 const K8S_ONLY = new Set([
   'INSTANCE_NAME',
+  'METRICS_PORT',
   'TRUST_PROXY',
   'COOKIE_SECURE',
   'BRAINTREE_ENVIRONMENT',
@@ -64,7 +65,7 @@ describe.each(DEPLOYABLES.map((d) => [d.name, d] as const))('%s', (name, d) => {
     expect(String(compose.environment!.PORT)).toBe(String(d.defaultPort));
     const container = k8sContainer(name);
     expect(container.ports.map((p) => p.containerPort)).toEqual(
-      [d.defaultPort, d.internalPort, d.callsPort].filter((p) => p !== undefined),
+      [d.defaultPort, d.internalPort, d.callsPort, d.metricsPort].filter((p) => p !== undefined),
     );
     // The game's listener for auth's calls.
     if (d.callsPort) {

@@ -186,7 +186,10 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
         { name: 'http', containerPort: d.defaultPort, protocol: 'TCP' },
         ...(d.internalPort ? [{ name: 'internal', containerPort: d.internalPort, protocol: 'TCP' }] : []),
         ...(d.callsPort ? [{ name: 'internal', containerPort: d.callsPort, protocol: 'TCP' }] : []),
+        ...(d.metricsPort ? [{ name: 'metrics', containerPort: d.metricsPort, protocol: 'TCP' }] : []),
       ]);
+      if (d.metricsPort)
+        expect(container!.env!.find((e) => e.name === 'METRICS_PORT')?.value).toBe(String(d.metricsPort));
       if (d.callsPort)
         expect(container!.env!.find((e) => e.name === 'INTERNAL_PORT')?.value).toBe(String(d.callsPort));
       if (d.internalPort)
@@ -196,7 +199,7 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
       // Prometheus scrapes the system's own parts (not the emulators) where /metrics answers.
       if (d.name !== 'emulators')
         expect(templateAnnotations(deployment)['prometheus.io/port']).toBe(
-          String(d.internalPort ?? d.defaultPort),
+          String(d.internalPort ?? d.metricsPort ?? d.defaultPort),
         );
       expect(container!.env!.find((e) => e.name === 'PORT')?.value).toBe(String(d.defaultPort));
       expect(container!.image).toBe(
@@ -210,6 +213,9 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
         { name: 'http', port: d.defaultPort, targetPort: 'http', protocol: 'TCP' },
         ...(d.callsPort
           ? [{ name: 'internal', port: d.callsPort, targetPort: 'internal', protocol: 'TCP' }]
+          : []),
+        ...(d.metricsPort
+          ? [{ name: 'metrics', port: d.metricsPort, targetPort: 'metrics', protocol: 'TCP' }]
           : []),
       ]);
       expect((service.spec as { selector: Record<string, string> }).selector).toEqual({
@@ -372,7 +378,7 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
       }
     expect([...actual].sort()).toEqual([...expected].sort());
 
-    // From outside the namespace: the ingress controller reaches the gateway and realtime only; Prometheus scrapes all.
+    // From outside the namespace: the ingress controller reaches the gateway and realtime only; Prometheus scrapes all, on their metrics ports.
     const ingressController: Endpoint = {
       labels: {},
       namespaceLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' },
@@ -388,12 +394,13 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
         allowed(policies, nsLabels, ingressController, pod(name), port),
         `ingress-nginx -> ${name}`,
       ).toBe(['gateway', 'realtime'].includes(name));
-      const scraped = DEPLOYABLES.find((d) => d.name === name)!.internalPort ?? port;
+      const d = DEPLOYABLES.find((x) => x.name === name)!;
+      const scraped = d.internalPort ?? d.metricsPort ?? port;
       expect(allowed(policies, nsLabels, monitoring, pod(name), scraped), `monitoring -> ${name}`).toBe(
         name !== 'emulators',
       );
       if (scraped !== port) {
-        // The gateway's internal port is Prometheus's alone, and its public port is not Prometheus's.
+        // The metrics port (the gateway's internal one) is Prometheus's alone, and the main port is not Prometheus's.
         expect(
           allowed(policies, nsLabels, monitoring, pod(name), port),
           `monitoring -> ${name}:${port}`,

@@ -1,5 +1,5 @@
-// Every mail a user can trigger is under one quota, per account and per address mailed: verification,
-// password reset, email change and payout email alike. Each path adds these scopes to the one atomic
+// Every mail a user can trigger is under one quota, per account and per address mailed: verification
+// (sign-up's included), password reset, email change and payout email alike. Each path adds these scopes to the one atomic
 // count it makes before any work (request-limit.ts), so a burst cannot slip past; past them, 429 with
 // Retry-After and the limit named.
 import type { Config } from '../config.js';

@@ -24,8 +24,11 @@ import { callUpstream } from '../profile/upstreams.js';
 import { hashPassword, verifyPassword } from '../security/passwords.js';
 import { verificationRequest } from '../verification/verification.service.js';
 import { RateLimited } from '../security/login-guard.js';
+import { countRequest } from '../security/request-limit.js';
+import { mailQuota } from '../mail/quota.js';
 import { issueRefreshToken, type ClientInfo } from '../sessions/refresh-tokens.js';
 import { endSessions } from '../sessions/end-sessions.js';
+import { lockSessionsOf } from '../sessions/sessions.repo.js';
 import { securityEvent } from '../sessions/security-events.js';
 import {
   deleteUser,
@@ -41,6 +44,11 @@ export interface SignedIn {
   user: UserRow;
   accessToken: string;
   refreshToken: string;
+}
+
+export interface Registered extends SignedIn {
+  /** Seconds until the verification mail may be asked for again, when the mail quota left it unsent. */
+  verificationMailIn?: number;
 }
 
 const INVALID_CREDENTIALS = 'Invalid credentials';
@@ -66,14 +74,27 @@ export async function register(
   input: RegisterRequest,
   ip: string,
   userAgent?: string,
-): Promise<SignedIn> {
+): Promise<Registered> {
   await ctx.guard.countRegistration(ip);
   const passwordHash = await hashPassword(input.password);
   const now = ctx.deps.clock();
+  const id = randomUUID();
+  // The verification mail is under the one mail quota; past it, the account is still made, unmailed.
+  let verificationMailIn: number | undefined;
+  try {
+    await countRequest(
+      ctx.deps.redis,
+      ctx.deps.config.RESET_WINDOW_MS,
+      mailQuota(ctx.deps.config, { accountId: id, to: [input.email] }),
+    );
+  } catch (error) {
+    if (!(error instanceof RateLimited)) throw error;
+    verificationMailIn = error.retryAfterSeconds;
+  }
   try {
     const { user, session } = await ctx.deps.db.transaction().execute(async (trx) => {
       const user = await insertUser(trx, {
-        id: randomUUID(),
+        id,
         username: input.username,
         email: input.email,
         passwordHash,
@@ -90,7 +111,7 @@ export async function register(
           preferredLanguage: user.preferred_language,
         }),
       );
-      await enqueue(trx, verificationRequest(user));
+      if (verificationMailIn === undefined) await enqueue(trx, verificationRequest(user));
       const session = await issueRefreshToken(trx, user.id, now, refreshSettings(ctx), undefined, {
         ip,
         userAgent,
@@ -103,6 +124,7 @@ export async function register(
       user,
       refreshToken: session.token,
       accessToken: ctx.signAccessToken(user, session.familyId),
+      verificationMailIn,
     };
   } catch (error) {
     uniqueConflict(error);
@@ -132,20 +154,26 @@ export async function login(
     throw unauthorized(INVALID_CREDENTIALS);
   }
   await ctx.guard.succeed(ip, account);
-  // Only someone who knows the password learns of the suspension and its reason.
-  if (user.suspended_at) {
+  const suspended = (reason: string | null) => {
     logins.inc({ outcome: 'suspended' });
-    throw new AppError(ACCOUNT_SUSPENDED, 403, suspendedMessage(user.suspended_reason));
-  }
+    return new AppError(ACCOUNT_SUSPENDED, 403, suspendedMessage(reason));
+  };
+  // Only someone who knows the password learns of the suspension and its reason.
+  if (user.suspended_at) throw suspended(user.suspended_reason);
   const client: ClientInfo = { ip, userAgent };
-  const session = await issueRefreshToken(
-    ctx.deps.db,
-    user.id,
-    ctx.deps.clock(),
-    refreshSettings(ctx),
-    undefined,
-    client,
-  );
+  // The session starts under the account's lock, the one every ending takes: a password change (or a
+  // suspension) that committed since the checks above is seen here, and the login is refused.
+  const session = await ctx.deps.db.transaction().execute(async (trx) => {
+    const locked = await lockSessionsOf(trx, user.id);
+    if (locked?.password_hash !== user.password_hash) return 'invalid' as const;
+    if (locked.suspended_at) return { suspendedFor: locked.suspended_reason };
+    return issueRefreshToken(trx, user.id, ctx.deps.clock(), refreshSettings(ctx), undefined, client);
+  });
+  if (session === 'invalid') {
+    logins.inc({ outcome: 'invalid' });
+    throw unauthorized(INVALID_CREDENTIALS);
+  }
+  if ('suspendedFor' in session) throw suspended(session.suspendedFor);
   logins.inc({ outcome: 'success' });
   return { user, refreshToken: session.token, accessToken: ctx.signAccessToken(user, session.familyId) };
 }

@@ -35,7 +35,12 @@ export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Prom
     async (request, reply) => {
       const signedIn = await accounts.register(ctx, request.body, request.ip, request.headers['user-agent']);
       setRefreshCookie(reply, config, signedIn.refreshToken);
-      return reply.status(201).send({ token: signedIn.accessToken, message: 'Registration successful' });
+      const { verificationMailIn: wait } = signedIn;
+      const message =
+        wait === undefined
+          ? 'Registration successful'
+          : `Registration successful. The verification mail was not sent: this address was mailed too often. Ask for it again from your profile in ${wait} seconds.`;
+      return reply.status(201).send({ token: signedIn.accessToken, message });
     },
   );
 
