@@ -5,7 +5,7 @@
 // config.ts declares, one the code reads from process.env, or a standard one; an upper-case name in
 // backticks must be such a variable or a name the code, manifests or images use. Paths and names with a
 // placeholder (`<service>`, `*`, `{a,b}`) are not checked.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { filesUnder, root, workspacePackages } from './workspace-files.js';
 
@@ -147,9 +147,30 @@ export function checkDocs(): Finding[] {
   return findings;
 }
 
+/** docs/ as a whole (the generated configuration reference included), and each hand-written page. */
+export const DOCS_BUDGET_BYTES = 250_000;
+export const PAGE_BUDGET_BYTES = 30_000;
+const GENERATED_PAGES = new Set(['docs/configuration.md']);
+
+/** What is over the docs' size budgets (CONTRIBUTING.md, "Docs"). */
+export function checkDocsSize(): string[] {
+  const files = filesUnder('docs', () => true);
+  const size = (file: string) => statSync(join(root, file)).size;
+  const over = files
+    .filter((file) => !GENERATED_PAGES.has(file) && size(file) > PAGE_BUDGET_BYTES)
+    .map((file) => `${file} is ${size(file)} bytes, over the ${PAGE_BUDGET_BYTES} of a page`);
+  const total = files.reduce((sum, file) => sum + size(file), 0);
+  if (total > DOCS_BUDGET_BYTES) over.push(`docs/ is ${total} bytes, over its ${DOCS_BUDGET_BYTES}`);
+  return over;
+}
+
 if (process.argv[1] && relative(root, process.argv[1]).startsWith('scripts/checks/docs-references')) {
   const findings = [...new Map(checkDocs().map((f) => [`${f.page}:${f.line}: ${f.what}`, f])).keys()];
   for (const finding of findings) console.log(`${finding} does not exist`);
-  console.log(`${pages().length} pages, ${findings.length} reference(s) to nothing`);
-  process.exit(findings.length > 0 ? 1 : 0);
+  const oversize = checkDocsSize();
+  for (const finding of oversize) console.log(finding);
+  console.log(
+    `${pages().length} pages, ${findings.length} reference(s) to nothing, ${oversize.length} over the size budget`,
+  );
+  process.exit(findings.length + oversize.length > 0 ? 1 : 0);
 }

@@ -139,14 +139,21 @@ export async function undocumentedSettings(): Promise<string[]> {
   return missing;
 }
 
-const cell = (text: string) => text.replace(/\|/g, '\\|');
-
+/**
+ * One line per setting: the variable, then each other column by its header, then the meaning. A list, not
+ * a table: a table padded to its widest cell triples the page's bytes.
+ */
 function table(rows: string[][], header: string[]): string {
-  return [
-    `| ${header.join(' | ')} |`,
-    `| ${header.map(() => '---').join(' | ')} |`,
-    ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
-  ].join('\n');
+  return rows
+    .map((row) => {
+      const labelled = header
+        .map((name, i) => ({ name, value: row[i]! }))
+        .filter(({ name }) => name !== 'variable' && name !== 'meaning')
+        .map(({ name, value }) => `${name} ${value}`);
+      const meaning = row[header.indexOf('meaning')] ?? '';
+      return `- ${row[0]} (${labelled.join('; ')}): ${meaning}`;
+    })
+    .join('\n');
 }
 
 /** The whole of docs/configuration.md. */
@@ -175,7 +182,7 @@ export async function configurationDoc(): Promise<string> {
     'naming each bad variable. Docker compose passes these through `docker-compose.yml`; Kubernetes through',
     'the `omc-settings` ConfigMap and the Secrets (docs/operations.md).',
     '',
-    `${total} variables across ${all.length} deployables. The meaning column is the comment above the setting`,
+    `${total} variables across ${all.length} deployables. Each meaning is the comment above the setting`,
     'in its schema: change it there, then run `pnpm run docs:config`.',
     '',
     '## Shared settings',
