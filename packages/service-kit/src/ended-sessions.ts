@@ -122,13 +122,23 @@ export function endedSessionRefusal(
  * Retry-After while the instance has not replayed the ended sessions. Added as a preParsing hook at the
  * app's root, so it runs after every route tree's onRequest hooks and before any body is read.
  */
-export function refuseEndedSessions(sessions: EndedSessions) {
+export function refuseEndedSessions(
+  sessions: EndedSessions,
+  options: {
+    /**
+     * A more telling refusal for a token of an ended session, when the service knows why its session
+     * ended (the game: the account was suspended, and the player is told the operator's reason).
+     */
+    explain?: (userId: string) => Promise<AppError | undefined>;
+  } = {},
+) {
   return async function refuseEndedSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const claims = request.user as Partial<AccessTokenClaims> | null | undefined;
     if (!claims || typeof claims.sub !== 'string') return;
     const refusal = endedSessionRefusal(sessions, claims);
     if (!refusal) return;
     if (refusal.statusCode === 503) void reply.header('retry-after', '1');
+    else if (options.explain) throw (await options.explain(claims.sub).catch(() => undefined)) ?? refusal;
     throw refusal;
   };
 }

@@ -1,5 +1,6 @@
-import { STREAMS } from '@omc/contracts';
+import { ACCOUNT_SUSPENDED, STREAMS, suspendedMessage } from '@omc/contracts';
 import {
+  AppError,
   createServiceApp,
   ensureStream,
   migrateToLatest,
@@ -131,7 +132,18 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   });
   // One hook for every route that took a token (after each route tree's onRequest authentication): a
   // token of an ended session is a 401, and every token waits (503) for the replay of ended sessions.
-  app.addHook('preParsing', refuseEndedSessions(endedSessions));
+  // A session ended by a suspension is refused as the suspension, with the operator's reason.
+  app.addHook(
+    'preParsing',
+    refuseEndedSessions(endedSessions, {
+      explain: async (userId) => {
+        const reason = await engine.suspensionReason(userId);
+        return reason === null
+          ? undefined
+          : new AppError(ACCOUNT_SUSPENDED, 403, suspendedMessage(reason || null));
+      },
+    }),
+  );
   for (const routes of [clickRoutes, stateRoutes, winnersRoutes, internalWinsRoutes])
     await app.register(routes, ctx);
   app.addHook('onClose', async () => {

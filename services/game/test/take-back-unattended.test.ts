@@ -1,9 +1,9 @@
 // Payments finishes a refund by itself when the game was away during the admin's request: it calls the
 // take-back without an admin's token, and the game takes back only what payments' record of the refund
 // confirms (its money went back, the purchase as payments recorded it); a caller without a token gets
-// nothing else.
+// nothing else. Every call carries payments' service credential, as the route's contract asks.
 import { internalTakeBackPath, type InternalRefundState } from '@omc/contracts';
-import { eventually } from '@omc/testkit';
+import { eventually, internalCallHeaders } from '@omc/testkit';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGame, type Harness } from './support.js';
@@ -42,7 +42,12 @@ describe('a take-back payments finishes by itself', () => {
   });
 
   const takeBack = (body: object, purchaseId: string) =>
-    h.app.game.internal.inject({ method: 'POST', url: internalTakeBackPath(purchaseId), payload: body });
+    h.app.game.internal.inject({
+      method: 'POST',
+      url: internalTakeBackPath(purchaseId),
+      payload: body,
+      headers: internalCallHeaders('payments', 'game'),
+    });
 
   it('takes back a refund whose money payments holds as returned, and nothing else', async () => {
     const buyer = await h.registerUser();

@@ -1,7 +1,8 @@
 // Every way a session ends, against every route that takes an access token (the route catalogue,
 // packages/contracts ROUTES), the click and a socket join, through the gateway: a copy of the ended
 // session's access token is refused everywhere (401; 403 counts on an admin-only route, which a player's
-// token never opens). One player per way; the matrix of answers not refused is printed and must be all 0.
+// token never opens, and where it names the suspension that ended the session). One player per way; the
+// matrix of answers not refused is printed and must be all 0.
 import { ROUTES, SOCKET_CLIENT_OPTIONS, type RouteContract } from '@omc/contracts';
 import { mailedLink, tokenOf } from '@omc/infra';
 import { io } from 'socket.io-client';
@@ -51,8 +52,14 @@ interface Way {
   end(copied: Copied): Promise<void>;
 }
 
-function refused(route: RouteContract | 'socket', status: number): boolean {
-  return status === 401 || (route !== 'socket' && route.auth === 'admin' && status === 403);
+/** A refusal: 401; 403 on an admin-only route; or 403 naming the suspension that ended the session. */
+function refused(
+  route: RouteContract | 'socket',
+  answer: { status: number; body?: { code?: unknown } },
+): boolean {
+  if (answer.status === 401) return true;
+  if (answer.status !== 403) return false;
+  return answer.body?.code === 'ACCOUNT_SUSPENDED' || (route !== 'socket' && route.auth === 'admin');
 }
 
 /** A socket join with `token`: resolves with the refusal's message, or undefined when it connected. */
@@ -190,7 +197,7 @@ describe('a session ended any way is refused on every route, the click and a soc
       // The end reaches every service within moments (auth's outbox, then each instance's reader).
       await waitFor(
         `the click refused after ${way.name}`,
-        async () => (await call('POST', '/api/game/click', { token: copied.token })).status === 401,
+        async () => refused('socket', await call('POST', '/api/game/click', { token: copied.token })),
         10_000,
       ).catch(() => undefined);
       await waitFor(`the socket closed after ${way.name}`, async () => !open.socket.connected, 10_000).catch(
@@ -202,7 +209,7 @@ describe('a session ended any way is refused on every route, the click and a soc
           token: copied.token,
           body: BODIES[label(route)],
         });
-        const ok = refused(route, answer.status);
+        const ok = refused(route, answer);
         row.set(label(route), ok ? 0 : 1);
         if (!ok)
           details.push(`${way.name}: ${label(route)} answered ${answer.status} ${answer.text.slice(0, 120)}`);
