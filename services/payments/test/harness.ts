@@ -284,7 +284,11 @@ export async function startHarness(
   const deps = await createDeps(config);
   const app = await buildApp(deps, { logger: false });
   game.refundState = async (purchaseId) => {
-    const answer = await app.inject({ method: 'GET', url: `/internal/refunds/${purchaseId}` });
+    const answer = await app.inject({
+      method: 'GET',
+      url: `/internal/refunds/${purchaseId}`,
+      headers: internalCallHeaders('game', 'payments'),
+    });
     return answer.statusCode === 200 ? (answer.json() as { status: string }).status : undefined;
   };
   options.beforeStart?.(game);
