@@ -13,6 +13,7 @@ import { burstChecks, type BurstsScenario } from './scenarios/bursts.js';
 import { PRESSES_PER_SECOND, type WebMixResult } from './scenarios/web-mix.js';
 import type { BenchSettings } from './settings.js';
 import { round } from './stats.js';
+import type { Check } from './check.js';
 
 export interface Machine {
   description: string;
@@ -29,12 +30,7 @@ export interface Machine {
   fileDescriptorLimit: number | null;
 }
 
-export interface Check {
-  figure: string;
-  value: string;
-  target: string;
-  met: boolean | null;
-}
+export type { Check };
 
 export interface Results {
   date: string;

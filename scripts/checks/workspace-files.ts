@@ -1,6 +1,7 @@
 // The workspace as the checks read it: its packages (name, folder, exports) and its TypeScript files.
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, readFileSync, readdirSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 
 export const root = process.cwd();
 
@@ -36,17 +37,43 @@ export function workspacePackages(): WorkspacePackage[] {
     });
 }
 
-/** Every file under `dir` (relative to the root) whose name passes `keep`, skipping SKIPPED folders. */
+/**
+ * Every file under `dir` (relative to the root) whose name passes `keep`: the files git tracks and the new
+ * ones it does not ignore, so what a build or a test run writes meanwhile (ignored) is never read. Outside
+ * a git checkout, a walk that skips the SKIPPED folders.
+ */
 export function filesUnder(dir: string, keep: (name: string) => boolean): string[] {
+  if (!existsSync(join(root, dir))) return [];
+  const listed = gitFiles(dir);
+  if (listed) return listed.filter((file) => keep(basename(file)) && existsSync(join(root, file)));
   const found: string[] = [];
   const walk = (at: string) => {
     for (const entry of readdirSync(at)) {
       if (SKIPPED.has(entry)) continue;
       const path = join(at, entry);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (keep(entry)) found.push(relative(root, path));
+      const stat = lstatSync(path, { throwIfNoEntry: false });
+      if (stat?.isDirectory()) walk(path);
+      else if (stat?.isFile() && keep(entry)) found.push(relative(root, path));
     }
   };
-  if (existsSync(join(root, dir))) walk(join(root, dir));
+  walk(join(root, dir));
   return found;
+}
+
+function gitFiles(dir: string): string[] | undefined {
+  try {
+    const out = execFileSync(
+      'git',
+      ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', dir],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    return [...new Set(out.split('\0').filter(Boolean))];
+  } catch {
+    return undefined;
+  }
 }

@@ -11,7 +11,7 @@ import type { BenchSystem } from '../bench-system.js';
 import { registerUsers } from '../bench-system.js';
 import { sendClick } from '../impolite.js';
 import type { OpenLoopResult } from '../open-loop.js';
-import type { Check } from '../report.js';
+import type { Check } from '../check.js';
 import { Histogram, round } from '../stats.js';
 import { startWorker, type Worker } from '../workers.js';
 import { globalClicks, settledClicks } from './open-loop.js';

@@ -9,7 +9,7 @@
 import type { BenchSystem } from '../bench-system.js';
 import type { CrowdSummary } from '../crowd-worker.js';
 import { startRealtimeFleet, type RealtimeFleet } from '../realtime-fleet.js';
-import type { Check } from '../report.js';
+import type { Check } from '../check.js';
 import type { BenchSettings } from '../settings.js';
 import { ratio, round } from '../stats.js';
 import { startWorker, type Worker } from '../workers.js';

@@ -4,7 +4,7 @@ import { ERROR_CODE, ERRORS, errorBody, errorMessage, isErrorCode, type ErrorCod
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
-import { isStoreUnavailable, storeUnavailable } from './store-deadline.js';
+import { isStoreUnavailable } from './store-deadline.js';
 
 export class AppError extends Error {
   constructor(
@@ -16,6 +16,10 @@ export class AppError extends Error {
     super(message);
   }
 }
+
+/** The answer to a request whose store did not answer: nothing was done, try again in a moment. */
+export const storeUnavailable = () =>
+  new AppError('UNAVAILABLE', 503, 'This is briefly unavailable; please try again in a moment');
 
 const { BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, RATE_LIMITED, INTERNAL } = ERROR_CODE;
 

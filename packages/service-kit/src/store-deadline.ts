@@ -3,7 +3,6 @@
 // Retry-After ("try again in a moment") instead of waiting. This file holds the defaults and the one
 // test of whether an error means "the store did not answer"; errors.ts maps it.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { AppError } from './errors.js';
 
 export const STORE_DEADLINES = {
   /** A Redis command without an answer after this long fails (ioredis `commandTimeout`). */
@@ -52,7 +51,3 @@ export function isStoreUnavailable(error: unknown): boolean {
   if (typeof code === 'string' && STORE_CODES.test(code)) return true;
   return STORE_MESSAGES.some((m) => error.message.startsWith(m));
 }
-
-/** The answer to a request whose store did not answer: nothing was done, try again in a moment. */
-export const storeUnavailable = () =>
-  new AppError('UNAVAILABLE', 503, 'This is briefly unavailable; please try again in a moment');
