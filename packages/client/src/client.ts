@@ -1,7 +1,7 @@
 // A typed client of the public API for integrators (bots, stats sites, a mobile client) and for the
 // web app: one call per operation, its input typed by the request schemas and its answer parsed with
 // the response schema. Errors come back as ApiClientError with the server's message, code and field.
-import { ACCOUNT_SUSPENDED, ErrorBody } from '@omc/contracts';
+import { ErrorBody, type ErrorCode } from '@omc/contracts';
 import type { z } from 'zod';
 import type { Operation } from './operation.js';
 
@@ -44,11 +44,17 @@ export class ApiClientError extends Error {
 }
 
 /**
+ * A code of the contracts' error list, checked by the compiler: a bundle keeps the name alone, not the
+ * list with every code's status and text (as importing `ERROR_CODE` would).
+ */
+export const errorCode = <C extends ErrorCode>(code: C): C => code;
+
+/**
  * Whether an error says the session behind `token` is over: suspended (on any call, at any status), or
  * any 401 to a call that sent a token (ended, signed out everywhere, a security change, expired).
  */
 export function refusesSession(error: ApiClientError, token: string | undefined): boolean {
-  return error.code === ACCOUNT_SUSPENDED || (error.status === 401 && token !== undefined);
+  return error.code === errorCode('ACCOUNT_SUSPENDED') || (error.status === 401 && token !== undefined);
 }
 
 type Part<S, K extends string> = S extends z.ZodType ? { [P in K]: z.input<S> } : { [P in K]?: never };

@@ -5,6 +5,8 @@
 import * as c from '@omc/contracts';
 import { op } from './operation.js';
 
+export * from './operatorOperations.js';
+
 const withCookie = { credentials: true };
 
 export const login = /* @__PURE__ */ op('POST', '/api/user/login', {
@@ -77,28 +79,6 @@ export const endSession = /* @__PURE__ */ op('DELETE', '/api/user/sessions/:id',
   params: c.SessionIdParams,
   response: c.MessageResponse,
 });
-export const adminUsers = /* @__PURE__ */ op('GET', '/api/admin/users', {
-  query: c.AdminUsersQuery,
-  response: c.AdminUsersAnswer,
-});
-export const suspendUser = /* @__PURE__ */ op('POST', '/api/admin/users/:id/suspend', {
-  params: c.UserIdParams,
-  body: c.SuspendRequest,
-  response: c.SuspensionResponse,
-});
-export const restoreUser = /* @__PURE__ */ op('POST', '/api/admin/users/:id/restore', {
-  params: c.UserIdParams,
-  body: c.RestoreRequest,
-  response: c.SuspensionResponse,
-});
-export const audit = /* @__PURE__ */ op('GET', '/api/admin/audit', {
-  query: c.AuditQuery,
-  response: c.AuditPage,
-});
-export const updateRole = /* @__PURE__ */ op('POST', '/api/admin/updateRole', {
-  body: c.UpdateRoleRequest,
-  response: c.MessageResponse,
-});
 export const gameState = /* @__PURE__ */ op('GET', '/api/game/state', { response: c.GameStateResponse });
 export const rules = /* @__PURE__ */ op('GET', '/api/game/rules', { response: c.GameRules });
 export const gameProfile = /* @__PURE__ */ op('GET', '/api/game/profile', { response: c.GameProfile });
@@ -126,20 +106,6 @@ export const confirmPayoutEmail = /* @__PURE__ */ op('POST', '/api/winners/confi
   response: c.MessageResponse,
 });
 export const collect = /* @__PURE__ */ op('POST', '/api/winners/collect', { response: c.CollectResponse });
-export const adminCollect = /* @__PURE__ */ op('POST', '/api/admin/collect', { response: c.CollectResponse });
-export const refundPurchase = /* @__PURE__ */ op('POST', '/api/admin/purchases/:id/refund', {
-  params: c.PurchaseIdParams,
-  body: c.RefundRequest,
-  response: c.RefundResponse,
-});
-export const playerPurchases = /* @__PURE__ */ op('GET', '/api/admin/purchases', {
-  query: c.PlayerMoneyQuery,
-  response: c.AdminPurchasesPage,
-});
-export const playerPayouts = /* @__PURE__ */ op('GET', '/api/admin/payouts', {
-  query: c.PlayerMoneyQuery,
-  response: c.AdminPayoutsPage,
-});
 export const braintreeWebhook = /* @__PURE__ */ op('POST', '/api/payments/webhooks/braintree', {
   body: c.BraintreeWebhookRequest,
   response: c.BraintreeWebhookResponse,

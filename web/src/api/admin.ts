@@ -1,6 +1,9 @@
-// The operator's calls: finding a player, suspending and restoring, the audit log.
-import type { AdminUsersPage } from '@omc/contracts';
+// The operator's calls: finding a player, suspending and restoring, the audit log, roles and the admin
+// pot. Only the operator's screens (lazy) import this, so a player's first screen does not load it.
+import type { AdminUsersPage, Role } from '@omc/contracts';
+import { queryOptions } from '@tanstack/react-query';
 import { api, operations } from './http';
+import { queryKeys } from './keys';
 
 export const PLAYERS_PAGE = 25;
 
@@ -16,4 +19,16 @@ export const adminApi = {
     api.call(operations.restoreUser, { token, params: { id }, body: { reason } }),
   audit: (token: string, query: { targetId?: string; cursor?: string }) =>
     api.call(operations.audit, { token, query: { ...query, limit: 50 } }),
+  updateRole: (token: string, body: { email: string; role: Role }) =>
+    api.call(operations.updateRole, { token, body }),
+  collect: (token: string) => api.call(operations.adminCollect, { token }),
+  /** The whole list, as the role manager reads it (no paging parameters: the original answer). */
+  allUsers: (token: string) => api.call(operations.adminUsers, { token }),
 };
+
+export const adminUsersQuery = (token: string | null) =>
+  queryOptions({
+    queryKey: queryKeys.adminUsers,
+    queryFn: () => adminApi.allUsers(token!),
+    enabled: Boolean(token),
+  });

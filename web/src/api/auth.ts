@@ -1,4 +1,4 @@
-import type { Language, Role } from '@omc/contracts';
+import type { Language } from '@omc/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import { api, operations } from './http';
 import { markServerData } from './generations';
@@ -40,10 +40,6 @@ export const authApi = {
   endSession: (token: string, id: string) => api.call(operations.endSession, { token, params: { id } }),
   /** Every earlier token ends, this browser's too: the answer carries its next one. */
   endOtherSessions: (token: string) => api.call(operations.endOtherSessions, { token }),
-  /** The whole list, as the role manager reads it (no paging parameters: the original answer). */
-  adminUsers: (token: string) => api.call(operations.adminUsers, { token }),
-  updateRole: (token: string, body: { email: string; role: Role }) =>
-    api.call(operations.updateRole, { token, body }),
 };
 
 /**
@@ -78,12 +74,5 @@ export const sessionsQuery = (token: string | null) =>
   queryOptions({
     queryKey: ['sessions', token] as const,
     queryFn: () => authApi.sessions(token!),
-    enabled: Boolean(token),
-  });
-
-export const adminUsersQuery = (token: string | null) =>
-  queryOptions({
-    queryKey: queryKeys.adminUsers,
-    queryFn: () => authApi.adminUsers(token!),
     enabled: Boolean(token),
   });

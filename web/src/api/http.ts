@@ -2,10 +2,10 @@
 // checked against the route catalogue, ROUTES), every answer parsed with its contracts schema, and one
 // error, ApiClientError, carrying the server's message (docs/client-contract.md) or none, so the caller
 // shows its translated fallback. An answer that refuses the session ends it here (session/refusals.ts).
-import { ApiClientError, createClient, operations } from '@omc/client';
+import { ApiClientError, createClient, errorCode, operations } from '@omc/client';
 import { reportRefusal } from '../session/refusals';
 
-export { ApiClientError, operations };
+export { ApiClientError, errorCode, operations };
 
 export const api = createClient({
   onSessionRefused: reportRefusal,

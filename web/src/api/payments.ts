@@ -15,7 +15,6 @@ export const paymentsApi = {
   /** The link mailed to the account email: no session needed. */
   confirmPayoutEmail: (token: string) => api.call(operations.confirmPayoutEmail, { body: { token } }),
   collect: (token: string) => api.call(operations.collect, { token }),
-  adminCollect: (token: string) => api.call(operations.adminCollect, { token }),
 };
 
 export const clientTokenQuery = (token: string | null) =>

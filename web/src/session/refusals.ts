@@ -2,8 +2,7 @@
 // token refresh), is reported here once, and the session ends locally: suspended by an operator (code
 // ACCOUNT_SUSPENDED, the message carries their reason), or ended (a 401 to the token it sent: signed
 // out elsewhere, a security change).
-import type { ApiClientError } from '@omc/client';
-import { ACCOUNT_SUSPENDED } from '@omc/contracts';
+import { errorCode, type ApiClientError } from '@omc/client';
 
 type Listener<T> = (value: T) => void;
 const suspensionListeners = new Set<Listener<string>>();
@@ -26,5 +25,5 @@ export const onSuspension = (listener: Listener<string>) => subscribe(suspension
 export const onSessionEnded = (listener: Listener<string | undefined>) => subscribe(endListeners, listener);
 
 export function isSuspension(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === ACCOUNT_SUSPENDED;
+  return (error as { code?: unknown } | null)?.code === errorCode('ACCOUNT_SUSPENDED');
 }

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
-import { adminUsersQuery, authApi } from '../../api/auth';
+import { adminApi, adminUsersQuery } from '../../api/admin';
 import { errorText } from '../../api/http';
 import { queryKeys } from '../../api/keys';
 import { FormMessage } from '../../components/FormMessage';
@@ -32,7 +32,7 @@ export function RoleManagerPage() {
   const chosenRole = role ?? selected?.role ?? null;
 
   const save = useMutation({
-    mutationFn: (body: { email: string; role: Role }) => authApi.updateRole(token!, body),
+    mutationFn: (body: { email: string; role: Role }) => adminApi.updateRole(token!, body),
     onSuccess: () => {
       setSuccess(t('roleManager.success'));
       void queryClient.invalidateQueries({ queryKey: queryKeys.adminUsers });

@@ -1,11 +1,11 @@
 // "Forgot password?": asks for the account's email and says the same thing whatever the server knows,
 // since the server answers the same for every address.
-import { EmailField, ERROR_CODE } from '@omc/contracts';
+import { EmailField } from '@omc/contracts';
 import { useMutation } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { authApi } from '../../api/auth';
-import { ApiClientError } from '../../api/http';
+import { ApiClientError, errorCode } from '../../api/http';
 import { Dialog } from '../../components/Dialog';
 import { FormMessage } from '../../components/FormMessage';
 import { TextField } from '../../components/TextField';
@@ -31,7 +31,7 @@ export function ForgotPasswordDialog({
     onSuccess: () => setSent(true),
     onError: (failure) =>
       setError(
-        failure instanceof ApiClientError && failure.code === ERROR_CODE.RATE_LIMITED
+        failure instanceof ApiClientError && failure.code === errorCode('RATE_LIMITED')
           ? t('forgotPassword.tooMany')
           : t('forgotPassword.errorGeneric'),
       ),

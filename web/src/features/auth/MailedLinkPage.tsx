@@ -1,12 +1,11 @@
 // What every page a mailed link opens shares: the page frame, the link's token, the one call a link
 // makes on opening (a query, not an effect: one call per link however often the page renders) and the
 // translated reason a link was refused.
-import { ERROR_CODE } from '@omc/contracts';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
-import { ApiClientError } from '../../api/http';
+import { ApiClientError, errorCode } from '../../api/http';
 import { queryKeys } from '../../api/keys';
 import { LanguageSwitcher } from '../../components/LanguageSwitcher';
 import { useSession } from '../../session/SessionProvider';
@@ -66,8 +65,8 @@ export function useLinkError(
   if (!token) return t(`${prefix}.invalid`);
   if (!failure) return null;
   if (!(failure instanceof ApiClientError)) return t(`${prefix}.errorGeneric`);
-  if (failure.code === ERROR_CODE.FORBIDDEN) return t(`${prefix}.otherAccount`);
-  if (failure.code === ERROR_CODE.CONFLICT && (prefix === 'confirmEmail' || prefix === 'undoEmailChange'))
+  if (failure.code === errorCode('FORBIDDEN')) return t(`${prefix}.otherAccount`);
+  if (failure.code === errorCode('CONFLICT') && (prefix === 'confirmEmail' || prefix === 'undoEmailChange'))
     return t(`${prefix}.taken`);
   if (failure.field === 'token') return t(`${prefix}.invalid`);
   return t(`${prefix}.errorGeneric`);

@@ -1,11 +1,10 @@
 // The "send the link again" button wherever a player is told to verify their email (the banner, the
 // payout dialogs), with its outcome in a status region a screen reader announces.
-import { ERROR_CODE } from '@omc/contracts';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { authApi } from '../../api/auth';
-import { ApiClientError } from '../../api/http';
+import { ApiClientError, errorCode } from '../../api/http';
 import { useSession } from '../../session/SessionProvider';
 
 export function ResendVerification({ noteClassName }: { noteClassName: string }) {
@@ -17,7 +16,7 @@ export function ResendVerification({ noteClassName }: { noteClassName: string })
     onSuccess: () => setNote(t('verifyBanner.sent')),
     onError: (failure) =>
       setNote(
-        failure instanceof ApiClientError && failure.code === ERROR_CODE.RATE_LIMITED
+        failure instanceof ApiClientError && failure.code === errorCode('RATE_LIMITED')
           ? t('verifyBanner.tooMany')
           : t('verifyBanner.error'),
       ),

@@ -4,8 +4,7 @@
 // thousands of pages do not come back in the same instant), a few times before giving up quietly.
 // The pause is never shorter than Retry-After: the gateway refuses a click sent before it (429,
 // RETRY_TOO_SOON, with its own longer Retry-After), and such a refusal is waited out the same way.
-import { ERROR_CODE } from '@omc/contracts';
-import { ApiClientError } from '../../api/http';
+import { ApiClientError, errorCode } from '../../api/http';
 
 export const BUSY_ATTEMPTS = 4;
 const MAX_DELAY_MS = 15_000;
@@ -13,7 +12,7 @@ const MAX_DELAY_MS = 15_000;
 /** A refusal because the server is saturated, or because the click came before its Retry-After. */
 export function isBusyRefusal(error: unknown): error is ApiClientError {
   return (
-    error instanceof ApiClientError && (error.status === 503 || error.code === ERROR_CODE.RETRY_TOO_SOON)
+    error instanceof ApiClientError && (error.status === 503 || error.code === errorCode('RETRY_TOO_SOON'))
   );
 }
 

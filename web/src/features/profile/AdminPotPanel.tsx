@@ -1,6 +1,7 @@
 import type { ProfileResponse } from '@omc/contracts';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { adminApi } from '../../api/admin';
 import { formatMoney } from '../../i18n/format';
 import { ConfirmCollectDialog } from '../winnings/ConfirmCollectDialog';
 import { PaymentMethodDialog } from '../winnings/PaymentMethodDialog';
@@ -11,7 +12,7 @@ import { isEmailNotVerified } from '../winnings/VerifyFirst';
 export function AdminPotPanel({ profile }: { profile: ProfileResponse }) {
   const { t, i18n } = useTranslation();
   const [dialog, setDialog] = useState<'none' | 'method' | 'confirm'>('none');
-  const collect = useCollect('admin', () => setDialog('none'));
+  const collect = useCollect('admin', adminApi.collect, () => setDialog('none'));
   const balance = profile.adminBalance;
   // Collecting needs a verified email: known from the profile, or from the server's refusal.
   const unverified = profile.emailVerified === false || isEmailNotVerified(collect.error);

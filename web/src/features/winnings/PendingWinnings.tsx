@@ -1,6 +1,7 @@
 import type { ProfileResponse } from '@omc/contracts';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { paymentsApi } from '../../api/payments';
 import { formatMoney } from '../../i18n/format';
 import { useCollect } from './useCollect';
 import { isEmailNotVerified } from './VerifyFirst';
@@ -17,7 +18,7 @@ const ConfirmCollectDialog = lazy(() =>
 export function PendingWinnings({ profile }: { profile: ProfileResponse }) {
   const { t, i18n } = useTranslation();
   const [dialog, setDialog] = useState<'none' | 'method' | 'confirm'>('none');
-  const collect = useCollect('winnings', () => setDialog('none'));
+  const collect = useCollect('winnings', paymentsApi.collect, () => setDialog('none'));
   const amount = profile.potEarned ?? 0;
   // Collecting needs a verified email: known from the profile, or from the server's refusal.
   const unverified = profile.emailVerified === false || isEmailNotVerified(collect.error);

@@ -1,18 +1,22 @@
 // Collecting winnings or the admin pot (docs/client-contract.md): the balance drops to 0 at once and comes back
 // if the payout fails; success shows the transaction id and reloads the profile.
-import type { ProfileResponse } from '@omc/contracts';
+import type { CollectResponse, ProfileResponse } from '@omc/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../../api/http';
 import { queryKeys } from '../../api/keys';
-import { paymentsApi } from '../../api/payments';
 import { useNotices } from '../../components/Notices';
 import { useSession } from '../../session/SessionProvider';
 import { isEmailNotVerified } from './VerifyFirst';
 
 type Kind = 'winnings' | 'admin';
 
-export function useCollect(kind: Kind, onDone?: () => void) {
+/** `send` is the call that collects: the player's (api/payments) or the operator's (api/admin). */
+export function useCollect(
+  kind: Kind,
+  send: (token: string) => Promise<CollectResponse>,
+  onDone?: () => void,
+) {
   const { token } = useSession();
   const queryClient = useQueryClient();
   const { notify } = useNotices();
@@ -21,7 +25,7 @@ export function useCollect(kind: Kind, onDone?: () => void) {
   const field = kind === 'winnings' ? 'potEarned' : 'adminBalance';
 
   return useMutation({
-    mutationFn: () => (kind === 'winnings' ? paymentsApi.collect(token!) : paymentsApi.adminCollect(token!)),
+    mutationFn: () => send(token!),
     onMutate: () => {
       const before = queryClient.getQueryData<ProfileResponse>(key)?.[field] ?? null;
       queryClient.setQueryData<ProfileResponse>(key, (p) => (p ? { ...p, [field]: 0 } : p));
