@@ -1,5 +1,5 @@
 // What a test file knows about the running system, and its way to ask the global setup for faults.
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { emptyFigures, type Figures, type Recovery } from './figures.js';
 
 export interface SuiteContext {
@@ -100,19 +100,30 @@ export function recordRecovery(recovery: Recovery): void {
 export async function reportFigures(): Promise<void> {
   await control('/figures', figures);
   Object.assign(figures, emptyFigures());
+  violationTests.length = 0;
 }
+
+/** Beside each of figures.violations: the test it was found in (undefined in a hook). */
+const violationTests: (string | undefined)[] = [];
+const currentTest = (): string | undefined => expect.getState().currentTestName;
 
 /** Checks one invariant: counts it, and records a violation (with the detail) when it does not hold. */
 export function invariant(name: string, holds: boolean, detail: unknown = ''): boolean {
   figures.invariantsChecked += 1;
-  if (!holds)
+  if (!holds) {
     figures.violations.push(
       `${name}${detail === '' ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`,
     );
+    violationTests.push(currentTest());
+  }
   return holds;
 }
 
-/** The violations recorded in this file so far (a test ends with expect(violations()).toEqual([])). */
+/**
+ * The violations this test found, and those found outside any test (in a hook), so a test ends with
+ * expect(violations()).toEqual([]) and one violation fails only the test in which it happened.
+ */
 export function violations(): string[] {
-  return [...figures.violations];
+  const test = currentTest();
+  return figures.violations.filter((_, i) => violationTests[i] === undefined || violationTests[i] === test);
 }
