@@ -179,6 +179,9 @@ async function staticChecks(): Promise<void> {
   outcomes.push(
     await runCheck('docs references', 'pnpm', ['exec', 'tsx', 'scripts/checks/docs-references.ts']),
   );
+  outcomes.push(
+    await runCheck('function length', 'pnpm', ['exec', 'tsx', 'scripts/checks/function-length.ts']),
+  );
 }
 await Promise.all([
   ...Array.from({ length: concurrency }, async () => {

@@ -1,0 +1,62 @@
+// `npm test`'s function-length check: no function, method or arrow function in the workspace's source
+// spans more than 120 lines, so each holds one job a reader can take in. Tests and the bench's report
+// writer (a long, flat table of rows) are outside the rule. Prints each long function and exits 1.
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
+import { filesUnder, root, workspacePackages } from './workspace-files.js';
+
+export const MAX_FUNCTION_LINES = 120;
+
+const isSource = (name: string) => /\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts');
+const isTest = (file: string) =>
+  /\.test\.tsx?$/.test(file) || /(^|\/)(test|tests|e2e)\//.test(file) || file.startsWith('tests/');
+/** Files outside the rule: the bench's report writer. */
+const EXEMPT = new Set(['bench/src/report.ts']);
+
+export interface LongFunction {
+  file: string;
+  name: string;
+  line: number;
+  lines: number;
+}
+
+function nameOf(node: ts.Node, source: ts.SourceFile): string {
+  if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node)) && node.name)
+    return node.name.getText(source);
+  const parent = node.parent;
+  if (parent && ts.isVariableDeclaration(parent)) return parent.name.getText(source);
+  if (parent && ts.isPropertyAssignment(parent)) return parent.name.getText(source);
+  if (parent && ts.isCallExpression(parent))
+    return `(callback of ${parent.expression.getText(source).slice(0, 40)})`;
+  return '(anonymous)';
+}
+
+export function longFunctions(file: string, text: string, max = MAX_FUNCTION_LINES): LongFunction[] {
+  const kind = file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
+  const found: LongFunction[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+      const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+      const lines = end - start + 1;
+      if (lines > max) found.push({ file, name: nameOf(node, source), line: start + 1, lines });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+if (process.argv[1] && relative(root, process.argv[1]).startsWith('scripts/checks/function-length')) {
+  const files = [
+    ...workspacePackages().flatMap((pkg) => filesUnder(pkg.dir, isSource)),
+    ...filesUnder('scripts', isSource),
+  ].filter((file) => !isTest(file) && !EXEMPT.has(file));
+  const found = files.flatMap((file) => longFunctions(file, readFileSync(join(root, file), 'utf8')));
+  for (const f of found)
+    console.log(`${f.file}:${f.line} ${f.name}: ${f.lines} lines (at most ${MAX_FUNCTION_LINES})`);
+  console.log(`${files.length} files, ${found.length} function(s) over ${MAX_FUNCTION_LINES} lines`);
+  process.exit(found.length > 0 ? 1 : 0);
+}
