@@ -182,6 +182,7 @@ async function staticChecks(): Promise<void> {
   outcomes.push(
     await runCheck('function length', 'pnpm', ['exec', 'tsx', 'scripts/checks/function-length.ts']),
   );
+  outcomes.push(await runCheck('sql in repos', 'pnpm', ['exec', 'tsx', 'scripts/checks/sql-in-repos.ts']));
 }
 await Promise.all([
   ...Array.from({ length: concurrency }, async () => {
