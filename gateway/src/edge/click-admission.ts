@@ -1,10 +1,10 @@
 // Load shedding at the front door for the click path, in front of Fastify (raw-listener.ts). A click
 // first meets the early-retry rule (early-retry.ts), then waits for its turn to go to the game under
 // service-kit's Admission: at most CLICK_MAX_IN_FLIGHT clicks in flight, the rest in a short queue. Once
-// the path has had no room for CLICK_INTERVAL_MS (a standing queue, not a burst), clicks that waited past
-// CLICK_TARGET_MS get 503 and Retry-After. docs/performance.md states the rule.
+// the path has had no room for CLICK_INTERVAL_MS (a standing queue, or a gateway short of CPU reading
+// clicks late: not a burst), clicks that waited past CLICK_TARGET_MS get 503 and Retry-After. docs/performance.md states the rule.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Admission, type Metrics } from '@omc/service-kit';
+import { Admission, type Metrics, watchLoopLag } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { clickMetrics } from './click-metrics.js';
 import { refuseOverloaded } from './click-refusals.js';
@@ -37,11 +37,14 @@ export interface ClickAdmissionOptions {
 
 export function clickAdmission(app: FastifyInstance, options: ClickAdmissionOptions, metrics: Metrics): void {
   if (options.maxInFlight <= 0) return;
+  // A gateway short of CPU reads clicks late: that wait counts as the queue's (service-kit's loop-lag.ts).
+  const lag = watchLoopLag();
   const admission = new Admission({
     maxInFlight: options.maxInFlight,
     maxQueue: options.maxQueue,
     targetMs: options.targetMs,
     intervalMs: options.intervalMs,
+    priorDelay: lag.now,
   });
   const retryAfterS = admission.retryAfterSeconds();
   const count = clickMetrics(metrics, admission, () => earlyRetries);
@@ -93,6 +96,7 @@ export function clickAdmission(app: FastifyInstance, options: ClickAdmissionOpti
   });
   app.addHook('onClose', (_instance, done) => {
     earlyRetries?.close();
+    lag.stop();
     admission.close();
     done();
   });

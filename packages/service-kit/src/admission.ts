@@ -6,6 +6,11 @@
 // which cuts the queue back to about `targetMs` of work while the path stays busy. The limit itself
 // never moves, so nothing that happened in a burst is held against the next one. `maxQueue` bounds the
 // memory: past it a request is refused at once.
+//
+// A request's wait counts from before the admission saw it when `priorDelay` says how late it was read
+// (the event loop's lag, loop-lag.ts): a process short of CPU, whose requests wait in the kernel rather
+// than in this queue, has no room either, and once that has stood for an interval a request that
+// arrives later than the target is refused at the door, where a refusal costs least.
 
 export interface AdmissionOptions {
   /** Requests running at once at most; the rest wait. */
@@ -16,6 +21,8 @@ export interface AdmissionOptions {
   targetMs: number;
   /** CoDel's interval: how long the path must have had no room before anything is refused (ms). */
   intervalMs: number;
+  /** How long a request arriving now has already waited before the admission saw it (ms); 0 if absent. */
+  priorDelay?: () => number;
   now?: () => number;
   /** Runs `check` every `ms` while requests wait (a test drives `check` itself); returns a stopper. */
   every?: (ms: number, check: () => void) => () => void;
@@ -72,17 +79,16 @@ export class Admission {
    * (its client went away); after `admit` it does nothing.
    */
   enter(admit: (leave: Leave) => void, refuse: () => void): () => void {
+    const now = this.now();
+    const prior = this.priorDelay();
     if (this.inFlightNow < this.options.maxInFlight && this.waiting() === 0) {
-      this.roomAt = this.now();
+      if (prior <= this.options.targetMs) this.roomAt = now;
+      else if (this.overloaded(now)) return this.refuseNow(refuse);
       this.start(admit);
       return () => undefined;
     }
-    if (this.waiting() >= this.options.maxQueue) {
-      this.refusedTotal += 1;
-      refuse();
-      return () => undefined;
-    }
-    const waiter: Waiter = { at: this.now(), admit, refuse, gone: false };
+    if (this.waiting() >= this.options.maxQueue) return this.refuseNow(refuse);
+    const waiter: Waiter = { at: now - prior, admit, refuse, gone: false };
     this.queue.push(waiter);
     this.stopTimer ??= this.every(Math.max(1, Math.ceil(this.options.targetMs / 2)), () => this.check());
     return () => {
@@ -132,7 +138,8 @@ export class Admission {
       this.dropGone();
     }
     if (this.waiting() === 0) {
-      if (this.inFlightNow < this.options.maxInFlight) this.roomAt = now;
+      if (this.inFlightNow < this.options.maxInFlight && this.priorDelay() <= this.options.targetMs)
+        this.roomAt = now;
       this.stopTimer?.();
       this.stopTimer = undefined;
     }
@@ -162,8 +169,19 @@ export class Admission {
   }
 
   private overloaded(now: number): boolean {
-    if (this.inFlightNow < this.options.maxInFlight && this.waiting() === 0) return false;
+    const room = this.inFlightNow < this.options.maxInFlight && this.waiting() === 0;
+    if (room && this.priorDelay() <= this.options.targetMs) return false;
     return now - this.roomAt >= this.options.intervalMs;
+  }
+
+  private priorDelay(): number {
+    return this.options.priorDelay?.() ?? 0;
+  }
+
+  private refuseNow(refuse: () => void): () => void {
+    this.refusedTotal += 1;
+    refuse();
+    return () => undefined;
   }
 
   private start(admit: (leave: Leave) => void): void {

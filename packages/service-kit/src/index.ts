@@ -22,6 +22,7 @@ export * from './deps.js';
 export * from './run.js';
 export * from './tracing.js';
 export * from './admission.js';
+export * from './loop-lag.js';
 export * from './retention.js';
 export * from './retry.js';
 export * from './outage.js';

@@ -9,11 +9,14 @@ const INTERVAL = 500;
 
 function harness(options: { maxInFlight: number; maxQueue?: number }) {
   let now = 0;
+  /** How late requests arriving now were read (the event loop's lag). */
+  let lag = 0;
   const admission = new Admission({
     maxInFlight: options.maxInFlight,
     maxQueue: options.maxQueue ?? 10_000,
     targetMs: TARGET,
     intervalMs: INTERVAL,
+    priorDelay: () => lag,
     now: () => now,
     every: () => () => undefined,
   });
@@ -26,6 +29,9 @@ function harness(options: { maxInFlight: number; maxQueue?: number }) {
     advance(ms: number) {
       now += ms;
       admission.check();
+    },
+    lagging(ms: number) {
+      lag = ms;
     },
     arrive(n: number) {
       for (let i = 0; i < n; i++)
@@ -126,6 +132,54 @@ describe('admission (CoDel over the wait for a turn)', () => {
     expect(h.counts.refused).toBe(16);
     h.advance(1);
     expect(h.counts.refused).toBe(17);
+  });
+
+  it('counts the wait before a request was read: a process short of CPU sheds at the door once that stood for an interval', () => {
+    const h = harness({ maxInFlight: 100 });
+    // The loop runs 3 targets late; the path itself always has room (everything finishes at once).
+    h.lagging(3 * TARGET);
+    for (let step = 0; step < 100; step++) {
+      h.arrive(10);
+      h.finish(10);
+      h.advance(10);
+    }
+    // Nothing refused for the first interval, then every late arrival refused at once.
+    expect(h.counts.admitted).toBe((INTERVAL / 10) * 10);
+    expect(h.counts.refused).toBe(1000 - (INTERVAL / 10) * 10);
+    expect(h.admission.stats().overloaded).toBe(true);
+    // The loop keeps time again: the next arrival is served and the path has room at once.
+    h.lagging(0);
+    h.arrive(10);
+    expect(h.counts.admitted).toBe((INTERVAL / 10) * 10 + 10);
+    expect(h.admission.stats().overloaded).toBe(false);
+  });
+
+  it('refuses nothing for a lag that lasts less than an interval, or stays under the target', () => {
+    const h = harness({ maxInFlight: 100 });
+    h.lagging(3 * TARGET);
+    for (let step = 0; step < INTERVAL / 10 - 1; step++) {
+      h.arrive(10);
+      h.finish(10);
+      h.advance(10);
+    }
+    h.lagging(TARGET);
+    for (let step = 0; step < 200; step++) {
+      h.arrive(10);
+      h.finish(10);
+      h.advance(10);
+    }
+    expect(h.counts.refused).toBe(0);
+  });
+
+  it("counts a queued request's wait from when it was read late, not from when it was queued", () => {
+    const h = harness({ maxInFlight: 1 });
+    h.arrive(1);
+    h.advance(INTERVAL);
+    // No room for an interval: a request read 3 targets late has waited past the target already.
+    h.lagging(3 * TARGET);
+    h.arrive(1);
+    h.advance(1);
+    expect(h.counts.refused).toBe(1);
   });
 
   it('refuses at once past the queue bound, and forgets a request withdrawn while it waits', () => {

@@ -1,0 +1,26 @@
+// How late this process's event loop runs now: the wait a request met before any code of ours saw it.
+// A process short of CPU reads requests late (they wait in the kernel while the loop works through the
+// ones before), and a queue that only counts from the moment a request is read never looks standing.
+// A timer every `intervalMs` measures how late it fires; `now()` is that lateness, or, in the middle of
+// a long turn of the loop, how long the timer is overdue already, whichever is larger.
+
+export interface LoopLag {
+  /** The event loop's lateness now, in ms (0 when it keeps time). */
+  now(): number;
+  stop(): void;
+}
+
+export function watchLoopLag(intervalMs = 10, clock: () => number = () => performance.now()): LoopLag {
+  let last = 0;
+  let due = clock() + intervalMs;
+  const timer = setInterval(() => {
+    const at = clock();
+    last = Math.max(0, at - due);
+    due = at + intervalMs;
+  }, intervalMs);
+  timer.unref();
+  return {
+    now: () => Math.max(last, clock() - due),
+    stop: () => clearInterval(timer),
+  };
+}
