@@ -6,6 +6,8 @@ export interface Answer {
   /** 0 when no answer came (refused, reset or timed out). */
   status: number;
   body: any;
+  /** The Retry-After header of the answer, if any. */
+  retryAfter?: string | null;
 }
 
 export interface Counters {
@@ -43,7 +45,7 @@ export async function call(
     } catch {
       body = text;
     }
-    return { status: response.status, body };
+    return { status: response.status, body, retryAfter: response.headers.get('retry-after') };
   } catch {
     return { status: 0, body: undefined };
   }

@@ -19,6 +19,7 @@ import {
 import { Stores } from '@omc/replicas-tests/audit';
 import { ChaosMatrix, type Row } from '@omc/replicas-tests/matrix';
 import {
+  call,
   register,
   sleep,
   Traffic,
@@ -122,8 +123,12 @@ const SCALED_ENV = {
 };
 const PLAYERS = 24;
 const PAUSE_MS = 300;
-/** How long a paused store stays paused (the issue's 15 s). */
+/** How long a paused store stays paused. */
 const PAUSE_STORE_MS = 15_000;
+/** How long into a pause the state and a click are asked for. */
+const STALL_PROBE_AFTER_MS = 3000;
+/** A request on a stalled store's path is answered within this (docs/reliability.md, "stalled store"). */
+const STALL_ANSWER_BOUND_MS = 2000;
 const scaled: { traffic?: Traffic; balancer?: Balancer } = {};
 
 /** The containers of one service that are running now. */
@@ -400,7 +405,9 @@ describe('docker compose up --scale, under chaos', () => {
     for (let i = 0; i < PLAYERS; i += 6)
       players.push(...(await Promise.all(Array.from({ length: 6 }, () => register('scaled')))));
     const probe = await register('probe');
-    for (const p of [...players, probe]) await untilGameKnows(p);
+    // Asks for the state and clicks while a store is paused (its clicks are nobody's traffic).
+    const stalled = await register('stalled');
+    for (const p of [...players, probe, stalled]) await untilGameKnows(p);
     const traffic = new Traffic(players, PAUSE_MS);
     scaled.traffic = traffic;
     const matrix = new ChaosMatrix({
@@ -417,11 +424,28 @@ describe('docker compose up --scale, under chaos', () => {
     traffic.start();
     await sleep(3000);
 
+    /** What the state and a click answered while each store was paused, and how fast. */
+    const stallAnswers: {
+      store: string;
+      request: string;
+      status: number;
+      ms: number;
+      retryAfter?: string | null;
+    }[] = [];
+    const ask = async (store: string, request: string, method: string, path: string, token?: string) => {
+      const started = performance.now();
+      const answer = await call(method, path, { token, timeoutMs: STALL_ANSWER_BOUND_MS });
+      const ms = Math.round(performance.now() - started);
+      stallAnswers.push({ store, request, status: answer.status, ms, retryAfter: answer.retryAfter });
+    };
     const pause = async (service: string) => {
       const { id } = only(service);
       docker(['pause', id]);
       try {
-        await sleep(PAUSE_STORE_MS);
+        await sleep(STALL_PROBE_AFTER_MS);
+        await ask(service, 'GET /api/game/state', 'GET', '/api/game/state');
+        await ask(service, 'POST /api/game/click', 'POST', '/api/game/click', stalled.token);
+        await sleep(PAUSE_STORE_MS - STALL_PROBE_AFTER_MS);
       } finally {
         docker(['unpause', id]);
       }
@@ -475,6 +499,14 @@ describe('docker compose up --scale, under chaos', () => {
     }
     await traffic.stop();
     figures.matrix = (Date.now() - matrixStarted) / 1000;
+    log(`[containers] answers while a store was paused: ${JSON.stringify(stallAnswers)}`);
+    for (const a of stallAnswers) {
+      const what = `${a.request} with ${a.store} paused`;
+      expect.soft(a.status, `${what}: answered within ${STALL_ANSWER_BOUND_MS} ms`).not.toBe(0);
+      if (a.status === 503) expect.soft(a.retryAfter, `${what}: Retry-After`).toMatch(/^\d+$/);
+      else expect.soft(a.status, `${what}: served or refused with 503`).toBeLessThan(300);
+    }
+    expect(stallAnswers.map((a) => `${a.store} ${a.request}`)).toHaveLength(6);
     for (const r of matrix.results) {
       expect.soft(r.lost, `${r.row}: lost`).toEqual([]);
       expect.soft(r.doubled, `${r.row}: doubled`).toEqual([]);
