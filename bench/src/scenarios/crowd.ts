@@ -75,23 +75,22 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const max = (values: (number | null)[]) =>
   values.some((v) => v !== null) ? Math.max(...values.filter((v): v is number => v !== null)) : null;
 
-/** Web-app-like clients spread over worker processes, all recording and summarised together. */
+/**
+ * Web-app-like clients spread over worker processes, all recording and summarised together. The `timed`
+ * clients (whose click to screen is measured) have a process of their own: "the other players" are on
+ * other machines than the crowd that reconnects, so their screens are not held up by its handshakes.
+ */
 async function openCrowd(bs: BenchSystem, fleet: RealtimeFleet, count: number, timed: number) {
-  const workers: Worker[] = Array.from({ length: Math.ceil(count / CLIENTS_PER_WORKER) }, () =>
-    startWorker('crowd-worker'),
-  );
+  const plan: { count: number; timed: number }[] = timed > 0 ? [{ count: timed, timed }] : [];
+  for (let left = count - timed; left > 0; left -= CLIENTS_PER_WORKER)
+    plan.push({ count: Math.min(CLIENTS_PER_WORKER, left), timed: 0 });
+  const workers: Worker[] = plan.map(() => startWorker('crowd-worker'));
   const tokens = bs.users.map((u) => u.token);
   const parts = await Promise.all(
     workers.map((w, i) =>
       w.call<{ connected: number }>(
         'connect',
-        {
-          url: fleet.gatewayUrl,
-          api: fleet.gatewayUrl,
-          count: Math.min(CLIENTS_PER_WORKER, count - i * CLIENTS_PER_WORKER),
-          tokens,
-          timed: Math.ceil(timed / workers.length),
-        },
+        { url: fleet.gatewayUrl, api: fleet.gatewayUrl, ...plan[i]!, tokens },
         300_000,
       ),
     ),
