@@ -5,9 +5,9 @@ import type { EmulatorCall } from './app.js';
 import {
   buildWebhook,
   CHARGED_STATUSES,
+  moveTo,
   WEBHOOK_KINDS,
   type BraintreeState,
-  type EmulatedTransaction,
   type WebhookKind,
 } from './braintree/gateway.js';
 import type { Faults, FaultRequest } from './faults.js';
@@ -18,16 +18,6 @@ export interface ControlState {
   paypal: PayPalState;
   faults: Faults;
   calls: EmulatorCall[];
-}
-
-function markSettled(transaction: EmulatedTransaction): void {
-  transaction.status = 'settled';
-  transaction.updatedAt = new Date();
-  transaction.statusHistory.push({
-    status: 'settled',
-    amount: transaction.amount,
-    timestamp: transaction.updatedAt,
-  });
 }
 
 /** The Braintree transactions (of one order id, when given), with what was charged and refunded. */
@@ -60,7 +50,7 @@ function settle(braintree: BraintreeState, request: FastifyRequest, reply: Fasti
   if (!transaction) return reply.status(404).send({ message: 'no such transaction' });
   if (transaction.status !== 'submitted_for_settlement' && transaction.status !== 'settling')
     return reply.status(409).send({ message: `cannot settle a ${transaction.status} transaction` });
-  markSettled(transaction);
+  moveTo(transaction, 'settled');
   return { id: transaction.id, status: transaction.status };
 }
 
@@ -87,7 +77,7 @@ function webhook(braintree: BraintreeState, request: FastifyRequest, reply: Fast
       .status(409)
       .send({ message: 'no keys known for this merchant: give publicKey and privateKey' });
   if (body.kind === 'transaction_settled' && transaction.status === 'submitted_for_settlement')
-    markSettled(transaction);
+    moveTo(transaction, 'settled');
   return buildWebhook(transaction, body.kind as WebhookKind, keys);
 }
 

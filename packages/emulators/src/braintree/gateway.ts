@@ -87,6 +87,13 @@ export function validationError(
   });
 }
 
+/** Moves a transaction to a new status now, recording it in its status history. */
+export function moveTo(transaction: EmulatedTransaction, status: EmulatedTransaction['status']): void {
+  transaction.status = status;
+  transaction.updatedAt = new Date();
+  transaction.statusHistory.push({ status, amount: transaction.amount, timestamp: transaction.updatedAt });
+}
+
 export function transactionXml(t: EmulatedTransaction): XmlNode {
   const node: XmlNode = {
     id: t.id,

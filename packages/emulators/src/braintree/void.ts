@@ -3,6 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   merchantTransaction,
+  moveTo,
   sendXml,
   transactionXml,
   validationError,
@@ -22,13 +23,7 @@ export async function voidTransaction(
     (transaction.status === 'authorized' || transaction.status === 'submitted_for_settlement');
   const effect = () => {
     if (!voidable || transaction.status === 'voided') return;
-    transaction.status = 'voided';
-    transaction.updatedAt = new Date();
-    transaction.statusHistory.push({
-      status: 'voided',
-      amount: transaction.amount,
-      timestamp: transaction.updatedAt,
-    });
+    moveTo(transaction, 'voided');
     options.record({ target: 'braintree.void', key: transaction.orderId, outcome: 'voided' });
   };
   if (await options.applyFault('braintree.void', request, reply, effect, undefined, transaction.orderId))
