@@ -209,39 +209,129 @@ export interface Consumer {
   stop(): Promise<void>;
 }
 
+/** One consumer as its messages see it: where it reads, what it does with an event, and when it gives up. */
+interface ConsumerContext {
+  options: ConsumerOptions;
+  mine: { stream: string; durable: string };
+  maxDeliveries: number;
+  redelivery: RetryPolicy;
+}
+
+/**
+ * Moves a message to the dead-letter stream and terminates it; false (the message kept) when the
+ * dead-letter stream cannot be reached.
+ */
+async function giveUp(ctx: ConsumerContext, msg: JsMsg, subject: string, reason: string): Promise<boolean> {
+  const { nats, log } = ctx.options;
+  const { stream, durable } = ctx.mine;
+  try {
+    await deadLetter(nats, msg, ctx.mine, reason);
+  } catch (error) {
+    log.error({ err: error, subject, stream, durable }, 'dead-letter stream unreachable; event kept');
+    return false;
+  }
+  msg.term();
+  deadLetterCounters.get(nats)?.inc({ stream, consumer: durable });
+  log.error(
+    {
+      subject,
+      stream,
+      durable,
+      sequence: msg.info.streamSequence,
+      deliveries: msg.info.deliveryCount,
+      reason,
+    },
+    'event moved to the dead-letter stream',
+  );
+  return true;
+}
+
+/** Creates the durable consumer, or updates its filter and ack wait when it exists with another config. */
+async function ensureConsumer(options: ConsumerOptions, ackWaitMs: number): Promise<void> {
+  const { nats, stream, durable, subjects } = options;
+  await nats.jsm.consumers
+    .add(stream, {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      // One subject: filter_subject (every server). Several: no server-side filter, since
+      // filter_subjects needs NATS 2.10 (Debian ships 2.9); other subjects are acked and skipped below.
+      ...(subjects.length === 1 ? { filter_subject: subjects[0] } : {}),
+      ack_wait: nanos(ackWaitMs),
+      max_deliver: -1,
+      max_ack_pending: 1000,
+    })
+    .catch(async (error) => {
+      // Exists with another config: update it.
+      if (String(error.message).includes('already in use') || String(error.message).includes('exists')) {
+        await nats.jsm.consumers.update(stream, durable, {
+          ...(subjects.length === 1 ? { filter_subject: subjects[0] } : {}),
+          ack_wait: nanos(ackWaitMs),
+        });
+      } else throw error;
+    });
+}
+
+/**
+ * One delivered message: skipped (another subject), terminated (no contract, or not matching it), handled
+ * and acked, or on failure naked with a delay, until maxDeliveries sends it to the dead-letter stream.
+ */
+async function deliver(ctx: ConsumerContext, msg: JsMsg): Promise<void> {
+  const { options } = ctx;
+  const subject = msg.subject as Subject;
+  if (!options.subjects.includes(subject)) {
+    msg.ack();
+    return;
+  }
+  if (!(subject in EVENT_PAYLOADS)) {
+    msg.term();
+    options.onResult?.(subject, 'invalid');
+    return;
+  }
+  let event: EventEnvelope;
+  try {
+    event = parseEvent(subject, msg.data);
+  } catch (error) {
+    options.log.error({ err: error, subject }, 'event does not match its contract; dropped');
+    // It would never succeed: no redelivery, but a copy for the operator.
+    if (!(await giveUp(ctx, msg, subject, `contract: ${(error as Error).message}`))) msg.term();
+    options.onResult?.(subject, 'invalid');
+    return;
+  }
+  try {
+    await consumeTraced(subject, msg.headers, () => options.handle(event, msg));
+    msg.ack();
+    options.onResult?.(subject, 'ok');
+  } catch (error) {
+    const deliveries = msg.info.deliveryCount;
+    if (deliveries >= ctx.maxDeliveries && (await giveUp(ctx, msg, subject, (error as Error).message))) {
+      options.onResult?.(subject, 'dead');
+      return;
+    }
+    options.log.warn(
+      { err: error, subject, eventId: event.id, deliveries },
+      'event handling failed; will retry',
+    );
+    msg.nak(Math.max(backoffDelay(ctx.redelivery, deliveries - 1), 100));
+    options.onResult?.(subject, 'error');
+  }
+}
+
 /**
  * A durable pull consumer that survives NATS restarts: it (re)creates its consumer and resumes. A
  * message that does not match its contract is terminated (it would never succeed); a failing handler
  * naks it with a delay so it comes back.
  */
 export function startConsumer(options: ConsumerOptions): Consumer {
-  const { nats, stream, durable, subjects, log, ackWaitMs = 30_000 } = options;
-  const maxDeliveries = options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES;
-  const redelivery = options.redelivery ?? RETRY_POLICIES.eventRedelivery;
+  const { nats, stream, durable, log, ackWaitMs = 30_000 } = options;
   const mine = { stream, durable };
-  deadLetterCounters.get(nats)?.inc({ stream, consumer: durable }, 0);
-  const giveUp = async (msg: JsMsg, subject: string, reason: string): Promise<boolean> => {
-    try {
-      await deadLetter(nats, msg, mine, reason);
-    } catch (error) {
-      log.error({ err: error, subject, stream, durable }, 'dead-letter stream unreachable; event kept');
-      return false;
-    }
-    msg.term();
-    deadLetterCounters.get(nats)?.inc({ stream, consumer: durable });
-    log.error(
-      {
-        subject,
-        stream,
-        durable,
-        sequence: msg.info.streamSequence,
-        deliveries: msg.info.deliveryCount,
-        reason,
-      },
-      'event moved to the dead-letter stream',
-    );
-    return true;
+  const ctx: ConsumerContext = {
+    options,
+    mine,
+    maxDeliveries: options.maxDeliveries ?? DEFAULT_MAX_DELIVERIES,
+    redelivery: options.redelivery ?? RETRY_POLICIES.eventRedelivery,
   };
+  deadLetterCounters.get(nats)?.inc({ stream, consumer: durable }, 0);
   let known = durablesByConnection.get(nats);
   if (!known) durablesByConnection.set(nats, (known = new Set()));
   known.add(mine);
@@ -252,73 +342,14 @@ export function startConsumer(options: ConsumerOptions): Consumer {
   const loop = async () => {
     while (!stopped) {
       try {
-        await nats.jsm.consumers
-          .add(stream, {
-            durable_name: durable,
-            ack_policy: AckPolicy.Explicit,
-            deliver_policy: DeliverPolicy.All,
-            // One subject: filter_subject (every server). Several: no server-side filter, since
-            // filter_subjects needs NATS 2.10 (Debian ships 2.9); other subjects are acked and skipped below.
-            ...(subjects.length === 1 ? { filter_subject: subjects[0] } : {}),
-            ack_wait: nanos(ackWaitMs),
-            max_deliver: -1,
-            max_ack_pending: 1000,
-          })
-          .catch(async (error) => {
-            // Exists with another config: update it.
-            if (
-              String(error.message).includes('already in use') ||
-              String(error.message).includes('exists')
-            ) {
-              await nats.jsm.consumers.update(stream, durable, {
-                ...(subjects.length === 1 ? { filter_subject: subjects[0] } : {}),
-                ack_wait: nanos(ackWaitMs),
-              });
-            } else throw error;
-          });
+        await ensureConsumer(options, ackWaitMs);
         const consumer = await nats.js.consumers.get(stream, durable);
         const messages = await consumer.consume({ max_messages: 256, expires: 5000 });
         current = messages;
         restarts = 0;
         for await (const msg of messages) {
           if (stopped) break;
-          const subject = msg.subject as Subject;
-          if (!subjects.includes(subject)) {
-            msg.ack();
-            continue;
-          }
-          if (!(subject in EVENT_PAYLOADS)) {
-            msg.term();
-            options.onResult?.(subject, 'invalid');
-            continue;
-          }
-          let event: EventEnvelope;
-          try {
-            event = parseEvent(subject, msg.data);
-          } catch (error) {
-            log.error({ err: error, subject }, 'event does not match its contract; dropped');
-            // It would never succeed: no redelivery, but a copy for the operator.
-            if (!(await giveUp(msg, subject, `contract: ${(error as Error).message}`))) msg.term();
-            options.onResult?.(subject, 'invalid');
-            continue;
-          }
-          try {
-            await consumeTraced(subject, msg.headers, () => options.handle(event, msg));
-            msg.ack();
-            options.onResult?.(subject, 'ok');
-          } catch (error) {
-            const deliveries = msg.info.deliveryCount;
-            if (deliveries >= maxDeliveries && (await giveUp(msg, subject, (error as Error).message))) {
-              options.onResult?.(subject, 'dead');
-              continue;
-            }
-            log.warn(
-              { err: error, subject, eventId: event.id, deliveries },
-              'event handling failed; will retry',
-            );
-            msg.nak(Math.max(backoffDelay(redelivery, deliveries - 1), 100));
-            options.onResult?.(subject, 'error');
-          }
+          await deliver(ctx, msg);
         }
       } catch (error) {
         if (stopped) break;

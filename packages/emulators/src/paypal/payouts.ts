@@ -4,6 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderRouteOptions } from '../faults.js';
+import { createBatch } from './create-batch.js';
+import { issueToken } from './oauth.js';
 
 export interface EmulatedPayout {
   payoutBatchId: string;
@@ -30,9 +32,9 @@ export class PayPalState {
   }
 }
 
-const upperId = (length: number) => randomBytes(length).toString('hex').toUpperCase().slice(0, length);
+export const upperId = (length: number) => randomBytes(length).toString('hex').toUpperCase().slice(0, length);
 
-function paypalError(
+export function paypalError(
   reply: FastifyReply,
   status: number,
   name: string,
@@ -54,7 +56,7 @@ export interface PayPalOptions extends ProviderRouteOptions {
   state: PayPalState;
 }
 
-function batchView(payout: EmulatedPayout, publicUrl: string, detailed: boolean) {
+export function batchView(payout: EmulatedPayout, publicUrl: string, detailed: boolean) {
   const header = {
     payout_batch_id: payout.payoutBatchId,
     batch_status: detailed ? 'SUCCESS' : 'PENDING',
@@ -107,9 +109,36 @@ function batchView(payout: EmulatedPayout, publicUrl: string, detailed: boolean)
   };
 }
 
-export async function paypalRoutes(app: FastifyInstance, options: PayPalOptions): Promise<void> {
-  const { state } = options;
+/** The client id of a valid, unexpired bearer token; otherwise answers 401 and returns undefined. */
+export function authorize(
+  state: PayPalState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): string | undefined {
+  const match = /^Bearer (.+)$/.exec(request.headers.authorization ?? '');
+  const token = match ? state.tokens.get(match[1]!) : undefined;
+  if (!token || token.expiresAt < Date.now()) {
+    void reply
+      .status(401)
+      .send({ error: 'invalid_token', error_description: 'Token signature verification failed' });
+    return undefined;
+  }
+  return token.clientId;
+}
 
+async function getBatch(options: PayPalOptions, request: FastifyRequest, reply: FastifyReply) {
+  if (!authorize(options.state, request, reply)) return reply;
+  if (await options.applyFault('paypal.getBatch', request, reply)) return reply;
+  const payout = options.state.payouts.get((request.params as { id: string }).id);
+  if (!payout)
+    return paypalError(reply, 404, 'RESOURCE_NOT_FOUND', 'The requested resource was not found.', [
+      { issue: 'Batch not found' },
+    ]);
+  return batchView(payout, options.publicUrl(), true);
+}
+
+export async function paypalRoutes(app: FastifyInstance, options: PayPalOptions): Promise<void> {
+  // The token call's body is a form (grant_type=client_credentials).
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string' },
@@ -117,171 +146,7 @@ export async function paypalRoutes(app: FastifyInstance, options: PayPalOptions)
       done(null, Object.fromEntries(new URLSearchParams(String(body))));
     },
   );
-
-  app.post('/v1/oauth2/token', async (request, reply) => {
-    if (await options.applyFault('paypal.oauth', request, reply)) return reply;
-    const match = /^Basic (.+)$/.exec(request.headers.authorization ?? '');
-    const decoded = match ? Buffer.from(match[1]!, 'base64').toString('utf8') : '';
-    const [clientId, secret] = [
-      decoded.slice(0, decoded.indexOf(':')),
-      decoded.slice(decoded.indexOf(':') + 1),
-    ];
-    if (!match || !clientId || !secret || decoded.indexOf(':') < 0) {
-      return reply
-        .status(401)
-        .send({ error: 'invalid_client', error_description: 'Client Authentication failed' });
-    }
-    const grant = (request.body as Record<string, string> | undefined)?.grant_type;
-    if (grant !== 'client_credentials') {
-      return reply
-        .status(400)
-        .send({ error: 'unsupported_grant_type', error_description: 'Grant Type is NULL or not supported' });
-    }
-    const accessToken = `A21AA${randomBytes(24).toString('base64url')}`;
-    const expiresIn = 32_400;
-    state.tokens.set(accessToken, { clientId, expiresAt: Date.now() + expiresIn * 1000 });
-    options.record({ target: 'paypal.oauth', key: clientId, outcome: 'ok' });
-    return {
-      scope: 'https://uri.paypal.com/services/payments/payouts https://uri.paypal.com/payments/payouts',
-      access_token: accessToken,
-      token_type: 'Bearer',
-      app_id: `APP-${upperId(17)}`,
-      expires_in: expiresIn,
-      nonce: `${new Date().toISOString()}${randomBytes(8).toString('hex')}`,
-    };
-  });
-
-  const authorize = (request: FastifyRequest, reply: FastifyReply): string | undefined => {
-    const match = /^Bearer (.+)$/.exec(request.headers.authorization ?? '');
-    const token = match ? state.tokens.get(match[1]!) : undefined;
-    if (!token || token.expiresAt < Date.now()) {
-      void reply
-        .status(401)
-        .send({ error: 'invalid_token', error_description: 'Token signature verification failed' });
-      return undefined;
-    }
-    return token.clientId;
-  };
-
-  app.post('/v1/payments/payouts', async (request, reply) => {
-    const clientId = authorize(request, reply);
-    if (!clientId) return reply;
-    const body = (request.body ?? {}) as {
-      sender_batch_header?: { sender_batch_id?: unknown };
-      items?: {
-        recipient_type?: string;
-        receiver?: unknown;
-        amount?: { value?: unknown; currency?: unknown };
-        note?: unknown;
-        sender_item_id?: unknown;
-      }[];
-    };
-    const senderBatchId = body.sender_batch_header?.sender_batch_id;
-    if (typeof senderBatchId !== 'string' || senderBatchId.length === 0 || senderBatchId.length > 256) {
-      return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [
-        { field: 'sender_batch_header.sender_batch_id', location: 'body', issue: 'Required field missing' },
-      ]);
-    }
-    const items = Array.isArray(body.items) ? body.items : [];
-    if (items.length !== 1) {
-      return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [
-        { field: 'items', location: 'body', issue: 'This emulator takes exactly one item per batch' },
-      ]);
-    }
-    const item = items[0]!;
-    const value = typeof item.amount?.value === 'string' ? item.amount.value : '';
-    const match = /^(\d{1,9})\.(\d{2})$/.exec(value);
-    if (!match || Number(match[1]) * 100 + Number(match[2]) === 0) {
-      return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [
-        {
-          field: 'items[0].amount.value',
-          location: 'body',
-          issue: 'Amount must be a positive value with two decimals',
-        },
-      ]);
-    }
-    if (
-      typeof item.receiver !== 'string' ||
-      item.receiver.length > 254 ||
-      !/^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/.test(item.receiver)
-    ) {
-      return paypalError(reply, 400, 'VALIDATION_ERROR', 'Invalid request - see details.', [
-        {
-          field: 'items[0].receiver',
-          location: 'body',
-          issue: 'Receiver is invalid or does not match with type',
-        },
-      ]);
-    }
-    const currency = typeof item.amount?.currency === 'string' ? item.amount.currency : 'EUR';
-
-    const duplicate = (existing: EmulatedPayout) =>
-      paypalError(
-        reply,
-        400,
-        'USER_BUSINESS_ERROR',
-        'User business error.',
-        [
-          {
-            field: 'SENDER_BATCH_ID',
-            location: 'body',
-            issue: `Batch with given sender_batch_id already exists`,
-          },
-        ],
-        [
-          {
-            href: `${options.publicUrl()}/v1/payments/payouts/${existing.payoutBatchId}`,
-            rel: 'self',
-            method: 'GET',
-            encType: 'application/json',
-          },
-        ],
-      );
-
-    const existingId = state.bySenderBatchId.get(senderBatchId);
-    if (existingId) {
-      options.record({ target: 'paypal.payouts', key: senderBatchId, outcome: 'duplicate' });
-      return duplicate(state.payouts.get(existingId)!);
-    }
-
-    const payout: EmulatedPayout = {
-      payoutBatchId: upperId(13),
-      senderBatchId,
-      clientId,
-      receiver: item.receiver,
-      amount: { value, currency },
-      amountCents: Number(match[1]) * 100 + Number(match[2]),
-      note: typeof item.note === 'string' ? item.note : null,
-      senderItemId: typeof item.sender_item_id === 'string' ? item.sender_item_id : null,
-      payoutItemId: upperId(13),
-      transactionId: upperId(17),
-      createdAt: new Date(),
-    };
-    const effect = () => {
-      state.payouts.set(payout.payoutBatchId, payout);
-      state.bySenderBatchId.set(senderBatchId, payout.payoutBatchId);
-    };
-    const fault = options.faults.take('paypal.payouts');
-    if (fault?.kind === 'duplicate') {
-      effect();
-      options.record({ target: 'paypal.payouts', key: senderBatchId, outcome: 'duplicate (injected)' });
-      return duplicate(payout);
-    }
-    if (fault && (await options.applyFault('paypal.payouts', request, reply, effect, fault, senderBatchId)))
-      return reply;
-    effect();
-    options.record({ target: 'paypal.payouts', key: senderBatchId, outcome: 'paid' });
-    return reply.status(201).send(batchView(payout, options.publicUrl(), false));
-  });
-
-  app.get('/v1/payments/payouts/:id', async (request, reply) => {
-    if (!authorize(request, reply)) return reply;
-    if (await options.applyFault('paypal.getBatch', request, reply)) return reply;
-    const payout = state.payouts.get((request.params as { id: string }).id);
-    if (!payout)
-      return paypalError(reply, 404, 'RESOURCE_NOT_FOUND', 'The requested resource was not found.', [
-        { issue: 'Batch not found' },
-      ]);
-    return batchView(payout, options.publicUrl(), true);
-  });
+  app.post('/v1/oauth2/token', async (request, reply) => issueToken(options, request, reply));
+  app.post('/v1/payments/payouts', async (request, reply) => createBatch(options, request, reply));
+  app.get('/v1/payments/payouts/:id', async (request, reply) => getBatch(options, request, reply));
 }

@@ -12,9 +12,9 @@ export interface LedgerReport {
   balances: Record<string, number>;
 }
 
-export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
+/** Every movement sums to zero and has entries; no internal account ever went negative. */
+async function movementProblems(db: Kysely<Database>): Promise<string[]> {
   const problems: string[] = [];
-
   const unbalanced = await sql<{ transaction_id: string; reference: string; total: number }>`
     select e.transaction_id, t.reference, sum(e.amount_cents)::bigint as total
     from ledger_entries e join ledger_transactions t on t.id = e.transaction_id
@@ -33,7 +33,12 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
       from ledger_entries where account_id not like 'external:%'
     ) r group by account_id having min(running) < 0`.execute(db);
   for (const row of negative.rows) problems.push(`account ${row.account_id} went negative (${row.lowest})`);
+  return problems;
+}
 
+/** The ledger's purchases against the purchases table: posted once, at their price. */
+async function purchaseProblems(db: Kysely<Database>): Promise<string[]> {
+  const problems: string[] = [];
   // Every succeeded purchase is posted exactly once, with its price; nothing else is posted as a purchase.
   const purchaseMismatch = await sql<{ id: string; problem: string }>`
     select p.id, case when t.id is null then 'succeeded but not in the ledger' else 'in the ledger but not succeeded' end as problem
@@ -50,7 +55,12 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
     group by p.id, p.amount_cents having -sum(e.amount_cents) <> p.amount_cents`.execute(db);
   for (const row of wrongPrice.rows)
     problems.push(`purchase ${row.id} charged ${row.amount_cents} but posted ${row.cash_in}`);
+  return problems;
+}
 
+/** The ledger's refunds against the refunds table: posted once, for what Braintree refunded. */
+async function refundProblems(db: Kysely<Database>): Promise<string[]> {
+  const problems: string[] = [];
   // Every completed refund is posted once, giving back what Braintree refunded; nothing else is posted as a
   // refund, and only a purchase that succeeded is refunded.
   const refundMismatch = await sql<{ id: string; problem: string }>`
@@ -73,7 +83,12 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
     problems.push(
       `purchase ${row.id} refunded ${row.cash_out} in the ledger for ${row.refunded} at Braintree of its ${row.amount_cents}, or was never charged`,
     );
+  return problems;
+}
 
+/** The ledger's payouts against the payouts table, and at most one unfinished payout per account. */
+async function payoutProblems(db: Kysely<Database>): Promise<string[]> {
+  const problems: string[] = [];
   const payoutMismatch = await sql<{ id: string; problem: string }>`
     select p.id, case when t.id is null then 'completed but not in the ledger' else 'in the ledger but not completed' end as problem
     from payouts p full join ledger_transactions t on t.reference = 'payout:' || p.id::text
@@ -87,7 +102,12 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
   );
   for (const row of pendingTwice.rows)
     problems.push(`account ${row.account_id} has more than one unfinished payout`);
+  return problems;
+}
 
+/** The ledger's round wins against the wins recorded from the game. */
+async function roundProblems(db: Kysely<Database>): Promise<string[]> {
+  const problems: string[] = [];
   // Reconciliation with the game: a round whose announced pot exceeded what the ledger's pot held.
   const shortfalls = await sql<{ round: number; pot_cents: number; credited_cents: number }>`
     select round, pot_cents, credited_cents from round_wins where credited_cents <> pot_cents order by round`.execute(
@@ -106,11 +126,11 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
   );
   for (const row of roundMismatch.rows)
     problems.push(`round ${row.round}: the winner's credit in the ledger differs from the win recorded`);
+  return problems;
+}
 
-  const balances = await sql<{ account_id: string; cents: number }>`
-    select account_id, sum(amount_cents)::bigint as cents from ledger_entries group by account_id order by account_id`.execute(
-    db,
-  );
+async function storedBalanceProblems(db: Kysely<Database>): Promise<string[]> {
+  const problems: string[] = [];
   // Each account's stored balance (kept by a trigger, read by the profile and the payouts) is its sum.
   const drifted = await sql<{ id: string; stored: number; cents: number }>`
     select a.id, a.balance_cents as stored, coalesce(sum(e.amount_cents), 0)::bigint as cents
@@ -120,6 +140,22 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
     problems.push(
       `account ${row.id} stores a balance of ${row.stored} but its ledger entries sum to ${row.cents}`,
     );
+  return problems;
+}
+
+export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
+  const problems: string[] = [
+    ...(await movementProblems(db)),
+    ...(await purchaseProblems(db)),
+    ...(await refundProblems(db)),
+    ...(await payoutProblems(db)),
+    ...(await roundProblems(db)),
+  ];
+  const balances = await sql<{ account_id: string; cents: number }>`
+    select account_id, sum(amount_cents)::bigint as cents from ledger_entries group by account_id order by account_id`.execute(
+    db,
+  );
+  problems.push(...(await storedBalanceProblems(db)));
   const counts = await sql<{ transactions: number; entries: number }>`
     select (select count(*) from ledger_transactions)::bigint as transactions, (select count(*) from ledger_entries)::bigint as entries`.execute(
     db,

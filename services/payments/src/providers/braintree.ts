@@ -77,27 +77,86 @@ function refusal(result: braintree.ValidatedResponse<braintree.Transaction>): st
   return errors.map((e) => e.message).join(' ') || result.message;
 }
 
-export function createBraintreeGateway(config: Config): PaymentGateway {
-  let environment: braintree.Environment;
-  if (config.BRAINTREE_ENVIRONMENT === 'emulator') {
-    const url = new URL(config.BRAINTREE_EMULATOR_URL);
-    const port = url.port || '80';
-    environment = new braintree.Environment(
-      url.hostname,
-      port,
-      `${url.protocol}//${url.host}`,
-      false,
-      url.hostname,
-      port,
-    );
-  } else {
-    environment =
-      config.BRAINTREE_ENVIRONMENT === 'production'
-        ? braintree.Environment.Production
-        : braintree.Environment.Sandbox;
+/** The SDK's environment: the emulator's host and port, or Braintree's sandbox or production. */
+function braintreeEnvironment(config: Config): braintree.Environment {
+  if (config.BRAINTREE_ENVIRONMENT !== 'emulator')
+    return config.BRAINTREE_ENVIRONMENT === 'production'
+      ? braintree.Environment.Production
+      : braintree.Environment.Sandbox;
+  const url = new URL(config.BRAINTREE_EMULATOR_URL);
+  const port = url.port || '80';
+  return new braintree.Environment(
+    url.hostname,
+    port,
+    `${url.protocol}//${url.host}`,
+    false,
+    url.hostname,
+    port,
+  );
+}
+
+/** Approved, declined (with the processor's or the gateway's reason) or rejected (the request refused). */
+function saleResult(result: braintree.ValidatedResponse<braintree.Transaction>): SaleResult {
+  if (result.success) return { kind: 'approved', transaction: view(result.transaction) };
+  if (result.transaction) {
+    const t = result.transaction;
+    const reason =
+      t.status === 'gateway_rejected'
+        ? `rejected by the gateway (${t.gatewayRejectionReason ?? 'unknown reason'})`
+        : `${t.processorResponseText || result.message} (code ${t.processorResponseCode})`;
+    return { kind: 'declined', transaction: view(t), message: reason };
   }
+  return { kind: 'rejected', message: refusal(result) };
+}
+
+/** Every transaction with this order id, read from the SDK's search stream. */
+function searchByOrderId(
+  gateway: braintree.BraintreeGateway,
+  orderId: string,
+): Promise<ProviderTransaction[]> {
+  return new Promise((resolve, reject) => {
+    const found: ProviderTransaction[] = [];
+    const stream = gateway.transaction.search((search) =>
+      search.orderId().is(orderId),
+    ) as unknown as NodeJS.ReadableStream;
+    stream.on('data', (t: braintree.Transaction) => found.push(view(t)));
+    stream.on('end', () => resolve(found));
+    stream.on('error', reject);
+  });
+}
+
+type Notification = braintree.WebhookNotification & {
+  transaction?: braintree.Transaction;
+  dispute?: braintree.Dispute & { transactionDetails?: { id: string }; transaction?: { id: string } };
+};
+
+/** What a verified notification says: a transaction's new status, a dispute's, or another kind. */
+function webhookEvent(notification: Notification): WebhookEvent {
+  if (notification.kind.startsWith('transaction_') && notification.transaction) {
+    return {
+      kind: 'transaction',
+      notification: notification.kind,
+      transactionId: notification.transaction.id,
+      status: notification.transaction.status,
+    };
+  }
+  if (notification.kind.startsWith('dispute_') && notification.dispute) {
+    const dispute = notification.dispute;
+    const transactionId = dispute.transactionDetails?.id ?? dispute.transaction?.id ?? '';
+    return {
+      kind: 'dispute',
+      notification: notification.kind,
+      transactionId,
+      disputeId: dispute.id,
+      status: String(dispute.status),
+    };
+  }
+  return { kind: 'other', notification: notification.kind };
+}
+
+export function createBraintreeGateway(config: Config): PaymentGateway {
   const gateway = new braintree.BraintreeGateway({
-    environment,
+    environment: braintreeEnvironment(config),
     merchantId: config.BRAINTREE_MERCHANT_ID,
     publicKey: config.BRAINTREE_PUBLIC_KEY,
     privateKey: config.BRAINTREE_PRIVATE_KEY,
@@ -114,35 +173,18 @@ export function createBraintreeGateway(config: Config): PaymentGateway {
     },
 
     async sale({ amount, nonce, orderId }) {
-      const result = await gateway.transaction.sale({
-        amount,
-        paymentMethodNonce: nonce,
-        orderId,
-        options: { submitForSettlement: true },
-      });
-      if (result.success) return { kind: 'approved', transaction: view(result.transaction) };
-      if (result.transaction) {
-        const t = result.transaction;
-        const reason =
-          t.status === 'gateway_rejected'
-            ? `rejected by the gateway (${t.gatewayRejectionReason ?? 'unknown reason'})`
-            : `${t.processorResponseText || result.message} (code ${t.processorResponseCode})`;
-        return { kind: 'declined', transaction: view(t), message: reason };
-      }
-      const errors = result.errors?.deepErrors?.() ?? [];
-      return { kind: 'rejected', message: errors.map((e) => e.message).join(' ') || result.message };
+      return saleResult(
+        await gateway.transaction.sale({
+          amount,
+          paymentMethodNonce: nonce,
+          orderId,
+          options: { submitForSettlement: true },
+        }),
+      );
     },
 
     async findByOrderId(orderId) {
-      return new Promise((resolve, reject) => {
-        const found: ProviderTransaction[] = [];
-        const stream = gateway.transaction.search((search) =>
-          search.orderId().is(orderId),
-        ) as unknown as NodeJS.ReadableStream;
-        stream.on('data', (t: braintree.Transaction) => found.push(view(t)));
-        stream.on('end', () => resolve(found));
-        stream.on('error', reject);
-      });
+      return searchByOrderId(gateway, orderId);
     },
 
     async void(transactionId) {
@@ -172,33 +214,7 @@ export function createBraintreeGateway(config: Config): PaymentGateway {
     },
 
     async parseWebhook(signature, payload) {
-      const notification = (await gateway.webhookNotification.parse(
-        signature,
-        payload,
-      )) as braintree.WebhookNotification & {
-        transaction?: braintree.Transaction;
-        dispute?: braintree.Dispute & { transactionDetails?: { id: string }; transaction?: { id: string } };
-      };
-      if (notification.kind.startsWith('transaction_') && notification.transaction) {
-        return {
-          kind: 'transaction',
-          notification: notification.kind,
-          transactionId: notification.transaction.id,
-          status: notification.transaction.status,
-        };
-      }
-      if (notification.kind.startsWith('dispute_') && notification.dispute) {
-        const dispute = notification.dispute;
-        const transactionId = dispute.transactionDetails?.id ?? dispute.transaction?.id ?? '';
-        return {
-          kind: 'dispute',
-          notification: notification.kind,
-          transactionId,
-          disputeId: dispute.id,
-          status: String(dispute.status),
-        };
-      }
-      return { kind: 'other', notification: notification.kind };
+      return webhookEvent((await gateway.webhookNotification.parse(signature, payload)) as Notification);
     },
   };
 }

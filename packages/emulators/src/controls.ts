@@ -1,0 +1,124 @@
+// The test controls under /__emulator: reset, queue faults, read the call log and the providers' state,
+// settle a Braintree transaction and sign a Braintree webhook about one.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { EmulatorCall } from './app.js';
+import {
+  buildWebhook,
+  CHARGED_STATUSES,
+  moveTo,
+  WEBHOOK_KINDS,
+  type BraintreeState,
+  type WebhookKind,
+} from './braintree/gateway.js';
+import type { Faults, FaultRequest } from './faults.js';
+import type { PayPalState } from './paypal/payouts.js';
+
+export interface ControlState {
+  braintree: BraintreeState;
+  paypal: PayPalState;
+  faults: Faults;
+  calls: EmulatorCall[];
+}
+
+/** The Braintree transactions (of one order id, when given), with what was charged and refunded. */
+function transactionsView(braintree: BraintreeState, orderId: string | undefined) {
+  const all = [...braintree.transactions.values()].filter(
+    (t) => orderId === undefined || t.orderId === orderId,
+  );
+  return {
+    transactions: all.map((t) => ({
+      id: t.id,
+      orderId: t.orderId,
+      status: t.status,
+      amount: t.amount,
+      amountCents: t.amountCents,
+      type: t.type,
+      instrument: t.instrument,
+      // A credit (a refund) gives money back: it is never a charge.
+      charged: t.type === 'sale' && CHARGED_STATUSES.has(t.status),
+      refundedCents: t.refundIds.reduce(
+        (sum, id) => sum + (braintree.transactions.get(id)?.amountCents ?? 0),
+        0,
+      ),
+      refundedTransactionId: t.refundedTransactionId,
+    })),
+  };
+}
+
+function settle(braintree: BraintreeState, request: FastifyRequest, reply: FastifyReply) {
+  const transaction = braintree.transactions.get((request.params as { id: string }).id);
+  if (!transaction) return reply.status(404).send({ message: 'no such transaction' });
+  if (transaction.status !== 'submitted_for_settlement' && transaction.status !== 'settling')
+    return reply.status(409).send({ message: `cannot settle a ${transaction.status} transaction` });
+  moveTo(transaction, 'settled');
+  return { id: transaction.id, status: transaction.status };
+}
+
+/** A signed webhook about one transaction; transaction_settled settles it first, as the real event follows settlement. */
+function webhook(braintree: BraintreeState, request: FastifyRequest, reply: FastifyReply) {
+  const body = (request.body ?? {}) as {
+    kind?: string;
+    transactionId?: string;
+    merchantId?: string;
+    publicKey?: string;
+    privateKey?: string;
+  };
+  if (!WEBHOOK_KINDS.includes(body.kind as WebhookKind))
+    return reply.status(400).send({ message: `kind must be one of ${WEBHOOK_KINDS.join(', ')}` });
+  const transaction = body.transactionId ? braintree.transactions.get(body.transactionId) : undefined;
+  if (!transaction)
+    return reply.status(404).send({ message: "transactionId must name one of the emulator's transactions" });
+  const keys =
+    body.publicKey && body.privateKey
+      ? { publicKey: body.publicKey, privateKey: body.privateKey }
+      : braintree.keys.get(body.merchantId ?? transaction.merchantId);
+  if (!keys)
+    return reply
+      .status(409)
+      .send({ message: 'no keys known for this merchant: give publicKey and privateKey' });
+  if (body.kind === 'transaction_settled' && transaction.status === 'submitted_for_settlement')
+    moveTo(transaction, 'settled');
+  return buildWebhook(transaction, body.kind as WebhookKind, keys);
+}
+
+const payoutsView = (paypal: PayPalState) => ({
+  payouts: [...paypal.payouts.values()].map((p) => ({
+    payoutBatchId: p.payoutBatchId,
+    senderBatchId: p.senderBatchId,
+    receiver: p.receiver,
+    amount: p.amount,
+    amountCents: p.amountCents,
+    transactionId: p.transactionId,
+  })),
+});
+
+export function controlRoutes(
+  app: FastifyInstance,
+  { braintree, paypal, faults, calls }: ControlState,
+): void {
+  app.post('/__emulator/reset', async () => {
+    braintree.reset();
+    paypal.reset();
+    faults.clear();
+    calls.length = 0;
+    return { reset: true };
+  });
+  app.post('/__emulator/faults', async (request, reply) => {
+    try {
+      faults.add((request.body ?? {}) as FaultRequest);
+    } catch (error) {
+      return reply.status(400).send({ message: (error as Error).message });
+    }
+    return { pending: faults.pending() };
+  });
+  app.get('/__emulator/faults', async () => ({ pending: faults.pending() }));
+  app.get('/__emulator/calls', async () => ({ calls }));
+  app.get('/__emulator/braintree/transactions', async (request) =>
+    transactionsView(braintree, (request.query as { orderId?: string }).orderId),
+  );
+  app.post('/__emulator/braintree/transactions/:id/settle', async (request, reply) =>
+    settle(braintree, request, reply),
+  );
+  app.post('/__emulator/braintree/webhooks', async (request, reply) => webhook(braintree, request, reply));
+  app.get('/__emulator/paypal/payouts', async () => payoutsView(paypal));
+}
