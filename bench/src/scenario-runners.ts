@@ -2,34 +2,25 @@
 // started system and adds what it found to the run's findings. A scenario that fails is recorded in the
 // run's errors (and logged with its stack), and the run goes on with the next.
 import type { BenchSystem } from './bench-system.js';
-import { measureBursts, type BurstsScenario } from './scenarios/bursts.js';
-import { measureCrowd, type CrowdResult } from './scenarios/crowd.js';
-import { measureFanout, type FanoutPoint } from './scenarios/fanout.js';
-import { measureFreshAuthority, type FreshAuthorityResult } from './scenarios/fresh-authority.js';
-import { measureLighthouse, type LighthousePage } from './scenarios/lighthouse.js';
-import { measureOpenLoop, type OpenLoopScenario } from './scenarios/open-loop.js';
+import type { Results } from './report.js';
+import { measureBursts } from './scenarios/bursts.js';
+import { measureCrowd } from './scenarios/crowd.js';
+import { measureFanout } from './scenarios/fanout.js';
+import { measureFreshAuthority } from './scenarios/fresh-authority.js';
+import { measureLighthouse } from './scenarios/lighthouse.js';
+import { measureOpenLoop } from './scenarios/open-loop.js';
 import { measureRefusals, type RefusalsScenario } from './scenarios/refusals.js';
-import { measureRoundEnd, type RoundEndResult } from './scenarios/round-end.js';
-import { measureSessionCheck, type SessionCheckResult } from './scenarios/session-check.js';
-import { measureThroughput, type ThroughputResult } from './scenarios/throughput.js';
-import { measureWebMix, type WebMixResult } from './scenarios/web-mix.js';
+import { measureRoundEnd } from './scenarios/round-end.js';
+import { measureSessionCheck } from './scenarios/session-check.js';
+import { measureThroughput } from './scenarios/throughput.js';
+import { measureWebMix } from './scenarios/web-mix.js';
 import type { BenchSettings, Scenario } from './settings.js';
 import { startWorker, stopAllWorkers, type Worker } from './workers.js';
 
-/** What the scenarios found, named as the results take it. */
-export interface Findings {
-  throughput?: ThroughputResult;
-  openLoop: OpenLoopScenario[];
+/** What the scenarios found, as the results' details hold it (each list present, if empty). */
+export type Findings = Omit<Results['details'], 'settings' | 'errors' | 'durationS' | 'refusals'> & {
   refusals: RefusalsScenario[];
-  fanout: FanoutPoint[];
-  roundEnd?: RoundEndResult;
-  webMix?: WebMixResult;
-  lighthouse: LighthousePage[];
-  sessionCheck?: SessionCheckResult;
-  crowd?: CrowdResult;
-  freshAuthority?: FreshAuthorityResult;
-  bursts?: BurstsScenario;
-}
+};
 
 export const noFindings = (): Findings => ({ openLoop: [], refusals: [], fanout: [], lighthouse: [] });
 
