@@ -3,12 +3,12 @@
 // traffic.e2e.test.ts), then with the mix the web app had before a click's answer carried the balance
 // (2.38 API requests per click, the rest profile reads). For each, the CPU every process of the cluster
 // spent per accepted click, and the players one core serves at a player's pace.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchSystem } from '../bench-system.js';
 import type { HttpLoadOptions, HttpLoadResult } from '../http-load.js';
-import { cpuSeconds } from '../proc.js';
 import { startWorker, type Worker } from '../workers.js';
+import { clusterCpu, spent, type ClusterCpu } from './web-mix-cpu.js';
 
 /** A player's pace in the recorded session: two presses a second. */
 export const PRESSES_PER_SECOND = 2;
@@ -64,37 +64,47 @@ function recordedMix(root: string): WebMixResult['recorded'] {
   };
 }
 
-/** CPU seconds so far of a process and of each of its children (PostgreSQL: one backend per connection). */
-function treeCpu(pid: number): Map<number, number> {
-  const out = new Map<number, number>([[pid, cpuSeconds(pid)]]);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) out.set(Number(entry), cpuSeconds(Number(entry)));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
+interface Mix {
+  name: string;
+  profileReadsPerClick: number;
 }
 
-/** CPU spent between two readings: a child that exited meanwhile is left out, a new one counts whole. */
-function spent(before: Map<number, number>, after: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, cpu] of after) total += cpu - (before.get(pid) ?? 0);
-  return total;
+/** What the runs of one mix added up to. */
+interface MixTotal {
+  clicks: number;
+  reads: number;
+  refused: number;
+  durationS: number;
+  cpu: Record<string, number>;
 }
 
-export async function measureWebMix(
-  root: string,
+interface MixOptions {
+  clickRate: number;
+  durationS: number;
+}
+
+/** The lean client, the web app as the recording says it behaves, and the web app before. */
+function mixesOf(recorded: WebMixResult['recorded']): Mix[] {
+  return [
+    { name: 'lean client (clicks only)', profileReadsPerClick: 0 },
+    {
+      name: 'web app as it behaves (recorded mix)',
+      profileReadsPerClick: Math.max(0, recorded.requestsPerClick - 1),
+    },
+    {
+      name: 'web app before (2.38 requests per click)',
+      profileReadsPerClick: BEFORE_PROFILE_READS_PER_CLICK,
+    },
+  ];
+}
+
+/** Runs every mix in alternation, PASSES times, so a change in the machine's other load falls on all of them. */
+async function runMixes(
   bs: BenchSystem,
   loader: Worker,
-  options: { clickRate: number; durationS: number },
-  log: (line: string) => void,
-): Promise<WebMixResult> {
-  const recorded = recordedMix(root);
+  options: MixOptions,
+  mixes: Mix[],
+): Promise<MixTotal[]> {
   const reader = startWorker('http-load');
   const tokens = bs.users.map((u) => u.token);
   const load = (path: string, method: 'GET' | 'POST', rate: number): HttpLoadOptions => ({
@@ -107,40 +117,8 @@ export async function measureWebMix(
     tokens,
     overallRate: Math.max(1, Math.round(rate)),
   });
-  const pids: Record<string, number | undefined> = {
-    gateway: bs.process('gateway').pid,
-    auth: bs.process('auth').pid,
-    game: bs.process('game').pid,
-    payments: bs.process('payments').pid,
-    realtime: bs.process('realtime').pid,
-    postgres: bs.system.infra.pids.postgres,
-    redis: bs.system.infra.pids.redis,
-    nats: bs.system.infra.pids.nats,
-  };
-  const cpuNow = () =>
-    Object.fromEntries(
-      Object.entries(pids).map(([name, pid]) => [name, pid ? treeCpu(pid) : new Map<number, number>()]),
-    );
-
-  const mixes = [
-    { name: 'lean client (clicks only)', profileReadsPerClick: 0 },
-    {
-      name: 'web app as it behaves (recorded mix)',
-      profileReadsPerClick: Math.max(0, recorded.requestsPerClick - 1),
-    },
-    {
-      name: 'web app before (2.38 requests per click)',
-      profileReadsPerClick: BEFORE_PROFILE_READS_PER_CLICK,
-    },
-  ];
-  // The mixes in alternation, twice, so a change in the machine's other load falls on all of them.
-  const totals = mixes.map(() => ({
-    clicks: 0,
-    reads: 0,
-    refused: 0,
-    durationS: 0,
-    cpu: {} as Record<string, number>,
-  }));
+  const cpuNow = clusterCpu(bs);
+  const totals = mixes.map((): MixTotal => ({ clicks: 0, reads: 0, refused: 0, durationS: 0, cpu: {} }));
   try {
     for (let pass = 0; pass < PASSES; pass++) {
       for (const [i, mix] of mixes.entries()) {
@@ -161,41 +139,60 @@ export async function measureWebMix(
               )
             : Promise.resolve(undefined),
         ]);
-        const after = cpuNow();
-        const total = totals[i]!;
-        for (const k of Object.keys(after)) total.cpu[k] = (total.cpu[k] ?? 0) + spent(before[k]!, after[k]!);
-        total.clicks += clicks.ok;
-        total.reads += reads?.ok ?? 0;
-        total.refused += clicks.non2xx + (reads?.non2xx ?? 0);
-        total.durationS += (Date.now() - started) / 1000;
+        addRun(totals[i]!, before, cpuNow(), clicks, reads, started);
       }
     }
   } finally {
     await reader.stop();
   }
-  const points = mixes.map((mix, i): MixPoint => {
-    const total = totals[i]!;
-    const cpu = Object.values(total.cpu).reduce((sum, s) => sum + s, 0);
-    const perClickS = total.clicks > 0 ? cpu / total.clicks : Number.NaN;
-    const point: MixPoint = {
-      name: mix.name,
-      profileReadsPerClick: total.clicks > 0 ? total.reads / total.clicks : 0,
-      clicks: total.clicks,
-      profileReads: total.reads,
-      refused: total.refused,
-      durationS: total.durationS,
-      cpuSeconds: total.cpu,
-      clusterCpuMsPerClick: perClickS * 1000,
-      playersPerCore: 1 / (perClickS * PRESSES_PER_SECOND),
-    };
-    log(
-      `[bench] web mix: ${mix.name}: ${point.clicks} clicks, ${point.profileReads} profile reads; ` +
-        `cluster CPU ${point.clusterCpuMsPerClick.toFixed(3)} ms per click, ${Math.round(point.playersPerCore)} players per core`,
-    );
-    return point;
-  });
-  // A profile read's cost, from the runs with reads against the lean runs at the same click rate; the
-  // web app before asked 11/8 of them per click, more than a loaded machine delivers in the run.
+  return totals;
+}
+
+function addRun(
+  total: MixTotal,
+  before: ClusterCpu,
+  after: ClusterCpu,
+  clicks: HttpLoadResult,
+  reads: HttpLoadResult | undefined,
+  started: number,
+): void {
+  for (const k of Object.keys(after)) total.cpu[k] = (total.cpu[k] ?? 0) + spent(before[k]!, after[k]!);
+  total.clicks += clicks.ok;
+  total.reads += reads?.ok ?? 0;
+  total.refused += clicks.non2xx + (reads?.non2xx ?? 0);
+  total.durationS += (Date.now() - started) / 1000;
+}
+
+function mixPoint(mix: Mix, total: MixTotal, log: (line: string) => void): MixPoint {
+  const cpu = Object.values(total.cpu).reduce((sum, s) => sum + s, 0);
+  const perClickS = total.clicks > 0 ? cpu / total.clicks : Number.NaN;
+  const point: MixPoint = {
+    name: mix.name,
+    profileReadsPerClick: total.clicks > 0 ? total.reads / total.clicks : 0,
+    clicks: total.clicks,
+    profileReads: total.reads,
+    refused: total.refused,
+    durationS: total.durationS,
+    cpuSeconds: total.cpu,
+    clusterCpuMsPerClick: perClickS * 1000,
+    playersPerCore: 1 / (perClickS * PRESSES_PER_SECOND),
+  };
+  log(
+    `[bench] web mix: ${mix.name}: ${point.clicks} clicks, ${point.profileReads} profile reads; ` +
+      `cluster CPU ${point.clusterCpuMsPerClick.toFixed(3)} ms per click, ${Math.round(point.playersPerCore)} players per core`,
+  );
+  return point;
+}
+
+/**
+ * A profile read's cost, from the runs with reads against the lean runs at the same click rate; the
+ * web app before asked 11/8 of them per click, more than a loaded machine delivers in the run.
+ */
+function derivedCosts(
+  points: MixPoint[],
+  recorded: WebMixResult['recorded'],
+  log: (line: string) => void,
+): WebMixResult['derived'] {
   const lean = points[0]!;
   const withReads = points[2]!;
   const leanCpu = lean.clusterCpuMsPerClick;
@@ -219,5 +216,20 @@ export async function measureWebMix(
       `a click cost ${beforeCpuMsPerClick.toFixed(2)} ms (${Math.round(derived.beforePlayersPerCore)} players per core), ` +
       `at the recorded mix ${recordedCpuMsPerClick.toFixed(2)} ms (${Math.round(derived.recordedPlayersPerCore)})`,
   );
+  return derived;
+}
+
+export async function measureWebMix(
+  root: string,
+  bs: BenchSystem,
+  loader: Worker,
+  options: MixOptions,
+  log: (line: string) => void,
+): Promise<WebMixResult> {
+  const recorded = recordedMix(root);
+  const mixes = mixesOf(recorded);
+  const totals = await runMixes(bs, loader, options, mixes);
+  const points = mixes.map((mix, i) => mixPoint(mix, totals[i]!, log));
+  const derived = derivedCosts(points, recorded, log);
   return { clickRate: options.clickRate, recorded, points, derived };
 }
