@@ -2,21 +2,17 @@
 // controls under /__emulator. Every answer says, in a header, that no money moves.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { faultApplier } from './apply-fault.js';
-import { BraintreeState, braintreeRoutes } from './braintree/gateway.js';
-import { controlRoutes } from './controls.js';
-import { Faults, type FaultTarget } from './faults.js';
-import { PayPalState, paypalRoutes } from './paypal/payouts.js';
+import { braintreeRoutes } from './braintree/gateway.js';
+import { BraintreeState } from './braintree/transactions.js';
+import { controlRoutes, type EmulatorCall } from './controls.js';
+import { Faults } from './faults.js';
+import { paypalRoutes } from './paypal/payouts.js';
+import { PayPalState } from './paypal/payouts-state.js';
+
+export type { EmulatorCall } from './controls.js';
 
 export const NO_MONEY_HEADER = 'x-emulator-notice';
 export const NO_MONEY_NOTICE = 'Local provider emulator: no real money moves.';
-
-export interface EmulatorCall {
-  at: string;
-  target: FaultTarget;
-  /** The idempotency key of the call: Braintree's order id, PayPal's sender_batch_id. */
-  key: string | null;
-  outcome: string;
-}
 
 export interface Emulator {
   app: FastifyInstance;

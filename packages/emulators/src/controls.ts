@@ -1,17 +1,18 @@
 // The test controls under /__emulator: reset, queue faults, read the call log and the providers' state,
 // settle a Braintree transaction and sign a Braintree webhook about one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatorCall } from './app.js';
-import {
-  buildWebhook,
-  CHARGED_STATUSES,
-  moveTo,
-  WEBHOOK_KINDS,
-  type BraintreeState,
-  type WebhookKind,
-} from './braintree/gateway.js';
-import type { Faults, FaultRequest } from './faults.js';
-import type { PayPalState } from './paypal/payouts.js';
+import { buildWebhook, WEBHOOK_KINDS, type WebhookKind } from './braintree/gateway.js';
+import { CHARGED_STATUSES, moveTo, type BraintreeState } from './braintree/transactions.js';
+import type { Faults, FaultRequest, FaultTarget } from './faults.js';
+import type { PayPalState } from './paypal/payouts-state.js';
+
+export interface EmulatorCall {
+  at: string;
+  target: FaultTarget;
+  /** The idempotency key of the call: Braintree's order id, PayPal's sender_batch_id. */
+  key: string | null;
+  outcome: string;
+}
 
 export interface ControlState {
   braintree: BraintreeState;

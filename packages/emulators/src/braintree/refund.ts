@@ -12,7 +12,7 @@ import {
   type BraintreeOptions,
   type BraintreeState,
   type EmulatedTransaction,
-} from './gateway.js';
+} from './transactions.js';
 
 /** Braintree's refusal of this refund, if any: a credit, nothing left, not settled, or a bad amount. */
 function refusalOf(transaction: EmulatedTransaction, left: number, cents: number | undefined) {

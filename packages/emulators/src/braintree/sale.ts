@@ -11,7 +11,7 @@ import {
   validationError,
   type BraintreeOptions,
   type EmulatedTransaction,
-} from './gateway.js';
+} from './transactions.js';
 import { amountOutcome, TEST_NONCES, UNKNOWN_NONCE, type NonceOutcome } from './nonces.js';
 
 interface SaleRequest {

@@ -1,7 +1,7 @@
 // Transaction search, as the SDK's transaction.search runs it: the ids first (advanced_search_ids), then
 // the transactions for those ids (advanced_search). Matches by order id and by ids.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sendXml, transactionXml, type BraintreeOptions, type EmulatedTransaction } from './gateway.js';
+import { sendXml, transactionXml, type BraintreeOptions, type EmulatedTransaction } from './transactions.js';
 
 const matches = (t: EmulatedTransaction, search: Record<string, unknown>): boolean => {
   const orderId = search.order_id as { is?: string } | undefined;

@@ -8,7 +8,7 @@ import {
   transactionXml,
   validationError,
   type BraintreeOptions,
-} from './gateway.js';
+} from './transactions.js';
 
 export async function voidTransaction(
   options: BraintreeOptions,

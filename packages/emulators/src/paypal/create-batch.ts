@@ -8,7 +8,7 @@ import {
   upperId,
   type EmulatedPayout,
   type PayPalOptions,
-} from './payouts.js';
+} from './payouts-state.js';
 
 interface BatchRequest {
   sender_batch_header?: { sender_batch_id?: unknown };

@@ -1,7 +1,7 @@
 // POST /v1/oauth2/token: client credentials (Basic auth) for a bearer token that payout calls carry.
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { upperId, type PayPalOptions } from './payouts.js';
+import { upperId, type PayPalOptions } from './payouts-state.js';
 
 export async function issueToken(options: PayPalOptions, request: FastifyRequest, reply: FastifyReply) {
   if (await options.applyFault('paypal.oauth', request, reply)) return reply;
