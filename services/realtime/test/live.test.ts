@@ -200,6 +200,22 @@ describe('realtime with two instances', () => {
     for (const r of all) expect(counters(r)).not.toContain(500);
   });
 
+  it('never sends a state that breaks its contract, however new it looks', async () => {
+    const onA = open(a.url, { token: playerToken });
+    await connected(onA);
+    game.publish({ globalClicks: 600 });
+    await eventually(() => onA.lastState()?.globalClicks === 600, 'the valid state');
+    // A newer counter with a pot that is not a whole number of cents: dropped when the tick looks at it.
+    const valid = makeEvent(SUBJECTS.gameState, { ...game.state, globalClicks: 601, at: Date.now() });
+    game.nats.nc.publish(
+      SUBJECTS.gameState,
+      JSON.stringify({ ...valid, data: { ...valid.data, potCents: 12.5 } }),
+    );
+    game.publish({ globalClicks: 602 });
+    await eventually(() => onA.lastState()?.globalClicks === 602, 'the next valid state');
+    expect(counters(onA)).not.toContain(601);
+  });
+
   it('announces each winner exactly once on every instance', async () => {
     const onA = open(a.url);
     const onB = open(b.url, { token: playerToken });

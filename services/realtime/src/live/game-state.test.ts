@@ -53,3 +53,37 @@ describe('LatestState', () => {
     expect(latest.takeChanged()).toBeUndefined();
   });
 });
+
+describe('LatestState, states offered before their contract is checked', () => {
+  const unchecked = (state: GameStateEvent, checked: string[], valid = true) => ({
+    state,
+    check: () => {
+      checked.push(`${state.globalClicks}`);
+      return valid ? state : undefined;
+    },
+  });
+
+  it('checks only the state it uses: one superseded before the tick costs no check', () => {
+    const latest = new LatestState();
+    const checked: string[] = [];
+    for (let clicks = 41; clicks <= 50; clicks++)
+      latest.offerUnchecked(unchecked(at({ globalClicks: clicks }), checked));
+    latest.offerUnchecked(unchecked(at({ globalClicks: 45 }), checked));
+    expect(latest.takeChanged()?.globalClicks).toBe(50);
+    expect(checked).toEqual(['50']);
+    expect(latest.current?.globalClicks).toBe(50);
+    expect(checked).toEqual(['50']);
+  });
+
+  it('never sends a state that fails its contract, and keeps the last one that held', () => {
+    const latest = new LatestState();
+    const checked: string[] = [];
+    latest.offerUnchecked(unchecked(base, checked));
+    expect(latest.takeChanged()?.globalClicks).toBe(40);
+    latest.offerUnchecked(unchecked(at({ globalClicks: 41 }), checked, false));
+    expect(latest.takeChanged()).toBeUndefined();
+    expect(latest.current?.globalClicks).toBe(40);
+    latest.offerUnchecked(unchecked(at({ globalClicks: 42 }), checked));
+    expect(latest.takeChanged()?.globalClicks).toBe(42);
+  });
+});

@@ -36,14 +36,34 @@ export function stateView(state: GameStateEvent): GameState {
   };
 }
 
-/** Holds the newest state and whether it changed since the last broadcast. */
+/** A state as it arrived, not yet checked against its contract, and the check (undefined: it failed). */
+export interface StateCandidate {
+  state: GameStateEvent;
+  check: () => GameStateEvent | undefined;
+}
+
+/**
+ * Holds the newest state and whether it changed since the last broadcast. States arrive far more often
+ * than the tick sends one (each click batch publishes): a state is checked against its contract only
+ * when it is about to be used (the tick, a socket connecting), so one superseded before then costs a
+ * comparison, not a validation.
+ */
 export class LatestState {
   private state: GameStateEvent | undefined;
+  private candidate: StateCandidate | undefined;
   private version = 0;
   private broadcastVersion = 0;
 
   get current(): GameStateEvent | undefined {
+    this.settle();
     return this.state;
+  }
+
+  /** Offers a state not checked yet; returns whether it is the newest so far. */
+  offerUnchecked(next: StateCandidate): boolean {
+    if (!supersedes(this.candidate?.state ?? this.state, next.state)) return false;
+    this.candidate = next;
+    return true;
   }
 
   /** Offers a state; returns whether it was taken. */
@@ -56,8 +76,18 @@ export class LatestState {
 
   /** The state to broadcast now, or undefined when nothing changed since the last call. */
   takeChanged(): GameStateEvent | undefined {
+    this.settle();
     if (this.version === this.broadcastVersion) return undefined;
     this.broadcastVersion = this.version;
     return this.state;
+  }
+
+  /** Checks the newest state offered unchecked and, if it holds, takes it. */
+  private settle(): void {
+    const candidate = this.candidate;
+    if (!candidate) return;
+    this.candidate = undefined;
+    const checked = candidate.check();
+    if (checked) this.offer(checked);
   }
 }

@@ -88,7 +88,12 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     hz: config.BROADCAST_HZ,
   });
   const onResult = (subject: string, outcome: string) => metrics.consumed.inc({ subject, outcome });
-  const stateFeed = startStateFeed({ nats: deps.nats, log, onState: (s) => void latest.offer(s), onResult });
+  const stateFeed = startStateFeed({
+    nats: deps.nats,
+    log,
+    onState: (s) => void latest.offerUnchecked(s),
+    onResult,
+  });
   const winnersFeed = startWinnersFeed({
     nats: deps.nats,
     log,

@@ -1,15 +1,18 @@
 // The game's state as it changes: core NATS game.state.v1 (a lost one is superseded by the next), plus
 // a request for the current state at start-up and after every reconnect, so nothing waits for a click.
-import { parseEvent, SUBJECTS } from '@omc/contracts';
+// Each state is read (JSON) as it arrives and checked against its contract only when it is used
+// (game-state.ts): most are superseded before the next tick.
+import { eventEnvelopeSchema, SUBJECTS } from '@omc/contracts';
 import { backoffDelay, consumeTraced, RETRY_POLICIES, type Nats } from '@omc/service-kit';
 import type { Subscription } from 'nats';
 import type { Logger } from 'pino';
-import type { GameStateEvent } from './game-state.js';
+import type { GameStateEvent, StateCandidate } from './game-state.js';
 
 export interface StateFeedOptions {
   nats: Nats;
   log: Logger;
-  onState: (state: GameStateEvent) => void;
+  /** A state as it arrived (its shape looked at, its contract checked when `check` is called). */
+  onState: (candidate: StateCandidate) => void;
   onResult?: (subject: string, outcome: 'ok' | 'invalid') => void;
   /** How long to wait for the game to answer a state request. */
   requestTimeoutMs?: number;
@@ -21,21 +24,49 @@ export interface StateFeed {
   stop(): Promise<void>;
 }
 
+const decoder = new TextDecoder();
+
+/** The fields the newest state is chosen by are there and numbers (the whole contract is checked on use). */
+function looksLikeState(data: unknown): data is GameStateEvent {
+  if (typeof data !== 'object' || data === null) return false;
+  const { round, globalClicks, at } = data as Record<string, unknown>;
+  return typeof round === 'number' && typeof globalClicks === 'number' && typeof at === 'number';
+}
+
 export function startStateFeed(options: StateFeedOptions): StateFeed {
   const { nats, log } = options;
   let stopped = false;
   let pendingRetry: NodeJS.Timeout | undefined;
 
+  const dropped = (subject: string, error: unknown) => {
+    log.warn({ err: error, subject }, 'game state does not match its contract; dropped');
+    options.onResult?.(subject, 'invalid');
+  };
+
   const accept = (raw: Uint8Array, subject: string): boolean => {
+    let envelope: unknown;
     try {
-      options.onState(parseEvent(SUBJECTS.gameState, raw).data);
-      options.onResult?.(subject, 'ok');
-      return true;
+      envelope = JSON.parse(decoder.decode(raw));
     } catch (error) {
-      log.warn({ err: error, subject }, 'game state does not match its contract; dropped');
-      options.onResult?.(subject, 'invalid');
+      dropped(subject, error);
       return false;
     }
+    const state = (envelope as { data?: unknown } | null)?.data;
+    if (!looksLikeState(state)) {
+      dropped(subject, new Error('not a game state'));
+      return false;
+    }
+    options.onState({
+      state,
+      check: () => {
+        const checked = eventEnvelopeSchema(SUBJECTS.gameState).safeParse(envelope);
+        if (checked.success) return checked.data.data;
+        dropped(subject, checked.error);
+        return undefined;
+      },
+    });
+    options.onResult?.(subject, 'ok');
+    return true;
   };
 
   // The client re-subscribes by itself after a reconnect.
