@@ -43,8 +43,9 @@ export interface GameApp extends FastifyInstance {
 }
 
 /**
- * What the engine tells the loops start() runs (built with the app, handed to the engine, listened to by
- * each loop while it runs), and those loops once started (flushJournal, drainOutbox and closing use them).
+ * What the game's services tell the loops start() runs (built with the app, handed to the services,
+ * listened to by each loop while it runs), and those loops once started (flushJournal, drainOutbox and
+ * closing use them).
  */
 interface Background {
   signals: {

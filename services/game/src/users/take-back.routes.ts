@@ -18,7 +18,10 @@ import type { GameContext } from '../context.js';
 
 const admin = requireRole('admin');
 
-export async function takeBackRoutes(scope: FastifyInstance, { purchases, deps }: GameContext): Promise<void> {
+export async function takeBackRoutes(
+  scope: FastifyInstance,
+  { purchases, deps }: GameContext,
+): Promise<void> {
   scope.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.headers.authorization === undefined) return;
     await authenticate(request);
