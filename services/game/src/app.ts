@@ -11,24 +11,23 @@ import {
   type OutboxRelay,
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
-import type { GameContext } from './context.js';
+import { buildGameServices, closeGameServices, type GameContext } from './context.js';
 import { clickRoutes } from './clicks/clicks.routes.js';
 import { migrations } from './db/migrations/index.js';
 import type { Deps } from './deps.js';
-import { GameEngine, type HotState } from './engine/game-engine.js';
+import type { HotState } from './engine/game-engine.js';
 import { startGameConsumers } from './events/consumers.js';
 import { reconcilePurchases } from './events/purchase-reconciler.js';
 import { journalBacklog, startJournalFlusher, type JournalFlusher } from './journal/journal-flusher.js';
 import { gameMetrics } from './metrics.js';
 import { Notifier } from './notifier.js';
-import { prunePurchaseMarks } from './engine/purchases.js';
+import { prunePurchaseMarks } from './purchases/purchase-marks.js';
 import { startStatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
 import { internalWinsRoutes } from './winners/internal-wins.routes.js';
 import { buildInternalApp } from './internal.js';
 import { EndedSessions, refuseEndedSessions, watchEndedSessions } from './users/ended-sessions.js';
 import { winnersRoutes } from './winners/winners.routes.js';
-import { PlayersService } from './players/players.service.js';
 
 export interface GameApp extends FastifyInstance {
   game: GameContext & {
@@ -44,8 +43,9 @@ export interface GameApp extends FastifyInstance {
 }
 
 /**
- * What the engine tells the loops start() runs (built with the app, handed to the engine, listened to by
- * each loop while it runs), and those loops once started (flushJournal, drainOutbox and closing use them).
+ * What the game's services tell the loops start() runs (built with the app, handed to the services,
+ * listened to by each loop while it runs), and those loops once started (flushJournal, drainOutbox and
+ * closing use them).
  */
 interface Background {
   signals: {
@@ -56,7 +56,7 @@ interface Background {
   };
   outbox?: OutboxRelay;
   flusher?: JournalFlusher;
-  /** Stops the loops and the engine, in order; an app never started only closes its engine. */
+  /** Stops the loops and the game's services, in order; an app never started only closes its services. */
   stop?: () => Promise<void>;
 }
 const backgrounds = new WeakMap<FastifyInstance, Background>();
@@ -87,7 +87,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   const signals = { stateChanged: new Notifier<[state?: HotState]>(), winPersisted: new Notifier() };
   const background: Background = { signals };
   backgrounds.set(app, background);
-  const engine = new GameEngine(deps.db, deps.redis, config, deps.log, deps.clock, {
+  const services = buildGameServices(deps, {
     onBatch: (size) => metrics.batchSize.observe(size),
     onOutcome: (outcome, count) => metrics.clicks.inc({ outcome }, count),
     onWin: () => metrics.roundsWon.inc(),
@@ -96,14 +96,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     onRebuilt: (cause) => metrics.stateRebuilds.inc({ cause }),
     onStateChanged: (state) => signals.stateChanged.notify(state),
   });
-  const players = new PlayersService(deps.db, engine, config);
-  const ctx: GameContext = {
-    deps,
-    engine,
-    players,
-    metrics,
-    endedSessions,
-  };
+  const ctx: GameContext = { deps, ...services, metrics, endedSessions };
   const internal = await buildInternalApp(ctx, { logger: options.logger });
   const notStarted = async () => {
     throw new Error('the game app is not started');
@@ -118,7 +111,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       const repaired = await reconcilePurchases(
         {
           db: deps.db,
-          engine,
+          purchases: services.purchases,
           paymentsUrl: config.PAYMENTS_URL,
           credentials: deps.credentials,
           timeoutMs: config.PAYMENTS_TIMEOUT_MS,
@@ -137,7 +130,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     'preParsing',
     refuseEndedSessions(endedSessions, {
       explain: async (userId) => {
-        const reason = await engine.suspensionReason(userId);
+        const reason = await services.users.suspensionReason(userId);
         return reason === null
           ? undefined
           : new AppError(ACCOUNT_SUSPENDED, 403, suspendedMessage(reason || null));
@@ -148,7 +141,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     await app.register(routes, ctx);
   app.addHook('onClose', async () => {
     await internal.close();
-    await (background.stop ?? (() => engine.close()))();
+    await (background.stop ?? (() => closeGameServices(services)))();
   });
   return app as GameApp;
 }
@@ -203,8 +196,8 @@ export async function start(app: GameApp): Promise<void> {
   await Promise.race([endedSessions.caughtUp, new Promise((r) => setTimeout(r, 5000).unref())]);
   const consumers = startGameConsumers({
     nats,
-    engine,
     players: app.game.players,
+    purchases: app.game.purchases,
     config,
     log,
     onResult: (subject, outcome) => metrics.eventsConsumed.inc({ subject, outcome }),
@@ -241,7 +234,7 @@ export async function start(app: GameApp): Promise<void> {
     await Promise.all([...consumers, endedSessions].map((c) => c.stop()));
     await fence.stop();
     await publisher.stop();
-    await engine.close();
+    await closeGameServices(app.game);
     await flusher
       .drain(2000)
       .catch((error) => log.warn({ err: error }, 'journal left in Redis for another instance'));

@@ -5,13 +5,14 @@
 import { sql } from 'kysely';
 import { eventually } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GameEngine } from '../src/engine/game-engine.js';
+import { buildGameServices, closeGameServices, type GameServices } from '../src/context.js';
 import { KEYS } from '../src/engine/keys.js';
 import { startGame, type Harness } from './support.js';
 
 describe('a rebuild between a purchase’s Redis step and its record', () => {
   let h: Harness;
-  let engine: GameEngine;
+  /** Another instance's services, on the same stores. */
+  let other: GameServices;
   /** Set by a test: what runs between the Redis step and the record. */
   let between: (() => Promise<void>) | undefined;
 
@@ -22,12 +23,10 @@ describe('a rebuild between a purchase’s Redis step and its record', () => {
       env: { JOURNAL_FLUSH_MS: '600000', FENCE_CHECK_MS: '600000' },
     });
     const { deps } = h.app.game;
-    engine = new GameEngine(deps.db, deps.redis, deps.config, deps.log, deps.clock, {
-      beforeStateRecord: () => between?.(),
-    });
+    other = buildGameServices(deps, { beforeStateRecord: () => between?.() });
   });
   afterAll(async () => {
-    await engine?.close();
+    if (other) await closeGameServices(other);
     await h?.close();
   });
 
@@ -60,7 +59,7 @@ describe('a rebuild between a purchase’s Redis step and its record', () => {
       between = undefined;
       ({ rebuilt } = await rebuildNow());
     };
-    await engine.applyPurchase(h.purchaseEvent(buyer, 'clicks100', 50).data);
+    await other.purchases.apply(h.purchaseEvent(buyer, 'clicks100', 50).data);
     expect(rebuilt).toBeDefined();
     await rebuilt;
 
@@ -76,7 +75,7 @@ describe('a rebuild between a purchase’s Redis step and its record', () => {
     const before = await h.balance(buyer);
     const potBefore = (await h.state()).pot ?? 0;
     const purchase = h.purchaseEvent(buyer, 'clicks500', 70).data;
-    await engine.applyPurchase(purchase);
+    await other.purchases.apply(purchase);
     expect((await h.state()).pot).toBeCloseTo(potBefore + 0.7);
 
     let rebuilt: Promise<void> | undefined;
@@ -84,7 +83,7 @@ describe('a rebuild between a purchase’s Redis step and its record', () => {
       between = undefined;
       ({ rebuilt } = await rebuildNow());
     };
-    expect(await engine.takeBackPurchase(purchase)).toMatchObject({ clicks: 500, potCents: 70 });
+    expect(await other.purchases.takeBack(purchase)).toMatchObject({ clicks: 500, potCents: 70 });
     expect(rebuilt).toBeDefined();
     await rebuilt;
 

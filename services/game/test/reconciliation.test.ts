@@ -6,7 +6,7 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, internalCallHeaders } from '@omc/testkit';
 import { KEYS } from '../src/engine/keys.js';
-import { prunePurchaseMarks } from '../src/engine/purchases.js';
+import { prunePurchaseMarks } from '../src/purchases/purchase-marks.js';
 import { startGame, type Harness } from './support.js';
 
 /** Payments' GET /internal/purchases/completed, answering from a list a test fills. */

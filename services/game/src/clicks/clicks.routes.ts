@@ -44,7 +44,7 @@ function refusal(outcome: Exclude<ClickOutcome, { accepted: true }>, rates: Clic
   }
 }
 
-export async function clickRoutes(app: FastifyInstance, { deps, engine }: GameContext): Promise<void> {
+export async function clickRoutes(app: FastifyInstance, { deps, engine, users }: GameContext): Promise<void> {
   const rates: ClickRates = {
     perUser: deps.config.CLICK_RATE_PER_USER,
     perAddress: deps.config.CLICK_RATE_PER_IP,
@@ -70,7 +70,7 @@ export async function clickRoutes(app: FastifyInstance, { deps, engine }: GameCo
         throw new AppError(
           ACCOUNT_SUSPENDED,
           403,
-          suspendedMessage(await engine.suspensionReason(request.user.sub).catch(() => null)),
+          suspendedMessage(await users.suspensionReason(request.user.sub).catch(() => null)),
         );
       if (!outcome.accepted) {
         // The click limits are per second: the refusal says when to come back, as a shed click does, so

@@ -138,7 +138,7 @@ export async function updateUser(
 
 /**
  * Applies auth's access state (suspended or not, at a security version) when its version is newer than the one the game holds
- * (a repeated or late change is a no-op); raises the user's version so Redis takes it (UserStore.sync).
+ * (a repeated or late change is a no-op); raises the user's version so Redis takes it (UsersInPlay.sync).
  * Returns false when the user is unknown (the caller waits or the event is retried).
  */
 export async function applyAccess(

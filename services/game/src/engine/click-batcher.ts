@@ -8,9 +8,8 @@ import { KEYS } from './keys.js';
 import type { ClickBatchReply, ClickStatus } from './redis/click-batch.js';
 import type { GameRedis } from './redis-commands.js';
 import type { RoundState } from './round-state.js';
-import type { ClickOutcome, EngineHooks } from './types.js';
+import type { ClickOutcome, EngineHooks, UserLoader } from './types.js';
 import { journalFull, unavailable, winDropped } from './unavailable.js';
-import type { UserStore } from './user-store.js';
 import type { WinWriteOutcome, WinWriter } from './win-writer.js';
 
 export interface PendingClick {
@@ -57,7 +56,7 @@ export class ClickBatcher {
   constructor(
     private readonly scripts: GameRedis,
     private readonly state: RoundState,
-    private readonly users: UserStore,
+    private readonly users: UserLoader,
     private readonly wins: WinWriter,
     private readonly config: Config,
     private readonly log: Logger,

@@ -6,7 +6,8 @@ import type { EngineHooks } from './types.js';
 
 /** What a Redis step answers when it did nothing yet: fixed outside the fence (a rebuild waits for it). */
 type Unsettled = 'state_missing' | 'user_not_loaded';
-type Done<R> = Exclude<R, Unsettled | { outcome: Unsettled }>;
+/** A Redis step's reply once it did its work (neither the state nor the user was missing). */
+export type Done<R> = Exclude<R, Unsettled | { outcome: Unsettled }>;
 
 const unsettled = (reply: string | { outcome: string }): boolean => {
   const outcome = typeof reply === 'string' ? reply : reply.outcome;

@@ -1,4 +1,4 @@
-// What the engine gives the routes, the state publisher and the service's wiring.
+// What the engine gives the routes, the state publisher and the service's wiring, and what it takes.
 import type { WinRecord } from './journal-types.js';
 
 export interface HotState {
@@ -38,6 +38,15 @@ export interface UserView {
   freeClicks: number;
   purchasedClicks: number;
   hasInfiniteClicks: boolean;
+}
+
+/**
+ * Loads the users a Redis step found missing (players/users-in-play.ts): the click path and purchases
+ * take it, so the engine holds no users of its own.
+ */
+export interface UserLoader {
+  /** Loads into Redis the users it lacks; returns the ids Postgres does not know either. */
+  ensure(ids: string[], fresh?: boolean): Promise<Set<string>>;
 }
 
 export interface EngineHooks {

@@ -1,23 +1,23 @@
 // What the game learns from other services: users from auth (applied by players/players.service.ts),
-// purchases from payments. Each handler is idempotent: Postgres changes run once per event id
+// purchases from payments (applied by purchases/purchases.service.ts). Each handler is idempotent: Postgres changes run once per event id
 // (processOnce), and the Redis side is re-applied from Postgres by version, so a redelivery after a crash
 // between the two finishes the job and changes nothing else.
 import { STREAMS, SUBJECTS, type EventEnvelope } from '@omc/contracts';
 import { startConsumer, type Consumer, type Nats } from '@omc/service-kit';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { GameEngine } from '../engine/game-engine.js';
 import type { PlayersService } from '../players/players.service.js';
+import type { PurchasesService } from '../purchases/purchases.service.js';
 
 export function startGameConsumers(options: {
   nats: Nats;
-  engine: GameEngine;
   players: PlayersService;
+  purchases: PurchasesService;
   config: Config;
   log: Logger;
   onResult: (subject: string, outcome: string) => void;
 }): Consumer[] {
-  const { nats, engine, players, config, log } = options;
+  const { nats, players, purchases, config, log } = options;
 
   const handleAuth = async (event: EventEnvelope) => {
     switch (event.subject) {
@@ -49,7 +49,7 @@ export function startGameConsumers(options: {
 
   const handlePayments = async (event: EventEnvelope) => {
     if (event.subject !== SUBJECTS.purchaseCompleted) return;
-    await engine.applyPurchase((event as EventEnvelope<typeof SUBJECTS.purchaseCompleted>).data);
+    await purchases.apply((event as EventEnvelope<typeof SUBJECTS.purchaseCompleted>).data);
   };
 
   return [

@@ -12,13 +12,13 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { knownPurchases } from '../db/purchases.repo.js';
 import type { Database } from '../db/schema.js';
-import type { GameEngine } from '../engine/game-engine.js';
+import type { PurchasesService } from '../purchases/purchases.service.js';
 
 const PAGE = 500;
 
 export interface PurchaseReconcilerOptions {
   db: Kysely<Database>;
-  engine: GameEngine;
+  purchases: PurchasesService;
   paymentsUrl: string;
   credentials: ServiceCredentials;
   timeoutMs: number;
@@ -60,7 +60,7 @@ export async function reconcilePurchases(options: PurchaseReconcilerOptions, sin
       for (const purchase of page) {
         if (known.has(purchase.purchaseId)) continue;
         const { completedAt: _completedAt, ...event } = purchase;
-        const round = await options.engine.applyPurchase(event);
+        const round = await options.purchases.apply(event);
         repaired += 1;
         options.log.warn(
           { purchaseId: purchase.purchaseId, round },

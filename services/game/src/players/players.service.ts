@@ -1,6 +1,6 @@
 // The game's players: what auth tells the game of an account (its sign-up, role, name, deletion, access
 // state and verified email) is written to Postgres first, then pushed to the user's record in Redis
-// (engine.syncUser, idempotent by version). The internal routes (users/*.routes.ts) and the consumers
+// (users-in-play.ts, idempotent by version). The internal routes (users/*.routes.ts) and the consumers
 // of auth's events (events/consumers.ts) both call in here.
 import type { EventEnvelope, InternalSuspensionChange, Role, SUBJECTS } from '@omc/contracts';
 import { backoff, conflict, processOnce, RETRY_POLICIES } from '@omc/service-kit';
@@ -8,7 +8,8 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { applyAccess, findUsers, insertUser, updateUser } from '../db/players.repo.js';
 import type { Database } from '../db/schema.js';
-import type { GameEngine, UserView } from '../engine/game-engine.js';
+import type { UserView } from '../engine/types.js';
+import type { UsersInPlay } from './users-in-play.js';
 
 /**
  * A user promoted or suspended right after signing up may reach the game before the sign-up event has:
@@ -48,7 +49,7 @@ type AccessChanged = EventEnvelope<typeof SUBJECTS.userAccessChanged>['data'];
 export class PlayersService {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly engine: GameEngine,
+    private readonly users: UsersInPlay,
     private readonly config: Pick<Config, 'SIGNUP_FREE_CLICKS' | 'SIGNUP_FREE_CLICKS_AFTER_VERIFICATION'>,
   ) {}
 
@@ -56,7 +57,7 @@ export class PlayersService {
   async changeRole(userId: string, role: Role, roleVersion: number): Promise<Role> {
     const known = await whenKnown(() => applyRole(this.db, userId, role, roleVersion));
     if (!known) throw conflict('The game does not know this user yet; the role arrives with its events');
-    await this.engine.syncUser(userId);
+    await this.users.sync(userId);
     const user = (await findUsers(this.db, [userId])).get(userId);
     return user?.role ?? role;
   }
@@ -66,14 +67,14 @@ export class PlayersService {
     const apply = () => this.db.transaction().execute((trx) => applyAccess(trx, userId, change, new Date()));
     if (!(await whenKnown(apply)))
       throw conflict('The game does not know this user yet; the suspension arrives with its event');
-    await this.engine.syncUser(userId);
+    await this.users.sync(userId);
     const user = (await findUsers(this.db, [userId])).get(userId);
     return user?.suspension != null;
   }
 
   /** Several users' balances at once, without loading them into Redis; unknown users are absent. */
   async balances(userIds: string[]): Promise<Record<string, UserView>> {
-    const views = await this.engine.userViews([...new Set(userIds)]);
+    const views = await this.users.views([...new Set(userIds)]);
     return Object.fromEntries(views);
   }
 
@@ -91,7 +92,7 @@ export class PlayersService {
         signupGranted: now,
       });
     });
-    await this.engine.ensureUsers([data.userId], true);
+    await this.users.ensure([data.userId], true);
   }
 
   /** A role, name or deletion as of the event (updateUser orders them); throws while the user is unknown. */
@@ -101,7 +102,7 @@ export class PlayersService {
     change: Parameters<typeof updateUser>[2],
   ): Promise<void> {
     await processOnce(this.db, event, (trx) => updateUser(trx, userId, change, new Date(event.occurredAt)));
-    await this.engine.syncUser(userId);
+    await this.users.sync(userId);
   }
 
   /** The account's access state as of auth's security version; throws while the user is unknown. */
@@ -110,7 +111,7 @@ export class PlayersService {
       if (!(await applyAccess(trx, data.userId, data, new Date())))
         throw new Error(`user ${data.userId} is not known yet`);
     });
-    await this.engine.syncUser(data.userId);
+    await this.users.sync(data.userId);
   }
 
   /**
@@ -123,6 +124,6 @@ export class PlayersService {
     if (!user) throw new Error(`user ${userId} is not known yet`);
     if (user.signupGranted || user.deleted) return;
     // Recorded in Postgres too (under the rebuild fence) before the event is acknowledged.
-    await this.engine.grantSignupClicks(userId, clicks);
+    await this.users.grantSignupClicks(userId, clicks);
   }
 }

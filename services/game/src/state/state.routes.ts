@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { GameContext } from '../context.js';
 
-export async function stateRoutes(app: FastifyInstance, { deps, engine }: GameContext): Promise<void> {
+export async function stateRoutes(app: FastifyInstance, { deps, engine, users }: GameContext): Promise<void> {
   const { config } = deps;
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
@@ -36,7 +36,7 @@ export async function stateRoutes(app: FastifyInstance, { deps, engine }: GameCo
     signedIn
       .withTypeProvider<ZodTypeProvider>()
       .get('/api/game/profile', { schema: { response: { 200: GameProfile } } }, async (request) => {
-        const view = await engine.userView(request.user.sub);
+        const view = await users.view(request.user.sub);
         if (!view) throw notFound('Your account is not known to the game yet; try again in a moment');
         return view;
       });

@@ -18,7 +18,10 @@ import type { GameContext } from '../context.js';
 
 const admin = requireRole('admin');
 
-export async function takeBackRoutes(scope: FastifyInstance, { engine, deps }: GameContext): Promise<void> {
+export async function takeBackRoutes(
+  scope: FastifyInstance,
+  { purchases, deps }: GameContext,
+): Promise<void> {
   scope.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.headers.authorization === undefined) return;
     await authenticate(request);
@@ -65,7 +68,7 @@ export async function takeBackRoutes(scope: FastifyInstance, { engine, deps }: G
       if (request.body.purchaseId !== request.params.id)
         throw badRequest('purchaseId must be the purchase of the path', 'purchaseId');
       if (request.headers.authorization === undefined) await refundHeld(request.body);
-      const figures = await engine.takeBackPurchase(request.body);
+      const figures = await purchases.takeBack(request.body);
       return { purchaseId: request.params.id, ...figures };
     },
   );

@@ -1,28 +1,34 @@
-// The users in play, held in Redis: loaded from Postgres on first use, kept up to date with auth's
-// changes, read for a player's balance, and evicted once idle (the bound on what Redis holds).
+// The users in play, held in Redis: loaded from Postgres on first use (by the click path and purchases
+// too, through engine/types.ts' UserLoader), kept up to date with auth's changes (players.service.ts),
+// read for a player's balance, and evicted once idle (the bound on what Redis holds).
 import { UNLIMITED_CLICKS } from '@omc/contracts';
-import type { Redis } from '@omc/service-kit';
+import { startPollLoop, type PollLoop, type Redis } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
+import type { Logger } from 'pino';
 import { findUsers, recordSignupGrant } from '../db/players.repo.js';
 import { findUserRounds } from '../db/purchases.repo.js';
-import { KEYS } from './keys.js';
-import { decodeUserRecord, hasUnlimitedClicks } from './redis/user-record.js';
-import type { GameRedis } from './redis-commands.js';
-import { underRebuildFence } from './rebuild-fence.js';
-import type { RoundState } from './round-state.js';
-import type { EngineHooks, UserView } from './types.js';
-import { unavailable } from './unavailable.js';
+import type { Database } from '../db/schema.js';
+import { KEYS } from '../engine/keys.js';
+import { decodeUserRecord, hasUnlimitedClicks } from '../engine/redis/user-record.js';
+import type { GameRedis } from '../engine/redis-commands.js';
+import { underRebuildFence } from '../engine/rebuild-fence.js';
+import type { RoundState } from '../engine/round-state.js';
+import type { EngineHooks, UserLoader, UserView } from '../engine/types.js';
+import { unavailable } from '../engine/unavailable.js';
 
 /** A user idle this long, whose changes are all in Postgres, leaves Redis (loaded again when seen). */
 export const USER_IDLE_MS = 60 * 60 * 1000;
 /** Fields of the game hash one eviction pass looks at. */
 export const EVICTION_SCAN = 1000;
+/** How often one slice of the game hash is scanned for idle users to evict. */
+const EVICTION_INTERVAL_MS = 5_000;
 
-export class UserStore {
+/** The users in play; built with the round state, it evicts idle users every few seconds until closed. */
+export class UsersInPlay implements UserLoader {
   /** Ids Postgres did not know, until when (ms) they are not looked up again. */
   private readonly recentlyUnknown = new Map<string, number>();
   private evictionCursor = '0';
+  private readonly eviction: PollLoop;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -31,7 +37,14 @@ export class UserStore {
     private readonly state: RoundState,
     private readonly clock: () => number,
     private readonly hooks: EngineHooks,
-  ) {}
+    log: Logger,
+  ) {
+    this.eviction = startPollLoop(async () => (await this.evictIdle(), false), {
+      intervalMs: EVICTION_INTERVAL_MS,
+      log,
+      failureMessage: 'evicting idle users from Redis failed; will retry',
+    });
+  }
 
   /**
    * Loads into Redis the users it lacks, from Postgres; returns the ids Postgres does not know either.
@@ -189,7 +202,12 @@ export class UserStore {
     return user?.suspended ? (user.suspendedReason ?? '') : null;
   }
 
-  /** One slice of the eviction scan; returns how many users it evicted. */
+  /** Stops the eviction loop (waits for a pass under way). */
+  close(): Promise<void> {
+    return this.eviction.stop();
+  }
+
+  /** One slice of the eviction scan (it also runs every few seconds); returns how many users it evicted. */
   async evictIdle(): Promise<number> {
     const reply = await this.scripts.evictIdleUsers(
       KEYS.game,
