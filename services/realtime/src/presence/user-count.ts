@@ -40,7 +40,10 @@ export function startUserCount(options: UserCountOptions): UserCount {
   /** Sockets on the other instances at the last recount. */
   let others = 0;
   let lastTotal = -1;
+  /** This instance's count changed since it was last written: written and announced to the others. */
   let localChanged = true;
+  /** The heartbeat is due: this instance's key is written again (its TTL), without an announcement. */
+  let refreshWanted = true;
   let recountWanted = true;
   let stopped = false;
   let busy = false;
@@ -74,13 +77,17 @@ export function startUserCount(options: UserCountOptions): UserCount {
 
   const flush = async () => {
     if (stopped || busy) return;
-    if (!localChanged && !recountWanted) return publishTotal();
+    if (!localChanged && !refreshWanted && !recountWanted) return publishTotal();
     busy = true;
     try {
-      if (localChanged) {
+      if (localChanged || refreshWanted) {
+        const changed = localChanged;
         localChanged = false;
+        refreshWanted = false;
         await write();
-        await redis.publish(COUNT_CHANGED_CHANNEL, instance);
+        // Only a change is announced: a heartbeat that announced itself would have every instance
+        // recount on every other's beat, work that grows with the square of the instances.
+        if (changed) await redis.publish(COUNT_CHANGED_CHANNEL, instance);
       }
       recountWanted = false;
       await recount();
@@ -96,7 +103,7 @@ export function startUserCount(options: UserCountOptions): UserCount {
   };
 
   const heartbeat = setInterval(() => {
-    localChanged = true;
+    refreshWanted = true;
     recountWanted = true;
     void flush();
   }, heartbeatMs);
