@@ -1,8 +1,9 @@
 // Realtime processes of the bench's own beside the system's, behind a gateway of their own (same code
 // and settings as the system's): the crowd scenarios kill, restart and add them at will.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { freePort } from '@omc/infra';
 import { stopChild, waitReady, type BenchSystem } from './bench-system.js';
 import { cpuSeconds } from './proc.js';
@@ -32,7 +33,13 @@ export interface RealtimeFleet {
 export async function startRealtimeFleet(
   root: string,
   bs: BenchSystem,
-  options: { count: number; env?: NodeJS.ProcessEnv; label: string },
+  options: {
+    count: number;
+    env?: NodeJS.ProcessEnv;
+    label: string;
+    /** A directory where each member writes a CPU profile when it stops (BENCH_REALTIME_CPU_PROF). */
+    cpuProfDir?: string;
+  },
 ): Promise<RealtimeFleet> {
   const realtime = bs.process('realtime');
   const gateway = bs.process('gateway');
@@ -49,11 +56,19 @@ export async function startRealtimeFleet(
     child.stderr?.pipe(logs, { end: false });
     return child;
   };
+  if (options.cpuProfDir) mkdirSync(options.cpuProfDir, { recursive: true });
   const members: FleetMember[] = [];
   const startMember = async (name: string, port: number): Promise<FleetMember> => {
+    const profile = options.cpuProfDir
+      ? {
+          NODE_OPTIONS: `--import ${fileURLToPath(new URL('./cpu-profile.mjs', import.meta.url))}`,
+          BENCH_CPU_PROFILE_FILE: join(options.cpuProfDir, `${name}-${Date.now()}.cpuprofile`),
+        }
+      : {};
     const child = spawnLogged(realtime.deployable.dir, {
       ...realtime.env,
       ...options.env,
+      ...profile,
       PORT: String(port),
       INSTANCE_NAME: name,
     });

@@ -26,7 +26,10 @@ export interface BenchSettings {
    * maximum, or 200 when the throughput scenario did not run.
    */
   fanoutClickRate?: number;
-  /** BENCH_REALTIME_CPU_PROF: a directory where each fan-out count's realtime process writes a `--cpu-prof`. */
+  /**
+   * BENCH_REALTIME_CPU_PROF: a directory where each fan-out count's realtime process, and each realtime
+   * process of the fleet scenario, writes a CPU profile.
+   */
   realtimeCpuProfDir?: string;
   roundEndSockets: number;
   /** Clicks between the restart of the game and the round's end. */

@@ -264,11 +264,13 @@ async function fleetPoint(
   adapter: FleetPoint['adapter'],
   count: number,
   durationS: number,
+  cpuProfDir: string | undefined,
 ): Promise<FleetPoint> {
   const fleet = await startRealtimeFleet(root, bs, {
     count: processes,
     env: { SOCKET_ADAPTER: adapter },
     label: `fleet-${processes}-${adapter}`,
+    cpuProfDir,
   });
   const clicker = startClicker(bs, fleet.gatewayUrl, 100);
   let crowd: Awaited<ReturnType<typeof openCrowd>> | undefined;
@@ -301,6 +303,7 @@ export async function measureFleetCost(
   count: number,
   durationS: number,
   log: (line: string) => void,
+  cpuProfDir?: string,
 ): Promise<FleetCostResult> {
   const points: FleetPoint[] = [];
   for (const [processes, adapter] of [
@@ -308,7 +311,7 @@ export async function measureFleetCost(
     [3, 'classic'],
     [3, 'sharded'],
   ] as const) {
-    const point = await fleetPoint(root, bs, processes, adapter, count, durationS);
+    const point = await fleetPoint(root, bs, processes, adapter, count, durationS, cpuProfDir);
     log(
       `[bench] fleet: ${processes} × ${adapter}, ${point.clients} clients: ${point.messages} messages, ${round(point.cpuMicrosPerMessage)} µs each`,
     );
@@ -349,7 +352,7 @@ export async function measureCrowd(
     );
   if (runs.fleet)
     result.fleet = await attempt('fleet', () =>
-      measureFleetCost(root, bs, crowd.fleetClients, crowd.fleetDurationS, log),
+      measureFleetCost(root, bs, crowd.fleetClients, crowd.fleetDurationS, log, settings.realtimeCpuProfDir),
     );
   return result;
 }
