@@ -214,6 +214,9 @@ describe('realtime with two instances', () => {
     game.publish({ globalClicks: 602 });
     await eventually(() => onA.lastState()?.globalClicks === 602, 'the next valid state');
     expect(counters(onA)).not.toContain(601);
+    // The next tests count from a new round.
+    game.publish({ round: game.state.round + 1, globalClicks: 0 });
+    await eventually(() => onA.lastState()?.globalClicks === 0, 'a new round');
   });
 
   it('announces each winner exactly once on every instance', async () => {
