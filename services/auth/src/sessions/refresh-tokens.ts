@@ -4,7 +4,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { endSessions } from './end-sessions.js';
+import { endSession, endSessions } from './end-sessions.js';
 import {
   deleteRefreshTokensExpiredBefore,
   deleteSessionsWithoutTokens,
@@ -112,10 +112,7 @@ export async function rotateRefreshToken(
 export async function endSessionOfToken(db: Kysely<Database>, token: string, now: number): Promise<boolean> {
   const row = await findRefreshTokenSession(db, hashRefreshToken(token));
   if (!row) return false;
-  const ended = await db
-    .transaction()
-    .execute((trx) => endSessions(trx, row.user_id, { only: row.family_id }, now));
-  return ended.length > 0;
+  return endSession(db, row.user_id, row.family_id, now);
 }
 
 /** Deletes tokens that expired more than a day ago, and the sessions left with none. */
