@@ -27,8 +27,10 @@ async function sessionOfBearer(
   if (!request.headers.authorization) return null;
   try {
     await signedIn(ctx)(request);
-  } catch {
-    return null;
+  } catch (error) {
+    // A refused token; a store that failed is a failure of logout as of any other route.
+    if (error instanceof AppError && error.statusCode < 500) return null;
+    throw error;
   }
   return { userId: request.user.sub, sessionId: request.user.sid! };
 }
