@@ -83,8 +83,7 @@ export function SessionProvider({
   }, [queryClient, store]);
 
   const logout = useCallback(() => {
-    // The server ends the session of the cookie and of the token; a failure there must not keep the user
-    // signed in.
+    // The server ends the session (cookie and token); a failure there must not keep the user signed in.
     authApi.logout(identity.token).catch((error: unknown) => console.warn('logout call failed', error));
     clear();
     setIsGuest(true);
