@@ -136,12 +136,8 @@ export function createClient(options: ClientOptions = {}): ApiClient {
       };
       const headers: Record<string, string> = { accept: 'application/json' };
       const token = (given.token === undefined ? options.token?.() : given.token) ?? undefined;
-      // The refresh cookie's own routes never send the access token.
-      const sendsToken =
-        token !== undefined &&
-        token !== '' &&
-        operation.path !== '/api/user/refresh' &&
-        operation.path !== '/api/user/refresh/logout';
+      // The refresh route never sends the access token; logout does, so its session ends without the cookie.
+      const sendsToken = token !== undefined && token !== '' && operation.path !== '/api/user/refresh';
       if (sendsToken) headers.authorization = `Bearer ${token}`;
       let body: string | undefined;
       if (given.body !== undefined) {

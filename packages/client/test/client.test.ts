@@ -158,7 +158,7 @@ describe('the typed client', () => {
     }
   });
 
-  it("sends a call's own token over the client's, and none to the refresh cookie's routes", async () => {
+  it("sends a call's own token over the client's, none to the refresh route, and its token to logout", async () => {
     const seen: Record<string, string>[] = [];
     const client = createClient({
       token: () => 'client',
@@ -174,6 +174,16 @@ describe('the typed client', () => {
     await client.call(operations.refresh, { token: 'own' });
     await client.call(operations.gameState, { token: 'own' }).catch(() => undefined);
     await client.call(operations.gameState, { token: null }).catch(() => undefined);
-    expect(seen.map((h) => h.authorization)).toEqual([undefined, undefined, 'Bearer own', undefined]);
+    // Logout ends the session its access token names even when the cookie is gone.
+    await client.call(operations.logout, { token: 'own' }).catch(() => undefined);
+    await client.call(operations.logout, { token: null }).catch(() => undefined);
+    expect(seen.map((h) => h.authorization)).toEqual([
+      undefined,
+      undefined,
+      'Bearer own',
+      undefined,
+      'Bearer own',
+      undefined,
+    ]);
   });
 });

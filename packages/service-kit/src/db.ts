@@ -1,6 +1,6 @@
 // Postgres through kysely. Each service owns its database and migrates it at start (and from a
 // Kubernetes Job); migrations are plain objects in code, frozen in time.
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { outageLog } from './outage.js';
@@ -99,8 +99,4 @@ function withQueryDeadline(deadline: number) {
       release(error ?? (lateAnswer.get(client) ? new Error(`no answer within ${deadline} ms`) : undefined));
     return client;
   };
-}
-
-export async function pingDb(db: Kysely<any>): Promise<void> {
-  await sql`select 1`.execute(db);
 }

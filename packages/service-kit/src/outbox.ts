@@ -13,9 +13,18 @@
 // Consumers rely on nothing more than that: each handles an event once by its id, and one that arrives
 // before what it depends on (a user's change before the user) fails and is redelivered later.
 import type { EventEnvelope, Subject } from '@omc/contracts';
-import { sql, type ColumnType, type Generated, type Kysely, type Migration, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { publishEvent, type Nats } from './nats.js';
+import {
+  claimUnpublished,
+  countUnpublished,
+  insertOutboxRow,
+  markPublished,
+  recordProcessed,
+  releaseClaims,
+  type OutboxTable,
+} from './outbox.repo.js';
 import { startPollLoop } from './poll-loop.js';
 import { backoff, RETRY_POLICIES } from './retry.js';
 import { publishTraced, traceCarrier } from './tracing.js';
@@ -23,63 +32,8 @@ import { publishTraced, traceCarrier } from './tracing.js';
 /** Where an outbox row keeps the trace context of the change it announces (not part of the event). */
 const TRACE_KEY = '$trace';
 
-export interface OutboxTable {
-  outbox: {
-    id: string;
-    subject: string;
-    payload: unknown;
-    created_at: Generated<Date>;
-    published_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-    attempts: Generated<number>;
-    /** Until when a relay has this row to itself (null: nobody). */
-    claimed_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  };
-  processed_events: {
-    id: string;
-    subject: string;
-    processed_at: Generated<Date>;
-  };
-}
-
-/** Migrations every service that publishes or consumes durable events includes in its own list. */
-export const kitMigrations: Record<string, Migration> = {
-  '0000_kit_outbox': {
-    async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('outbox')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('subject', 'text', (c) => c.notNull())
-        .addColumn('payload', 'jsonb', (c) => c.notNull())
-        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
-        .addColumn('published_at', 'timestamptz')
-        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-        .execute();
-      await sql`create index outbox_unpublished on outbox (created_at) where published_at is null`.execute(
-        db,
-      );
-      await db.schema
-        .createTable('processed_events')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('subject', 'text', (c) => c.notNull())
-        .addColumn('processed_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
-        .execute();
-    },
-    async down(db: Kysely<any>) {
-      await db.schema.dropTable('processed_events').execute();
-      await db.schema.dropTable('outbox').execute();
-    },
-  },
-  '0000_kit_outbox_claim': {
-    async up(db: Kysely<any>) {
-      await db.schema.alterTable('outbox').addColumn('claimed_until', 'timestamptz').execute();
-    },
-    async down(db: Kysely<any>) {
-      await db.schema.alterTable('outbox').dropColumn('claimed_until').execute();
-    },
-  },
-};
-
-type Db = Kysely<OutboxTable> | Transaction<OutboxTable>;
+export type { OutboxTable } from './outbox.repo.js';
+export { kitMigrations } from './migrations/kit-outbox.js';
 
 /** Writes the event to the outbox in the caller's transaction (of any database that has the kit's tables). */
 export async function enqueueEvent<S extends Subject, DB extends OutboxTable = OutboxTable>(
@@ -88,11 +42,11 @@ export async function enqueueEvent<S extends Subject, DB extends OutboxTable = O
 ): Promise<void> {
   const trace = traceCarrier();
   const payload = JSON.stringify(trace ? { ...event, [TRACE_KEY]: trace } : event);
-  // clock_timestamp(), not the column's now(): events written in one transaction keep the order written.
-  await (trx as unknown as Db)
-    .insertInto('outbox')
-    .values({ id: event.id, subject: event.subject, payload, created_at: sql`clock_timestamp()` })
-    .execute();
+  await insertOutboxRow(trx as unknown as Transaction<OutboxTable>, {
+    id: event.id,
+    subject: event.subject,
+    payload,
+  });
 }
 
 /**
@@ -105,13 +59,7 @@ export async function processOnce<DB>(
   work: (trx: Transaction<DB>) => Promise<void>,
 ): Promise<boolean> {
   return (db as unknown as Kysely<OutboxTable>).transaction().execute(async (trx) => {
-    const inserted = await trx
-      .insertInto('processed_events')
-      .values({ id: event.id, subject: event.subject })
-      .onConflict((oc) => oc.column('id').doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    if (!inserted) return false;
+    if (!(await recordProcessed(trx, event))) return false;
     await work(trx as unknown as Transaction<DB>);
     return true;
   });
@@ -135,12 +83,6 @@ const BATCH = 100;
  */
 const CLAIM_MS = 10_000;
 
-interface ClaimedRow {
-  id: string;
-  subject: string;
-  payload: unknown;
-}
-
 export function startOutboxRelay(
   db: Kysely<any>,
   nats: Nats,
@@ -149,27 +91,10 @@ export function startOutboxRelay(
 ): OutboxRelay {
   const outboxDb = db as Kysely<OutboxTable>;
 
-  /** Step 1: takes the oldest rows nobody holds, for CLAIM_MS (one statement, its own transaction). */
-  const claim = async (): Promise<ClaimedRow[]> => {
-    const { rows } = await sql<ClaimedRow>`
-      with claimed as (
-        update outbox set claimed_until = now() + ${`${CLAIM_MS} milliseconds`}::interval, attempts = attempts + 1
-        where id in (
-          select id from outbox
-          where published_at is null and (claimed_until is null or claimed_until < now())
-          order by created_at
-          limit ${BATCH}
-          for update skip locked
-        )
-        returning id, subject, payload, created_at
-      )
-      select id, subject, payload from claimed order by created_at`.execute(outboxDb);
-    return rows;
-  };
-
   /** One pass; true when it found a full batch (more may be waiting). */
   const pass = async (): Promise<boolean> => {
-    const rows = await claim();
+    // Step 1: the oldest rows nobody holds, for CLAIM_MS.
+    const rows = await claimUnpublished(outboxDb, CLAIM_MS, BATCH);
     if (rows.length === 0) return false;
     // Step 2: all at once; nats.js writes them to the connection in this order.
     const results = await Promise.allSettled(
@@ -196,14 +121,10 @@ export function startOutboxRelay(
     });
     // Step 3.
     if (published.length > 0) {
-      await outboxDb
-        .updateTable('outbox')
-        .set({ published_at: new Date(), claimed_until: null })
-        .where('id', 'in', published)
-        .execute();
+      await markPublished(outboxDb, published);
     }
     if (failed.length > 0) {
-      await outboxDb.updateTable('outbox').set({ claimed_until: null }).where('id', 'in', failed).execute();
+      await releaseClaims(outboxDb, failed);
       return false;
     }
     return rows.length === BATCH;
@@ -215,14 +136,7 @@ export function startOutboxRelay(
     failureMessage: 'outbox relay pass failed',
   });
 
-  const backlog = async () => {
-    const row = await outboxDb
-      .selectFrom('outbox')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('published_at', 'is', null)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
-  };
+  const backlog = () => countUnpublished(outboxDb);
 
   return {
     nudge: () => loop.nudge(),

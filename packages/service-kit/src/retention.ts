@@ -2,10 +2,10 @@
 // their retention, in small batches, by one loop per service (several replicas may run it: each batch is
 // one statement). The marks must outlive anything JetStream could still deliver again: a consumer that
 // is recreated replays its stream from the start, and the stream keeps an event STREAM_MAX_AGE_MS.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { STREAM_MAX_AGE_MS } from './nats.js';
-import type { OutboxTable } from './outbox.js';
+import { deleteProcessedBefore, deletePublishedBefore, type OutboxTable } from './outbox.repo.js';
 import { startPollLoop, type PollLoop } from './poll-loop.js';
 import { env } from './config.js';
 import { z } from 'zod';
@@ -31,20 +31,14 @@ export async function pruneEventTables(
   const outboxDb = db as Kysely<OutboxTable>;
   let deleted = 0;
   for (;;) {
-    const { numAffectedRows } = await sql`
-      delete from outbox where id in (
-        select id from outbox where published_at < ${new Date(now - retention.outboxMs)} limit ${BATCH}
-      )`.execute(outboxDb);
-    deleted += Number(numAffectedRows ?? 0);
-    if (Number(numAffectedRows ?? 0) < BATCH) break;
+    const rows = await deletePublishedBefore(outboxDb, new Date(now - retention.outboxMs), BATCH);
+    deleted += rows;
+    if (rows < BATCH) break;
   }
   for (;;) {
-    const { numAffectedRows } = await sql`
-      delete from processed_events where id in (
-        select id from processed_events where processed_at < ${new Date(now - retention.processedMs)} limit ${BATCH}
-      )`.execute(outboxDb);
-    deleted += Number(numAffectedRows ?? 0);
-    if (Number(numAffectedRows ?? 0) < BATCH) break;
+    const rows = await deleteProcessedBefore(outboxDb, new Date(now - retention.processedMs), BATCH);
+    deleted += rows;
+    if (rows < BATCH) break;
   }
   return deleted;
 }

@@ -3,7 +3,7 @@
 // and /metrics (on METRICS_PORT when it is set).
 import type { Kysely } from 'kysely';
 import { registerTokens, type TokenKeys } from './auth.js';
-import { pingDb } from './db.js';
+import { pingDb } from './health.repo.js';
 import { registerInternalCallers, type ServiceCredentials } from './service-credential.js';
 import { registerHealth, type Check } from './health.js';
 import { registerMetrics, type Metrics } from './metrics.js';

@@ -1,8 +1,9 @@
 // Refresh rotation, reuse detection, logout, and the tokens every route refuses.
 import { createHmac, generateKeyPairSync } from 'node:crypto';
-import { ErrorBody, MessageResponse, RefreshResponse } from '@omc/contracts';
-import { generateTokenKeys, signAccessToken } from '@omc/testkit';
+import { ErrorBody, MessageResponse, RefreshResponse, SUBJECTS } from '@omc/contracts';
+import { eventually, generateTokenKeys, signAccessToken } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_ENDED } from '../src/users/current-user.js';
 import { bearer, refreshCookieOf, register, startAuth, type AuthHarness } from './support.js';
 
 describe('sessions', () => {
@@ -152,6 +153,77 @@ describe('sessions', () => {
       expect(cleared).toMatchObject({ value: '', path: '/api/user/refresh' });
       expect((await refresh(user.refresh)).statusCode).toBe(401);
       expect((await h.app.inject({ method: 'POST', url: '/api/user/refresh/logout' })).statusCode).toBe(200);
+    });
+  });
+
+  // A harness of its own: the nested harness above resets NATS, and these tests read the events.
+  describe('logout with the access token', () => {
+    let l: AuthHarness;
+    beforeAll(async () => {
+      l = await startAuth();
+    });
+    afterAll(async () => {
+      await l?.close();
+    });
+    const refreshIn = (cookie: string) =>
+      l.app.inject({ method: 'POST', url: '/api/user/refresh', cookies: { omc_refresh: cookie } });
+    const logout = (headers: Record<string, string>, cookie?: string) =>
+      l.app.inject({
+        method: 'POST',
+        url: '/api/user/refresh/logout',
+        headers,
+        ...(cookie ? { cookies: { omc_refresh: cookie } } : {}),
+      });
+    const sidOf = (token: string): string =>
+      JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sid;
+
+    it('with the access token alone (no cookie) ends the session it names, and announces it', async () => {
+      const user = await register(l.app);
+      const other = RefreshResponse.parse((await refreshIn(user.refresh)).json()).token;
+      const second = await register(l.app);
+      const response = await logout(bearer(user.token));
+      expect(response.statusCode).toBe(200);
+      expect(response.cookies.find((c) => c.name === 'omc_refresh')).toMatchObject({ value: '' });
+      const profile = (token: string) => l.app.inject({ url: '/api/user/profile', headers: bearer(token) });
+      const refused = await profile(user.token);
+      expect(refused.statusCode).toBe(401);
+      expect(ErrorBody.parse(refused.json()).message).toBe(SESSION_ENDED);
+      // Every token of the session, not only the one presented; another account's session goes on.
+      expect((await profile(other)).statusCode).toBe(401);
+      expect((await profile(second.token)).statusCode).toBe(200);
+      await eventually(
+        () =>
+          l.events
+            .of(SUBJECTS.sessionEnded)
+            .some((e) => e.data.sessionId === sidOf(user.token) && e.data.userId === user.id),
+        'the session ended event',
+      );
+    });
+
+    it("still answers 200 and clears the cookie with a bad or expired access token, and ends the cookie's session", async () => {
+      const user = await register(l.app);
+      const expired = await signAccessToken(l.keys.privateKey, {
+        sub: user.id,
+        username: user.username,
+        role: 'standard',
+        sid: sidOf(user.token),
+        sv: 0,
+        exp: Math.floor(Date.now() / 1000) - 30,
+      });
+      for (const authorization of [`Bearer ${expired}`, 'Bearer not.a.jwt', 'Basic abc']) {
+        const response = await logout({ authorization });
+        expect(response.statusCode, authorization).toBe(200);
+        expect(response.cookies.find((c) => c.name === 'omc_refresh')).toMatchObject({ value: '' });
+      }
+      // None of them ended the session; the cookie, presented with a bad token, does.
+      expect((await l.app.inject({ url: '/api/user/profile', headers: bearer(user.token) })).statusCode).toBe(
+        200,
+      );
+      expect((await logout({ authorization: 'Bearer not.a.jwt' }, user.refresh)).statusCode).toBe(200);
+      expect((await refreshIn(user.refresh)).statusCode).toBe(401);
+      expect((await l.app.inject({ url: '/api/user/profile', headers: bearer(user.token) })).statusCode).toBe(
+        401,
+      );
     });
   });
 

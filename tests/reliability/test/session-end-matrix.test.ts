@@ -92,6 +92,12 @@ describe('a session ended any way is refused on every route, the click and a soc
         expectOk(await call('POST', '/api/user/refresh/logout', { cookie: c.cookie }), 'logout'),
     },
     {
+      name: 'logout, token only',
+      // A client whose refresh cookie is gone: the access token names the session to end.
+      end: async (c) =>
+        expectOk(await call('POST', '/api/user/refresh/logout', { token: c.token }), 'logout by token'),
+    },
+    {
       name: 'end one session',
       end: async (c) => {
         const owner = await login(c.player.username, c.player.password);

@@ -11,7 +11,8 @@ export const authApi = {
     api.call(operations.register, { body }),
   /** Sends only the refresh cookie, never the access token. */
   refresh: () => api.call(operations.refresh),
-  logout: () => api.call(operations.logout),
+  /** With the access token when there is one: the session ends even if the cookie is gone. */
+  logout: (token: string | null) => api.call(operations.logout, { token }),
   profile: (token: string) => api.call(operations.profile, { token }),
   changeLanguage: (token: string, language: Language) =>
     api.call(operations.changeLanguage, { token, body: { language } }),

@@ -68,8 +68,9 @@ describe('token refresh', () => {
     expect(api.callsTo('POST', '/api/user/refresh')).toHaveLength(1);
   });
 
-  it('logs out when the refresh fails', async () => {
-    storeSession(makeToken({ exp: seconds(NOW + 6 * 60_000) }));
+  it('logs out when the refresh fails, with the access token so the session ends without the cookie too', async () => {
+    const token = makeToken({ exp: seconds(NOW + 6 * 60_000) });
+    storeSession(token);
     const api = fakeApi({ 'POST /api/user/refresh': () => json(401, { message: 'refresh token revoked' }) });
     renderWithProviders(<ShowToken />, { route: '/profile' });
     expect(screen.getByTestId('session')).toHaveTextContent('token:');
@@ -78,7 +79,9 @@ describe('token refresh', () => {
     expect(screen.getByTestId('session')).toHaveTextContent('guest');
     expect(window.localStorage.getItem('token')).toBeNull();
     expect(window.localStorage.getItem('username')).toBeNull();
-    expect(api.callsTo('POST', '/api/user/refresh/logout')).toHaveLength(1);
+    const logouts = api.callsTo('POST', '/api/user/refresh/logout');
+    expect(logouts).toHaveLength(1);
+    expect(logouts[0]!.headers.authorization).toBe(`Bearer ${token}`);
     expect(screen.getByTestId('location')).toHaveTextContent('/');
   });
 

@@ -83,13 +83,13 @@ export function SessionProvider({
   }, [queryClient, store]);
 
   const logout = useCallback(() => {
-    // The server revokes the refresh cookie; a failure there must not keep the user signed in.
-    authApi.logout().catch((error: unknown) => console.warn('logout call failed', error));
+    // The server ends the session (cookie and token); a failure there must not keep the user signed in.
+    authApi.logout(identity.token).catch((error: unknown) => console.warn('logout call failed', error));
     clear();
     setIsGuest(true);
     setMessage('session.loggedOut');
     navigate('/');
-  }, [clear, navigate]);
+  }, [clear, navigate, identity.token]);
 
   const expire = useCallback(() => {
     clear();

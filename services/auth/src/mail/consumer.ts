@@ -6,7 +6,7 @@ import { SUBJECTS, type EventEnvelope, type Language, type Subject } from '@omc/
 import { processOnce, startConsumer, type Consumer } from '@omc/service-kit';
 import { STREAMS } from '@omc/contracts';
 import type { Deps } from '../deps.js';
-import { queueMail } from './queue.js';
+import { queueMail } from './mail-queue.repo.js';
 import type { LinkOrder } from './links.js';
 
 /** Where a link's URL is built (kept here too for callers that imported it from the consumer). */

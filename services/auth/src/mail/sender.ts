@@ -17,7 +17,7 @@ import {
   purgeSentMail,
   unsentCount,
   type QueuedMail,
-} from './queue.js';
+} from './mail-queue.repo.js';
 import { renderMail, type MailKind, type MailParams, type RenderedMail } from './templates.js';
 
 /**

@@ -13,6 +13,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AuthContext } from '../context.js';
 import { accountOf, signedIn } from '../users/current-user.js';
+import { findAccountSecurity } from '../users/users.repo.js';
 import { mailPayoutEmailConfirmation } from './payout-email.service.js';
 
 /** With the player's own token: the session check, then the password or recent sign-in, then the mail. */
@@ -44,11 +45,7 @@ export async function accountSecurityRoutes(scope: FastifyInstance, ctx: AuthCon
       },
     },
     async (request) => {
-      const row = await ctx.deps.db
-        .selectFrom('users')
-        .select(['id', 'security_epoch', 'suspended_at'])
-        .where('id', '=', request.params.userId)
-        .executeTakeFirst();
+      const row = await findAccountSecurity(ctx.deps.db, request.params.userId);
       if (!row) throw notFound('No such account');
       return { userId: row.id, securityEpoch: row.security_epoch, suspended: row.suspended_at !== null };
     },

@@ -5,7 +5,7 @@
 // payout addresses.
 import type { InternalPayoutEmailMail } from '@omc/contracts';
 import type { AuthContext } from '../context.js';
-import { queueMail } from '../mail/queue.js';
+import { queueMail } from '../mail/mail-queue.repo.js';
 import { mailQuota } from '../mail/quota.js';
 import { countRequest } from '../security/request-limit.js';
 import type { LinkOrder } from '../mail/links.js';

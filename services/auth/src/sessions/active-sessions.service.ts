@@ -7,6 +7,7 @@ import { notFound } from '@omc/service-kit';
 import UAParser from 'ua-parser-js';
 import type { AuthContext } from '../context.js';
 import type { UserRow } from '../users/users.repo.js';
+import { findActiveSession, listActiveSessions, liveSessionsBut } from './sessions.repo.js';
 import { endOneSession, securityEvent } from './security-events.js';
 
 /** "Firefox 128 on Linux", "Mobile Safari on iOS (iPhone)"; "Unknown device" when nothing is known. */
@@ -20,30 +21,12 @@ export function describeDevice(userAgent: string | null | undefined): string {
   return `${browser || 'Unknown browser'}${os ? ` on ${os}` : ''}${model}`;
 }
 
-function activeSessions(ctx: AuthContext, userId: string, now: number) {
-  return ctx.deps.db
-    .selectFrom('sessions')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('refresh_tokens')
-          .select('id')
-          .whereRef('refresh_tokens.family_id', '=', 'sessions.family_id')
-          .where('revoked_at', 'is', null)
-          .where('rotated_at', 'is', null)
-          .where('expires_at', '>', new Date(now)),
-      ),
-    )
-    .orderBy('last_used_at', 'desc');
-}
-
 export async function listSessions(
   ctx: AuthContext,
   userId: string,
   currentSessionId?: string,
 ): Promise<SessionInfo[]> {
-  const rows = await activeSessions(ctx, userId, ctx.deps.clock()).execute();
+  const rows = await listActiveSessions(ctx.deps.db, userId, ctx.deps.clock());
   return rows.map((row) => ({
     id: row.family_id,
     device: describeDevice(row.user_agent),
@@ -61,9 +44,7 @@ export async function listSessions(
  */
 export async function endSession(ctx: AuthContext, userId: string, sessionId: string): Promise<void> {
   const now = ctx.deps.clock();
-  const session = await activeSessions(ctx, userId, now)
-    .where('family_id', '=', sessionId)
-    .executeTakeFirst();
+  const session = await findActiveSession(ctx.deps.db, userId, sessionId, now);
   if (!session) throw notFound('No active session of yours has this id');
   await ctx.deps.db.transaction().execute((trx) => endOneSession(trx, userId, sessionId, now));
   ctx.relay.nudge();
@@ -82,14 +63,7 @@ export async function endOtherSessions(
 ): Promise<{ ended: number; token: string }> {
   const now = ctx.deps.clock();
   const outcome = await ctx.deps.db.transaction().execute(async (trx) => {
-    const ended = await trx
-      .selectFrom('refresh_tokens')
-      .select('family_id')
-      .distinct()
-      .where('user_id', '=', user.id)
-      .where('revoked_at', 'is', null)
-      .where('family_id', '!=', currentSessionId)
-      .execute();
+    const ended = await liveSessionsBut(trx, user.id, currentSessionId);
     const version = await securityEvent(trx, user.id, now, { allBut: currentSessionId });
     await appendAudit(trx, {
       action: 'sessions.ended_everywhere',

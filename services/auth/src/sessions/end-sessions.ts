@@ -6,7 +6,7 @@
 // the last has expired.
 import { makeEvent, SUBJECTS } from '@omc/contracts';
 import { ACCESS_TOKEN_TTL_SECONDS } from '@omc/service-kit';
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { enqueue } from '../events.js';
 import { lockSessionsOf, revokeSessions, type SessionsToEnd } from './sessions.repo.js';
@@ -32,4 +32,15 @@ export async function endSessions(
   for (const sessionId of ended)
     await enqueue(trx, makeEvent(SUBJECTS.sessionEnded, { userId, sessionId, until }));
   return ended;
+}
+
+/** Ends one session of the account in a transaction of its own; whether it was live. */
+export async function endSession(
+  db: Kysely<Database>,
+  userId: string,
+  sessionId: string,
+  now: number,
+): Promise<boolean> {
+  const ended = await db.transaction().execute((trx) => endSessions(trx, userId, { only: sessionId }, now));
+  return ended.length > 0;
 }

@@ -4,8 +4,19 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { endSessions } from './end-sessions.js';
-import { lockSessionsOf } from './sessions.repo.js';
+import { endSession, endSessions } from './end-sessions.js';
+import {
+  deleteRefreshTokensExpiredBefore,
+  deleteSessionsWithoutTokens,
+  findRefreshTokenOwner,
+  findRefreshTokenSession,
+  insertRefreshToken,
+  insertSession,
+  lockRefreshToken,
+  lockSessionsOf,
+  markRotated,
+  touchSession,
+} from './sessions.repo.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -40,29 +51,22 @@ export async function issueRefreshToken(
 ): Promise<{ token: string; familyId: string }> {
   const family = familyId ?? randomUUID();
   if (!familyId) {
-    await db
-      .insertInto('sessions')
-      .values({
-        family_id: family,
-        user_id: userId,
-        user_agent: client.userAgent?.slice(0, 500) ?? null,
-        ip: client.ip ?? null,
-        created_at: new Date(now),
-        last_used_at: new Date(now),
-      })
-      .execute();
+    await insertSession(db, {
+      familyId: family,
+      userId,
+      userAgent: client.userAgent?.slice(0, 500) ?? null,
+      ip: client.ip ?? null,
+      now,
+    });
   }
   const token = randomBytes(32).toString('base64url');
-  await db
-    .insertInto('refresh_tokens')
-    .values({
-      id: randomUUID(),
-      user_id: userId,
-      family_id: family,
-      token_hash: hashRefreshToken(token),
-      expires_at: new Date(now + settings.ttlSeconds * 1000),
-    })
-    .execute();
+  await insertRefreshToken(db, {
+    id: randomUUID(),
+    userId,
+    familyId: family,
+    tokenHash: hashRefreshToken(token),
+    expiresAt: new Date(now + settings.ttlSeconds * 1000),
+  });
   return { token, familyId: family };
 }
 
@@ -82,22 +86,13 @@ export async function rotateRefreshToken(
   client: ClientInfo = {},
 ): Promise<RotationResult> {
   const tokenHash = hashRefreshToken(token);
-  const owner = await db
-    .selectFrom('refresh_tokens')
-    .select('user_id')
-    .where('token_hash', '=', tokenHash)
-    .executeTakeFirst();
+  const owner = await findRefreshTokenOwner(db, tokenHash);
   if (!owner) return { kind: 'invalid' };
   return db.transaction().execute(async (trx) => {
     // The lock an ending takes: a session ended meanwhile is seen ended below, and an ending that comes
     // after waits for this rotation and ends its new token too.
     await lockSessionsOf(trx, owner.user_id);
-    const row = await trx
-      .selectFrom('refresh_tokens')
-      .selectAll()
-      .where('token_hash', '=', tokenHash)
-      .forUpdate()
-      .executeTakeFirst();
+    const row = await lockRefreshToken(trx, tokenHash);
     if (row?.revoked_at) return { kind: 'invalid', endedFor: row.user_id } as const;
     if (!row || row.expires_at.getTime() <= now) return { kind: 'invalid' } as const;
     if (row.rotated_at) {
@@ -106,51 +101,22 @@ export async function rotateRefreshToken(
       await endSessions(trx, row.user_id, { only: row.family_id }, now);
       return { kind: 'reused' } as const;
     }
-    await trx
-      .updateTable('refresh_tokens')
-      .set({ rotated_at: new Date(now) })
-      .where('id', '=', row.id)
-      .execute();
+    await markRotated(trx, row.id, now);
     const next = await issueRefreshToken(trx, row.user_id, now, settings, row.family_id);
-    await trx
-      .updateTable('sessions')
-      .set({ last_used_at: new Date(now), ...(client.ip ? { ip: client.ip } : {}) })
-      .where('family_id', '=', row.family_id)
-      .execute();
+    await touchSession(trx, row.family_id, now, client.ip);
     return { kind: 'rotated', userId: row.user_id, familyId: row.family_id, token: next.token } as const;
   });
 }
 
 /** Ends the session of the given token (logout), if it is one of ours. */
 export async function endSessionOfToken(db: Kysely<Database>, token: string, now: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('refresh_tokens')
-    .select(['user_id', 'family_id'])
-    .where('token_hash', '=', hashRefreshToken(token))
-    .executeTakeFirst();
+  const row = await findRefreshTokenSession(db, hashRefreshToken(token));
   if (!row) return false;
-  const ended = await db
-    .transaction()
-    .execute((trx) => endSessions(trx, row.user_id, { only: row.family_id }, now));
-  return ended.length > 0;
+  return endSession(db, row.user_id, row.family_id, now);
 }
 
 /** Deletes tokens that expired more than a day ago, and the sessions left with none. */
 export async function purgeExpiredRefreshTokens(db: Db, now: number): Promise<void> {
-  await db
-    .deleteFrom('refresh_tokens')
-    .where('expires_at', '<', new Date(now - 24 * 3600_000))
-    .execute();
-  await db
-    .deleteFrom('sessions')
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('refresh_tokens')
-            .select('id')
-            .whereRef('refresh_tokens.family_id', '=', 'sessions.family_id'),
-        ),
-      ),
-    )
-    .execute();
+  await deleteRefreshTokensExpiredBefore(db, new Date(now - 24 * 3600_000));
+  await deleteSessionsWithoutTokens(db);
 }

@@ -9,6 +9,7 @@ import type { Database } from '../db/schema.js';
 import { cancelPendingChanges } from '../email-change/email-changes.repo.js';
 import { enqueue } from '../events.js';
 import { useAllResetTokens } from '../password-reset/reset-tokens.repo.js';
+import { findSecurityVersion, raiseSecurityEpoch, raiseSecurityVersionOf } from '../users/users.repo.js';
 import { endSessions, type SessionsToEnd } from './end-sessions.js';
 
 /** Which sessions the event ends (end-sessions.ts), or none. */
@@ -30,9 +31,7 @@ export async function securityEvent(
   { raiseVersion = true }: { raiseVersion?: boolean } = {},
 ): Promise<number> {
   if (!('none' in sessions)) await endSessions(trx, userId, sessions, now);
-  const row = raiseVersion
-    ? await raiseSecurityVersion(trx, userId)
-    : await trx.selectFrom('users').select('security_version').where('id', '=', userId).executeTakeFirst();
+  const row = raiseVersion ? await raiseSecurityVersion(trx, userId) : await findSecurityVersion(trx, userId);
   await spendMailedLinks(trx, userId, now);
   return row?.security_version ?? 0;
 }
@@ -46,12 +45,7 @@ export async function raiseSecurityVersion(
   trx: Transaction<Database>,
   userId: string,
 ): Promise<{ security_version: number } | undefined> {
-  const row = await trx
-    .updateTable('users')
-    .set((eb) => ({ security_version: eb('security_version', '+', 1) }))
-    .where('id', '=', userId)
-    .returning(['security_version', 'suspended_at', 'suspended_reason'])
-    .executeTakeFirst();
+  const row = await raiseSecurityVersionOf(trx, userId);
   if (!row) return undefined;
   await enqueue(
     trx,
@@ -83,9 +77,5 @@ async function spendMailedLinks(db: Kysely<Database> | Transaction<Database>, us
   await useAllResetTokens(db, userId, now);
   // Links other services mailed (payments' payout email confirmation) carry the epoch they were minted
   // under and are refused under another one.
-  await db
-    .updateTable('users')
-    .set((eb) => ({ security_epoch: eb('security_epoch', '+', 1) }))
-    .where('id', '=', userId)
-    .execute();
+  await raiseSecurityEpoch(db, userId);
 }

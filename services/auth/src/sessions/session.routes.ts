@@ -1,17 +1,39 @@
 // Refresh and logout: the only routes that receive the refresh cookie (its path is /api/user/refresh).
-// Neither needs an Authorization header; SameSite=Strict keeps other sites from sending the cookie.
+// Neither needs an Authorization header; SameSite=Strict keeps other sites from sending the cookie. Logout
+// also ends the session of an access token sent with it, so a client without its cookie can still end it.
 import { ACCOUNT_SUSPENDED, RefreshResponse, suspendedMessage } from '@omc/contracts';
 import { MessageResponse } from '@omc/contracts';
 import { AppError, unauthorized } from '@omc/service-kit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ignoreJsonBody } from '../body-less.js';
 import type { AuthContext } from '../context.js';
+import { signedIn } from '../users/current-user.js';
 import { findUserById } from '../users/users.repo.js';
 import { clearRefreshCookie, setRefreshCookie } from './cookie.js';
+import { endSession } from './end-sessions.js';
 import { endSessionOfToken, REFRESH_COOKIE, rotateRefreshToken } from './refresh-tokens.js';
 
 const suspended = (reason: string | null) => new AppError(ACCOUNT_SUSPENDED, 401, suspendedMessage(reason));
+
+/**
+ * The session a bearer token names, when the token counts on auth's own routes (the signedIn check);
+ * otherwise null (none sent, bad, expired or already refused): logout then rests on the cookie alone.
+ */
+async function sessionOfBearer(
+  ctx: AuthContext,
+  request: FastifyRequest,
+): Promise<{ userId: string; sessionId: string } | null> {
+  if (!request.headers.authorization) return null;
+  try {
+    await signedIn(ctx)(request);
+  } catch (error) {
+    // A refused token; a store that failed is a failure of logout as of any other route.
+    if (error instanceof AppError && error.statusCode < 500) return null;
+    throw error;
+  }
+  return { userId: request.user.sub, sessionId: request.user.sid! };
+}
 
 export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
   ignoreJsonBody(scope);
@@ -79,8 +101,14 @@ export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): P
     { schema: { response: { 200: MessageResponse } } },
     async (request, reply) => {
       const presented = request.cookies[REFRESH_COOKIE];
+      const bearerSession = await sessionOfBearer(ctx, request);
+      const now = ctx.deps.clock();
       // The session ends everywhere: its access tokens too, not only the cookie's chain.
-      if (presented && (await endSessionOfToken(ctx.deps.db, presented, ctx.deps.clock()))) ctx.relay.nudge();
+      const endedByCookie = presented ? await endSessionOfToken(ctx.deps.db, presented, now) : false;
+      const endedByToken = bearerSession
+        ? await endSession(ctx.deps.db, bearerSession.userId, bearerSession.sessionId, now)
+        : false;
+      if (endedByCookie || endedByToken) ctx.relay.nudge();
       clearRefreshCookie(reply, config);
       return { message: 'Logged out' };
     },

@@ -1,8 +1,8 @@
 import { ACCOUNT_SUSPENDED, suspendedMessage } from '@omc/contracts';
 import { AppError, requireUser, unauthorized } from '@omc/service-kit';
 import type { FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
 import type { AuthContext } from '../context.js';
+import { findAccountWithSession } from '../sessions/sessions.repo.js';
 import type { UserRow } from './users.repo.js';
 
 declare module 'fastify' {
@@ -29,29 +29,7 @@ export const signedIn = (ctx: AuthContext) =>
     request.user = claims;
     // A token without a session or a version was signed before sessions could end: refused.
     if (!claims.sid || claims.sv === undefined) throw unauthorized(SESSION_ENDED);
-    const sid = claims.sid;
-    const row = await ctx.deps.db
-      .selectFrom('users')
-      .selectAll('users')
-      .select((eb) => [
-        eb
-          .exists(
-            eb
-              .selectFrom('refresh_tokens')
-              .select(sql<number>`1`.as('one'))
-              .where('refresh_tokens.family_id', '=', sid)
-              .whereRef('refresh_tokens.user_id', '=', 'users.id')
-              .where('refresh_tokens.revoked_at', 'is', null),
-          )
-          .as('session_live'),
-        eb
-          .selectFrom('sessions')
-          .select('sessions.created_at')
-          .where('sessions.family_id', '=', sid)
-          .as('signed_in_at'),
-      ])
-      .where('users.id', '=', claims.sub)
-      .executeTakeFirst();
+    const row = await findAccountWithSession(ctx.deps.db, claims.sub, claims.sid);
     if (!row) throw unauthorized('This account no longer exists');
     const { session_live, signed_in_at, ...user } = row;
     // Before the session checks: a suspension ended the sessions too, and its reason is what to tell.

@@ -220,3 +220,44 @@ export function setSuspension(
     .returningAll()
     .executeTakeFirst();
 }
+
+/** What payments reads to honour a payout link: the account's security epoch and whether it is suspended. */
+export function findAccountSecurity(
+  db: Db,
+  id: string,
+): Promise<Pick<UserRow, 'id' | 'security_epoch' | 'suspended_at'> | undefined> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'security_epoch', 'suspended_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function findSecurityVersion(
+  db: Db,
+  id: string,
+): Promise<Pick<UserRow, 'security_version'> | undefined> {
+  return db.selectFrom('users').select('security_version').where('id', '=', id).executeTakeFirst();
+}
+
+/** Raises the account's security version; returns its access state at the new version. */
+export function raiseSecurityVersionOf(
+  db: Db,
+  id: string,
+): Promise<Pick<UserRow, 'security_version' | 'suspended_at' | 'suspended_reason'> | undefined> {
+  return db
+    .updateTable('users')
+    .set((eb) => ({ security_version: eb('security_version', '+', 1) }))
+    .where('id', '=', id)
+    .returning(['security_version', 'suspended_at', 'suspended_reason'])
+    .executeTakeFirst();
+}
+
+/** Raises the account's security epoch: links other services mailed under the old one are refused. */
+export async function raiseSecurityEpoch(db: Db, id: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set((eb) => ({ security_epoch: eb('security_epoch', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
+}

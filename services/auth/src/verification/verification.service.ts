@@ -7,7 +7,7 @@ import type { Deps } from '../deps.js';
 import { enqueue } from '../events.js';
 import { mailQuota } from '../mail/quota.js';
 import { countRequest } from '../security/request-limit.js';
-import { findUserById, updateUser, type UserRow } from '../users/users.repo.js';
+import { findUserById, lockUserById, updateUser, type UserRow } from '../users/users.repo.js';
 import { readVerification, signVerification, verificationKey } from './verification-token.js';
 
 const keys = new WeakMap<Deps['config'], Buffer>();
@@ -65,12 +65,7 @@ export async function verifyEmail(ctx: AuthContext, token: string, callerId?: st
   if (claims.expiresAt <= now)
     throw badRequest('This verification link has expired. Ask for a new one from your profile.', 'token');
   await ctx.deps.db.transaction().execute(async (trx) => {
-    const user = await trx
-      .selectFrom('users')
-      .selectAll()
-      .where('id', '=', claims.userId)
-      .forUpdate()
-      .executeTakeFirst();
+    const user = await lockUserById(trx, claims.userId);
     if (!user || user.email.toLowerCase() !== claims.email)
       throw badRequest('This verification link is for an address the account no longer uses.', 'token');
     if (user.email_verified_at)
