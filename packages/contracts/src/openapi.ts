@@ -15,7 +15,8 @@ const SUMMARIES: Record<string, string> = {
   'POST /api/user/login': 'Sign in with an email or username and a password',
   'POST /api/user/register': 'Create an account and sign in',
   'POST /api/user/refresh': 'Trade the refresh cookie for a new access token',
-  'POST /api/user/refresh/logout': 'Sign out this browser (revokes its refresh cookie)',
+  'POST /api/user/refresh/logout':
+    'Sign out this browser: ends the session of its refresh cookie, or of the access token sent with it',
   'GET /api/user/profile': 'The signed-in account, its balances and winnings',
   'PUT /api/user/change-language': 'Set the preferred language',
   'PUT /api/user/change-email': 'Ask to change the account email (confirmed by a mailed link)',
