@@ -1,4 +1,3 @@
-import { UNLIMITED_CLICKS } from '@omc/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,8 +11,10 @@ import { PendingWinnings } from '../winnings/PendingWinnings';
 import { canClick, hasUnlimitedClicks } from './clickRules';
 import { ClickButton } from './ClickButton';
 import { GameHeader } from './GameHeader';
+import { GameStats } from './GameStats';
 import { useLiveGame } from './live';
 import { MilestoneBar } from './MilestoneBar';
+import { OnlineCount } from './OnlineCount';
 import { ProgressRing } from './ProgressRing';
 import { useClick } from './useClick';
 import { useProfile } from './useProfile';
@@ -25,8 +26,7 @@ const BuyClicksDialog = lazy(() =>
 
 export function GamePage() {
   const { t, i18n } = useTranslation();
-  const session = useSession();
-  const { token, isGuest, role } = session;
+  const { token, isGuest, role } = useSession();
   const state = useQuery(gameStateQuery(token));
   const rules = useQuery(gameRulesQuery());
   const profile = useProfile();
@@ -43,7 +43,6 @@ export function GamePage() {
   };
   const unlimited = hasUnlimitedClicks(balance);
   const signedIn = Boolean(token) && !isGuest;
-  const freeClicks = profile.data?.freeClicks;
 
   return (
     <div className="page page--game">
@@ -82,55 +81,24 @@ export function GamePage() {
           <div className="milestone milestone--pending" aria-hidden="true" />
         )}
 
-        <div className="stats">
-          {signedIn ? (
-            <div className="stat">
-              <span className="stat__label">{t('game.freeClicks')}</span>
-              <span className="stat__value num" data-testid="free-clicks">
-                {unlimited || (freeClicks ?? 0) >= UNLIMITED_CLICKS
-                  ? t('game.unlimited')
-                  : freeClicks === undefined || freeClicks === null
-                    ? '–'
-                    : formatCount(freeClicks, i18n.language)}
-              </span>
-            </div>
-          ) : null}
-          {!isGuest && token ? (
-            <>
-              <div className="stat">
-                <span className="stat__label">{t('game.lastClicker')}</span>
-                <span className="stat__value" translate="no" data-testid="last-clicker">
-                  {state.data?.lastClickUser ?? t('game.nobody')}
-                </span>
-              </div>
-              <div className="stat">
-                <span className="stat__label">{t('game.lastWinner')}</span>
-                <span className="stat__value" translate="no" data-testid="last-winner">
-                  {state.data?.lastWinner ?? t('game.nobody')}
-                </span>
-              </div>
-            </>
-          ) : null}
-        </div>
+        <GameStats
+          signedIn={signedIn}
+          state={state.data}
+          freeClicks={profile.data?.freeClicks}
+          unlimited={unlimited}
+        />
 
         {signedIn && profile.data ? <PendingWinnings profile={profile.data} /> : null}
       </main>
       {/* Below the game, not above it: it appears once the profile is read and must not push the page down. */}
       <VerifyEmailBanner />
       <footer className="game-footer">
-        <div className="online" aria-live="off">
-          <span className={`online__dot${live.connected ? ' online__dot--on' : ''}`} aria-hidden="true" />
-          <span>
-            {live.userCount === null
-              ? t(live.connected ? 'game.connected' : 'game.connecting')
-              : t('game.usersOnline', { formatted: formatCount(live.userCount, i18n.language) })}
-          </span>
-        </div>
+        <OnlineCount live={live} />
         {token ? (
           <button
             type="button"
             className="btn btn--primary"
-            disabled={profile.data?.hasInfiniteClicks === true || unlimited}
+            disabled={unlimited}
             onClick={() => setBuying(true)}
           >
             {t('game.buyClicks')}
