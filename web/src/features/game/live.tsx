@@ -1,13 +1,14 @@
 // Live updates over Socket.IO (docs/client-contract.md): websocket transport, the reconnection settings of the
 // contracts, a fresh state on every (re)connect, sent by the server. The browser only listens.
 import { SOCKET_CLIENT_OPTIONS, type ClientToServerEvents, type ServerToClientEvents } from '@omc/contracts';
-import { createContext, useContext, useEffect, useRef, type ReactNode, type RefObject } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { Socket } from 'socket.io-client';
 import { useSession } from '../../session/SessionProvider';
-import { useLiveConnection } from './useLiveConnection';
-import { useLiveState } from './useLiveState';
-import { useLiveWinners } from './useLiveWinners';
-import { useProfileStamp } from './useProfileStamp';
+import { followConnection } from './liveConnection';
+import { followState } from './liveState';
+import { followWinners, useWinnerNotice } from './liveWinners';
+import { followProfileStamp } from './profileStamp';
 
 export type GameSocket = Pick<
   Socket<ServerToClientEvents, ClientToServerEvents>,
@@ -15,9 +16,6 @@ export type GameSocket = Pick<
 >;
 /** `token` is read at every (re)connect, so a refreshed token is the one the server sees. */
 export type SocketFactory = (token: () => string | null) => GameSocket;
-
-/** One job's listeners on a new socket; what it returns clears that job's timers when the socket goes. */
-export type LiveListener = (socket: GameSocket) => (() => void) | void;
 
 type Handler = (...args: never[]) => void;
 
@@ -78,34 +76,33 @@ export interface LiveGame {
 }
 
 export function useLiveGame(): LiveGame {
+  const factory = useContext(LiveContext);
+  const queryClient = useQueryClient();
   const { token, username } = useSession();
   const tokenRef = useRef(token);
   tokenRef.current = token;
-  const connection = useLiveConnection();
-  // The profile is read when it can have changed: a (re)connect with a new stamp, a win, and, after the
-  // player's own purchase, a pot change; not on every state update (the click's answer carries the balance).
-  const state = useLiveState();
-  const stamp = useProfileStamp();
-  const winners = useLiveWinners(tokenRef, username);
   // A new audience (signed in, signed out, another user) needs a new connection.
   const viewer = token ? `user:${username ?? ''}` : 'guest';
-  useGameSocket(viewer, tokenRef, [stamp, connection.listen, state.listen, winners]);
-  return { connected: connection.connected, userCount: state.userCount };
-}
+  const announce = useWinnerNotice();
+  const [connected, setConnected] = useState(false);
+  const [userCount, setUserCount] = useState<number | null>(null);
 
-/**
- * The socket: one per viewer, each job's listeners on it from the start; gone, with the jobs' timers,
- * when the viewer changes or the page closes.
- */
-function useGameSocket(viewer: string, tokenRef: RefObject<string | null>, listeners: LiveListener[]): void {
-  const factory = useContext(LiveContext);
+  // One socket per viewer, each job's listeners on it from the start. The profile is read when it can
+  // have changed: a (re)connect with a new stamp, a win, and, after the player's own purchase, a pot
+  // change; not on every state update (the click's answer carries the clicker's balance).
   useEffect(() => {
     const socket = factory(() => tokenRef.current);
-    const stops = listeners.map((listen) => listen(socket));
+    followProfileStamp(socket, queryClient);
+    const stops = [
+      followConnection(socket, setConnected),
+      followState(socket, queryClient, setUserCount),
+      followWinners(socket, queryClient, announce, tokenRef, username),
+    ];
     return () => {
-      for (const stop of stops) stop?.();
+      for (const stop of stops) stop();
       socket.disconnect();
     };
-    // Each listener changes only with what it reads (the query client, the username).
-  }, [factory, viewer, tokenRef, ...listeners]);
+  }, [factory, queryClient, viewer, username, announce]);
+
+  return { connected, userCount };
 }
