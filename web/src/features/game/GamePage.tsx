@@ -14,7 +14,6 @@ import { GameHeader } from './GameHeader';
 import { GameStats } from './GameStats';
 import { useLiveGame } from './live';
 import { MilestoneBar } from './MilestoneBar';
-import { OnlineCount } from './OnlineCount';
 import { ProgressRing } from './ProgressRing';
 import { useClick } from './useClick';
 import { useProfile } from './useProfile';
@@ -93,7 +92,14 @@ export function GamePage() {
       {/* Below the game, not above it: it appears once the profile is read and must not push the page down. */}
       <VerifyEmailBanner />
       <footer className="game-footer">
-        <OnlineCount live={live} />
+        <div className="online" aria-live="off">
+          <span className={`online__dot${live.connected ? ' online__dot--on' : ''}`} aria-hidden="true" />
+          <span>
+            {live.userCount === null
+              ? t(live.connected ? 'game.connected' : 'game.connecting')
+              : t('game.usersOnline', { formatted: formatCount(live.userCount, i18n.language) })}
+          </span>
+        </div>
         {token ? (
           <button
             type="button"
