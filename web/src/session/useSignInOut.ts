@@ -30,7 +30,7 @@ export function useSignInOut(
       queryClient.removeQueries({ queryKey: queryKeys.profileAll });
       setIsGuest(guest);
       setMessage(note);
-      navigate(path, replace ? { replace } : undefined);
+      navigate(path, { replace });
     },
     [queryClient, store, setRefreshing, navigate],
   );
