@@ -4,6 +4,8 @@
 import type { ProfileResponse } from '@omc/contracts';
 
 export const PURCHASE_WATCH_MS = 15_000;
+/** While a purchase or the player's own win is awaited, the live page reads the profile at most this often. */
+export const PROFILE_RELOAD_MS = 1000;
 
 type Balance = Pick<ProfileResponse, 'purchasedClicks' | 'hasInfiniteClicks'> &
   Partial<Pick<ProfileResponse, 'potEarned'>>;

@@ -1,4 +1,3 @@
-import { UNLIMITED_CLICKS } from '@omc/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,6 +11,7 @@ import { PendingWinnings } from '../winnings/PendingWinnings';
 import { canClick, hasUnlimitedClicks } from './clickRules';
 import { ClickButton } from './ClickButton';
 import { GameHeader } from './GameHeader';
+import { GameStats } from './GameStats';
 import { useLiveGame } from './live';
 import { MilestoneBar } from './MilestoneBar';
 import { ProgressRing } from './ProgressRing';
@@ -25,8 +25,7 @@ const BuyClicksDialog = lazy(() =>
 
 export function GamePage() {
   const { t, i18n } = useTranslation();
-  const session = useSession();
-  const { token, isGuest, role } = session;
+  const { token, isGuest, role } = useSession();
   const state = useQuery(gameStateQuery(token));
   const rules = useQuery(gameRulesQuery());
   const profile = useProfile();
@@ -43,7 +42,6 @@ export function GamePage() {
   };
   const unlimited = hasUnlimitedClicks(balance);
   const signedIn = Boolean(token) && !isGuest;
-  const freeClicks = profile.data?.freeClicks;
 
   return (
     <div className="page page--game">
@@ -82,36 +80,12 @@ export function GamePage() {
           <div className="milestone milestone--pending" aria-hidden="true" />
         )}
 
-        <div className="stats">
-          {signedIn ? (
-            <div className="stat">
-              <span className="stat__label">{t('game.freeClicks')}</span>
-              <span className="stat__value num" data-testid="free-clicks">
-                {unlimited || (freeClicks ?? 0) >= UNLIMITED_CLICKS
-                  ? t('game.unlimited')
-                  : freeClicks === undefined || freeClicks === null
-                    ? '–'
-                    : formatCount(freeClicks, i18n.language)}
-              </span>
-            </div>
-          ) : null}
-          {!isGuest && token ? (
-            <>
-              <div className="stat">
-                <span className="stat__label">{t('game.lastClicker')}</span>
-                <span className="stat__value" translate="no" data-testid="last-clicker">
-                  {state.data?.lastClickUser ?? t('game.nobody')}
-                </span>
-              </div>
-              <div className="stat">
-                <span className="stat__label">{t('game.lastWinner')}</span>
-                <span className="stat__value" translate="no" data-testid="last-winner">
-                  {state.data?.lastWinner ?? t('game.nobody')}
-                </span>
-              </div>
-            </>
-          ) : null}
-        </div>
+        <GameStats
+          signedIn={signedIn}
+          state={state.data}
+          freeClicks={profile.data?.freeClicks}
+          unlimited={unlimited}
+        />
 
         {signedIn && profile.data ? <PendingWinnings profile={profile.data} /> : null}
       </main>
@@ -130,7 +104,7 @@ export function GamePage() {
           <button
             type="button"
             className="btn btn--primary"
-            disabled={profile.data?.hasInfiniteClicks === true || unlimited}
+            disabled={unlimited}
             onClick={() => setBuying(true)}
           >
             {t('game.buyClicks')}

@@ -1,26 +1,14 @@
 // Live updates over Socket.IO (docs/client-contract.md): websocket transport, the reconnection settings of the
 // contracts, a fresh state on every (re)connect, sent by the server. The browser only listens.
-import {
-  GameStateUpdate,
-  ProfileStamp,
-  SOCKET_CLIENT_OPTIONS,
-  UserCountUpdate,
-  WinnerEvent,
-  type ClientToServerEvents,
-  type GameState,
-  type ProfileResponse,
-  type ServerToClientEvents,
-} from '@omc/contracts';
+import { SOCKET_CLIENT_OPTIONS, type ClientToServerEvents, type ServerToClientEvents } from '@omc/contracts';
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { Socket } from 'socket.io-client';
-import { useTranslation } from 'react-i18next';
-import { markServerData } from '../../api/generations';
-import { queryKeys } from '../../api/keys';
-import { awaitingPurchase, awaitingWinnings, firstSightOfOwnWin } from '../../api/purchaseWatch';
-import { formatMoney } from '../../i18n/format';
-import { useNotices } from '../../components/Notices';
 import { useSession } from '../../session/SessionProvider';
+import { followConnection } from './liveConnection';
+import { followState } from './liveState';
+import { followWinners, useWinnerNotice } from './liveWinners';
+import { followProfileStamp } from './profileStamp';
 
 export type GameSocket = Pick<
   Socket<ServerToClientEvents, ClientToServerEvents>,
@@ -76,17 +64,11 @@ const defaultFactory: SocketFactory = (token) => {
   return lazy as unknown as GameSocket;
 };
 
-const RETRY_REFUSED_MS = 2000;
-
 const LiveContext = createContext<SocketFactory>(defaultFactory);
 
 export function LiveProvider({ children, factory }: { children: ReactNode; factory?: SocketFactory }) {
   return <LiveContext.Provider value={factory ?? defaultFactory}>{children}</LiveContext.Provider>;
 }
-
-const PROFILE_RELOAD_MS = 1000;
-/** After `move`, the page keeps showing itself connected this long while the socket finds another server. */
-const MOVE_GRACE_MS = 5000;
 
 export interface LiveGame {
   connected: boolean;
@@ -96,127 +78,31 @@ export interface LiveGame {
 export function useLiveGame(): LiveGame {
   const factory = useContext(LiveContext);
   const queryClient = useQueryClient();
-  const { notify } = useNotices();
   const { token, username } = useSession();
   const tokenRef = useRef(token);
   tokenRef.current = token;
   // A new audience (signed in, signed out, another user) needs a new connection.
   const viewer = token ? `user:${username ?? ''}` : 'guest';
-  const { i18n } = useTranslation();
-  const languageRef = useRef(i18n.language);
-  languageRef.current = i18n.language;
-  const notifyRef = useRef(notify);
-  notifyRef.current = notify;
+  const announce = useWinnerNotice();
   const [connected, setConnected] = useState(false);
   const [userCount, setUserCount] = useState<number | null>(null);
 
+  // One socket per viewer, each job's listeners on it from the start. The profile is read when it can
+  // have changed: a (re)connect with a new stamp, a win, and, after the player's own purchase, a pot
+  // change; not on every state update (the click's answer carries the clicker's balance).
   useEffect(() => {
     const socket = factory(() => tokenRef.current);
-    let retry: ReturnType<typeof setTimeout> | null = null;
-    // The profile is read when it can have changed: a (re)connect, a win, and, after the player's own
-    // purchase, a pot change (the purchase reaching the game), at most once a second. Not on every state
-    // update: the click's answer carries the clicker's balance.
-    let lastPot: number | null = null;
-    let profileTimer: ReturnType<typeof setTimeout> | null = null;
-    let winningsPoll: ReturnType<typeof setInterval> | null = null;
-    const reloadProfile = () => {
-      if (profileTimer) return;
-      profileTimer = setTimeout(() => {
-        profileTimer = null;
-        void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
-      }, PROFILE_RELOAD_MS);
-    };
-
-    // A reconnect costs the servers no HTTP read: the server sends the state with every connection, and
-    // to a signed-in socket the profile's stamp, which changes whenever something of the player's did.
-    // The profile is read again only when the stamp differs from the one the last connection brought.
-    let knownStamp: string | null = null;
-    socket.on('profileStamp', (payload) => {
-      const stamp = ProfileStamp.safeParse(payload);
-      if (!stamp.success) return;
-      if (knownStamp !== null && stamp.data !== knownStamp)
-        void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
-      knownStamp = stamp.data;
-    });
-    // A server going away (a rollout) says `move` before it closes the connection: the socket reconnects
-    // to another server by itself, and the page does not show itself disconnected meanwhile.
-    let moving: ReturnType<typeof setTimeout> | null = null;
-    let up = false;
-    const endMove = () => {
-      if (moving) clearTimeout(moving);
-      moving = null;
-    };
-    socket.on('move', () => {
-      endMove();
-      moving = setTimeout(() => {
-        moving = null;
-        if (!up) setConnected(false);
-      }, MOVE_GRACE_MS);
-    });
-    socket.on('connect', () => {
-      up = true;
-      endMove();
-      setConnected(true);
-    });
-    socket.on('disconnect', () => {
-      up = false;
-      if (!moving) setConnected(false);
-    });
-    // A refused handshake (an expired token, say) is not retried by the client itself.
-    socket.on('connect_error', () => {
-      if (socket.active || retry) return;
-      retry = setTimeout(() => {
-        retry = null;
-        socket.connect();
-      }, RETRY_REFUSED_MS);
-    });
-    socket.on('gameStateUpdate', (payload) => {
-      const state = GameStateUpdate.safeParse(payload);
-      if (!state.success) return console.warn('ignored a malformed gameStateUpdate', state.error);
-      markServerData('gameState');
-      queryClient.setQueryData<GameState>(queryKeys.gameState, state.data);
-      if (lastPot !== null && state.data.pot !== lastPot && awaitingPurchase()) reloadProfile();
-      lastPot = state.data.pot;
-    });
-    socket.on('winner', (payload) => {
-      const winner = WinnerEvent.safeParse(payload);
-      if (!winner.success) return console.warn('ignored a malformed winner event', winner.error);
-      notifyRef.current({
-        tone: 'winner',
-        key: 'game.winnerAlert',
-        values: { username: winner.data.username, pot: formatMoney(winner.data.pot, languageRef.current) },
-      });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.winners });
-      const own = Boolean(tokenRef.current) && winner.data.username === username;
-      const profile = own
-        ? queryClient.getQueryData<ProfileResponse>(queryKeys.profile(tokenRef.current))
-        : undefined;
-      // The round's end changes every player's profile (this round's purchases expire); the player's own
-      // win is read once, here or by its click's answer if that came first (purchaseWatch.ts).
-      if (!own || firstSightOfOwnWin('event', profile?.potEarned))
-        void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
-      // The player's own win: its credit may land after the read, so read again until it shows.
-      if (own) {
-        winningsPoll ??= setInterval(() => {
-          if (awaitingWinnings())
-            return void queryClient.invalidateQueries({ queryKey: queryKeys.profileAll });
-          if (winningsPoll) clearInterval(winningsPoll);
-          winningsPoll = null;
-        }, PROFILE_RELOAD_MS);
-      }
-    });
-    socket.on('userCountUpdate', (payload) => {
-      const count = UserCountUpdate.safeParse(payload);
-      if (count.success) setUserCount(count.data);
-    });
+    followProfileStamp(socket, queryClient);
+    const stops = [
+      followConnection(socket, setConnected),
+      followState(socket, queryClient, setUserCount),
+      followWinners(socket, queryClient, announce, tokenRef, username),
+    ];
     return () => {
-      if (profileTimer) clearTimeout(profileTimer);
-      if (winningsPoll) clearInterval(winningsPoll);
-      if (retry) clearTimeout(retry);
-      endMove();
+      for (const stop of stops) stop();
       socket.disconnect();
     };
-  }, [factory, queryClient, viewer, username]);
+  }, [factory, queryClient, viewer, username, announce]);
 
   return { connected, userCount };
 }
