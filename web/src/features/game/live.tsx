@@ -1,19 +1,16 @@
 // Live updates over Socket.IO (docs/client-contract.md): websocket transport, the reconnection settings of the
 // contracts, a fresh state on every (re)connect, sent by the server. The browser only listens.
-import { SOCKET_CLIENT_OPTIONS, type ClientToServerEvents, type ServerToClientEvents } from '@omc/contracts';
+import { SOCKET_CLIENT_OPTIONS } from '@omc/contracts';
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
-import type { Socket } from 'socket.io-client';
 import { useSession } from '../../session/SessionProvider';
+import type { GameSocket } from './gameSocket';
 import { followConnection } from './liveConnection';
 import { followState } from './liveState';
 import { followWinners, useWinnerNotice } from './liveWinners';
 import { followProfileStamp } from './profileStamp';
 
-export type GameSocket = Pick<
-  Socket<ServerToClientEvents, ClientToServerEvents>,
-  'on' | 'disconnect' | 'connect' | 'active'
->;
+export type { GameSocket } from './gameSocket';
 /** `token` is read at every (re)connect, so a refreshed token is the one the server sees. */
 export type SocketFactory = (token: () => string | null) => GameSocket;
 

@@ -1,6 +1,6 @@
 // Whether the page shows itself connected, through the socket's own reconnects: a server going away (a
 // rollout) says `move` first, and a refused handshake is tried again, which the client does not itself.
-import type { GameSocket } from './live';
+import type { GameSocket } from './gameSocket';
 
 const RETRY_REFUSED_MS = 2000;
 /** After `move`, the page keeps showing itself connected this long while the socket finds another server. */

@@ -5,7 +5,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { markServerData } from '../../api/generations';
 import { queryKeys } from '../../api/keys';
 import { awaitingPurchase, PROFILE_RELOAD_MS } from '../../api/purchaseWatch';
-import type { GameSocket } from './live';
+import type { GameSocket } from './gameSocket';
 
 export function followState(
   socket: GameSocket,

@@ -9,7 +9,7 @@ import { queryKeys } from '../../api/keys';
 import { awaitingWinnings, firstSightOfOwnWin, PROFILE_RELOAD_MS } from '../../api/purchaseWatch';
 import { useNotices } from '../../components/Notices';
 import { formatMoney } from '../../i18n/format';
-import type { GameSocket } from './live';
+import type { GameSocket } from './gameSocket';
 
 type Announce = (winner: z.infer<typeof WinnerEvent>) => void;
 

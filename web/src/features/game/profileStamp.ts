@@ -4,7 +4,7 @@
 import { ProfileStamp } from '@omc/contracts';
 import type { QueryClient } from '@tanstack/react-query';
 import { queryKeys } from '../../api/keys';
-import type { GameSocket } from './live';
+import type { GameSocket } from './gameSocket';
 
 export function followProfileStamp(socket: GameSocket, queryClient: QueryClient) {
   let knownStamp: string | null = null;
