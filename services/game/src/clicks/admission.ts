@@ -5,7 +5,7 @@
 // standing queue, not a burst), or when the queue is full: nothing was counted, the page retries later.
 // The engine itself is unchanged: the turn wraps the one call that queues a click.
 import { ERROR_CODE, errorBody, errorMessage } from '@omc/contracts';
-import { Admission, type Metrics, watchLoopLag } from '@omc/service-kit';
+import { Admission, type Metrics } from '@omc/service-kit';
 import type { FastifyReply } from 'fastify';
 
 export const OVERLOADED_CODE = ERROR_CODE.OVERLOADED;
@@ -29,14 +29,11 @@ export interface ClickGate {
 
 export function clickGate(options: ClickQueueOptions, metrics?: Metrics): ClickGate {
   if (options.maxInFlight <= 0) return { run: (_reply, work) => work(), close: () => undefined };
-  // A game short of CPU reads clicks late: that wait counts as the queue's (service-kit's loop-lag.ts).
-  const lag = watchLoopLag();
   const admission = new Admission({
     maxInFlight: options.maxInFlight,
     maxQueue: options.max,
     targetMs: options.targetMs,
     intervalMs: options.intervalMs,
-    priorDelay: lag.now,
   });
   const shed = metrics?.counter(
     'game_clicks_shed_total',
@@ -61,9 +58,6 @@ export function clickGate(options: ClickQueueOptions, metrics?: Metrics): ClickG
         .send(errorBody(message, { code: OVERLOADED_CODE, requestId: reply.request.id }));
       return undefined;
     },
-    close: () => {
-      lag.stop();
-      admission.close();
-    },
+    close: () => admission.close(),
   };
 }
