@@ -27,6 +27,8 @@ export const CROWD_TARGETS = {
  */
 const DRAIN_ENV = { DRAIN_MS: '8000', SHUTDOWN_GRACE_MS: '11000' };
 const CLIENTS_PER_WORKER = 1000;
+/** Seconds the fleet's processes are measured with no client connected. */
+const IDLE_WINDOW_S = 4;
 
 export interface StormResult {
   requested: number;
@@ -60,6 +62,8 @@ export interface FleetPoint {
   clients: number;
   messages: number;
   cpuMicrosPerMessage: number | null;
+  /** CPU (cores) each process uses with the clicks flowing and no client connected. */
+  idleCoresPerProcess: number;
 }
 
 export interface FleetCostResult {
@@ -278,8 +282,13 @@ async function fleetPoint(
   const clicker = startClicker(bs, fleet.gatewayUrl, 100);
   let crowd: Awaited<ReturnType<typeof openCrowd>> | undefined;
   try {
-    crowd = await openCrowd(bs, fleet, count, 0);
+    // The processes' own cost, clicks flowing and nobody connected: what each costs whatever it holds.
     await clicker.start();
+    await sleep(1000);
+    const idleBefore = fleet.cpu();
+    await sleep(IDLE_WINDOW_S * 1000);
+    const idleCoresPerProcess = (fleet.cpu() - idleBefore) / IDLE_WINDOW_S / processes;
+    crowd = await openCrowd(bs, fleet, count, 0);
     await sleep(2000);
     await crowd.record();
     const cpuBefore = fleet.cpu();
@@ -292,6 +301,7 @@ async function fleetPoint(
       clients: crowd.connected,
       messages: s.messages,
       cpuMicrosPerMessage: ratio(cpu * 1e6, s.messages),
+      idleCoresPerProcess,
     };
   } finally {
     await clicker.stop().catch(() => undefined);
@@ -316,7 +326,7 @@ export async function measureFleetCost(
   ] as const) {
     const point = await fleetPoint(root, bs, processes, adapter, count, durationS, cpuProfDir);
     log(
-      `[bench] fleet: ${processes} × ${adapter}, ${point.clients} clients: ${point.messages} messages, ${round(point.cpuMicrosPerMessage)} µs each`,
+      `[bench] fleet: ${processes} × ${adapter}, ${point.clients} clients: ${point.messages} messages, ${round(point.cpuMicrosPerMessage)} µs each; ${round(point.idleCoresPerProcess * 1000)} ms/s per process with no client`,
     );
     points.push(point);
   }
