@@ -10,17 +10,15 @@ function busy(ms: number): void {
 }
 
 describe('watchLoopLag', () => {
-  it('reads a turn of the loop that is still under way as lag, and the lag of the last turn after it', async () => {
+  it('reads a turn of the loop that is still under way as lag', async () => {
     const lag = watchLoopLag(10);
     try {
       await new Promise((r) => setTimeout(r, 30));
-      // Held for 200 ms: its timer is overdue by at least 200 - 10 ms, however slow the machine.
+      // Held for 200 ms: its timer, last fired at most 10 ms before, is overdue by at least 190 ms,
+      // however slow the machine. (Once the loop is free the lag falls back: not asserted, as how soon
+      // depends on the machine.)
       busy(200);
       expect(lag.now()).toBeGreaterThanOrEqual(190);
-      // The timer fires late once the loop is free, and remembers how late until it fires again.
-      await new Promise((r) => setImmediate(r));
-      await new Promise((r) => setTimeout(r, 0));
-      expect(lag.now()).toBeGreaterThanOrEqual(150);
     } finally {
       lag.stop();
     }
