@@ -125,12 +125,11 @@ export const configSchema = baseEnvSchema
      */
     FENCE_CHECK_MS: env.int(1000, 10, 600_000),
     /**
-     * At most one game.state.v1 publication per this window: a change after a quiet window goes out at
-     * once, changes during a window go out together at its end. Short, because a click waits for this
-     * and then for realtime's tick: under load click batches already come at most every
-     * CLICK_BATCH_WINDOW_MS, so a shorter window adds few messages.
+     * game.state.v1 goes out at the wall clock's multiples of this, with every change since the last, so
+     * each instance publishes at most once a period and every instance at the same moment. Realtime's
+     * tick period (1000 / BROADCAST_HZ): each realtime pod sends a period's state on as it arrives.
      */
-    STATE_PUBLISH_MS: env.int(2, 1, 10_000),
+    STATE_PUBLISH_MS: env.int(100, 1, 10_000),
     /** Payments, asked on a schedule for completed purchases the game has not applied. */
     PAYMENTS_URL: env.url(['http', 'https']).default('http://127.0.0.1:3003'),
     /** How long the game waits for payments' answer in a reconciliation pass. */

@@ -1,8 +1,9 @@
-// game.state.v1 on core NATS for the realtime tick. A change is published at once when none was
-// published in the last window, else at the window's end (coalesced with the changes meanwhile), so a
-// click reaches the realtime tick within one Redis round trip under light load and within one window
-// under heavy load. A click batch hands over the state it produced; other changes (a purchase, a rename,
-// a rebuilt state) are read from Redis at publish time, so what goes out is always a whole, recent state.
+// game.state.v1 on core NATS for the realtime tick. Publications land on the wall clock's multiples of
+// STATE_PUBLISH_MS (the realtime tick's period): a change waits for the next one and goes out with every
+// change since, so each game instance sends at most one state a period whatever the click rate, every
+// instance's lands at the same moment, and realtime (broadcast.ts) sends it on as it arrives. A click
+// batch hands over the state it produced; other changes (a purchase, a rename, a rebuilt state) are read
+// from Redis at publish time, so what goes out is always a whole, recent state.
 // The game also answers game.state.current.v1 requests (realtime asks at start-up); one instance of the
 // queue group does.
 import { makeEvent, SUBJECTS, type EventEnvelope } from '@omc/contracts';
@@ -40,7 +41,8 @@ export function startStatePublisher(
   const encoder = new TextEncoder();
   /** What the next publication sends: a known state, or "read it from Redis" (which wins: it is newer). */
   let pending: HotState | 'read' | undefined = 'read';
-  let lastPublishedAt = Number.NEGATIVE_INFINITY;
+  /** The multiple of the period the last publication was for: the next is for a later one. */
+  let lastSlot = Number.NEGATIVE_INFINITY;
   let timer: NodeJS.Timeout | undefined;
   let reading = false;
   let stopped = false;
@@ -61,11 +63,16 @@ export function startStatePublisher(
   };
 
   const publish = () => {
+    // A timer counts from the event loop's cached time, so it may fire a little before the multiple.
+    const early = lastSlot * options.intervalMs - clock();
+    if (early > 0) {
+      timer = setTimeout(publish, early);
+      return;
+    }
     timer = undefined;
     if (stopped || reading || pending === undefined) return;
     const next = pending;
     pending = undefined;
-    lastPublishedAt = performance.now();
     if (next !== 'read') {
       send(next);
       return;
@@ -86,9 +93,10 @@ export function startStatePublisher(
 
   const schedule = () => {
     if (stopped || timer || reading || pending === undefined) return;
-    const wait = lastPublishedAt + options.intervalMs - performance.now();
-    if (wait <= 0) publish();
-    else timer = setTimeout(publish, wait);
+    const now = clock();
+    const slot = Math.max(Math.floor(now / options.intervalMs) + 1, lastSlot + 1);
+    lastSlot = slot;
+    timer = setTimeout(publish, slot * options.intervalMs - now);
   };
 
   const subscription: Subscription = nats.nc.subscribe(SUBJECTS.gameStateRequest, {
