@@ -91,7 +91,9 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
   const stateFeed = startStateFeed({
     nats: deps.nats,
     log,
-    onState: (s) => void latest.offerUnchecked(s),
+    onState: (s) => {
+      if (latest.offerUnchecked(s)) broadcast.stateArrived();
+    },
     onResult,
   });
   const winnersFeed = startWinnersFeed({
