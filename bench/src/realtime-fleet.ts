@@ -58,7 +58,11 @@ export async function startRealtimeFleet(
   };
   if (options.cpuProfDir) mkdirSync(options.cpuProfDir, { recursive: true });
   const members: FleetMember[] = [];
-  const startMember = async (name: string, port: number): Promise<FleetMember> => {
+  const startMember = async (
+    name: string,
+    port: number,
+    spawned: (member: FleetMember) => void = () => undefined,
+  ): Promise<FleetMember> => {
     const profile = options.cpuProfDir
       ? {
           NODE_OPTIONS: `--import ${fileURLToPath(new URL('./cpu-profile.mjs', import.meta.url))}`,
@@ -72,9 +76,10 @@ export async function startRealtimeFleet(
       PORT: String(port),
       INSTANCE_NAME: name,
     });
-    const url = `http://127.0.0.1:${port}`;
-    await waitReady(url, child, name);
-    return { name, url, port, child };
+    const member = { name, url: `http://127.0.0.1:${port}`, port, child };
+    spawned(member);
+    await waitReady(member.url, child, name);
+    return member;
   };
   let gatewayChild: ChildProcess | undefined;
   const stop = async () => {
@@ -84,8 +89,9 @@ export async function startRealtimeFleet(
   };
   try {
     const ports = await Promise.all(Array.from({ length: options.count }, () => freePort()));
-    members.push(
-      ...(await Promise.all(ports.map((port, i) => startMember(`bench-${options.label}-${i + 1}`, port)))),
+    // Each member is listed as soon as it is spawned, so a start-up that fails stops the others too.
+    await Promise.all(
+      ports.map((port, i) => startMember(`bench-${options.label}-${i + 1}`, port, (m) => members.push(m))),
     );
     const [port, internalPort] = [await freePort(), await freePort()];
     gatewayChild = spawnLogged(gateway.deployable.dir, {
@@ -109,7 +115,7 @@ export async function startRealtimeFleet(
       },
       async restartMember(i) {
         const member = members[i]!;
-        members[i] = await startMember(member.name, member.port);
+        await startMember(member.name, member.port, (started) => (members[i] = started));
       },
       cpu: () =>
         members.reduce((sum, m) => {
