@@ -147,7 +147,7 @@ const full: BenchSettings = {
     stormClients: 2000,
     rolloutClients: 1000,
     rolloutClickRate: 200,
-    fleetClients: 1000,
+    fleetClients: 2000,
     fleetDurationS: 8,
   },
 };
