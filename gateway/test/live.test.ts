@@ -70,6 +70,9 @@ async function kill(realtime: Realtime | undefined): Promise<void> {
   await exited;
 }
 
+/** How long the gateway skips a realtime instance that refused an upgrade (docs/realtime-gateway.md). */
+const SKIPPED_AFTER_REFUSAL_MS = 3_000;
+
 async function socketsOn(realtime: Realtime): Promise<number> {
   const metrics = await (await fetch(`${realtime.url}/metrics`)).text();
   const line = metrics.split('\n').find((l) => l.startsWith('realtime_sockets_connected'));
@@ -305,8 +308,10 @@ describe('live updates through the gateway', () => {
     // the other: no client saw a failed connection.
     expect(crowd.flatMap((c) => c.errors)).toEqual([]);
     for (const c of crowd) expect(c.states.at(-1)?.globalClicks).toBe(state.globalClicks);
-    // Back to two instances for what follows.
+    // Back to two instances for what follows, once the gateway tries the restarted one again: it skips
+    // an instance that refused an upgrade for 3 s (docs/realtime-gateway.md).
     realtimes[0] = await startRealtime(leaving.name, env, Number(new URL(leaving.url).port));
+    await new Promise((resolve) => setTimeout(resolve, SKIPPED_AFTER_REFUSAL_MS));
   });
 
   it('moves clients to the surviving instance when one dies, with the state at once and the count right', async () => {
