@@ -14,8 +14,8 @@ export interface ClickRecord {
   round?: number;
   won?: boolean;
   at: number;
-  /** Seconds to wait before pressing again, when the click was refused as busy (503 OVERLOADED). */
-  busyRetryAfterS?: number;
+  /** Retry-After of a 503 (the game busy or briefly unavailable), in seconds. */
+  retryAfterS?: number;
 }
 
 export interface PurchaseRecord {
@@ -46,21 +46,20 @@ export async function click(player: Player): Promise<ClickRecord> {
     figures.clicksAccepted += 1;
     if (record.won) figures.roundsWon += 1;
   }
-  if (answer.status === 503 && answer.body?.code === 'OVERLOADED')
-    record.busyRetryAfterS = Number(answer.headers.get('retry-after') ?? 1);
+  if (answer.status === 503) record.retryAfterS = Number(answer.headers.get('retry-after') ?? 1) || 1;
   return record;
 }
 
 /**
- * The web app's "busy" handling (web/src/features/game/busyRetry.ts): a click refused as busy is sent
- * again after Retry-After, at most four attempts in all. Every attempt is recorded.
+ * The web app's "busy" handling (web/src/features/game/busyRetry.ts): a click answered 503 is sent again
+ * after Retry-After, doubled per refusal, at most four attempts in all. Every attempt is recorded.
  */
 export async function clickAsPlayer(player: Player, records: ClickRecord[]): Promise<ClickRecord> {
   for (let attempt = 1; ; attempt++) {
     const record = await click(player);
     records.push(record);
-    if (record.busyRetryAfterS === undefined || attempt === 4) return record;
-    await new Promise((resolve) => setTimeout(resolve, record.busyRetryAfterS! * 1000));
+    if (record.retryAfterS === undefined || attempt === 4) return record;
+    await new Promise((resolve) => setTimeout(resolve, record.retryAfterS! * 1000 * 2 ** (attempt - 1)));
   }
 }
 

@@ -107,7 +107,7 @@ export async function checkCounter(
   records: ClickRecord[],
   options: CheckOptions,
 ): Promise<number> {
-  // Pressed as a player does: a busy refusal (the system still catching up) is pressed again after it.
+  // Pressed as the web app does: a 503 (the system still catching up) is pressed again after Retry-After.
   const probe = await clickAsPlayer(closer, records);
   if (
     !invariant(`${options.scenario}: a click is accepted after recovery`, probe.status === 200, probe.status)
