@@ -26,22 +26,26 @@ export function ClickButton({ disabled, onClick }: { disabled: boolean; onClick:
     onClick();
   };
 
+  // The flashes sit beside the button, not in it: the button's visible text stays "+1", which its
+  // accessible name begins with, however many flashes are showing (WCAG 2.5.3, label in name).
   return (
-    <button
-      type="button"
-      className={`click-button${flashes.length > 0 ? ' click-button--flash' : ''}`}
-      disabled={disabled}
-      onClick={press}
-      aria-label={t('game.clickButtonLabel')}
-    >
-      <span className="click-button__face" aria-hidden="true">
-        {t('game.clickButton')}
-      </span>
+    <div className="click-button-wrap">
+      <button
+        type="button"
+        className={`click-button${flashes.length > 0 ? ' click-button--flash' : ''}`}
+        disabled={disabled}
+        onClick={press}
+        aria-label={t('game.clickButtonLabel')}
+      >
+        <span className="click-button__face" aria-hidden="true">
+          {t('game.clickButton')}
+        </span>
+      </button>
       {flashes.map((id) => (
         <span key={id} className="click-button__flash" aria-hidden="true">
           {t('game.clickButton')}
         </span>
       ))}
-    </button>
+    </div>
   );
 }
