@@ -1,6 +1,7 @@
 // What players do, through the one balancer in front of the gateways, as the web client does it. Every
 // answer is kept so the matrix can compare what players were told with what the stores recorded.
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 
 export interface Answer {
   /** 0 when no answer came (refused, reset or timed out). */
@@ -49,6 +50,61 @@ export async function call(
   } catch {
     return { status: 0, body: undefined };
   }
+}
+
+/** A probe's answer: how long it took, and what went wrong when none came. */
+export interface ProbeAnswer extends Answer {
+  ms: number;
+  /** Why no answer came (status 0): the error's code or message, "timeout" past `timeoutMs`. */
+  error?: string;
+}
+
+/**
+ * One request on a connection of its own, for a probe that times the system: a kept-alive connection of
+ * the shared pool that the other side is closing at that moment fails at once, which is the pool's
+ * doing, not the system's (a browser sends such a request again on a new connection by itself).
+ */
+export function requestAlone(
+  method: string,
+  path: string,
+  options: { token?: string; timeoutMs: number },
+): Promise<ProbeAnswer> {
+  const started = performance.now();
+  const headers: Record<string, string> = { connection: 'close' };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (method !== 'GET' && method !== 'HEAD') headers['content-length'] = '0';
+  counters.requests += 1;
+  return new Promise((resolve) => {
+    const done = (answer: Omit<ProbeAnswer, 'ms'>) =>
+      resolve({ ...answer, ms: Math.round(performance.now() - started) });
+    const req = httpRequest(`${baseUrl}${path}`, { method, headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('error', (error) => done({ status: 0, body: undefined, error: error.message }));
+      res.on('end', () => {
+        clearTimeout(timer);
+        let body: any = text;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          // Not JSON: kept as text.
+        }
+        const retryAfter = res.headers['retry-after'];
+        done({
+          status: res.statusCode ?? 0,
+          body,
+          retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+        });
+      });
+    });
+    const timer = setTimeout(() => req.destroy(new Error('timeout')), options.timeoutMs);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      done({ status: 0, body: undefined, error: error.code ?? error.message });
+    });
+    req.end();
+  });
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
