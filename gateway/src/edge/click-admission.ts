@@ -38,13 +38,14 @@ export interface ClickAdmissionOptions {
 export function clickAdmission(app: FastifyInstance, options: ClickAdmissionOptions, metrics: Metrics): void {
   if (options.maxInFlight <= 0) return;
   // A gateway short of CPU reads clicks late: that wait counts as the queue's (service-kit's loop-lag.ts).
-  const lag = watchLoopLag();
+  const lag = watchLoopLag(10, undefined, options.targetMs);
   const admission = new Admission({
     maxInFlight: options.maxInFlight,
     maxQueue: options.maxQueue,
     targetMs: options.targetMs,
     intervalMs: options.intervalMs,
     priorDelay: lag.now,
+    onTimeAt: lag.onTimeAt,
   });
   const retryAfterS = admission.retryAfterSeconds();
   const count = clickMetrics(metrics, admission, () => earlyRetries);

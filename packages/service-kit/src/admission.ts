@@ -10,7 +10,10 @@
 // A request's wait counts from before the admission saw it when `priorDelay` says how late it was read
 // (the event loop's lag, loop-lag.ts): a process short of CPU, whose requests wait in the kernel rather
 // than in this queue, has no room either, and once that has stood for an interval a request that
-// arrives later than the target is refused at the door, where a refusal costs least.
+// arrives later than the target is refused at the door, where a refusal costs least. "Has stood" is
+// judged by the loop itself when `onTimeAt` says when it last kept time: a request read late after a
+// quiet spell, or one of a steady trickle that met a moment's lag, finds a loop that kept time until
+// then, and is served.
 
 export interface AdmissionOptions {
   /** Requests running at once at most; the rest wait. */
@@ -23,6 +26,12 @@ export interface AdmissionOptions {
   intervalMs: number;
   /** How long a request arriving now has already waited before the admission saw it (ms); 0 if absent. */
   priorDelay?: () => number;
+  /**
+   * The last moment the event loop kept time, within `targetMs` (loop-lag.ts `onTimeAt`): a late read
+   * is an overload only once the loop has been late for a whole `intervalMs`. Without it, only requests'
+   * arrivals tell, so a quiet spell counts as late.
+   */
+  onTimeAt?: () => number;
   now?: () => number;
   /** Runs `check` every `ms` while requests wait (a test drives `check` itself); returns a stopper. */
   every?: (ms: number, check: () => void) => () => void;
@@ -170,7 +179,12 @@ export class Admission {
 
   private overloaded(now: number): boolean {
     const room = this.inFlightNow < this.options.maxInFlight && this.waiting() === 0;
-    if (room && this.priorDelay() <= this.options.targetMs) return false;
+    if (room) {
+      if (this.priorDelay() <= this.options.targetMs) return false;
+      // Room for the request, read late: an overload only if the loop has run late for an interval.
+      const onTime = Math.max(this.roomAt, this.options.onTimeAt?.() ?? Number.NEGATIVE_INFINITY);
+      return now - onTime >= this.options.intervalMs;
+    }
     return now - this.roomAt >= this.options.intervalMs;
   }
 

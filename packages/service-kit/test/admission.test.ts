@@ -7,16 +7,20 @@ import { Admission, type Leave } from '../src/admission.js';
 const TARGET = 20;
 const INTERVAL = 500;
 
-function harness(options: { maxInFlight: number; maxQueue?: number }) {
+function harness(options: { maxInFlight: number; maxQueue?: number; loopClock?: boolean }) {
   let now = 0;
   /** How late requests arriving now were read (the event loop's lag). */
   let lag = 0;
+  /** Since when the loop has run later than the target (it kept time until then). */
+  let lateSince = 0;
   const admission = new Admission({
     maxInFlight: options.maxInFlight,
     maxQueue: options.maxQueue ?? 10_000,
     targetMs: TARGET,
     intervalMs: INTERVAL,
     priorDelay: () => lag,
+    // As loop-lag.ts reports it: now while the loop keeps time, else when it last did.
+    onTimeAt: options.loopClock === false ? undefined : () => (lag <= TARGET ? now : lateSince),
     now: () => now,
     every: () => () => undefined,
   });
@@ -30,7 +34,12 @@ function harness(options: { maxInFlight: number; maxQueue?: number }) {
       now += ms;
       admission.check();
     },
+    /** Time passes with nothing waiting: the admission's own check does not run (its timer is off). */
+    idle(ms: number) {
+      now += ms;
+    },
     lagging(ms: number) {
+      if (ms > TARGET && lag <= TARGET) lateSince = now;
       lag = ms;
     },
     arrive(n: number) {
@@ -152,6 +161,45 @@ describe('admission (CoDel over the wait for a turn)', () => {
     h.arrive(10);
     expect(h.counts.admitted).toBe((INTERVAL / 10) * 10 + 10);
     expect(h.admission.stats().overloaded).toBe(false);
+  });
+
+  it('serves a request read late after a quiet spell: the loop kept time until a moment before', () => {
+    const h = harness({ maxInFlight: 100 });
+    h.idle(10 * INTERVAL);
+    h.lagging(3 * TARGET);
+    h.arrive(1);
+    expect(h.counts).toEqual({ admitted: 1, refused: 0 });
+    // Told only by arrivals, the quiet spell looked like an interval without room.
+    const arrivalsOnly = harness({ maxInFlight: 100, loopClock: false });
+    arrivalsOnly.idle(10 * INTERVAL);
+    arrivalsOnly.lagging(3 * TARGET);
+    arrivalsOnly.arrive(1);
+    expect(arrivalsOnly.counts).toEqual({ admitted: 0, refused: 1 });
+  });
+
+  it("serves a steady trickle, one request an interval, each meeting a moment's lag", () => {
+    const h = harness({ maxInFlight: 100 });
+    for (let step = 0; step < 50; step++) {
+      h.lagging(0);
+      h.idle(INTERVAL);
+      h.lagging(3 * TARGET);
+      h.arrive(1);
+      h.finish(1);
+    }
+    expect(h.counts).toEqual({ admitted: 50, refused: 0 });
+  });
+
+  it('refuses a rare request at the door once the loop has run late for a whole interval', () => {
+    const h = harness({ maxInFlight: 100 });
+    h.idle(INTERVAL);
+    h.lagging(3 * TARGET);
+    h.idle(INTERVAL - 1);
+    h.arrive(1);
+    expect(h.counts).toEqual({ admitted: 1, refused: 0 });
+    h.finish(1);
+    h.idle(1);
+    h.arrive(1);
+    expect(h.counts).toEqual({ admitted: 1, refused: 1 });
   });
 
   it('refuses nothing for a lag that lasts less than an interval, or stays under the target', () => {

@@ -23,4 +23,24 @@ describe('watchLoopLag', () => {
       lag.stop();
     }
   });
+
+  it('says when the loop last kept time: now while it does, the last on-time turn while it is held', async () => {
+    const lag = watchLoopLag(10, undefined, 50);
+    try {
+      await new Promise((r) => setTimeout(r, 30));
+      const before = performance.now();
+      busy(200);
+      // Held for 200 ms: the loop last kept time before the hold began.
+      expect(lag.onTimeAt()).toBeLessThanOrEqual(before);
+      // Free again: the next turns keep time (each waits for the loop to be idle, however slow the machine).
+      await until(() => performance.now() - lag.onTimeAt() <= 50);
+    } finally {
+      lag.stop();
+    }
+  });
 });
+
+/** Waits for `condition`, a turn of the loop at a time. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 10));
+}
