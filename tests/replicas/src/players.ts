@@ -39,16 +39,20 @@ export async function call(
       redirect: 'manual',
       signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
     });
-    const text = await response.text();
-    let body: any;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = text;
-    }
+    const body = bodyOf(await response.text());
     return { status: response.status, body, retryAfter: response.headers.get('retry-after') };
   } catch {
     return { status: 0, body: undefined };
+  }
+}
+
+/** An answer's body: its JSON, the text itself when it is not JSON, undefined when empty. */
+function bodyOf(text: string): any {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }
 
@@ -84,12 +88,7 @@ export function requestAlone(
       res.on('error', (error) => done({ status: 0, body: undefined, error: error.message }));
       res.on('end', () => {
         clearTimeout(timer);
-        let body: any = text;
-        try {
-          body = text ? JSON.parse(text) : undefined;
-        } catch {
-          // Not JSON: kept as text.
-        }
+        const body = bodyOf(text);
         const retryAfter = res.headers['retry-after'];
         done({
           status: res.statusCode ?? 0,
