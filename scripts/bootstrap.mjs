@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry point of `npm start`, `npm test` and `npm run bench` on a machine that has only Node.js and npm:
+// Entry point of `npm start`, `npm test`, `npm run test:chaos` and `npm run bench` on a machine that has only Node.js and npm:
 // makes sure pnpm and the workspace's dependencies are installed, then hands over to the TypeScript
 // script of the same name. Plain JavaScript with no dependencies, because nothing is installed yet.
 import { spawnSync, spawn } from 'node:child_process';
@@ -11,7 +11,12 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const command = process.argv[2];
-const scripts = { start: 'scripts/start.ts', test: 'scripts/test.ts', bench: 'bench/src/run.ts' };
+const scripts = {
+  start: ['scripts/start.ts'],
+  test: ['scripts/test.ts'],
+  'test:chaos': ['scripts/test.ts', '--chaos'],
+  bench: ['bench/src/run.ts'],
+};
 if (!scripts[command]) {
   console.error(`usage: node scripts/bootstrap.mjs ${Object.keys(scripts).join('|')}`);
   process.exit(2);
@@ -71,7 +76,7 @@ if (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== stamp) {
 const bin = dirname(
   pnpm === 'pnpm' ? spawnSync('sh', ['-c', 'command -v pnpm'], { encoding: 'utf8' }).stdout.trim() : pnpm,
 );
-const child = spawn(process.execPath, ['--import', 'tsx', scripts[command], ...process.argv.slice(3)], {
+const child = spawn(process.execPath, ['--import', 'tsx', ...scripts[command], ...process.argv.slice(3)], {
   cwd: root,
   stdio: 'inherit',
   detached: true,

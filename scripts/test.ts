@@ -1,7 +1,9 @@
-// `npm test`: every test of every package, packages side by side (each starts its own servers unless
-// DATABASE_URL, REDIS_URL and NATS_URL are given), with one summary at the end.
+// `npm test`: every test of every package but the long fault suites, packages side by side (each starts
+// its own servers unless DATABASE_URL, REDIS_URL and NATS_URL are given), with one summary at the end.
+// `npm run test:chaos` (`--chaos`): the long fault suites alone, the `*.chaos.test.ts` files, one
+// package at a time (each kills, pauses and restarts parts of a whole system and times its recovery).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ensureChromium,
@@ -20,10 +22,25 @@ interface Pkg {
   dir: string;
 }
 
-/** The packages with tests of their own. */
+const args = process.argv.slice(2);
+const chaos = args.includes('--chaos');
+const only = args.filter((a) => a !== '--chaos');
+
+/** Whether a package has test files in this run: chaos files with --chaos, other test files without. */
+function hasSuiteFiles(dir: string): boolean {
+  const testDir = join(root, dir, 'test');
+  const files = existsSync(testDir)
+    ? (readdirSync(testDir, { recursive: true }) as string[]).filter((f) => /\.test\.tsx?$/.test(f))
+    : [];
+  const chaosFiles = files.filter((f) => f.endsWith('.chaos.test.ts'));
+  // A package whose tests sit beside its code (web) has none under test/: all of them are `npm test`'s.
+  return chaos ? chaosFiles.length > 0 : files.length === 0 || chaosFiles.length < files.length;
+}
+
+/** The packages with tests of their own in this run. */
 const testedPackages = (): Pkg[] =>
   workspacePackages()
-    .filter((p) => existsSync(join(root, p.dir, 'vitest.config.ts')))
+    .filter((p) => existsSync(join(root, p.dir, 'vitest.config.ts')) && hasSuiteFiles(p.dir))
     .map(({ name, dir }) => ({ name, dir }));
 
 interface Outcome {
@@ -79,7 +96,12 @@ function runPackage(pkg: Pkg): Promise<Outcome> {
       ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${jsonFile}`],
       {
         cwd: join(root, pkg.dir),
-        env: { ...process.env, NO_COLOR: '1', CI: process.env.CI ?? 'true' },
+        env: {
+          ...process.env,
+          NO_COLOR: '1',
+          CI: process.env.CI ?? 'true',
+          ...(chaos ? { OMC_SUITE: 'chaos' } : {}),
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -114,7 +136,6 @@ if (process.getuid?.() === 0) {
   ensurePromtool();
 }
 
-const only = process.argv.slice(2);
 // The suites that serve the web app (browser, system, client contract) would each build it when missing
 // or stale, and a build empties web/dist while another suite is serving it: build it once, first.
 if (only.length === 0) {
@@ -133,7 +154,7 @@ const packages = testedPackages().filter(
 );
 // Shared servers given by URL cannot isolate packages from each other: run one at a time then.
 const sharedServers = Boolean(process.env.DATABASE_URL || process.env.REDIS_URL || process.env.NATS_URL);
-const concurrency = sharedServers ? 1 : Number(process.env.TEST_CONCURRENCY ?? 2);
+const concurrency = sharedServers || chaos ? 1 : Number(process.env.TEST_CONCURRENCY ?? 2);
 // Longest first (as measured in CI), so the two lanes end together instead of one waiting on a long
 // suite started last.
 const LONGEST_FIRST = [
@@ -161,7 +182,7 @@ const SHORT = new Set([
   '@omc/spec-client-tests',
   '@omc/system-tests',
 ]);
-const lanes = only.length === 0 && concurrency > 1;
+const lanes = only.length === 0 && concurrency > 1 && !chaos;
 const short = lanes ? packages.filter((p) => SHORT.has(p.name)) : [];
 const queue = packages.filter((p) => !short.includes(p)).sort((a, b) => rank(a.name) - rank(b.name));
 const outcomes: Outcome[] = [];
@@ -169,7 +190,7 @@ const outcomes: Outcome[] = [];
 // those spend waiting on servers, containers and browsers, rather than after them.
 async function staticChecks(): Promise<void> {
   for (const pkg of short) outcomes.push(await runPackage(pkg));
-  if (only.length > 0) return;
+  if (only.length > 0 || chaos) return;
   outcomes.push(await runCheck('lint', 'pnpm', ['exec', 'eslint', '.']));
   outcomes.push(await runCheck('format', 'pnpm', ['exec', 'prettier', '--check', '--log-level=warn', '.']));
   outcomes.push(await runCheck('typecheck', 'pnpm', ['exec', 'tsx', 'scripts/typecheck.ts']));

@@ -1,8 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
+// `npm test` leaves the long fault suites (`*.chaos.test.ts`) to `npm run test:chaos`, which sets
+// OMC_SUITE=chaos.
+const chaos = process.env.OMC_SUITE === 'chaos';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.e2e.test.ts'],
+    include: chaos ? ['test/**/*.chaos.test.ts'] : ['test/**/*.e2e.test.ts'],
+    exclude: chaos ? [] : ['test/**/*.chaos.test.ts'],
     globalSetup: ['./test/global-setup.ts'],
     // One system for the whole suite; the scenarios share its round, so they run in order.
     fileParallelism: false,

@@ -1,6 +1,6 @@
 // Players as the web app behaves: the clicks of a lean client alone, then the same clicks with the
 // requests the web app sends beside them (the mix the browser test records: tests/e2e
-// traffic.e2e.test.ts), then with the mix the web app had before a click's answer carried the balance
+// traffic.chaos.test.ts), then with the mix the web app had before a click's answer carried the balance
 // (2.38 API requests per click, the rest profile reads). For each, the CPU every process of the cluster
 // spent per accepted click, and the players one core serves at a player's pace.
 import { existsSync, readFileSync } from 'node:fs';

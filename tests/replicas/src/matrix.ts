@@ -59,6 +59,12 @@ export interface MatrixOptions {
   staleBoundMs: number;
   /** The title printed above the matrix. */
   title?: string;
+  /**
+   * What of the system is not healthy now (a store not answering, a replica missing or unready): an
+   * empty list when all is well. Each row starts only once it is empty, so a row is never judged on
+   * what an earlier row left broken; one that stays non-empty for `settleMs` fails the row, naming it.
+   */
+  unhealthy: () => Promise<string[]>;
 }
 
 interface Sentinel {
@@ -250,10 +256,27 @@ export class ChaosMatrix {
     return Date.now() - started;
   }
 
+  /** Waits until nothing is unhealthy; throws naming what still is after `settleMs`. */
+  private async untilHealthy(): Promise<void> {
+    const deadline = Date.now() + this.o.settleMs;
+    for (;;) {
+      const problems = await this.o
+        .unhealthy()
+        .catch((e: Error) => [`the health check failed: ${e.message}`]);
+      if (problems.length === 0) return;
+      if (Date.now() > deadline)
+        throw new Error(
+          `${this.results.length === 0 ? 'the system was not healthy before the first row' : 'the system had not recovered from the previous row'} within ${this.o.settleMs / 1000} s: ${problems.join('; ')}`,
+        );
+      await sleep(500);
+    }
+  }
+
   /** Runs one row and records its result (a row that throws is recorded as a loss naming the error). */
   async run(row: Row): Promise<RowResult> {
     let result: RowResult;
     try {
+      await this.untilHealthy();
       result = await this.runRow(row);
     } catch (error) {
       result = {

@@ -198,6 +198,30 @@ async function untilSettled(
   }
 }
 
+/**
+ * What is not healthy now: a service short of its replicas or a container whose health check does not
+ * pass, Redis not answering PING, a database not answering a query.
+ */
+async function unhealthy(stores: Stores): Promise<string[]> {
+  const problems: string[] = [];
+  const states = containers().filter((c) => c.service !== 'jwt-keys');
+  const want: Record<string, number> = { postgres: 1, redis: 1, nats: 1, emulators: 1, ...SCALE };
+  for (const [service, n] of Object.entries(want)) {
+    const healthy = states.filter(
+      (c) => c.service === service && c.status === 'running' && c.health === 'healthy',
+    );
+    if (healthy.length < n) problems.push(`${service}: ${healthy.length} of ${n} healthy`);
+  }
+  const redis = running('redis')[0];
+  const ping = redis ? docker(['exec', redis.id, 'redis-cli', 'ping']).stdout.trim() : '';
+  if (ping !== 'PONG') problems.push(`redis: PING answered ${JSON.stringify(ping)}`);
+  for (const service of ['auth', 'game', 'payments'] as const)
+    await stores
+      .query(service, 'select 1')
+      .catch((e: Error) => problems.push(`${service}'s database: ${e.message}`));
+  return problems;
+}
+
 function replicaCounts(): string {
   const states = containers().filter((c) => c.status === 'running');
   const n = (service: string) => states.filter((c) => c.service === service).length;
@@ -421,6 +445,7 @@ describe('docker compose up --scale, under chaos', () => {
       settleMs: 60_000,
       staleBoundMs: 5_000,
       title: 'containers chaos matrix (docker compose up --scale)',
+      unhealthy: () => unhealthy(stores),
     });
     traffic.start();
     await sleep(3000);

@@ -61,6 +61,27 @@ function replicas(): string {
   return `${alive('auth')}a ${alive('game')}g ${alive('payments')}p ${alive('realtime')}r ${alive('gateway')}gw`;
 }
 
+/** Every process running and ready (each asked on its own /readyz), and every database answering. */
+async function unhealthy(): Promise<string[]> {
+  const problems: string[] = [];
+  for (const p of system.processes) {
+    if (p.child.exitCode !== null || p.child.signalCode !== null) {
+      problems.push(`${p.name} not running`);
+      continue;
+    }
+    const status = await fetch(`${p.internalUrl}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status !== 200) problems.push(`${p.name} /readyz ${status || 'no answer'}`);
+  }
+  for (const service of ['auth', 'game', 'payments'] as const)
+    await stores
+      .query(service, 'select 1')
+      .catch((e: Error) => problems.push(`${service}'s database: ${e.message}`));
+  return problems;
+}
+
 const redisUrl = () => system.infra.redisUrl;
 async function killServer(name: 'redis' | 'nats'): Promise<void> {
   const pid = system.infra.pids[name]!;
@@ -213,6 +234,7 @@ beforeAll(async () => {
     signupFreeClicks: SIGNUP_FREE_CLICKS,
     settleMs: SETTLE_MS,
     staleBoundMs: STALE_BOUND_MS,
+    unhealthy,
   });
   traffic.start();
   await sleep(3000);
