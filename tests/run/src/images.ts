@@ -13,7 +13,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parse } from 'yaml';
 import { ensureDebianCommands } from '@omc/infra';
 
@@ -261,23 +261,49 @@ export function vendorOffline(log: Log): void {
   const hash = createHash('sha256').update(lock).digest('hex');
   const stamp = join(OFFLINE, 'store', '.lockfile-sha256');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === hash) return;
-  log('[containers] fetching the lockfile into docker/offline/store');
   // pnpm fetch in a folder of its own: in the workspace it would rebuild the workspace's node_modules.
   const fetchDir = join(CACHE, 'fetch');
   rmSync(fetchDir, { recursive: true, force: true });
   mkdirSync(fetchDir, { recursive: true });
   for (const file of ['pnpm-lock.yaml', 'pnpm-workspace.yaml'])
     copyFileSync(join(ROOT, file), join(fetchDir, file));
-  must(
-    sh('pnpm', ['fetch', '--store-dir', join(OFFLINE, 'store'), '--reporter=append-only'], {
-      cwd: fetchDir,
-      timeout: 900_000,
-      env: { CI: 'true' },
-    }),
-    'pnpm fetch',
-  );
+  const fetch = (offline: boolean) =>
+    sh(
+      'pnpm',
+      [
+        'fetch',
+        '--store-dir',
+        join(OFFLINE, 'store'),
+        '--reporter=append-only',
+        ...(offline ? ['--offline'] : []),
+      ],
+      { cwd: fetchDir, timeout: 900_000, env: { CI: 'true' } },
+    );
+  // The workspace's own install already holds every package of the lockfile: linked from its store, the
+  // offline store needs no download. Whatever is missing there is fetched from the registry.
+  const seeded = seedFromHostStore(log);
+  if (!seeded || fetch(true).status !== 0) {
+    log('[containers] fetching the lockfile into docker/offline/store');
+    must(fetch(false), 'pnpm fetch');
+  }
   rmSync(fetchDir, { recursive: true, force: true });
   writeFileSync(stamp, hash);
+}
+
+/**
+ * Fills docker/offline/store from the store the workspace was installed from, hard-linked where both are
+ * on one file system (else copied). Returns false when there is no such store.
+ */
+function seedFromHostStore(log: Log): boolean {
+  const path = sh('pnpm', ['store', 'path']).stdout?.trim();
+  if (!path || !existsSync(path)) return false;
+  const target = join(OFFLINE, 'store', basename(path));
+  mkdirSync(target, { recursive: true });
+  const linked = sh('cp', ['-alf', `${path}/.`, target], { timeout: 300_000 });
+  if (linked.status !== 0)
+    must(sh('cp', ['-a', `${path}/.`, target], { timeout: 600_000 }), 'copy the store');
+  log(`[containers] docker/offline/store seeded from the workspace's store (${path})`);
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------------
