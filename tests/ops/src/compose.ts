@@ -37,6 +37,8 @@ export interface ComposeService {
   volumes?: string[];
   depends_on?: Record<string, { condition: string }> | string[];
   healthcheck?: { test: string[] | string };
+  init?: boolean;
+  shm_size?: string;
   read_only?: boolean;
   tmpfs?: string[];
   cap_drop?: string[];

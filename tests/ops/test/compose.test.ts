@@ -85,6 +85,15 @@ describe('docker-compose.yml', () => {
     expect(postgres.volumes!.some((v) => v.startsWith('postgres-data:'))).toBe(true);
   });
 
+  it('runs PostgreSQL under an init, probed without a shell, with room for every replica', () => {
+    const postgres = service('postgres');
+    // PID 1 adopts orphans; a postmaster that reaps one exiting non-zero restarts into crash recovery.
+    expect(postgres.init).toBe(true);
+    expect(postgres.healthcheck!.test[0]).toBe('CMD');
+    expect(postgres.command).toEqual(['postgres', '-c', 'max_connections=300']);
+    expect(postgres.shm_size).toBe('256mb');
+  });
+
   it('runs Redis with the append-only file on a volume', () => {
     const redis = service('redis');
     expect(redis.command).toEqual(expect.arrayContaining(['--appendonly', 'yes']));

@@ -58,6 +58,7 @@ type PodSpec = {
   containers: Container[];
   serviceAccountName?: string;
   automountServiceAccountToken?: boolean;
+  shareProcessNamespace?: boolean;
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type: string } };
   volumes?: { name: string; emptyDir?: object }[];
 };
@@ -550,6 +551,8 @@ describe('dev and prod differ where they should', () => {
       '--config',
       '/etc/nats/nats.conf',
     ]);
+    // The pause process is PID 1 and reaps orphans, not the postmaster (which would restart on one).
+    expect(podOf(find(rendered.dev, 'StatefulSet', 'postgres')).shareProcessNamespace).toBe(true);
     expect(podOf(find(rendered.dev, 'StatefulSet', 'redis')).containers[0]!.args).toEqual(
       expect.arrayContaining(['--appendonly', 'yes']),
     );
