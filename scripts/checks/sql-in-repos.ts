@@ -43,7 +43,7 @@ const BUILDERS = new Set([
 const RUNNERS = new Set(['executeQuery', 'query']);
 /** A string or template that reads as a statement. */
 const STATEMENT_TEXT =
-  /^\s*(?:select\s[\s\S]*\sfrom\s|insert\s+into\s|update\s+\S+\s+set\s|delete\s+from\s|(?:create|drop|alter)\s+(?:table|index|view|database|schema|type|function|trigger)\s|with\s+\w+\s+as\s*\(|truncate\s)/i;
+  /^\s*(?:select\s[\s\S]*?\sfrom\s+[\w."]+(?:\s+(?:as\s+)?\w+)?(?:\s*$|\s*[;),]|\s+(?:where|join|left|right|inner|full|cross|natural|group|order|limit|offset|union|having|window|for)\b)|insert\s+into\s|update\s+\S+\s+set\s|delete\s+from\s|(?:create|drop|alter)\s+(?:table|index|view|database|schema|type|function|trigger)\s|with\s+\w+\s+as\s*\(|truncate\s)/i;
 
 const isSource = (name: string) => /\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts');
 
