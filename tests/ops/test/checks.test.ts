@@ -1,7 +1,13 @@
 // The static checks of scripts/checks, each on planted fixtures: a violation it must find, and a clean
 // fixture it must pass. (`npm test` runs each check over the whole tree as well.)
 import { describe, expect, it } from 'vitest';
-import { checkDocs, type Tree } from '../../../scripts/checks/docs-references.js';
+import {
+  checkDocs,
+  DOCS_BUDGET_BYTES,
+  oversized,
+  PAGE_BUDGET_BYTES,
+  type Tree,
+} from '../../../scripts/checks/docs-references.js';
 import { findLongFunctions, MAX_FUNCTION_LINES } from '../../../scripts/checks/function-length.js';
 import { findCircles } from '../../../scripts/checks/import-circles.js';
 import { findViolations } from '../../../scripts/checks/sql-in-repos.js';
@@ -199,6 +205,16 @@ describe('docs-references', () => {
     ).toEqual(['services/game/src/planted.ts:2: section docs/performance.md "Admission"']);
   });
 
+  it("reads a test's comments, not its strings, which are fixtures", () => {
+    const text = lines(
+      '// The bound (docs/performance.md, "Admission").',
+      'const fixture = \'docs/performance.md, "Admission"\';',
+    );
+    expect(findings({ 'services/game/test/a.test.ts': text })).toEqual([
+      'services/game/test/a.test.ts:1: section docs/performance.md "Admission"',
+    ]);
+  });
+
   it('finds a section named by a part of its heading that is not the part before its subtitle', () => {
     expect(findings({ 'docs/planted.md': 'See docs/performance.md, "When the crowd".' })).toEqual([
       'docs/planted.md:1: section docs/performance.md "When the crowd"',
@@ -232,5 +248,26 @@ describe('docs-references', () => {
       'docs/planted.md:1: script bench of @omc/game',
       'docs/planted.md:1: environment variable NOPE_MS',
     ]);
+  });
+
+  it('finds a hand-written page over its size and docs/ over its whole budget', () => {
+    expect(
+      oversized([
+        { file: 'docs/game.md', bytes: PAGE_BUDGET_BYTES + 1 },
+        { file: 'docs/configuration.md', bytes: DOCS_BUDGET_BYTES - PAGE_BUDGET_BYTES },
+      ]),
+    ).toEqual([
+      `docs/game.md is ${PAGE_BUDGET_BYTES + 1} bytes, over the ${PAGE_BUDGET_BYTES} of a page`,
+      `docs/ is ${DOCS_BUDGET_BYTES + 1} bytes, over its ${DOCS_BUDGET_BYTES}`,
+    ]);
+  });
+
+  it('passes pages within their sizes, the generated reference larger than a page', () => {
+    expect(
+      oversized([
+        { file: 'docs/game.md', bytes: PAGE_BUDGET_BYTES },
+        { file: 'docs/configuration.md', bytes: PAGE_BUDGET_BYTES * 2 },
+      ]),
+    ).toEqual([]);
   });
 });
