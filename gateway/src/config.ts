@@ -76,7 +76,7 @@ export const configSchema = z
     WINNERS_PAGE_WAIT_MS: env.int(250, 0, 5_000),
     /**
      * Clicks the gateway lets in flight to the game at once; the rest wait for their turn in a queue
-     * (docs/performance.md, "Admission"). 0 turns click admission off.
+     * (docs/performance.md, "When the crowd is larger than the machine"). 0 turns click admission off.
      */
     CLICK_MAX_IN_FLIGHT: env.int(128, 0, 100_000),
     /** Clicks waiting for their turn at most (the queue's memory bound); past it a click gets a 503 at once. */

@@ -9,7 +9,7 @@ import { filesUnder, root, workspacePackages } from './workspace-files.js';
 export const MAX_FUNCTION_LINES = 120;
 
 const isSource = (name: string) => /\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts');
-const isTest = (file: string) =>
+export const isTest = (file: string) =>
   /\.test\.tsx?$/.test(file) || /(^|\/)(test|tests|e2e)\//.test(file) || file.startsWith('tests/');
 /** Files outside the rule: the bench's report writer. */
 const EXEMPT = new Set(['bench/src/report.ts']);
@@ -49,12 +49,20 @@ export function longFunctions(file: string, text: string, max = MAX_FUNCTION_LIN
   return found;
 }
 
+/** The long functions of the given files, tests and the exempt files aside. */
+export const findLongFunctions = (files: { file: string; text: string }[]): LongFunction[] =>
+  files
+    .filter(({ file }) => !isTest(file) && !EXEMPT.has(file))
+    .flatMap(({ file, text }) => longFunctions(file, text));
+
 if (process.argv[1] && relative(root, process.argv[1]).startsWith('scripts/checks/function-length')) {
   const files = [
     ...workspacePackages().flatMap((pkg) => filesUnder(pkg.dir, isSource)),
     ...filesUnder('scripts', isSource),
   ].filter((file) => !isTest(file) && !EXEMPT.has(file));
-  const found = files.flatMap((file) => longFunctions(file, readFileSync(join(root, file), 'utf8')));
+  const found = findLongFunctions(
+    files.map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') })),
+  );
   for (const f of found)
     console.log(`${f.file}:${f.line} ${f.name}: ${f.lines} lines (at most ${MAX_FUNCTION_LINES})`);
   console.log(`${files.length} files, ${found.length} function(s) over ${MAX_FUNCTION_LINES} lines`);

@@ -1,24 +1,24 @@
 // `npm test`'s import-circle check: the module graph of every TypeScript file in the workspace (relative
 // imports and workspace packages by their exports, type-only imports included, since a circle of types
 // still ties two files together) must have no circle. Prints each circle found and exits 1.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import ts from 'typescript';
-import { filesUnder, root, workspacePackages } from './workspace-files.js';
+import { filesUnder, root, workspacePackages, type WorkspacePackage } from './workspace-files.js';
 
 const isSource = (name: string) => /\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts');
 
 /** `@omc/contracts` or `@omc/testkit/vitest-config` -> the file its package exports there. */
-function packageResolver(): (specifier: string) => string | undefined {
+function packageResolver(packages: WorkspacePackage[]): (specifier: string) => string | undefined {
   const entries = new Map<string, string>();
-  for (const pkg of workspacePackages())
+  for (const pkg of packages)
     for (const [subpath, target] of Object.entries(pkg.exports))
       entries.set(subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`, join(pkg.dir, target));
   return (specifier) => entries.get(specifier);
 }
 
 /** A relative specifier as the bundler and tsc resolve it: `./a.js` is `./a.ts`, a folder its index. */
-function resolveRelative(from: string, specifier: string): string | undefined {
+function resolveRelative(known: Set<string>, from: string, specifier: string): string | undefined {
   const base = normalize(join(dirname(from), specifier));
   const stem = base.replace(/\.(m?js|jsx)$/, '');
   const candidates = [
@@ -29,17 +29,24 @@ function resolveRelative(from: string, specifier: string): string | undefined {
     join(base, 'index.ts'),
     join(base, 'index.tsx'),
   ];
-  return candidates.find((candidate) => isSource(candidate) && existsSync(join(root, candidate)));
+  return candidates.find((candidate) => isSource(candidate) && known.has(candidate));
 }
 
-export function importGraph(files: string[]): Map<string, string[]> {
-  const fromPackage = packageResolver();
+export interface SourceFile {
+  file: string;
+  text: string;
+}
+
+/** Each file's imports among the given files: relative ones, and workspace packages by their exports. */
+export function importGraph(files: SourceFile[], packages: WorkspacePackage[]): Map<string, string[]> {
+  const fromPackage = packageResolver(packages);
+  const known = new Set(files.map(({ file }) => file));
   const graph = new Map<string, string[]>();
-  for (const file of files) {
-    const { importedFiles } = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true);
+  for (const { file, text } of files) {
+    const { importedFiles } = ts.preProcessFile(text, true, true);
     const targets = importedFiles
       .map(({ fileName }) =>
-        fileName.startsWith('.') ? resolveRelative(file, fileName) : fromPackage(fileName),
+        fileName.startsWith('.') ? resolveRelative(known, file, fileName) : fromPackage(fileName),
       )
       .filter((target): target is string => target !== undefined && target !== file);
     graph.set(file, [...new Set(targets)]);
@@ -81,10 +88,20 @@ export function circles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
+/** The circles among the given files. */
+export const findCircles = (files: SourceFile[], packages: WorkspacePackage[]): string[][] =>
+  circles(importGraph(files, packages));
+
 if (process.argv[1] && relative(root, process.argv[1]).startsWith('scripts/checks/import-circles')) {
-  const files = workspacePackages().flatMap((pkg) => filesUnder(pkg.dir, isSource));
-  files.push(...filesUnder('scripts', isSource));
-  const found = circles(importGraph(files));
+  const packages = workspacePackages();
+  const files = [
+    ...packages.flatMap((pkg) => filesUnder(pkg.dir, isSource)),
+    ...filesUnder('scripts', isSource),
+  ];
+  const found = findCircles(
+    files.map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') })),
+    packages,
+  );
   for (const component of found) console.log(`import circle among:\n  ${component.join('\n  ')}`);
   console.log(`${files.length} files, ${found.length} import circle(s)`);
   process.exit(found.length > 0 ? 1 : 0);

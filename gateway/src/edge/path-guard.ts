@@ -3,7 +3,7 @@
 // (percent-encoding, case, duplicate slashes, dot segments, trailing slashes or dots, matrix parameters,
 // fragments, backslashes) is refused here with a 400 that names the one spelling, instead of being
 // rewritten: with a rewrite, each reader would have to read the rewritten value, and one that did not
-// would be the bypass again (docs/decisions.md, "One spelling per route").
+// would be the bypass again (docs/decisions.md, "One spelling per route at the front door").
 import { ROUTE_PREFIXES, ROUTES } from '@omc/contracts';
 
 /** Refused in any path: what could be read as another path by a later hop. */

@@ -82,7 +82,8 @@ export const configSchema = baseEnvSchema
     CLICK_BATCH_WINDOW_MS: env.int(5, 0, 50),
     /**
      * Clicks in the engine (queued for their batch, or in one) at once per instance; the rest wait for
-     * their turn (clicks/admission.ts, docs/performance.md "Admission"). 0 turns click admission off.
+     * their turn (clicks/admission.ts; docs/performance.md, "When the crowd is larger than the machine").
+     * 0 turns click admission off.
      */
     CLICK_QUEUE_IN_FLIGHT: env.int(256, 0, 1_000_000),
     /** Clicks waiting for their turn at most per instance; past it a click gets a 503 at once. */

@@ -37,8 +37,8 @@ const began = Date.now();
 
 /**
  * How long a purchase, a take-back or an outbox row may take to settle on a running system: the bound the
- * money audit holds every fault to (docs/reliability.md, "lost"). The test's own timeout is above the sum
- * of its waits (vitest.config.ts).
+ * money audit holds every fault to (docs/reliability.md, "Many replicas, proven": lost). The test's own
+ * timeout is above the sum of its waits (vitest.config.ts).
  */
 const SETTLED_MS = 60_000;
 

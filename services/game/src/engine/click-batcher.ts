@@ -1,5 +1,6 @@
 // The click path: clicks wait in one queue and go to Redis in batches, one script call per batch, each
-// click answered with its exact ordinal. Admission control belongs here: `queue` is every click waiting.
+// click answered with its exact ordinal. A click reaches this queue only in its admission turn
+// (clicks/admission.ts, around the call that queues it), so the queue is bounded there, not here.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UNLIMITED_CLICKS } from '@omc/contracts';
 import type { Logger } from 'pino';

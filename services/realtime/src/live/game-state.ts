@@ -43,10 +43,10 @@ export interface StateCandidate {
 }
 
 /**
- * Holds the newest state and whether it changed since the last broadcast. States arrive far more often
- * than the tick sends one (each click batch publishes): a state is checked against its contract only
- * when it is about to be used (the tick, a socket connecting), so one superseded before then costs a
- * comparison, not a validation.
+ * Holds the newest state and whether it changed since the last broadcast. A period may bring more states
+ * than the one sent (one from each game instance, all published at the same moment, and the answers to
+ * state requests): a state is checked against its contract only when it is about to be used (a send, a
+ * socket connecting), so one superseded before then costs a comparison, not a validation.
  */
 export class LatestState {
   private state: GameStateEvent | undefined;

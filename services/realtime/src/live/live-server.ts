@@ -1,10 +1,11 @@
-// Socket.IO for every player: the game state at a fixed tick, each round's winner, and the number of
-// connected users. Each instance hears the game itself (NATS) and emits only to its own sockets, each
-// payload encoded once per tick per audience and everything a tick carries written to a socket at once;
-// the Redis adapter joins the instances into one audience for any server-wide broadcast. This file wires
-// the parts, each in a file named for its job: the per-address cap (address-cap.ts), presence
-// (presence.ts), the feeds (state-feed.ts, winners-feed.ts), the profile stamps (profile-stamps.ts), the
-// tick (broadcast.ts), the drain on shutdown (drain.ts) and the metrics (live-metrics.ts).
+// Socket.IO for every player: the game state as the game publishes it (at most one a period, sent on as
+// it arrives: state-pace.ts), each round's winner, and the number of connected users. Each instance hears
+// the game itself (NATS) and emits only to its own sockets, each payload encoded once per send per
+// audience and everything a send carries written to a socket at once; the Redis adapter joins the
+// instances into one audience for any server-wide broadcast. This file wires the parts, each in a file
+// named for its job: the per-address cap (address-cap.ts), presence (presence.ts), the feeds
+// (state-feed.ts, winners-feed.ts), the profile stamps (profile-stamps.ts), the fan-out (broadcast.ts),
+// the drain on shutdown (drain.ts) and the metrics (live-metrics.ts).
 import {
   centsToEuros,
   SOCKET_PATH,
