@@ -86,7 +86,7 @@ async function refundProblems(db: Kysely<Database>): Promise<string[]> {
   return problems;
 }
 
-/** The ledger's payouts against the payouts table, and at most one unfinished payout per account. */
+/** The ledger's payouts and their returns against the payouts table, and one unfinished payout per account. */
 async function payoutProblems(db: Kysely<Database>): Promise<string[]> {
   const problems: string[] = [];
   const payoutMismatch = await sql<{ id: string; problem: string }>`
@@ -95,6 +95,25 @@ async function payoutProblems(db: Kysely<Database>): Promise<string[]> {
     where (p.status = 'completed' and t.id is null)
        or (t.kind = 'payout' and (p.id is null or p.status <> 'completed'))`.execute(db);
   for (const row of payoutMismatch.rows) problems.push(`payout ${row.id ?? '(unknown)'}: ${row.problem}`);
+
+  // A paid payout whose money PayPal gave back is returned once, for its amount, to the account it left;
+  // nothing else is posted as a return.
+  const returnMismatch = await sql<{ id: string; problem: string }>`
+    select coalesce(p.id::text, t.reference) as id,
+      case when t.id is null then 'returned but not in the ledger' else 'return in the ledger but not returned' end as problem
+    from payouts p full join ledger_transactions t on t.reference = 'payout-return:' || p.id::text
+    where (p.returned_at is not null and t.id is null)
+       or (t.kind = 'payout_return' and (p.id is null or p.returned_at is null or p.status <> 'completed'))`.execute(
+    db,
+  );
+  for (const row of returnMismatch.rows) problems.push(`payout ${row.id}: ${row.problem}`);
+  const wrongReturn = await sql<{ id: string }>`
+    select p.id from payouts p
+    join ledger_transactions t on t.reference = 'payout-return:' || p.id::text
+    left join ledger_entries e on e.transaction_id = t.id and e.account_id = p.account_id
+    group by p.id, p.amount_cents having coalesce(sum(e.amount_cents), 0) <> p.amount_cents`.execute(db);
+  for (const row of wrongReturn.rows)
+    problems.push(`payout ${row.id}: the ledger returned another amount than was paid`);
 
   const pendingTwice = await sql<{ account_id: string }>`
     select account_id from payouts where status = 'pending' group by account_id having count(*) > 1`.execute(
