@@ -192,6 +192,40 @@ describe("PayPal's answers and item statuses", () => {
     );
   });
 
+  it('a payout still unknown 29 days after its creation is not sent again: reserved, for an operator', async () => {
+    const w = await winner();
+    const payoutId = randomUUID();
+    await h.deps.db
+      .insertInto('payouts')
+      .values({
+        id: payoutId,
+        user_id: w.userId,
+        kind: 'winnings',
+        account_id: winningsAccount(w.userId),
+        amount_cents: w.potCents,
+        paypal_email: 'old@example.com',
+        status: 'pending',
+        attempts: 5,
+        created_at: new Date(Date.now() - 30 * 24 * 3_600_000),
+      })
+      .execute();
+    await h.app.payments.payouts.reconcilePending();
+    const answer = await collect(w.token);
+    expect(answer.statusCode).toBe(502);
+    expect(answer.json().message).toMatch(/checked with PayPal by the operator/);
+    expect(await h.emulator.client.payouts()).toEqual([]);
+    expect(await payoutRows(w.userId)).toEqual([
+      expect.objectContaining({
+        id: payoutId,
+        status: 'pending',
+        error: expect.stringMatching(/settle by hand/),
+      }),
+    ]);
+    expect(await winnings(w.userId)).toBe(w.potCents);
+    // Settled by hand out of the test's way: the payout failed, nothing was paid.
+    await h.deps.db.updateTable('payouts').set({ status: 'failed' }).where('id', '=', payoutId).execute();
+  });
+
   describe("PayPal's item status, read back after payment", () => {
     async function paidWinner() {
       const w = await winner();
