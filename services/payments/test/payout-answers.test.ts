@@ -272,6 +272,18 @@ describe("PayPal's answers and item statuses", () => {
       },
     );
 
+    it('a read PayPal does not answer changes nothing and is made again next pass', async () => {
+      const w = await paidWinner();
+      await h.emulator.client.setPayoutStatus(w.payoutId, 'RETURNED');
+      await h.emulator.client.fault({ target: 'paypal.getBatch', kind: 'status', status: 503 });
+      await h.app.payments.finishMoney();
+      expect(await winnings(w.userId)).toBe(0);
+      expect((await payoutRows(w.userId))[0]).toMatchObject({ returned_at: null });
+      await h.app.payments.finishMoney();
+      expect(await winnings(w.userId)).toBe(w.potCents);
+      expect(await returnMovement(w.payoutId)).toHaveLength(1);
+    });
+
     it('an UNCLAIMED item stays paid and is read again each pass, until PayPal returns it', async () => {
       const w = await paidWinner();
       await h.emulator.client.setPayoutStatus(w.payoutId, 'UNCLAIMED');

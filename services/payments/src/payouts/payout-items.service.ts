@@ -9,7 +9,7 @@ import { recordMoneyAudit } from '../audit/money-audit.repo.js';
 import { ACCOUNTS } from '../ledger/accounts.js';
 import { lockAccount, postMovement } from '../ledger/ledger.repo.js';
 import type { PaymentsMetrics } from '../metrics.js';
-import type { BatchState, PayoutItemStatus } from '../providers/paypal.js';
+import { PayPalUnavailable, type BatchState, type PayoutItemStatus } from '../providers/paypal.js';
 import { markReturned, recordItemStatus, unfinishedItems } from './payout-items.repo.js';
 import type { Payout } from './payouts.repo.js';
 
@@ -44,7 +44,10 @@ export class PayoutItemsService {
           { payoutId: payout.id, err: (error as Error).message },
           "PayPal's item status of a paid payout could not be read; read again next pass",
         );
+        // Read last next time. A PayPal that does not answer ends the pass: it is not asked 50 times
+        // over while the money pass waits.
         await recordItemStatus(this.deps.db, payout.id, null);
+        if (error instanceof PayPalUnavailable) break;
         continue;
       }
       const status = state.itemStatus ?? (RETURNED_BATCH_STATUSES.has(state.batchStatus) ? 'FAILED' : null);

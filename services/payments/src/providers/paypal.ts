@@ -140,12 +140,22 @@ interface BatchBody {
   items?: { transaction_status?: string; errors?: { name?: string } }[];
 }
 
+/** PayPal did not answer a read (no answer, 5xx, 429): asking again at once would only wait again. */
+export class PayPalUnavailable extends Error {}
+
 /** A batch as PayPal shows it, asked by its payout_batch_id; throws on any answer that does not show it. */
 async function lookupBatch(options: PayPalOptions, token: string, batchId: string): Promise<BatchState> {
-  const response = await fetch(`${options.baseUrl}/v1/payments/payouts/${encodeURIComponent(batchId)}`, {
-    headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-    signal: AbortSignal.timeout(options.timeoutMs),
-  });
+  let response: Response;
+  try {
+    response = await fetch(`${options.baseUrl}/v1/payments/payouts/${encodeURIComponent(batchId)}`, {
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+  } catch (error) {
+    throw new PayPalUnavailable(`PayPal batch lookup did not answer: ${(error as Error).message}`);
+  }
+  if (response.status >= 500 || response.status === 429)
+    throw new PayPalUnavailable(`PayPal batch lookup answered ${response.status}`);
   if (!response.ok) throw new Error(`PayPal batch lookup answered ${response.status}`);
   const body = (await response.json().catch(() => undefined)) as BatchBody | undefined;
   const header = body?.batch_header;
