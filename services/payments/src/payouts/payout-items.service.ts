@@ -39,6 +39,8 @@ export class PayoutItemsService {
       try {
         if (!payout.provider_batch_id) throw new Error('no payout_batch_id recorded');
         state = await this.deps.payouts.batchState(payout.provider_batch_id);
+        if (state.senderBatchId !== null && state.senderBatchId !== payout.id)
+          throw new Error(`batch ${state.payoutBatchId} carries another sender_batch_id`);
       } catch (error) {
         this.deps.log.warn(
           { payoutId: payout.id, err: (error as Error).message },
