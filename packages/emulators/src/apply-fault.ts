@@ -6,12 +6,20 @@ import type { Fault, Faults, FaultTarget, ProviderRouteOptions } from './faults.
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Answers the injected error status, in the provider's own form (PayPal's JSON, Braintree's empty XML). */
-async function answerStatus(target: FaultTarget, reply: FastifyReply, status: number): Promise<void> {
+async function answerStatus(
+  target: FaultTarget,
+  reply: FastifyReply,
+  status: number,
+  name?: string,
+): Promise<void> {
   if (target.startsWith('paypal.')) {
     await reply.status(status).send({
-      name: status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'INJECTED_ERROR',
-      message: 'An internal server error has occurred (injected by the emulator).',
+      name: name ?? (status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'INJECTED_ERROR'),
+      message: name
+        ? `${name} (injected by the emulator).`
+        : 'An internal server error has occurred (injected by the emulator).',
       debug_id: 'emulator',
+      details: [],
     });
   } else {
     await reply.status(status).header('content-type', 'application/xml; charset=utf-8').send('');
@@ -40,10 +48,11 @@ export function faultApplier(
     record({
       target,
       key,
-      outcome: `injected ${fault.kind}${fault.kind === 'status' ? ` ${fault.status}` : ''}`,
+      outcome: `injected ${fault.kind}${fault.kind === 'status' ? ` ${fault.status}${fault.name ? ` ${fault.name}` : ''}${fault.afterEffect ? ' after the effect' : ''}` : ''}`,
     });
     if (fault.kind === 'status') {
-      await answerStatus(target, reply, fault.status);
+      if (fault.afterEffect) effect?.();
+      await answerStatus(target, reply, fault.status, fault.name);
       return true;
     }
     if (fault.kind === 'cut') {

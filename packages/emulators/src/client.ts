@@ -75,9 +75,18 @@ export class EmulatorClient {
           amount: { value: string; currency: string };
           amountCents: number;
           transactionId: string;
+          transactionStatus: string;
         }[];
       }>('GET', '/__emulator/paypal/payouts')
     ).payouts;
+  }
+  /** Sets a PayPal payout item's transaction status (RETURNED, UNCLAIMED...), by either batch id. */
+  setPayoutStatus(batchId: string, status: string) {
+    return this.call<{ payoutBatchId: string; transactionStatus: string }>(
+      'POST',
+      `/__emulator/paypal/payouts/${encodeURIComponent(batchId)}/status`,
+      { status },
+    );
   }
   async calls() {
     return (

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildWebhook, WEBHOOK_KINDS, type WebhookKind } from './braintree/gateway.js';
 import { CHARGED_STATUSES, moveTo, type BraintreeState } from './braintree/transactions.js';
 import type { Faults, FaultRequest, FaultTarget } from './faults.js';
-import type { PayPalState } from './paypal/payouts-state.js';
+import { PAYOUT_ITEM_STATUSES, type PayoutItemStatus, type PayPalState } from './paypal/payouts-state.js';
 
 export interface EmulatorCall {
   at: string;
@@ -90,8 +90,22 @@ const payoutsView = (paypal: PayPalState) => ({
     amount: p.amount,
     amountCents: p.amountCents,
     transactionId: p.transactionId,
+    transactionStatus: p.transactionStatus,
   })),
 });
+
+/** Sets a payout item's transaction status (the batch named by its payout_batch_id or sender_batch_id). */
+function setItemStatus(paypal: PayPalState, request: FastifyRequest, reply: FastifyReply) {
+  const { id } = request.params as { id: string };
+  const status = (request.body as { status?: string } | undefined)?.status;
+  if (!PAYOUT_ITEM_STATUSES.includes(status as PayoutItemStatus))
+    return reply.status(400).send({ message: `status must be one of ${PAYOUT_ITEM_STATUSES.join(', ')}` });
+  const payout = paypal.payouts.get(paypal.bySenderBatchId.get(id) ?? id);
+  if (!payout)
+    return reply.status(404).send({ message: 'no payout with this payout_batch_id or sender_batch_id' });
+  payout.transactionStatus = status as PayoutItemStatus;
+  return { payoutBatchId: payout.payoutBatchId, transactionStatus: payout.transactionStatus };
+}
 
 export function controlRoutes(
   app: FastifyInstance,
@@ -122,4 +136,7 @@ export function controlRoutes(
   );
   app.post('/__emulator/braintree/webhooks', async (request, reply) => webhook(braintree, request, reply));
   app.get('/__emulator/paypal/payouts', async () => payoutsView(paypal));
+  app.post('/__emulator/paypal/payouts/:id/status', async (request, reply) =>
+    setItemStatus(paypal, request, reply),
+  );
 }

@@ -16,8 +16,11 @@ export const FAULT_TARGETS = [
 export type FaultTarget = (typeof FAULT_TARGETS)[number];
 
 export type Fault =
-  /** Answer this HTTP status without doing anything. */
-  | { kind: 'status'; status: number }
+  /**
+   * Answer this HTTP status (PayPal: with this error name, if given). With afterEffect the work is done
+   * first (the payout is made, yet the answer is an error); without it nothing happens.
+   */
+  | { kind: 'status'; status: number; name?: string; afterEffect?: boolean }
   /**
    * Hold the answer for delayMs, then drop the connection. With afterEffect the work is done first (the
    * charge or the payout happens, only its answer is lost); without it nothing happens.
@@ -32,6 +35,8 @@ export interface FaultRequest {
   target: FaultTarget;
   kind: Fault['kind'];
   status?: number;
+  /** PayPal only: the error name of a status fault (VALIDATION_ERROR, INSUFFICIENT_FUNDS...). */
+  name?: string;
   delayMs?: number;
   afterEffect?: boolean;
   times?: number;
@@ -48,7 +53,16 @@ export class Faults {
       const status = request.status ?? 503;
       if (!Number.isInteger(status) || status < 400 || status > 599)
         throw new Error('status must be an HTTP error status (400-599)');
-      fault = { kind: 'status', status };
+      if (request.name !== undefined && !/^[A-Z][A-Z0-9_]{0,63}$/.test(request.name))
+        throw new Error('name must be an error name in capitals (A-Z, 0-9, _), as PayPal spells them');
+      if (request.name !== undefined && !request.target.startsWith('paypal.'))
+        throw new Error('name applies to PayPal targets only');
+      fault = {
+        kind: 'status',
+        status,
+        ...(request.name ? { name: request.name } : {}),
+        ...(request.afterEffect ? { afterEffect: true } : {}),
+      };
     } else if (request.kind === 'timeout') {
       fault = {
         kind: 'timeout',

@@ -112,6 +112,52 @@ describe('PayPal emulator', () => {
     expect(await emulator.client.payouts()).toHaveLength(0);
   });
 
+  it('injects an error name, with or without the payout made, as PayPal spells its errors', async () => {
+    await emulator.client.fault({
+      target: 'paypal.payouts',
+      kind: 'status',
+      status: 422,
+      name: 'INSUFFICIENT_FUNDS',
+    });
+    await emulator.client.fault({ target: 'paypal.payouts', kind: 'status', status: 409, afterEffect: true });
+    const accessToken = await token();
+    const refused = await payout(accessToken, 'batch-7');
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { name: string }).name).toBe('INSUFFICIENT_FUNDS');
+    expect(await emulator.client.payouts()).toHaveLength(0);
+    const madeYetError = await payout(accessToken, 'batch-7');
+    expect(madeYetError.status).toBe(409);
+    expect((await emulator.client.payouts()).map((p) => p.senderBatchId)).toEqual(['batch-7']);
+    await expect(
+      emulator.client.fault({ target: 'paypal.payouts', kind: 'status', status: 400, name: 'bad name' }),
+    ).rejects.toThrow(/name must be an error name/);
+  });
+
+  it("shows a batch's item status, which a test sets by either batch id", async () => {
+    const accessToken = await token();
+    const created = (await (await payout(accessToken, 'batch-8')).json()) as {
+      batch_header: { payout_batch_id: string };
+    };
+    const batchId = created.batch_header.payout_batch_id;
+    const show = async () =>
+      (await (
+        await fetch(`${emulator.url}/v1/payments/payouts/${batchId}`, {
+          headers: { authorization: `Bearer ${accessToken}` },
+        })
+      ).json()) as { items: { transaction_status: string; errors?: { name: string } }[] };
+    expect((await show()).items[0]!.transaction_status).toBe('SUCCESS');
+    await emulator.client.setPayoutStatus('batch-8', 'UNCLAIMED');
+    expect((await show()).items[0]).toMatchObject({
+      transaction_status: 'UNCLAIMED',
+      errors: { name: 'RECEIVER_UNREGISTERED' },
+    });
+    await emulator.client.setPayoutStatus(batchId, 'RETURNED');
+    expect((await show()).items[0]!.transaction_status).toBe('RETURNED');
+    expect((await emulator.client.payouts())[0]!.transactionStatus).toBe('RETURNED');
+    await expect(emulator.client.setPayoutStatus(batchId, 'LOST')).rejects.toThrow(/status must be one of/);
+    await expect(emulator.client.setPayoutStatus('nope', 'FAILED')).rejects.toThrow(/404/);
+  });
+
   it('refuses an unknown fault with a clear message', async () => {
     await expect(
       emulator.client.fault({ target: 'paypal.nothing' as never, kind: 'status' }),

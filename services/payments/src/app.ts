@@ -24,6 +24,7 @@ import { purgePayoutEmailChanges } from './payouts/payout-email.repo.js';
 import { PAYOUT_EMAIL_RETENTION_MS, PayoutEmailService } from './payouts/payout-email.service.js';
 import { AuthPayoutMail } from './users/auth-payout-mail.js';
 import { PayoutsService } from './payouts/payouts.service.js';
+import { PayoutItemsService } from './payouts/payout-items.service.js';
 import { profileRoutes } from './profile/profile.routes.js';
 import { GameTakeBack } from './refunds/game-take-back.js';
 import { refundRoutes } from './refunds/refunds.routes.js';
@@ -46,7 +47,10 @@ export interface PaymentsApp extends FastifyInstance {
     drainOutbox(timeoutMs?: number): Promise<void>;
     /** One reconciliation pass with the game's record of wins; the wins it credited (tests, the timer). */
     reconcileWins(): Promise<number>;
-    /** One pass driving unfinished checkouts, payouts and refunds to their end (tests, the timer). */
+    /**
+     * One pass driving unfinished checkouts, payouts and refunds to their end, and reading back the PayPal
+     * items of paid payouts not final yet (tests, the timer).
+     */
     finishMoney(): Promise<void>;
   };
 }
@@ -109,6 +113,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       metrics,
     ),
   };
+  const payoutItems = new PayoutItemsService(deps, metrics);
   app.decorate('payments', {
     ...ctx,
     drainOutbox: async (timeoutMs?: number) => {
@@ -126,6 +131,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       await underLease(deps.db, 'money', async () => {
         await Promise.all([ctx.checkout.reconcilePending(), ctx.payouts.reconcilePending()]);
         await ctx.refunds.resumeUnfinished();
+        await payoutItems.reconcileItems();
       });
     },
   });

@@ -304,7 +304,7 @@ export async function checkAll(
 /** The emulator's own records (what the provider charged and paid), read through its test controls. */
 export async function providerRecords(): Promise<{
   charges: { id: string; orderId: string; amountCents: number; charged: boolean }[];
-  payouts: { senderBatchId: string; amountCents: number; receiver: string }[];
+  payouts: { senderBatchId: string; amountCents: number; receiver: string; transactionStatus?: string }[];
 }> {
   const url = suite().urls.emulators;
   const charges = (
@@ -472,7 +472,12 @@ export async function checkMoney(
     unconfirmed.length === 0,
     unconfirmed.slice(0, 3),
   );
-  const providerTotal = provider.payouts.reduce((sum, p) => sum + p.amountCents, 0);
+  // What PayPal gave back (an item RETURNED, FAILED, REFUNDED or REVERSED) the ledger returns to the
+  // account it left (docs/payments.md, "After the payout: PayPal's item status"): it is not paid out.
+  const givenBack = new Set(['RETURNED', 'FAILED', 'REFUNDED', 'REVERSED']);
+  const providerTotal = provider.payouts
+    .filter((p) => !givenBack.has(p.transactionStatus ?? 'SUCCESS'))
+    .reduce((sum, p) => sum + p.amountCents, 0);
   const ledgerPaid = Number(
     (
       await query(

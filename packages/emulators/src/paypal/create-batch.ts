@@ -135,6 +135,7 @@ export async function createBatch(options: PayPalOptions, request: FastifyReques
     senderItemId: batch.senderItemId,
     payoutItemId: upperId(13),
     transactionId: upperId(17),
+    transactionStatus: 'SUCCESS',
     createdAt: new Date(),
   };
   const effect = () => {

@@ -15,8 +15,33 @@ export interface EmulatedPayout {
   senderItemId: string | null;
   payoutItemId: string;
   transactionId: string;
+  /** The item's transaction status as PayPal would show it (SUCCESS unless a test set another). */
+  transactionStatus: PayoutItemStatus;
   createdAt: Date;
 }
+
+/** PayPal's transaction statuses of a payout item. */
+export const PAYOUT_ITEM_STATUSES = [
+  'SUCCESS',
+  'FAILED',
+  'PENDING',
+  'UNCLAIMED',
+  'RETURNED',
+  'ONHOLD',
+  'BLOCKED',
+  'REFUNDED',
+  'REVERSED',
+] as const;
+export type PayoutItemStatus = (typeof PAYOUT_ITEM_STATUSES)[number];
+
+/** PayPal's error on an item in these statuses, as its batch details show it. */
+const ITEM_ERRORS: Partial<Record<PayoutItemStatus, { name: string; message: string }>> = {
+  UNCLAIMED: {
+    name: 'RECEIVER_UNREGISTERED',
+    message: 'The recipient for this payout does not have an account; unclaimed in 30 days, it is returned.',
+  },
+  FAILED: { name: 'RECEIVER_ACCOUNT_LOCKED', message: "Recipient's account locked or inactive." },
+};
 
 export class PayPalState {
   tokens = new Map<string, { clientId: string; expiresAt: number }>();
@@ -56,7 +81,7 @@ export interface PayPalOptions extends ProviderRouteOptions {
 export function batchView(payout: EmulatedPayout, publicUrl: string, detailed: boolean) {
   const header = {
     payout_batch_id: payout.payoutBatchId,
-    batch_status: detailed ? 'SUCCESS' : 'PENDING',
+    batch_status: detailed ? (payout.transactionStatus === 'PENDING' ? 'PROCESSING' : 'SUCCESS') : 'PENDING',
     time_created: payout.createdAt.toISOString(),
     ...(detailed
       ? {
@@ -82,7 +107,10 @@ export function batchView(payout: EmulatedPayout, publicUrl: string, detailed: b
       {
         payout_item_id: payout.payoutItemId,
         transaction_id: payout.transactionId,
-        transaction_status: 'SUCCESS',
+        transaction_status: payout.transactionStatus,
+        ...(ITEM_ERRORS[payout.transactionStatus]
+          ? { errors: { ...ITEM_ERRORS[payout.transactionStatus], details: [] } }
+          : {}),
         payout_batch_id: payout.payoutBatchId,
         payout_item_fee: { currency: payout.amount.currency, value: '0.00' },
         payout_item: {

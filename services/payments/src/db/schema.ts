@@ -42,7 +42,7 @@ export interface Database extends OutboxTable {
   };
   ledger_transactions: {
     id: string;
-    kind: 'purchase' | 'round_won' | 'payout' | 'refund';
+    kind: 'purchase' | 'round_won' | 'payout' | 'refund' | 'payout_return';
     reference: string;
     created_at: Timestamp;
   };
@@ -84,6 +84,11 @@ export interface Database extends OutboxTable {
     lease_until: NullableTimestamp;
     created_at: Timestamp;
     completed_at: NullableTimestamp;
+    /** PayPal's transaction status of the paid payout's item, as last read (migration 0041). */
+    item_status: ColumnType<string | null, string | null | undefined, string | null>;
+    item_checked_at: NullableTimestamp;
+    /** When PayPal gave the money back and the ledger returned it to the account. */
+    returned_at: NullableTimestamp;
   };
   round_wins: {
     round: number;

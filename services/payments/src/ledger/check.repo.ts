@@ -93,6 +93,31 @@ export async function payoutsOffLedger(db: Kysely<Database>) {
   ).rows;
 }
 
+/** Payouts PayPal gave back and not returned in the ledger, and returns without such a payout. */
+export async function payoutReturnsOffLedger(db: Kysely<Database>) {
+  return (
+    await sql<{ id: string; problem: string }>`
+    select coalesce(p.id::text, t.reference) as id,
+      case when t.id is null then 'returned but not in the ledger' else 'return in the ledger but not returned' end as problem
+    from payouts p full join ledger_transactions t on t.reference = 'payout-return:' || p.id::text
+    where (p.returned_at is not null and t.id is null)
+       or (t.kind = 'payout_return' and (p.id is null or p.returned_at is null or p.status <> 'completed'))`.execute(
+      db,
+    )
+  ).rows;
+}
+
+/** Returned payouts whose return gave the account another amount than was paid out. */
+export async function payoutReturnsWrongAmount(db: Kysely<Database>) {
+  return (
+    await sql<{ id: string }>`
+    select p.id from payouts p
+    join ledger_transactions t on t.reference = 'payout-return:' || p.id::text
+    left join ledger_entries e on e.transaction_id = t.id and e.account_id = p.account_id
+    group by p.id, p.amount_cents having coalesce(sum(e.amount_cents), 0) <> p.amount_cents`.execute(db)
+  ).rows;
+}
+
 /** Accounts with more than one unfinished payout. */
 export async function accountsPendingTwice(db: Kysely<Database>) {
   return (

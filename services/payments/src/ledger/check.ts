@@ -12,6 +12,8 @@ import {
   refundsOffLedger,
   refundsPostedWrong,
   payoutsOffLedger,
+  payoutReturnsOffLedger,
+  payoutReturnsWrongAmount,
   accountsPendingTwice,
   roundShortfalls,
   roundsCreditedWrong,
@@ -72,11 +74,17 @@ async function refundProblems(db: Kysely<Database>): Promise<string[]> {
   return problems;
 }
 
-/** The ledger's payouts against the payouts table, and at most one unfinished payout per account. */
+/** The ledger's payouts and their returns against the payouts table, and one unfinished payout per account. */
 async function payoutProblems(db: Kysely<Database>): Promise<string[]> {
   const problems: string[] = [];
   const payoutMismatch = await payoutsOffLedger(db);
   for (const row of payoutMismatch) problems.push(`payout ${row.id ?? '(unknown)'}: ${row.problem}`);
+
+  // A paid payout whose money PayPal gave back is returned once, for its amount, to the account it left;
+  // nothing else is posted as a return.
+  for (const row of await payoutReturnsOffLedger(db)) problems.push(`payout ${row.id}: ${row.problem}`);
+  for (const row of await payoutReturnsWrongAmount(db))
+    problems.push(`payout ${row.id}: the ledger returned another amount than was paid`);
 
   const pendingTwice = await accountsPendingTwice(db);
   for (const row of pendingTwice)

@@ -31,6 +31,9 @@ import {
 } from './payouts.repo.js';
 import type { PayoutEmailService } from './payout-email.service.js';
 
+/** PayPal refuses a reused sender_batch_id for 30 days; a payout still unknown after 29 is not sent again. */
+export const PAYPAL_RESEND_WINDOW_MS = 29 * 24 * 3_600_000;
+
 export const badGateway = (message: string) => new AppError(ERROR_CODE.PROVIDER_UNAVAILABLE, 502, message);
 
 export class PayoutsService {
@@ -77,6 +80,7 @@ export class PayoutsService {
         'paypalEmail',
       );
 
+    let resuming = false;
     const payout = await this.deps.db.transaction().execute(async (trx) => {
       // Collects on one account queue here; the first one decides, the others see its payout.
       await lockAccount(trx, accountId, kind === 'winnings' ? userId : null);
@@ -84,6 +88,7 @@ export class PayoutsService {
       if (unfinished) {
         const resumed = await claimPayout(trx, unfinished.id, this.leaseMs);
         if (!resumed) throw conflict('A payout of this balance is already in progress; it will be paid once');
+        resuming = true;
         return resumed;
       }
       const cents = await balance(trx, accountId);
@@ -102,17 +107,30 @@ export class PayoutsService {
         leaseMs: this.leaseMs,
       });
     });
-    return this.pay(payout);
+    return this.pay(payout, resuming);
   }
 
-  /** Calls PayPal for a pending payout this caller holds, and records the outcome. */
-  private async pay(payout: Payout): Promise<CollectResponse> {
+  /**
+   * Calls PayPal for a pending payout this caller holds, and records the outcome. `resumed`: an earlier
+   * call may have reached PayPal, so only a VALIDATION_ERROR still proves nothing was paid.
+   */
+  private async pay(payout: Payout, resumed: boolean): Promise<CollectResponse> {
+    if (resumed && this.deps.clock() - new Date(payout.created_at).getTime() > PAYPAL_RESEND_WINDOW_MS) {
+      // PayPal refuses a reused sender_batch_id for 30 days only: past that, sending it again could pay
+      // a second time. The payout stays pending, its balance reserved, for an operator to settle.
+      await releasePayout(this.deps.db, payout.id, 'unknown at PayPal for 29 days: settle by hand', 0);
+      this.deps.log.error({ payoutId: payout.id }, 'payout unknown at PayPal for 29 days: not sent again');
+      throw badGateway(
+        'This payout is being checked with PayPal by the operator. Your balance is intact and is paid once.',
+      );
+    }
     const outcome = await this.deps.payouts.payout({
       senderBatchId: payout.id,
       receiver: payout.paypal_email,
       amountCents: payout.amount_cents,
       currency: CURRENCY,
       note: payout.kind === 'house' ? 'One Million Clicks house pot' : 'One Million Clicks winnings',
+      resumed,
     });
     if (outcome.kind === 'paid') {
       await this.deps.db.transaction().execute(async (trx) => {
@@ -177,7 +195,7 @@ export class PayoutsService {
       const claimed = await claimPayout(this.deps.db, payout.id, this.leaseMs);
       if (!claimed) continue;
       try {
-        await this.pay(claimed);
+        await this.pay(claimed, true);
         finished++;
       } catch (error) {
         this.deps.log.warn(
