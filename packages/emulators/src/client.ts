@@ -87,13 +87,20 @@ export class EmulatorClient {
       )
     ).calls;
   }
-  /** Settles a transaction submitted for settlement, as Braintree's batch does (a refund needs it). */
-  settle(transactionId: string) {
+  /**
+   * Settles a transaction submitted for settlement, as Braintree's batch does (a refund needs it); with
+   * `settlement_declined`, the processor declines it at settlement instead.
+   */
+  settle(transactionId: string, outcome: 'settled' | 'settlement_declined' = 'settled') {
     return this.call<{ status: string }>(
       'POST',
       `/__emulator/braintree/transactions/${encodeURIComponent(transactionId)}/settle`,
-      {},
+      { outcome },
     );
+  }
+  /** Braintree's settlement batch: every sale submitted for settlement becomes settled. */
+  settlementBatch() {
+    return this.call<{ settled: string[] }>('POST', '/__emulator/braintree/settlement-batch', {});
   }
   webhook(kind: string, transactionId: string) {
     return this.call<{ bt_signature: string; bt_payload: string }>('POST', '/__emulator/braintree/webhooks', {

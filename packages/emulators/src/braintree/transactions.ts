@@ -15,6 +15,7 @@ export interface EmulatedTransaction {
     | 'submitted_for_settlement'
     | 'settling'
     | 'settled'
+    | 'settlement_declined'
     | 'voided'
     | 'processor_declined'
     | 'gateway_rejected';

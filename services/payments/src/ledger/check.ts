@@ -1,5 +1,5 @@
 // Proves the ledger is sound: every movement sums to zero, no internal account was ever negative, and
-// the ledger agrees with the purchases, payouts and wins it records. Runs after every test and, as
+// the ledger agrees with the purchases, refunds, clawbacks, payouts and wins it records. Runs after every test and, as
 // `pnpm --filter @omc/payments run ledger:check`, against any database.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -86,6 +86,44 @@ async function refundProblems(db: Kysely<Database>): Promise<string[]> {
   return problems;
 }
 
+/**
+ * The ledger's clawbacks against the clawbacks table: a completed clawback is posted once (what came back
+ * and the house's loss, `clawback:` and `clawback-loss:`), giving Braintree the price it took back, with
+ * the loss as recorded; nothing else is posted as a clawback.
+ */
+async function clawbackProblems(db: Kysely<Database>): Promise<string[]> {
+  const problems: string[] = [];
+  const mismatch = await sql<{ id: string; problem: string }>`
+    select coalesce(c.purchase_id::text, t.reference) as id,
+      case when c.purchase_id is null or c.status <> 'completed' then 'clawback in the ledger but not completed'
+        else 'clawback completed but the ledger gave back ' || coalesce(sum(e.amount_cents), 0)::text || ' of ' || c.amount_cents::text end as problem
+    from ledger_transactions t
+    left join clawbacks c on t.reference in ('clawback:' || c.purchase_id::text, 'clawback-loss:' || c.purchase_id::text)
+    left join ledger_entries e on e.transaction_id = t.id and e.account_id = 'external:braintree'
+    where t.kind = 'clawback'
+    group by c.purchase_id, c.status, c.amount_cents, t.reference
+    having c.purchase_id is null or c.status <> 'completed'`.execute(db);
+  for (const row of mismatch.rows) problems.push(`purchase ${row.id}: ${row.problem}`);
+  const wrongAmount = await sql<{ id: string; amount_cents: number; given: number; loss: number }>`
+    select c.purchase_id as id, c.amount_cents,
+      coalesce(sum(e.amount_cents) filter (where e.account_id = 'external:braintree'), 0)::bigint as given,
+      coalesce(-sum(e.amount_cents) filter (where t.reference like 'clawback-loss:%' and e.account_id <> 'external:braintree'), 0)::bigint as loss
+    from clawbacks c
+    left join ledger_transactions t on t.reference in ('clawback:' || c.purchase_id::text, 'clawback-loss:' || c.purchase_id::text)
+    left join ledger_entries e on e.transaction_id = t.id
+    where c.status = 'completed'
+    group by c.purchase_id, c.amount_cents, c.loss_cents
+    having coalesce(sum(e.amount_cents) filter (where e.account_id = 'external:braintree'), 0) <> c.amount_cents
+      or coalesce(-sum(e.amount_cents) filter (where t.reference like 'clawback-loss:%' and e.account_id <> 'external:braintree'), 0) <> c.loss_cents`.execute(
+    db,
+  );
+  for (const row of wrongAmount.rows)
+    problems.push(
+      `purchase ${row.id}: clawback of ${row.amount_cents} posted ${row.given} to Braintree and a loss of ${row.loss}`,
+    );
+  return problems;
+}
+
 /** The ledger's payouts against the payouts table, and at most one unfinished payout per account. */
 async function payoutProblems(db: Kysely<Database>): Promise<string[]> {
   const problems: string[] = [];
@@ -148,6 +186,7 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
     ...(await movementProblems(db)),
     ...(await purchaseProblems(db)),
     ...(await refundProblems(db)),
+    ...(await clawbackProblems(db)),
     ...(await payoutProblems(db)),
     ...(await roundProblems(db)),
   ];

@@ -8,7 +8,7 @@ import { isExternal } from './accounts.js';
 type Db = Kysely<Database> | Transaction<Database>;
 
 export interface Movement {
-  kind: 'purchase' | 'round_won' | 'payout' | 'refund';
+  kind: 'purchase' | 'round_won' | 'payout' | 'refund' | 'clawback';
   reference: string;
   entries: { accountId: string; amountCents: number }[];
 }

@@ -9,6 +9,7 @@ import { payoutEmailChangesMigration } from './0020_payout_email_changes.js';
 import { refundsMigration } from './0025_refunds.js';
 import { payoutsByUserMigration } from './0030_payouts_by_user.js';
 import { moneyAuditMigration } from './0035_money_audit.js';
+import { clawbacksMigration } from './0040_clawbacks.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0025_refunds': refundsMigration,
   '0030_payouts_by_user': payoutsByUserMigration,
   '0035_money_audit': moneyAuditMigration,
+  '0040_clawbacks': clawbacksMigration,
 };
