@@ -155,7 +155,7 @@ export type AdminPayout = z.infer<typeof AdminPayout>;
 
 export const AdminPayoutsPage = z.object({
   payouts: z.array(AdminPayout),
-  /** Why the player's collect of winnings is held now (the PAYOUT_HELD message); null when it is not. */
+  /** Why the player's collect of winnings is held now (the PAYOUT_HELD message); absent when it is not. */
   payoutHeld: z.string().nullable().optional(),
   nextCursor: z.string().nullable(),
 });

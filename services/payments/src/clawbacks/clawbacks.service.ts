@@ -22,6 +22,7 @@ import {
   purchaseByTransaction,
   purchasesHoldingPayout,
   setPurchaseSettlement,
+  SETTLED,
   startClawback,
   unfinishedClawbacks,
   unsettledPurchasesOfWinners,
@@ -107,7 +108,9 @@ export class ClawbacksService {
    */
   async payoutHold(userId: string, read: boolean): Promise<string | null> {
     let holding = await purchasesHoldingPayout(this.deps.db, userId);
-    const unread = holding.filter((p) => !p.clawed_back && p.dispute_status === null);
+    const unread = holding.filter(
+      (p) => !p.clawed_back && !SETTLED.includes(p.settlement_status as (typeof SETTLED)[number]),
+    );
     if (read && unread.length > 0) {
       await this.readSettlements(unread.slice(0, COLLECT_READS));
       holding = await purchasesHoldingPayout(this.deps.db, userId);

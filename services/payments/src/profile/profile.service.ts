@@ -36,9 +36,10 @@ export class ProfileService {
       getPayee(this.deps.db, user.sub),
       this.isAdminNow(user, caller),
     ]);
+    const held = winnings > 0 ? await this.clawbacks.payoutHold(user.sub, false) : null;
     return {
       potEarned: centsToEuros(winnings),
-      payoutHeld: winnings > 0 ? await this.clawbacks.payoutHold(user.sub, false) : null,
+      ...(held ? { payoutHeld: held } : {}),
       paypalEmail,
       adminBalance: admin ? centsToEuros(await balance(this.deps.db, ACCOUNTS.house)) : null,
     };

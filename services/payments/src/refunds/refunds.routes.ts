@@ -93,8 +93,9 @@ export async function refundRoutes(app: FastifyInstance, ctx: PaymentsContext): 
       const found = await playerPayouts(deps.db, request.query.userId, { ...page, limit: page.limit + 1 });
       const rows = found.slice(0, page.limit);
       const last = rows[rows.length - 1];
+      const held = await ctx.clawbacks.payoutHold(request.query.userId, false);
       return {
-        payoutHeld: await ctx.clawbacks.payoutHold(request.query.userId, false),
+        ...(held ? { payoutHeld: held } : {}),
         payouts: rows.map((p) => ({
           id: p.id,
           kind: p.kind,
