@@ -131,8 +131,10 @@ export class RefundsService {
       );
     const clawback = await getClawback(db, purchaseId);
     if (clawback)
-      throw conflict(
-        `The provider already took this purchase's money back (${clawback.cause === 'dispute_lost' ? 'a dispute lost' : 'its settlement declined'}); its clicks and pot share are taken back by the clawback. Nothing was refunded.`,
+      throw new AppError(
+        clawback.cause === 'dispute_lost' ? 'PURCHASE_DISPUTED' : ERROR_CODE.CONFLICT,
+        409,
+        `The provider already took this purchase's money back (${clawback.cause === 'dispute_lost' ? 'a dispute lost' : 'its settlement declined'}): its clicks and pot share are taken back by the clawback, so a refund would return it twice. Nothing was refunded.`,
       );
     const dispute = purchase.dispute_status;
     const started = await getRefund(db, purchaseId);
