@@ -9,8 +9,10 @@ export interface RunningEmulator extends Emulator {
   stop(): Promise<void>;
 }
 
-export async function startEmulator(options: { port?: number } = {}): Promise<RunningEmulator> {
-  const emulator = await buildEmulator();
+export async function startEmulator(
+  options: { port?: number; settleAfterMs?: number } = {},
+): Promise<RunningEmulator> {
+  const emulator = await buildEmulator({ settleAfterMs: options.settleAfterMs });
   const address = await emulator.app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const url = address.replace('localhost', '127.0.0.1');
   return {

@@ -3,7 +3,7 @@
 // Braintree webhook about one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildWebhook, WEBHOOK_KINDS, type WebhookKind } from './braintree/gateway.js';
-import { CHARGED_STATUSES, moveTo, type BraintreeState } from './braintree/transactions.js';
+import { CHARGED_STATUSES, moveTo, settleOlderThan, type BraintreeState } from './braintree/transactions.js';
 import type { Faults, FaultRequest, FaultTarget } from './faults.js';
 import type { PayPalState } from './paypal/payouts-state.js';
 
@@ -66,18 +66,7 @@ function settle(braintree: BraintreeState, request: FastifyRequest, reply: Fasti
 }
 
 /** Braintree's settlement batch: every sale submitted for settlement (or settling) becomes settled. */
-function settlementBatch(braintree: BraintreeState) {
-  const settled: string[] = [];
-  for (const transaction of braintree.transactions.values())
-    if (
-      transaction.type === 'sale' &&
-      (transaction.status === 'submitted_for_settlement' || transaction.status === 'settling')
-    ) {
-      moveTo(transaction, 'settled');
-      settled.push(transaction.id);
-    }
-  return { settled };
-}
+const settlementBatch = (braintree: BraintreeState) => ({ settled: settleOlderThan(braintree, 0) });
 
 /**
  * A signed webhook about one transaction; transaction_settled settles it first and
@@ -106,7 +95,8 @@ function webhook(braintree: BraintreeState, request: FastifyRequest, reply: Fast
       .send({ message: 'no keys known for this merchant: give publicKey and privateKey' });
   const unsettled = transaction.status === 'submitted_for_settlement' || transaction.status === 'settling';
   if (body.kind === 'transaction_settled' && unsettled) moveTo(transaction, 'settled');
-  if (body.kind === 'transaction_settlement_declined' && unsettled) moveTo(transaction, 'settlement_declined');
+  if (body.kind === 'transaction_settlement_declined' && unsettled)
+    moveTo(transaction, 'settlement_declined');
   return buildWebhook(transaction, body.kind as WebhookKind, keys);
 }
 

@@ -226,9 +226,9 @@ describe('clawbacks and payout holds', () => {
     async function winnerWithPurchase(amount = '0.99') {
       const bought = await buy(amount);
       const potCents = await win(bought.buyerId);
-      expect((await h.setPayoutEmail(bought.token, `w-${bought.buyerId}@paypal.example.com`)).statusCode).toBe(
-        200,
-      );
+      expect(
+        (await h.setPayoutEmail(bought.token, `w-${bought.buyerId}@paypal.example.com`)).statusCode,
+      ).toBe(200);
       return { ...bought, potCents };
     }
     const collect = (token: string) => call('POST', '/api/winners/collect', token);
@@ -280,7 +280,13 @@ describe('clawbacks and payout holds', () => {
 
     it('stays held once a purchase before the win was taken back (a stolen card that won the pot)', async () => {
       const w = await winnerWithPurchase('9.99');
-      h.game.takeBacks.set(w.purchaseId, { round: 1, roundInPlay: false, clicks: 0, pass: false, potCents: 0 });
+      h.game.takeBacks.set(w.purchaseId, {
+        round: 1,
+        roundInPlay: false,
+        clicks: 0,
+        pass: false,
+        potCents: 0,
+      });
       await webhook('dispute_lost', w.transactionId);
       expect(await clawbackOf(w.purchaseId)).toMatchObject({ status: 'completed' });
       const held = await collect(w.token);

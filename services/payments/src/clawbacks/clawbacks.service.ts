@@ -40,7 +40,9 @@ const COLLECT_READS = 10;
 export function holdReason(purchases: HoldingPurchase[]): string | null {
   if (purchases.length === 0) return null;
   const clawedBack = purchases.filter((p) => p.clawed_back).length;
-  const disputed = purchases.filter((p) => !p.clawed_back && p.dispute_status !== null && p.dispute_status !== 'won').length;
+  const disputed = purchases.filter(
+    (p) => !p.clawed_back && p.dispute_status !== null && p.dispute_status !== 'won',
+  ).length;
   const unsettled = purchases.length - clawedBack - disputed;
   const parts: string[] = [];
   if (clawedBack > 0)
@@ -98,7 +100,11 @@ export class ClawbacksService {
   ): Promise<string | undefined> {
     const purchase = await purchaseByTransaction(trx, transactionId);
     if (!purchase || purchase.status !== 'succeeded') return undefined;
-    const row = await startClawback(trx, { purchaseId: purchase.id, cause, amountCents: purchase.amount_cents });
+    const row = await startClawback(trx, {
+      purchaseId: purchase.id,
+      cause,
+      amountCents: purchase.amount_cents,
+    });
     return row.status === 'taking_back' ? purchase.id : undefined;
   }
 

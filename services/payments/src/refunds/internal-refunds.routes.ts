@@ -29,7 +29,11 @@ export async function internalRefundRoutes(
         if (!purchase) throw notFound(`No refund of purchase ${request.params.id}`);
         const moneyBack = refund?.status === 'returned' || refund?.status === 'completed';
         const status =
-          moneyBack || !clawback ? refund!.status : clawback.status === 'completed' ? 'completed' : 'returned';
+          moneyBack || !clawback
+            ? refund!.status
+            : clawback.status === 'completed'
+              ? 'completed'
+              : 'returned';
         return { purchaseId: purchase.id, status, purchase: await refunds.asCompleted(purchase) };
       },
     );
