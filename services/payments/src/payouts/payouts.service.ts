@@ -81,7 +81,10 @@ export class PayoutsService {
 
     // Winnings leave only once every purchase the winner made before the win is the house's for good
     // (settled, not disputed, not taken back): docs/payments.md, "Clawbacks and payout holds".
-    const held = kind === 'winnings' ? await this.clawbacks.payoutHold(userId, true) : null;
+    const held =
+      kind === 'winnings' && (await balance(this.deps.db, accountId)) > 0
+        ? await this.clawbacks.payoutHold(userId, true)
+        : null;
     if (held) throw new AppError(ERROR_CODE.PAYOUT_HELD, 409, held);
 
     const payout = await this.deps.db.transaction().execute(async (trx) => {
