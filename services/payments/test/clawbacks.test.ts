@@ -244,6 +244,9 @@ describe('clawbacks and payout holds', () => {
         message: expect.stringMatching(/held: a purchase of yours made before your win has not settled/),
       });
       expect(await h.emulator.client.payouts()).toEqual([]);
+      expect((await h.app.inject('/metrics')).body).toMatch(
+        /^payments_payouts_total\{outcome="held"[^}]*\} [1-9]/m,
+      );
       expect((await profile(w.token)).payoutHeld).toMatch(/has not settled/);
       const payouts = await call('GET', `/api/admin/payouts?userId=${w.buyerId}`, admin);
       expect(payouts.json().payoutHeld).toMatch(/has not settled/);

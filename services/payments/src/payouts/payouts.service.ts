@@ -85,7 +85,10 @@ export class PayoutsService {
       kind === 'winnings' && (await balance(this.deps.db, accountId)) > 0
         ? await this.clawbacks.payoutHold(userId, true)
         : null;
-    if (held) throw new AppError(ERROR_CODE.PAYOUT_HELD, 409, held);
+    if (held) {
+      this.metrics.payouts.inc({ outcome: 'held' });
+      throw new AppError(ERROR_CODE.PAYOUT_HELD, 409, held);
+    }
 
     const payout = await this.deps.db.transaction().execute(async (trx) => {
       // Collects on one account queue here; the first one decides, the others see its payout.
