@@ -100,6 +100,9 @@ const system = await startSystem({
   logs: 'inherit',
   redisAppendOnly: true,
   watch,
+  // Braintree's settlement batch at the emulator: each sale settles this long after it was made, so a
+  // winner who bought clicks can collect a moment later (docs/payments.md, "Clawbacks and payout holds").
+  envFor: { emulators: { SETTLE_AFTER_MS: process.env.SETTLE_AFTER_MS ?? '10000' } },
 });
 state.system = system;
 if (withPrometheus && !state.stopping) {

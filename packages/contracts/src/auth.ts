@@ -81,6 +81,8 @@ export const ProfileResponse = z.object({
   purchasedClicks: z.number().int().nonnegative().nullable().optional(),
   hasInfiniteClicks: z.boolean().nullable(),
   potEarned: z.number().nonnegative().nullable(),
+  /** Why collecting the winnings is held now (the PAYOUT_HELD message); absent when it is not. */
+  payoutHeld: z.string().nullable().optional(),
   /** Whether the account's email was confirmed from a link mailed to it (absent from older servers). */
   emailVerified: z.boolean().optional(),
   /** The address an email change waits to be confirmed from (null: none; absent from older servers). */

@@ -53,6 +53,11 @@ export const ERRORS = define({
       'Your new PayPal email is not confirmed yet: open the link we mailed to your account email, then collect again. Nothing was moved.',
     meaning: 'A collect refused while the newest payout email waits for its confirmation; nothing moved.',
   },
+  PAYOUT_HELD: {
+    status: 409,
+    meaning:
+      "A collect held: a purchase the winner made before the win has not settled with the card's bank, is disputed, or was taken back; the message says which. Nothing moved.",
+  },
   OVERLOADED: {
     status: 503,
     message: 'The game is very busy right now; your click was not counted, try again in a moment',
@@ -74,7 +79,8 @@ export const ERRORS = define({
   },
   PURCHASE_DISPUTED: {
     status: 409,
-    meaning: 'A refund refused: the purchase is disputed or charged back at the provider; nothing moved.',
+    meaning:
+      'A refund refused: the purchase is disputed at the provider (a lost dispute is taken back as a clawback); nothing moved.',
   },
   PROVIDER_UNAVAILABLE: { status: 502, meaning: 'Braintree or PayPal did not answer.' },
   PROVIDER_REFUSED: { status: 502, meaning: 'Braintree or PayPal refused; nothing moved.' },
@@ -151,6 +157,7 @@ export const errorStatus = <C extends WithStatus>(code: C): (typeof ERRORS)[C]['
 export const ACCOUNT_SUSPENDED = ERROR_CODE.ACCOUNT_SUSPENDED;
 export const EMAIL_NOT_VERIFIED = ERROR_CODE.EMAIL_NOT_VERIFIED;
 export const PAYOUT_EMAIL_PENDING = ERROR_CODE.PAYOUT_EMAIL_PENDING;
+export const PAYOUT_HELD = ERROR_CODE.PAYOUT_HELD;
 export const EMAIL_NOT_VERIFIED_MESSAGE = ERRORS.EMAIL_NOT_VERIFIED.message;
 export const PAYOUT_EMAIL_PENDING_COLLECT_MESSAGE = ERRORS.PAYOUT_EMAIL_PENDING.message;
 

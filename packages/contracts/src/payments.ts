@@ -114,6 +114,8 @@ export const PaymentsProfile = z.object({
   potEarned: Euros,
   paypalEmail: z.string().nullable(),
   adminBalance: Euros.nullable(),
+  /** Why collecting the winnings is held now (the PAYOUT_HELD message); absent when it is not. */
+  payoutHeld: z.string().nullable().optional(),
 });
 export type PaymentsProfile = z.infer<typeof PaymentsProfile>;
 

@@ -70,6 +70,32 @@ export const PlayerMoneyQuery = z.object({
 });
 export type PlayerMoneyQuery = z.infer<typeof PlayerMoneyQuery>;
 
+/**
+ * A clawback: the provider took the purchase's money back (its settlement declined, a dispute lost), so
+ * the game took back the buyer's unspent clicks and the pot share; what was spent or won is the house's loss.
+ */
+export const ClawbackView = z.object({
+  cause: z.enum(['settlement_declined', 'dispute_lost']),
+  /** `taking_back` until the game took back and the ledger posted it (payments finishes it by itself). */
+  status: z.enum(['taking_back', 'completed']),
+  /** Euros the provider took back: the price. */
+  amount: z.number(),
+  clicksTakenBack: z.number().int().nonnegative(),
+  /** Purchased clicks not taken back: spent, or expired with their round. */
+  clicksSpent: z.number().int().nonnegative(),
+  passTakenBack: z.boolean(),
+  potTakenBack: z.number(),
+  /** Euros of the house's share of the unspent clicks given back. */
+  houseTakenBack: z.number(),
+  /** Euros the house lost: the value of what was spent or won (houseLoss includes operatorLoss). */
+  houseLoss: z.number(),
+  /** Of houseLoss, euros the house did not hold (collected): the operator's loss. */
+  operatorLoss: z.number(),
+  createdAt: z.string(),
+  completedAt: z.string().nullable(),
+});
+export type ClawbackView = z.infer<typeof ClawbackView>;
+
 export const AdminPurchase = z.object({
   id: z.uuid(),
   packId: z.string(),
@@ -79,14 +105,28 @@ export const AdminPurchase = z.object({
   clicks: z.number().int().nullable(),
   /**
    * pending, succeeded, declined, failed as the checkout left it; refund_in_progress from the refund's
-   * start until every step of it is done (payments finishes it by itself); then refunded or voided.
+   * start until every step of it is done (payments finishes it by itself); then refunded or voided;
+   * clawback_in_progress from the provider taking the money back until the clawback is done, then
+   * clawed_back.
    */
-  status: z.enum(['pending', 'succeeded', 'declined', 'failed', 'refund_in_progress', 'refunded', 'voided']),
+  status: z.enum([
+    'pending',
+    'succeeded',
+    'declined',
+    'failed',
+    'refund_in_progress',
+    'refunded',
+    'voided',
+    'clawback_in_progress',
+    'clawed_back',
+  ]),
   /** The sale's transaction id at Braintree. */
   transactionId: z.string().nullable(),
   settlementStatus: z.string().nullable(),
   disputeStatus: z.string().nullable(),
   refund: RefundView.nullable(),
+  /** Absent from older servers. */
+  clawback: ClawbackView.nullable().optional(),
   createdAt: z.string(),
 });
 export type AdminPurchase = z.infer<typeof AdminPurchase>;
@@ -115,6 +155,8 @@ export type AdminPayout = z.infer<typeof AdminPayout>;
 
 export const AdminPayoutsPage = z.object({
   payouts: z.array(AdminPayout),
+  /** Why the player's collect of winnings is held now (the PAYOUT_HELD message); absent when it is not. */
+  payoutHeld: z.string().nullable().optional(),
   nextCursor: z.string().nullable(),
 });
 export type AdminPayoutsPage = z.infer<typeof AdminPayoutsPage>;

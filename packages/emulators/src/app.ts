@@ -3,7 +3,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { faultApplier } from './apply-fault.js';
 import { braintreeRoutes } from './braintree/gateway.js';
-import { BraintreeState } from './braintree/transactions.js';
+import { BraintreeState, settleOlderThan } from './braintree/transactions.js';
 import { controlRoutes, type EmulatorCall } from './controls.js';
 import { Faults } from './faults.js';
 import { paypalRoutes } from './paypal/payouts.js';
@@ -26,6 +26,11 @@ export interface EmulatorOptions {
   logger?: boolean | { level: string };
   /** The URL clients reach this emulator at (links in answers); defaults to the Host header. */
   publicUrl?: string;
+  /**
+   * Braintree's settlement batch on its own: a sale submitted for settlement settles this long after it
+   * was made (checked every second at most). 0 or absent: only the test controls settle.
+   */
+  settleAfterMs?: number;
 }
 
 /** The SDK sends Content-Type: application/json on bodiless calls (void): an empty body is {}. */
@@ -82,6 +87,12 @@ export async function buildEmulator(options: EmulatorOptions = {}): Promise<Emul
     paypalRoutes(scope, { state: paypal, faults, publicUrl: () => hostUrl, record, applyFault }),
   );
   controlRoutes(app, { braintree, paypal, faults, calls });
+  if (options.settleAfterMs && options.settleAfterMs > 0) {
+    const after = options.settleAfterMs;
+    const timer = setInterval(() => settleOlderThan(braintree, after), Math.min(1000, after));
+    timer.unref();
+    app.addHook('onClose', async () => clearInterval(timer));
+  }
 
   return { app, braintree, paypal, faults, calls };
 }

@@ -9,8 +9,10 @@ export interface RunningEmulator extends Emulator {
   stop(): Promise<void>;
 }
 
-export async function startEmulator(options: { port?: number } = {}): Promise<RunningEmulator> {
-  const emulator = await buildEmulator();
+export async function startEmulator(
+  options: { port?: number; settleAfterMs?: number } = {},
+): Promise<RunningEmulator> {
+  const emulator = await buildEmulator({ settleAfterMs: options.settleAfterMs });
   const address = await emulator.app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   const url = address.replace('localhost', '127.0.0.1');
   return {
@@ -96,13 +98,20 @@ export class EmulatorClient {
       )
     ).calls;
   }
-  /** Settles a transaction submitted for settlement, as Braintree's batch does (a refund needs it). */
-  settle(transactionId: string) {
+  /**
+   * Settles a transaction submitted for settlement, as Braintree's batch does (a refund needs it); with
+   * `settlement_declined`, the processor declines it at settlement instead.
+   */
+  settle(transactionId: string, outcome: 'settled' | 'settlement_declined' = 'settled') {
     return this.call<{ status: string }>(
       'POST',
       `/__emulator/braintree/transactions/${encodeURIComponent(transactionId)}/settle`,
-      {},
+      { outcome },
     );
+  }
+  /** Braintree's settlement batch: every sale submitted for settlement becomes settled. */
+  settlementBatch() {
+    return this.call<{ settled: string[] }>('POST', '/__emulator/braintree/settlement-batch', {});
   }
   webhook(kind: string, transactionId: string) {
     return this.call<{ bt_signature: string; bt_payload: string }>('POST', '/__emulator/braintree/webhooks', {

@@ -1,8 +1,9 @@
 // The test controls under /__emulator: reset, queue faults, read the call log and the providers' state,
-// settle a Braintree transaction and sign a Braintree webhook about one.
+// settle a Braintree transaction (or decline its settlement), run the settlement batch, and sign a
+// Braintree webhook about one.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildWebhook, WEBHOOK_KINDS, type WebhookKind } from './braintree/gateway.js';
-import { CHARGED_STATUSES, moveTo, type BraintreeState } from './braintree/transactions.js';
+import { CHARGED_STATUSES, moveTo, settleOlderThan, type BraintreeState } from './braintree/transactions.js';
 import type { Faults, FaultRequest, FaultTarget } from './faults.js';
 import { PAYOUT_ITEM_STATUSES, type PayoutItemStatus, type PayPalState } from './paypal/payouts-state.js';
 
@@ -46,16 +47,31 @@ function transactionsView(braintree: BraintreeState, orderId: string | undefined
   };
 }
 
+const SETTLEMENTS = ['settled', 'settlement_declined'] as const;
+
+/**
+ * Settles a transaction submitted for settlement, as Braintree's batch does: `settled` (the default) or,
+ * with `{ outcome: 'settlement_declined' }`, declined by the processor at settlement.
+ */
 function settle(braintree: BraintreeState, request: FastifyRequest, reply: FastifyReply) {
   const transaction = braintree.transactions.get((request.params as { id: string }).id);
   if (!transaction) return reply.status(404).send({ message: 'no such transaction' });
+  const outcome = ((request.body ?? {}) as { outcome?: string }).outcome ?? 'settled';
+  if (!SETTLEMENTS.includes(outcome as (typeof SETTLEMENTS)[number]))
+    return reply.status(400).send({ message: `outcome must be one of ${SETTLEMENTS.join(', ')}` });
   if (transaction.status !== 'submitted_for_settlement' && transaction.status !== 'settling')
     return reply.status(409).send({ message: `cannot settle a ${transaction.status} transaction` });
-  moveTo(transaction, 'settled');
+  moveTo(transaction, outcome as (typeof SETTLEMENTS)[number]);
   return { id: transaction.id, status: transaction.status };
 }
 
-/** A signed webhook about one transaction; transaction_settled settles it first, as the real event follows settlement. */
+/** Braintree's settlement batch: every sale submitted for settlement (or settling) becomes settled. */
+const settlementBatch = (braintree: BraintreeState) => ({ settled: settleOlderThan(braintree, 0) });
+
+/**
+ * A signed webhook about one transaction; transaction_settled settles it first and
+ * transaction_settlement_declined declines its settlement first, as the real events follow the batch.
+ */
 function webhook(braintree: BraintreeState, request: FastifyRequest, reply: FastifyReply) {
   const body = (request.body ?? {}) as {
     kind?: string;
@@ -77,8 +93,10 @@ function webhook(braintree: BraintreeState, request: FastifyRequest, reply: Fast
     return reply
       .status(409)
       .send({ message: 'no keys known for this merchant: give publicKey and privateKey' });
-  if (body.kind === 'transaction_settled' && transaction.status === 'submitted_for_settlement')
-    moveTo(transaction, 'settled');
+  const unsettled = transaction.status === 'submitted_for_settlement' || transaction.status === 'settling';
+  if (body.kind === 'transaction_settled' && unsettled) moveTo(transaction, 'settled');
+  if (body.kind === 'transaction_settlement_declined' && unsettled)
+    moveTo(transaction, 'settlement_declined');
   return buildWebhook(transaction, body.kind as WebhookKind, keys);
 }
 
@@ -134,6 +152,7 @@ export function controlRoutes(
   app.post('/__emulator/braintree/transactions/:id/settle', async (request, reply) =>
     settle(braintree, request, reply),
   );
+  app.post('/__emulator/braintree/settlement-batch', async () => settlementBatch(braintree));
   app.post('/__emulator/braintree/webhooks', async (request, reply) => webhook(braintree, request, reply));
   app.get('/__emulator/paypal/payouts', async () => payoutsView(paypal));
   app.post('/__emulator/paypal/payouts/:id/status', async (request, reply) =>

@@ -10,7 +10,10 @@ try {
   process.exit(78);
 }
 
-const emulator = await buildEmulator({ logger: { level: config.logLevel } });
+const emulator = await buildEmulator({
+  logger: { level: config.logLevel },
+  settleAfterMs: config.settleAfterMs,
+});
 const close = async () => {
   await emulator.app.close();
   process.exit(0);

@@ -307,6 +307,52 @@ describe('Braintree gateway emulator', () => {
     );
   });
 
+  it("settles as Braintree's batch does: a declined settlement is neither voided nor refunded; the batch settles the rest", async () => {
+    const sale = (orderId: string) =>
+      gateway.transaction.sale({
+        amount: '0.99',
+        paymentMethodNonce: 'fake-valid-nonce',
+        orderId,
+        options: { submitForSettlement: true },
+      });
+    const declined = (await sale('order-sd')).transaction.id;
+    const waiting = (await sale('order-sb')).transaction.id;
+    expect(await emulator.client.settle(declined, 'settlement_declined')).toMatchObject({
+      status: 'settlement_declined',
+    });
+    expect((await gateway.transaction.find(declined)).status).toBe('settlement_declined');
+    expect((await gateway.transaction.void(declined)).success).toBe(false);
+    expect((await gateway.transaction.refund(declined)).success).toBe(false);
+    expect((await emulator.client.settlementBatch()).settled).toEqual([waiting]);
+    expect((await gateway.transaction.find(waiting)).status).toBe('settled');
+    // The webhook of a declined settlement follows the decline, as Braintree's does.
+    const third = (await sale('order-sw')).transaction.id;
+    await emulator.client.webhook('transaction_settlement_declined', third);
+    expect((await gateway.transaction.find(third)).status).toBe('settlement_declined');
+  });
+
+  it('settles each sale on its own SETTLE_AFTER_MS after it was made, when asked to', async () => {
+    const timed = await startEmulator({ settleAfterMs: 50 });
+    try {
+      const own = gatewayFor(timed);
+      const sale = await own.transaction.sale({
+        amount: '0.99',
+        paymentMethodNonce: 'fake-valid-nonce',
+        orderId: 'order-timed',
+        options: { submitForSettlement: true },
+      });
+      // The batch runs every SETTLE_AFTER_MS (at most a second): waited for, never timed.
+      let status = sale.transaction.status;
+      while (status !== 'settled') {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        status = (await own.transaction.find(sale.transaction.id)).status;
+      }
+      expect(status).toBe('settled');
+    } finally {
+      await timed.stop();
+    }
+  });
+
   it('rejects calls without credentials and says on every answer that no money moves', async () => {
     const response = await fetch(`${emulator.url}/merchants/merchant/client_token`, { method: 'POST' });
     expect(response.status).toBe(401);

@@ -9,6 +9,7 @@ import {
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { PaymentsContext } from './context.js';
+import { ClawbacksService } from './clawbacks/clawbacks.service.js';
 import { checkoutRoutes } from './checkout/checkout.routes.js';
 import { CheckoutService } from './checkout/checkout.service.js';
 import { migrations } from './db/migrations/index.js';
@@ -48,8 +49,9 @@ export interface PaymentsApp extends FastifyInstance {
     /** One reconciliation pass with the game's record of wins; the wins it credited (tests, the timer). */
     reconcileWins(): Promise<number>;
     /**
-     * One pass driving unfinished checkouts, payouts and refunds to their end, and reading back the PayPal
-     * items of paid payouts not final yet (tests, the timer).
+     * One pass driving unfinished checkouts, payouts, refunds and clawbacks to their end, reading the
+     * settlement of winners' unsettled sales and the PayPal items of paid payouts not final yet (tests, the
+     * timer).
      */
     finishMoney(): Promise<void>;
   };
@@ -92,6 +94,13 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     timeoutMs: deps.config.GAME_TIMEOUT_MS,
     credentials: deps.credentials,
   });
+  const takeBack = new GameTakeBack({
+    gameInternalUrl: deps.config.GAME_INTERNAL_URL,
+    timeoutMs: deps.config.GAME_TIMEOUT_MS,
+    credentials: deps.credentials,
+  });
+  const refunds = new RefundsService(deps, takeBack, metrics);
+  const clawbacks = new ClawbacksService(deps, takeBack, refunds);
   const ctx: PaymentsContext = {
     deps,
     metrics,
@@ -100,18 +109,11 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     game,
     checkout: new CheckoutService(deps, metrics, nudge),
     payoutEmail,
-    payouts: new PayoutsService(deps, users, metrics, nudge, payoutEmail),
-    profile: new ProfileService(deps, users, accounts),
-    webhooks: new WebhooksService(deps),
-    refunds: new RefundsService(
-      deps,
-      new GameTakeBack({
-        gameInternalUrl: deps.config.GAME_INTERNAL_URL,
-        timeoutMs: deps.config.GAME_TIMEOUT_MS,
-        credentials: deps.credentials,
-      }),
-      metrics,
-    ),
+    payouts: new PayoutsService(deps, users, metrics, nudge, payoutEmail, clawbacks),
+    profile: new ProfileService(deps, users, accounts, clawbacks),
+    webhooks: new WebhooksService(deps, clawbacks),
+    refunds,
+    clawbacks,
   };
   const payoutItems = new PayoutItemsService(deps, metrics);
   app.decorate('payments', {
@@ -131,6 +133,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       await underLease(deps.db, 'money', async () => {
         await Promise.all([ctx.checkout.reconcilePending(), ctx.payouts.reconcilePending()]);
         await ctx.refunds.resumeUnfinished();
+        await ctx.clawbacks.pass();
         await payoutItems.reconcileItems();
       });
     },

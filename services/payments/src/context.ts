@@ -1,6 +1,7 @@
 // What the routes of payments share, in its own module so app.ts and the routes it registers do not
 // import each other.
 import type { AccountCheck } from './users/account-check.js';
+import type { ClawbacksService } from './clawbacks/clawbacks.service.js';
 import type { CheckoutService } from './checkout/checkout.service.js';
 import type { Deps } from './deps.js';
 import type { PaymentsMetrics } from './metrics.js';
@@ -26,5 +27,7 @@ export interface PaymentsContext {
   game: GameRecord;
   profile: ProfileService;
   refunds: RefundsService;
+  /** Purchases the provider took the money back for, and what holds a winner's collect. */
+  clawbacks: ClawbacksService;
   webhooks: WebhooksService;
 }

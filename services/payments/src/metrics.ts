@@ -31,10 +31,10 @@ export function paymentsMetrics(metrics: Metrics, outboxBacklog: () => Promise<n
   );
   const payouts = metrics.counter(
     'payments_payouts_total',
-    'Payouts by outcome (completed, refused, unknown; returned: paid, then given back by PayPal)',
+    'Payouts by outcome (completed, refused, unknown; returned: paid, then given back by PayPal; held: a collect held for a purchase that may still be taken back)',
     ['outcome'],
   );
-  for (const outcome of ['completed', 'refused', 'unknown', 'returned']) payouts.inc({ outcome }, 0);
+  for (const outcome of ['completed', 'refused', 'unknown', 'returned', 'held']) payouts.inc({ outcome }, 0);
   const voidsFailed = metrics.counter(
     'payments_voids_failed_total',
     'Duplicate charges Braintree would not void (refund them by hand; the log line names the transaction)',

@@ -15,6 +15,8 @@ declare module 'vitest' {
     roundTarget: number;
     /** The development mail catcher's web inbox and API (maildev). */
     mailUrl: string;
+    /** The provider emulators, whose test controls run Braintree's settlement batch. */
+    emulatorUrl: string;
   }
 }
 
@@ -38,6 +40,7 @@ export default async function setup(project: TestProject) {
   project.provide('admin', system.admin);
   project.provide('roundTarget', Number(E2E_ENV.ROUND_TARGET));
   project.provide('mailUrl', system.mail?.uiUrl ?? '');
+  project.provide('emulatorUrl', system.urls.emulators ?? '');
   return async () => {
     await system?.stop();
     rmSync(dir, { recursive: true, force: true });

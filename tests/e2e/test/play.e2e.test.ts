@@ -13,6 +13,7 @@ import {
   uniqueName,
   until,
   setPayoutEmailThroughUi,
+  settleSales,
   verifyThroughMail,
 } from './players';
 
@@ -20,6 +21,7 @@ const gatewayUrl = inject('gatewayUrl');
 const admin = inject('admin');
 const roundTarget = inject('roundTarget');
 const mailUrl = inject('mailUrl');
+const emulatorUrl = inject('emulatorUrl');
 
 let browser: Browser;
 let player: { context: BrowserContext; page: Page };
@@ -197,6 +199,8 @@ describe('a round played in the browser', () => {
     await page.keyboard.press('Escape');
 
     await verifyThroughMail(page, mailUrl, `${username}@example.com`);
+    // The winner bought clicks this round: the collect waits until Braintree settled that sale.
+    await settleSales(emulatorUrl);
     await page.goto('/game');
     await page.getByRole('button', { name: 'Transferir' }).click();
     confirm = page.getByRole('dialog', { name: 'Confirmar la transferencia' });

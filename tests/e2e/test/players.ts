@@ -112,3 +112,12 @@ export async function serverCount(page: Page): Promise<number> {
     return body.gameState.globalClicks;
   });
 }
+
+/**
+ * Braintree's settlement batch, run at the emulator: a winner's collect waits until the purchases made
+ * before the win settled (docs/payments.md, "Clawbacks and payout holds").
+ */
+export async function settleSales(emulatorUrl: string): Promise<void> {
+  const answer = await fetch(`${emulatorUrl}/__emulator/braintree/settlement-batch`, { method: 'POST' });
+  expect(answer.status).toBe(200);
+}

@@ -14,12 +14,14 @@ import {
   uniqueName,
   until,
   setPayoutEmailThroughUi,
+  settleSales,
   verifyThroughMail,
 } from './players';
 
 const gatewayUrl = inject('gatewayUrl');
 const roundTarget = inject('roundTarget');
 const mailUrl = inject('mailUrl');
+const emulatorUrl = inject('emulatorUrl');
 
 /** A player's pace: two presses a second. */
 const PRESS_EVERY_MS = 500;
@@ -137,6 +139,8 @@ describe("a player's traffic, request by request", () => {
     await during('collect', async () => {
       await setPayoutEmailThroughUi(page, mailUrl, { username });
       await verifyThroughMail(page, mailUrl, `${username}@example.com`);
+      // The player bought clicks before winning: the collect waits until Braintree settled them.
+      await settleSales(emulatorUrl);
       await page.goto('/game');
       await page.getByRole('button', { name: 'Transferir' }).click();
       const confirm = page.getByRole('dialog', { name: 'Confirmar la transferencia' });

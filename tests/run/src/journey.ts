@@ -1,6 +1,6 @@
 // A player's whole journey through one gateway, as the web app makes it: register, click, see the counter
 // move over the socket, buy clicks with Braintree's valid test nonce, win the (short) round, verify the
-// account email from the mail in the catcher (collecting needs it), collect.
+// account email from the mail in the catcher (collecting needs it), collect once the purchase settled.
 import { randomBytes } from 'node:crypto';
 import { SOCKET_CLIENT_OPTIONS } from '@omc/contracts';
 import { setPayoutEmailFromCatcher, verifyEmailFromCatcher } from '@omc/infra';
@@ -128,7 +128,12 @@ export async function journey(gatewayUrl: string, mailUrl: string): Promise<Jour
       apiUrl: gatewayUrl,
       timeoutMs: 60_000,
     });
-    const collected = await call(gatewayUrl, 'POST', '/api/winners/collect', token);
+    // The purchase before the win holds the collect until Braintree settles it: the compose emulator's
+    // batch settles each sale SETTLE_AFTER_MS (5 s) after it was made, and a collect reads it at once.
+    const collected = await until('a collect not held for the purchase', async () => {
+      const answer = await call(gatewayUrl, 'POST', '/api/winners/collect', token);
+      return answer.status === 409 && answer.body?.code === 'PAYOUT_HELD' ? undefined : answer;
+    });
     const after = await call(gatewayUrl, 'GET', '/api/payments/profile', token);
     return {
       username,

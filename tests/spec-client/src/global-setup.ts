@@ -14,7 +14,8 @@ export const ADMIN = {
 declare module 'vitest' {
   export interface ProvidedContext {
     /** mailUrl: the mail catcher's inbox, where players find their verification links. */
-    specSystem: { gatewayUrl: string; mailUrl: string; admin: typeof ADMIN };
+    /** emulatorUrl: the provider emulators, whose test controls run Braintree's settlement batch. */
+    specSystem: { gatewayUrl: string; mailUrl: string; emulatorUrl: string; admin: typeof ADMIN };
   }
 }
 
@@ -45,6 +46,7 @@ export default async function setup(project: TestProject) {
   project.provide('specSystem', {
     gatewayUrl: system.gatewayUrl,
     mailUrl: system.mail?.uiUrl ?? '',
+    emulatorUrl: system.urls.emulators ?? '',
     admin: ADMIN,
   });
   return () => system.stop();

@@ -168,3 +168,14 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/**
+ * Braintree's settlement batch, run at the emulator: a winner's collect waits until the purchases made
+ * before the win settled (docs/payments.md, "Clawbacks and payout holds").
+ */
+export async function settleSales(): Promise<void> {
+  const answer = await fetch(`${inject('specSystem').emulatorUrl}/__emulator/braintree/settlement-batch`, {
+    method: 'POST',
+  });
+  if (answer.status !== 200) throw new Error(`the settlement batch answered ${answer.status}`);
+}

@@ -10,6 +10,7 @@ import {
   gatewayUrl,
   mailedToken,
   openLivePage,
+  settleSales,
   SpecBrowser,
   until,
   type Answer,
@@ -299,6 +300,11 @@ describe("SPEC's client against the whole system", () => {
     );
     expect(await confirmPayoutFromInbox(PLAYER.email)).toBe(200);
     expect((await player.profile()).body.paypalEmail).toBe(payoutEmail);
+    // The winner bought clicks this round: held until Braintree settles that sale, then paid.
+    const held = await player.collect();
+    expect(expectError(held, 409)).toMatch(/held/i);
+    expect(held.body.code).toBe('PAYOUT_HELD');
+    await settleSales();
     const paid = await player.collect();
     expect(paid.status).toBe(200);
     expect(typeof paid.body.transactionId).toBe('string');
@@ -393,6 +399,7 @@ describe("SPEC's client against the whole system", () => {
     await verifyFromInbox(SECOND.email);
     await new Promise((r) => setTimeout(r, 500));
     expect((await second.profile()).body.freeClicks).toBe(clicksBefore);
+    await settleSales();
     expect((await second.collect()).status).toBe(200);
     const deleted = await second.deleteAccount();
     expect(deleted.status).toBe(200);

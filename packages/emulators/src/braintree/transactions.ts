@@ -15,6 +15,7 @@ export interface EmulatedTransaction {
     | 'submitted_for_settlement'
     | 'settling'
     | 'settled'
+    | 'settlement_declined'
     | 'voided'
     | 'processor_declined'
     | 'gateway_rejected';
@@ -81,6 +82,22 @@ export function validationError(
     params,
     message: errors.map((e) => e.message).join('\n'),
   });
+}
+
+/** The settlement batch: every sale submitted for settlement (or settling) at least `ageMs` ago settles; their ids. */
+export function settleOlderThan(state: BraintreeState, ageMs: number): string[] {
+  const settled: string[] = [];
+  const before = Date.now() - ageMs;
+  for (const transaction of state.transactions.values())
+    if (
+      transaction.type === 'sale' &&
+      (transaction.status === 'submitted_for_settlement' || transaction.status === 'settling') &&
+      transaction.createdAt.getTime() <= before
+    ) {
+      moveTo(transaction, 'settled');
+      settled.push(transaction.id);
+    }
+  return settled;
 }
 
 /** Moves a transaction to a new status now, recording it in its status history. */

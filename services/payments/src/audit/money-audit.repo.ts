@@ -6,7 +6,7 @@ import type { Database } from '../db/schema.js';
 type Db = Kysely<Database> | Transaction<Database>;
 
 export interface MoneyAuditEntry {
-  action: 'purchase.refunded' | 'payout.returned';
+  action: 'purchase.refunded' | 'purchase.clawed_back' | 'payout.returned';
   subjectId: string;
   actorUserId: string | null;
   targetUserId: string | null;

@@ -7,6 +7,8 @@ type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefine
 export type PurchaseStatus = 'pending' | 'succeeded' | 'declined' | 'failed';
 export type PayoutStatus = 'pending' | 'completed' | 'failed';
 export type RefundStatus = 'returning' | 'returned' | 'completed' | 'failed';
+/** Why the provider took a purchase's money back. */
+export type ClawbackCause = 'settlement_declined' | 'dispute_lost';
 
 export interface Database extends OutboxTable {
   users: {
@@ -42,7 +44,7 @@ export interface Database extends OutboxTable {
   };
   ledger_transactions: {
     id: string;
-    kind: 'purchase' | 'round_won' | 'payout' | 'refund' | 'payout_return';
+    kind: 'purchase' | 'round_won' | 'payout' | 'refund' | 'clawback' | 'payout_return';
     reference: string;
     created_at: Timestamp;
   };
@@ -115,6 +117,24 @@ export interface Database extends OutboxTable {
     error: string | null;
     attempts: Generated<number>;
     lease_until: NullableTimestamp;
+    created_at: Timestamp;
+    updated_at: Timestamp;
+    completed_at: NullableTimestamp;
+  };
+  clawbacks: {
+    purchase_id: string;
+    cause: ClawbackCause;
+    status: 'taking_back' | 'completed';
+    amount_cents: number;
+    clicks_taken: number | null;
+    clicks_spent: number | null;
+    pass_taken: boolean | null;
+    pot_cents: number | null;
+    house_cents: number | null;
+    loss_cents: number | null;
+    uncovered_cents: number | null;
+    error: string | null;
+    attempts: Generated<number>;
     created_at: Timestamp;
     updated_at: Timestamp;
     completed_at: NullableTimestamp;

@@ -15,6 +15,11 @@ export const ACCOUNTS = {
    * collected): money the operator puts in from outside, an explicit loss (runs negative).
    */
   refundLosses: 'external:refund-losses',
+  /**
+   * What a clawback's loss (the provider took the price back; the clicks were spent or the pot won) the
+   * house did not hold: money the operator puts in from outside (runs negative).
+   */
+  clawbackLosses: 'external:clawback-losses',
 } as const;
 
 export const winningsAccount = (userId: string) => `winnings:${userId}`;

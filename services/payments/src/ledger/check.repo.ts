@@ -93,6 +93,41 @@ export async function payoutsOffLedger(db: Kysely<Database>) {
   ).rows;
 }
 
+/** Clawback postings without a completed clawback, and completed clawbacks given back wrong. */
+export async function clawbacksOffLedger(db: Kysely<Database>) {
+  return (
+    await sql<{ id: string; problem: string }>`
+    select coalesce(c.purchase_id::text, t.reference) as id,
+      case when c.purchase_id is null or c.status <> 'completed' then 'clawback in the ledger but not completed'
+        else 'clawback completed but the ledger gave back ' || coalesce(sum(e.amount_cents), 0)::text || ' of ' || c.amount_cents::text end as problem
+    from ledger_transactions t
+    left join clawbacks c on t.reference in ('clawback:' || c.purchase_id::text, 'clawback-loss:' || c.purchase_id::text)
+    left join ledger_entries e on e.transaction_id = t.id and e.account_id = 'external:braintree'
+    where t.kind = 'clawback'
+    group by c.purchase_id, c.status, c.amount_cents, t.reference
+    having c.purchase_id is null or c.status <> 'completed'`.execute(db)
+  ).rows;
+}
+
+/** Completed clawbacks whose postings give Braintree another amount, or record another loss, than stored. */
+export async function clawbacksPostedWrong(db: Kysely<Database>) {
+  return (
+    await sql<{ id: string; amount_cents: number; given: number; loss: number }>`
+    select c.purchase_id as id, c.amount_cents,
+      coalesce(sum(e.amount_cents) filter (where e.account_id = 'external:braintree'), 0)::bigint as given,
+      coalesce(-sum(e.amount_cents) filter (where t.reference like 'clawback-loss:%' and e.account_id <> 'external:braintree'), 0)::bigint as loss
+    from clawbacks c
+    left join ledger_transactions t on t.reference in ('clawback:' || c.purchase_id::text, 'clawback-loss:' || c.purchase_id::text)
+    left join ledger_entries e on e.transaction_id = t.id
+    where c.status = 'completed'
+    group by c.purchase_id, c.amount_cents, c.loss_cents
+    having coalesce(sum(e.amount_cents) filter (where e.account_id = 'external:braintree'), 0) <> c.amount_cents
+      or coalesce(-sum(e.amount_cents) filter (where t.reference like 'clawback-loss:%' and e.account_id <> 'external:braintree'), 0) <> c.loss_cents`.execute(
+      db,
+    )
+  ).rows;
+}
+
 /** Payouts PayPal gave back and not returned in the ledger, and returns without such a payout. */
 export async function payoutReturnsOffLedger(db: Kysely<Database>) {
   return (

@@ -1,6 +1,7 @@
 // Proves the ledger is sound: every movement sums to zero, no internal account was ever negative, and
-// the ledger agrees with the purchases, payouts and wins it records. Runs after every test and, as
-// `pnpm --filter @omc/payments run ledger:check`, against any database. Its queries are in check.repo.ts.
+// the ledger agrees with the purchases, refunds, clawbacks, payouts and wins it records. Runs after every
+// test and, as `pnpm --filter @omc/payments run ledger:check`, against any database. Its queries are in
+// check.repo.ts.
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import {
@@ -12,6 +13,8 @@ import {
   refundsOffLedger,
   refundsPostedWrong,
   payoutsOffLedger,
+  clawbacksOffLedger,
+  clawbacksPostedWrong,
   payoutReturnsOffLedger,
   payoutReturnsWrongAmount,
   accountsPendingTwice,
@@ -74,6 +77,21 @@ async function refundProblems(db: Kysely<Database>): Promise<string[]> {
   return problems;
 }
 
+/**
+ * The ledger's clawbacks against the clawbacks table: a completed clawback is posted once (what came back
+ * and the house's loss, `clawback:` and `clawback-loss:`), giving Braintree the price it took back, with
+ * the loss as recorded; nothing else is posted as a clawback.
+ */
+async function clawbackProblems(db: Kysely<Database>): Promise<string[]> {
+  const problems: string[] = [];
+  for (const row of await clawbacksOffLedger(db)) problems.push(`purchase ${row.id}: ${row.problem}`);
+  for (const row of await clawbacksPostedWrong(db))
+    problems.push(
+      `purchase ${row.id}: clawback of ${row.amount_cents} posted ${row.given} to Braintree and a loss of ${row.loss}`,
+    );
+  return problems;
+}
+
 /** The ledger's payouts and their returns against the payouts table, and one unfinished payout per account. */
 async function payoutProblems(db: Kysely<Database>): Promise<string[]> {
   const problems: string[] = [];
@@ -123,6 +141,7 @@ export async function checkLedger(db: Kysely<Database>): Promise<LedgerReport> {
     ...(await movementProblems(db)),
     ...(await purchaseProblems(db)),
     ...(await refundProblems(db)),
+    ...(await clawbackProblems(db)),
     ...(await payoutProblems(db)),
     ...(await roundProblems(db)),
   ];

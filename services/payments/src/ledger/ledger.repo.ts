@@ -8,7 +8,7 @@ import { isExternal } from './accounts.js';
 type Db = Kysely<Database> | Transaction<Database>;
 
 export interface Movement {
-  kind: 'purchase' | 'round_won' | 'payout' | 'refund' | 'payout_return';
+  kind: 'purchase' | 'round_won' | 'payout' | 'refund' | 'clawback' | 'payout_return';
   reference: string;
   entries: { accountId: string; amountCents: number }[];
 }

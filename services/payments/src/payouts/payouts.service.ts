@@ -14,6 +14,7 @@ import {
   type CollectResponse,
 } from '@omc/contracts';
 import { AppError, conflict, enqueueEvent, forbidden } from '@omc/service-kit';
+import type { ClawbacksService } from '../clawbacks/clawbacks.service.js';
 import type { Deps } from '../deps.js';
 import { ACCOUNTS, winningsAccount } from '../ledger/accounts.js';
 import { balance, lockAccount, postMovement } from '../ledger/ledger.repo.js';
@@ -43,6 +44,7 @@ export class PayoutsService {
     private readonly metrics: PaymentsMetrics,
     private readonly nudgeOutbox: () => void,
     private readonly payoutEmail: PayoutEmailService,
+    private readonly clawbacks: ClawbacksService,
   ) {}
 
   private get leaseMs() {
@@ -79,6 +81,17 @@ export class PayoutsService {
         'No PayPal email is set: set one with POST /api/winners/setPaymentMethod before collecting',
         'paypalEmail',
       );
+
+    // Winnings leave only once every purchase the winner made before the win is the house's for good
+    // (settled, not disputed, not taken back): docs/payments.md, "Clawbacks and payout holds".
+    const held =
+      kind === 'winnings' && (await balance(this.deps.db, accountId)) > 0
+        ? await this.clawbacks.payoutHold(userId, true)
+        : null;
+    if (held) {
+      this.metrics.payouts.inc({ outcome: 'held' });
+      throw new AppError(ERROR_CODE.PAYOUT_HELD, 409, held);
+    }
 
     let resuming = false;
     const payout = await this.deps.db.transaction().execute(async (trx) => {

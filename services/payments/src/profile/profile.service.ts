@@ -1,6 +1,7 @@
 // The payments part of a player's profile: winnings, PayPal email, and the house balance for an admin.
 import { centsToEuros, type AccessTokenClaims, type PaymentsProfile } from '@omc/contracts';
 import { type AppError, type Caller } from '@omc/service-kit';
+import type { ClawbacksService } from '../clawbacks/clawbacks.service.js';
 import type { Deps } from '../deps.js';
 import { ACCOUNTS, winningsAccount } from '../ledger/accounts.js';
 import { balance } from '../ledger/ledger.repo.js';
@@ -13,6 +14,7 @@ export class ProfileService {
     private readonly deps: Deps,
     private readonly users: UsersService,
     private readonly accounts: AccountCheck,
+    private readonly clawbacks: ClawbacksService,
   ) {}
 
   /**
@@ -34,8 +36,10 @@ export class ProfileService {
       getPayee(this.deps.db, user.sub),
       this.isAdminNow(user, caller),
     ]);
+    const held = winnings > 0 ? await this.clawbacks.payoutHold(user.sub, false) : null;
     return {
       potEarned: centsToEuros(winnings),
+      ...(held ? { payoutHeld: held } : {}),
       paypalEmail,
       adminBalance: admin ? centsToEuros(await balance(this.deps.db, ACCOUNTS.house)) : null,
     };

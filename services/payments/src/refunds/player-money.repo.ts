@@ -21,6 +21,7 @@ export function decodeCursor(cursor: string): PageCursor | undefined {
 
 export type PurchaseWithRefund = Selectable<Database['purchases']> & {
   refund: Selectable<Database['refunds']> | null;
+  clawback: Selectable<Database['clawbacks']> | null;
 };
 
 export async function playerPurchases(
@@ -48,8 +49,22 @@ export async function playerPurchases(
       purchases.map((p) => p.id),
     )
     .execute();
+  const clawbacks = await db
+    .selectFrom('clawbacks')
+    .selectAll()
+    .where(
+      'purchase_id',
+      'in',
+      purchases.map((p) => p.id),
+    )
+    .execute();
   const byPurchase = new Map(refunds.map((r) => [r.purchase_id, r]));
-  return purchases.map((p) => ({ ...p, refund: byPurchase.get(p.id) ?? null }));
+  const clawedBack = new Map(clawbacks.map((c) => [c.purchase_id, c]));
+  return purchases.map((p) => ({
+    ...p,
+    refund: byPurchase.get(p.id) ?? null,
+    clawback: clawedBack.get(p.id) ?? null,
+  }));
 }
 
 export async function playerPayouts(

@@ -17,6 +17,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { PaymentsContext } from '../context.js';
 import { currentAccount } from '../users/account-check.js';
 import { decodeCursor, encodeCursor, playerPayouts, playerPurchases } from './player-money.repo.js';
+import { clawbackView } from '../clawbacks/clawbacks.service.js';
 import { refundView } from './refunds.service.js';
 
 const DEFAULT_LIMIT = 20;
@@ -52,9 +53,13 @@ export async function refundRoutes(app: FastifyInstance, ctx: PaymentsContext): 
       const found = await playerPurchases(deps.db, request.query.userId, { ...page, limit: page.limit + 1 });
       const rows = found.slice(0, page.limit);
       const purchases: AdminPurchase[] = rows.map((p) => {
-        // Refunded once every step is done; until then the system is finishing it.
-        const status =
-          !p.refund || p.refund.status === 'failed'
+        // Refunded once every step is done; until then the system is finishing it. The provider taking
+        // the money back (a clawback) says so over a refund before it.
+        const status = p.clawback
+          ? p.clawback.status === 'completed'
+            ? 'clawed_back'
+            : 'clawback_in_progress'
+          : !p.refund || p.refund.status === 'failed'
             ? p.status
             : p.refund.status === 'completed'
               ? p.refund.kind === 'void'
@@ -71,6 +76,7 @@ export async function refundRoutes(app: FastifyInstance, ctx: PaymentsContext): 
           settlementStatus: p.settlement_status,
           disputeStatus: p.dispute_status,
           refund: p.refund ? refundView(p.refund) : null,
+          clawback: p.clawback ? clawbackView(p.clawback) : null,
           createdAt: new Date(p.created_at).toISOString(),
         };
       });
@@ -87,7 +93,9 @@ export async function refundRoutes(app: FastifyInstance, ctx: PaymentsContext): 
       const found = await playerPayouts(deps.db, request.query.userId, { ...page, limit: page.limit + 1 });
       const rows = found.slice(0, page.limit);
       const last = rows[rows.length - 1];
+      const held = await ctx.clawbacks.payoutHold(request.query.userId, false);
       return {
+        ...(held ? { payoutHeld: held } : {}),
         payouts: rows.map((p) => ({
           id: p.id,
           kind: p.kind,

@@ -14,6 +14,7 @@ import {
 } from '@omc/contracts';
 import { AppError, conflict, forbidden, notFound, type Caller } from '@omc/service-kit';
 import { recordMoneyAudit } from '../audit/money-audit.repo.js';
+import { getClawback } from '../clawbacks/clawbacks.repo.js';
 import type { Deps } from '../deps.js';
 import { getPurchase, type Purchase } from '../checkout/purchases.repo.js';
 import { ACCOUNTS } from '../ledger/accounts.js';
@@ -127,6 +128,13 @@ export class RefundsService {
     if (purchase.status !== 'succeeded' || !purchase.provider_transaction_id)
       throw conflict(
         `Only a completed purchase can be refunded; this one is ${purchase.status}, so nothing was charged.`,
+      );
+    const clawback = await getClawback(db, purchaseId);
+    if (clawback)
+      throw new AppError(
+        clawback.cause === 'dispute_lost' ? 'PURCHASE_DISPUTED' : ERROR_CODE.CONFLICT,
+        409,
+        `The provider already took this purchase's money back (${clawback.cause === 'dispute_lost' ? 'a dispute lost' : 'its settlement declined'}): its clicks and pot share are taken back by the clawback, so a refund would return it twice. Nothing was refunded.`,
       );
     const dispute = purchase.dispute_status;
     const started = await getRefund(db, purchaseId);

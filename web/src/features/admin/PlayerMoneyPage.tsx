@@ -180,10 +180,12 @@ function Payouts({ userId }: { userId: string }) {
     enabled: Boolean(token && userId),
   });
   const rows = payouts.data?.pages.flatMap((p) => p.payouts) ?? [];
+  const held = payouts.data?.pages[0]?.payoutHeld;
   return (
     <section className="panel__section" aria-labelledby="money-payouts">
       <h2 id="money-payouts">{t('money.payouts')}</h2>
       {payouts.isError ? <FormMessage error={errorText(payouts.error, t('money.loadError'))} /> : null}
+      {held ? <p data-testid="payout-held">{t('money.payoutHeld', { reason: held })}</p> : null}
       <table className="table">
         <caption>{t('money.payoutsCaption')}</caption>
         <thead>

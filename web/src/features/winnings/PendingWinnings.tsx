@@ -30,6 +30,9 @@ export function PendingWinnings({ profile }: { profile: ProfileResponse }) {
       {amount > 0 ? (
         <>
           <p className="winnings__text">{t('winnings.pending', { amount: formatted })}</p>
+          {profile.payoutHeld ? (
+            <p className="winnings__text">{t('winnings.held', { reason: profile.payoutHeld })}</p>
+          ) : null}
           {profile.paypalEmail ? (
             <button type="button" className="btn btn--gold" onClick={() => setDialog('confirm')}>
               {t('winnings.transfer')}

@@ -1,5 +1,5 @@
 // PayPal's status of each paid payout's item, read back until final, and the return of a payout's money
-// when PayPal gives it back (returned, failed, refunded, reversed): the ledger learns a fifth kind of
+// when PayPal gives it back (returned, failed, refunded, reversed): the ledger learns a sixth kind of
 // movement, `payout_return`. Frozen in time: Kysely<any>, no application imports.
 import { sql, type Kysely, type Migration } from 'kysely';
 
@@ -18,14 +18,14 @@ export const payoutItemsMigration: Migration = {
     );
     await sql`alter table ledger_transactions drop constraint ledger_transactions_kind_check`.execute(db);
     await sql`alter table ledger_transactions add constraint ledger_transactions_kind_check
-      check (kind in ('purchase', 'round_won', 'payout', 'refund', 'payout_return'))`.execute(db);
+      check (kind in ('purchase', 'round_won', 'payout', 'refund', 'clawback', 'payout_return'))`.execute(db);
   },
   async down(db: Kysely<any>) {
     // The ledger is append-only: with payout returns posted, going down is refused here (the check below
     // fails) rather than losing them.
     await sql`alter table ledger_transactions drop constraint ledger_transactions_kind_check`.execute(db);
     await sql`alter table ledger_transactions add constraint ledger_transactions_kind_check
-      check (kind in ('purchase', 'round_won', 'payout', 'refund'))`.execute(db);
+      check (kind in ('purchase', 'round_won', 'payout', 'refund', 'clawback'))`.execute(db);
     await sql`drop index if exists payouts_items_unfinished`.execute(db);
     await db.schema
       .alterTable('payouts')

@@ -9,6 +9,7 @@ import { payoutEmailChangesMigration } from './0020_payout_email_changes.js';
 import { refundsMigration } from './0025_refunds.js';
 import { payoutsByUserMigration } from './0030_payouts_by_user.js';
 import { moneyAuditMigration } from './0035_money_audit.js';
+import { clawbacksMigration } from './0040_clawbacks.js';
 import { payoutItemsMigration } from './0041_payout_items.js';
 
 export const migrations: Record<string, Migration> = {
@@ -21,5 +22,6 @@ export const migrations: Record<string, Migration> = {
   '0025_refunds': refundsMigration,
   '0030_payouts_by_user': payoutsByUserMigration,
   '0035_money_audit': moneyAuditMigration,
+  '0040_clawbacks': clawbacksMigration,
   '0041_payout_items': payoutItemsMigration,
 };
