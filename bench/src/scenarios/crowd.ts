@@ -10,7 +10,6 @@ import type { BenchSystem } from '../bench-system.js';
 import type { CrowdSummary } from '../crowd-worker.js';
 import { startRealtimeFleet, type RealtimeFleet } from '../realtime-fleet.js';
 import type { Check } from '../check.js';
-import type { BenchSettings } from '../settings.js';
 import { ratio, round } from '../stats.js';
 import { startWorker, type Worker } from '../workers.js';
 
@@ -363,38 +362,6 @@ export async function measureFleetCost(
     threeToOne: ratio(three, one),
     shardedToClassic: ratio(perMessage(points, 3, 'sharded'), three),
   };
-}
-
-export async function measureCrowd(
-  root: string,
-  bs: BenchSystem,
-  settings: BenchSettings,
-  runs: { storm: boolean; rollout: boolean; fleet: boolean },
-  log: (line: string) => void,
-  errors: string[],
-): Promise<CrowdResult> {
-  const result: CrowdResult = {};
-  const attempt = async <T>(name: string, run: () => Promise<T>): Promise<T | undefined> => {
-    try {
-      return await run();
-    } catch (error) {
-      errors.push(`${name}: ${(error as Error).message}`);
-      log(`[bench] ${name} failed: ${(error as Error).stack}`);
-      return undefined;
-    }
-  };
-  const { crowd } = settings;
-  if (runs.storm)
-    result.storm = await attempt('storm', () => measureStorm(root, bs, crowd.stormClients, log));
-  if (runs.rollout)
-    result.rollout = await attempt('rollout', () =>
-      measureRollout(root, bs, crowd.rolloutClients, crowd.rolloutClickRate, log),
-    );
-  if (runs.fleet)
-    result.fleet = await attempt('fleet', () =>
-      measureFleetCost(root, bs, crowd.fleetClients, crowd.fleetDurationS, log, settings.realtimeCpuProfDir),
-    );
-  return result;
 }
 
 const fmt = (v: number | null | undefined, unit = '') =>
