@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  groupMembers,
   idlePercent,
   leftoverProcesses,
   parseCpuTimes,
@@ -103,9 +104,10 @@ describe('the quiet level each scenario asks', () => {
 });
 
 describe('processes left by an earlier scenario', () => {
-  const entry = (pid: number, ppid: number, command: string, state = 'S'): ProcEntry => ({
+  const entry = (pid: number, ppid: number, command: string, state = 'S', pgrp = pid): ProcEntry => ({
     pid,
     ppid,
+    pgrp,
     state,
     command,
   });
@@ -130,11 +132,22 @@ describe('processes left by an earlier scenario', () => {
   });
 
   it('are read from /proc/<pid>/stat, whose command name may hold spaces and parentheses', () => {
-    expect(parseStatLine('4242 (node (crowd) x) S 4100 4242 4242 0 -1 4194560')).toEqual({
+    expect(parseStatLine('4242 (node (crowd) x) S 4100 4200 4242 0 -1 4194560')).toEqual({
       pid: 4242,
       comm: 'node (crowd) x',
       state: 'S',
       ppid: 4100,
+      pgrp: 4200,
     });
+  });
+
+  it("of a browser's group are its live members, wherever they were reparented", () => {
+    const browser = [
+      entry(300, 100, '/usr/bin/chromium --headless'),
+      entry(301, 1, 'chromium --type=zygote', 'S', 300),
+      entry(302, 1, 'chromium --type=renderer', 'Z', 300),
+      entry(303, 1, 'someone else', 'S', 303),
+    ];
+    expect(groupMembers(browser, 300).map((p) => p.pid)).toEqual([300, 301]);
   });
 });

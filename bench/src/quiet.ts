@@ -96,21 +96,24 @@ export function describeQuiet(check: QuietCheck): string {
 export interface ProcEntry {
   pid: number;
   ppid: number;
+  /** Its process group: a process started in a group of its own leads it, and its children join it. */
+  pgrp: number;
   /** R, S, D, Z...: a zombie (Z) has exited and waits only to be reaped. */
   state: string;
   command: string;
 }
 
-/** Reads /proc/<pid>/stat's text: pid, (comm), state, ppid. */
+/** Reads /proc/<pid>/stat's text: pid, (comm), state, ppid, pgrp. */
 export function parseStatLine(text: string): Omit<ProcEntry, 'command'> & { comm: string } {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
-  const [state = '?', ppid = '0'] = text.slice(close + 2).split(' ');
+  const [state = '?', ppid = '0', pgrp = '0'] = text.slice(close + 2).split(' ');
   return {
     pid: Number(text.slice(0, open).trim()),
     comm: text.slice(open + 1, close),
     state,
     ppid: Number(ppid),
+    pgrp: Number(pgrp),
   };
 }
 
@@ -191,4 +194,36 @@ export async function stopLeftovers(leftovers: ProcEntry[]): Promise<ProcEntry[]
     }),
   );
   return stillAlive;
+}
+
+/** The live members of a process group (a zombie has exited). */
+export function groupMembers(table: ProcEntry[], pgrp: number): ProcEntry[] {
+  return table.filter((p) => p.pgrp === pgrp && p.state !== 'Z');
+}
+
+/**
+ * Stops a process started in a group of its own and every process it started (a browser's renderers
+ * and helpers, which outlive it otherwise): SIGTERM to the group, SIGKILL after 5 s, and waits until
+ * none is left.
+ */
+export async function stopProcessGroup(pgrp: number): Promise<void> {
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-pgrp, name);
+    } catch {
+      // the group is gone
+    }
+  };
+  const empty = async (withinMs: number) => {
+    const deadline = Date.now() + withinMs;
+    while (groupMembers(readProcessTable(), pgrp).length > 0) {
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return true;
+  };
+  signal('SIGTERM');
+  if (await empty(5_000)) return;
+  signal('SIGKILL');
+  if (!(await empty(5_000))) throw new Error(`process group ${pgrp} did not stop`);
 }

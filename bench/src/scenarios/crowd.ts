@@ -108,7 +108,11 @@ async function openCrowd(bs: BenchSystem, fleet: RealtimeFleet, count: number, t
         300_000,
       ),
     ),
-  );
+  ).catch(async (error: unknown) => {
+    // The caller gets no crowd to close: its workers are stopped here.
+    await Promise.all(workers.map((w) => w.stop()));
+    throw error;
+  });
   const connected = parts.reduce((sum, p) => sum + p.connected, 0);
   return {
     connected,
