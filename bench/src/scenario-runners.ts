@@ -7,14 +7,14 @@ import { measureBursts } from './scenarios/bursts.js';
 import { measureFleetCost, measureRollout, measureStorm } from './scenarios/crowd.js';
 import { measureFanout } from './scenarios/fanout.js';
 import { measureFreshAuthority } from './scenarios/fresh-authority.js';
-import { measureLighthouse } from './scenarios/lighthouse.js';
+import { ensureWinners, measureLighthouse } from './scenarios/lighthouse.js';
 import { measureOpenLoop } from './scenarios/open-loop.js';
 import { measureRefusals, type RefusalsScenario } from './scenarios/refusals.js';
 import { measureRoundEnd } from './scenarios/round-end.js';
 import { measureSessionCheck } from './scenarios/session-check.js';
 import { measureThroughput } from './scenarios/throughput.js';
 import { measureWebMix } from './scenarios/web-mix.js';
-import { finishScenario, startScenario, type ScenarioRecord } from './scenario-start.js';
+import { finishScenario, startScenario, unstarted, type ScenarioRecord } from './scenario-start.js';
 import type { BenchSettings, Scenario } from './settings.js';
 import { readProcessTable } from './quiet.js';
 import { startWorker, stopAllWorkers, type Worker } from './workers.js';
@@ -218,15 +218,18 @@ async function bursts(run: ScenarioRun): Promise<void> {
   });
 }
 
-/** Each scenario's runner, in the order of the run. */
-const RUNNERS: [name: Scenario, runner: (run: ScenarioRun) => Promise<void>][] = [
+type Step = (run: ScenarioRun) => Promise<void>;
+
+/** Each scenario's runner, in the order of the run, and what must be in place before its quiet check. */
+const RUNNERS: [name: Scenario, runner: Step, prepare?: Step][] = [
   ['throughput', throughput],
   ['open-loop', openLoop],
   ['refusals', refusals],
   ['fanout', fanout],
   ['round-end', roundEnd],
   ['web-mix', webMix],
-  ['lighthouse', lighthouse],
+  // The winners page is measured with a list: the rounds that fill it are played before the quiet check.
+  ['lighthouse', lighthouse, (run) => ensureWinners(run.bs, run.log)],
   ['session-check', sessionCheck],
   ['storm', storm],
   ['rollout', rollout],
@@ -257,17 +260,30 @@ export async function runScenarios(
       .map((p) => p.pid),
   );
   const standing = () => new Set([...standingAtStart, ...bs.pids(), loader.pid]);
-  for (const [name, runner] of RUNNERS) {
+  for (const [name, runner, prepare] of RUNNERS) {
     if (!settings.scenarios.includes(name)) continue;
-    const start = await startScenario(name, bs, settings, standing, log);
-    if (start.record.invalid) {
-      found.scenarios.push(start.record);
-      log(`[bench] ${name}: invalid, not measured: ${start.record.invalid}`);
+    const run: ScenarioRun = { root, bs, settings, loader, log, errors, found: noFindings(), earlier: found };
+    const start = await startScenario(
+      name,
+      bs,
+      settings,
+      standing,
+      log,
+      prepare && (() => prepare(run)),
+    ).catch((error: Error) => {
+      errors.push(`${name}: its start failed: ${error.message}`);
+      log(`[bench] ${name}: its start failed: ${error.stack}`);
+      return undefined;
+    });
+    if (!start || start.record.invalid) {
+      const invalid = start?.record.invalid ?? 'its start failed (see the errors)';
+      found.scenarios.push({ ...(start?.record ?? unstarted(name)), invalid });
+      log(`[bench] ${name}: invalid, not measured: ${invalid}`);
       continue;
     }
     const startedAt = Date.now();
-    const mine = noFindings();
-    await runner({ root, bs, settings, loader, log, errors, found: mine, earlier: found });
+    await runner(run);
+    const mine = run.found;
     const record = finishScenario(start, startedAt, Date.now());
     found.scenarios.push(record);
     if (record.invalid) log(`[bench] ${name}: invalid, figures dropped: ${record.invalid}`);

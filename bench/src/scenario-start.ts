@@ -31,6 +31,16 @@ export interface ScenarioRecord {
   invalid?: string;
 }
 
+/** A record of a scenario not (yet) started. */
+export const unstarted = (scenario: Scenario): ScenarioRecord => ({
+  scenario,
+  idlePercent: null,
+  needPercent: 0,
+  quietWaitS: 0,
+  leftovers: [],
+  durationS: null,
+});
+
 /** The quiet level a scenario asks: Lighthouse's CPU slowdown multiplies any other load, so it asks more. */
 export function quietOptions(settings: BenchSettings, scenario: Scenario): QuietOptions {
   const { quiet } = settings;
@@ -50,8 +60,9 @@ export interface ScenarioStart {
 
 /**
  * Checks the start of `scenario`: stops leftovers (any process under this run that is not one of the
- * standing ones), waits for the quiet level, mints every load user a new token. The record's `invalid`
- * says why the scenario must not run.
+ * standing ones), mints every load user a new token, runs the scenario's preparation if it has one
+ * (what must be in place before it is measured), then waits for the quiet level, last, so that nothing
+ * of the start itself weighs on the measurement. The record's `invalid` says why the scenario must not run.
  */
 export async function startScenario(
   scenario: Scenario,
@@ -59,15 +70,9 @@ export async function startScenario(
   settings: BenchSettings,
   standing: () => Set<number>,
   log: (line: string) => void,
+  prepare?: () => Promise<void>,
 ): Promise<ScenarioStart> {
-  const record: ScenarioRecord = {
-    scenario,
-    idlePercent: null,
-    needPercent: 0,
-    quietWaitS: 0,
-    leftovers: [],
-    durationS: null,
-  };
+  const record = unstarted(scenario);
   const leftovers = leftoverProcesses(readProcessTable(), process.pid, standing());
   if (leftovers.length > 0) {
     record.leftovers = leftovers.map((p) => `${p.pid} ${p.command.slice(0, 120)}`);
@@ -79,6 +84,11 @@ export async function startScenario(
       return { record, tokensExpireAt: null };
     }
   }
+  const tokensExpireAt = await mintFreshTokens(bs.gatewayUrl, bs.users);
+  log(
+    `[bench] ${scenario}: ${bs.users.length} load tokens minted, valid until ${new Date(tokensExpireAt).toISOString().slice(11, 19)} UTC`,
+  );
+  await prepare?.();
   const quiet = await waitForQuiet(quietOptions(settings, scenario));
   record.idlePercent = quiet.idlePercent === null ? null : Math.round(quiet.idlePercent * 10) / 10;
   record.needPercent = quiet.needPercent;
@@ -88,10 +98,6 @@ export async function startScenario(
     record.invalid = `the machine was not quiet: ${quiet.reason}`;
     return { record, tokensExpireAt: null };
   }
-  const tokensExpireAt = await mintFreshTokens(bs.gatewayUrl, bs.users);
-  log(
-    `[bench] ${scenario}: ${bs.users.length} load tokens minted, valid until ${new Date(tokensExpireAt).toISOString().slice(11, 19)} UTC`,
-  );
   return { record, tokensExpireAt };
 }
 

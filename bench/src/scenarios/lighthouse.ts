@@ -117,7 +117,7 @@ async function getJson(url: string): Promise<any> {
  * The winners page as players see it, with past winners: when the list is shorter than WINNERS_SHOWN,
  * the game is restarted with short rounds and the load users play them out, then it gets its target back.
  */
-async function ensureWinners(bs: BenchSystem, log: (line: string) => void): Promise<void> {
+export async function ensureWinners(bs: BenchSystem, log: (line: string) => void): Promise<void> {
   const winners = async () => ((await getJson(`${bs.gatewayUrl}/api/winners`)).winners as unknown[]).length;
   let have = await winners();
   if (have >= WINNERS_SHOWN) return;
