@@ -150,7 +150,7 @@ const full: BenchSettings = {
     via: ['realtime', 'gateway'],
     listeners: 1000,
     timed: 50,
-    startRate: 500,
+    startRate: 1000,
     maxRate: 64_000,
     stepDurationS: 3,
     restS: 1,

@@ -33,7 +33,7 @@ const CLIENTS_PER_WORKER = 1000;
  */
 const FLEET_SETTLE_MS = 8000;
 /** Seconds the fleet's processes are measured with no client connected. */
-const IDLE_WINDOW_S = 4;
+const IDLE_WINDOW_S = 3;
 
 export interface StormResult {
   requested: number;
@@ -185,7 +185,8 @@ export async function measureStorm(
   const clicker = startClicker(bs, fleet.gatewayUrl, 50);
   let crowd: Awaited<ReturnType<typeof openCrowd>> | undefined;
   try {
-    crowd = await openCrowd(bs, fleet, count, 200);
+    // A tenth of the crowd, at most 200, are the other players whose click to screen is timed.
+    crowd = await openCrowd(bs, fleet, count, Math.min(200, Math.ceil(count / 10)));
     log(`[bench] storm: ${crowd.connected} of ${count} clients on 2 realtime processes`);
     await clicker.start();
     await sleep(1000);
