@@ -16,7 +16,7 @@ import { measureThroughput } from './scenarios/throughput.js';
 import { measureWebMix } from './scenarios/web-mix.js';
 import { finishScenario, startScenario, unstarted, type ScenarioRecord } from './scenario-start.js';
 import type { BenchSettings, Scenario } from './settings.js';
-import { readProcessTable } from './quiet.js';
+import { leftoverProcesses, readProcessTable, stopLeftovers } from './quiet.js';
 import { startWorker, stopAllWorkers, type Worker } from './workers.js';
 
 /** What the scenarios found, as the results' details hold it (each list present, if empty). */
@@ -291,4 +291,19 @@ export async function runScenarios(
     log(`[bench] ${name}: ${record.durationS} s`);
   }
   await loader.stop();
+  // The last scenario has no successor to check after it.
+  const left = leftoverProcesses(
+    readProcessTable(),
+    process.pid,
+    new Set([...standingAtStart, ...bs.pids()]),
+  );
+  if (left.length > 0) {
+    log(
+      `[bench] processes of the last scenario still running, stopped now: ${left.map((p) => p.pid).join(', ')}`,
+    );
+    errors.push(
+      `processes left running by the last scenario: ${left.map((p) => p.command.slice(0, 80)).join('; ')}`,
+    );
+    await stopLeftovers(left);
+  }
 }
