@@ -6,11 +6,10 @@ import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { ensureWebBuilt, freePort, startSystem, type RunningProcess, type System } from '@omc/infra';
 import type { BenchSettings } from './settings.js';
+import { refreshCookieOf, type TokenHolder } from './tokens.js';
 
-export interface LoadUser {
-  username: string;
-  token: string;
-}
+/** A load user: its access token and its session's refresh cookie (tokens.ts keeps the token fresh). */
+export type LoadUser = TokenHolder;
 
 export interface BenchSystem {
   system: System;
@@ -23,6 +22,8 @@ export interface BenchSystem {
   baselineUrl: string;
   /** Starts both gateways (the system's and the baseline's) afresh, on the same ports. */
   restartGateways(): Promise<void>;
+  /** The PIDs of the system's processes and the baseline's, as they are now (a restart changes them). */
+  pids(): number[];
   /** Restarts the game with another round target (the round-end scenario). */
   restartGame(env: NodeJS.ProcessEnv): Promise<void>;
   stop(): Promise<void>;
@@ -86,7 +87,11 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-async function postJson(url: string, body: unknown, token?: string): Promise<{ status: number; json: any }> {
+async function postJson(
+  url: string,
+  body: unknown,
+  token?: string,
+): Promise<{ status: number; json: any; setCookies: string[] }> {
   const response = await fetch(url, {
     method: 'POST',
     headers: {
@@ -103,7 +108,7 @@ async function postJson(url: string, body: unknown, token?: string): Promise<{ s
   } catch {
     json = { raw: text.slice(0, 200) };
   }
-  return { status: response.status, json };
+  return { status: response.status, json, setCookies: response.headers.getSetCookie() };
 }
 
 /** Registers users through the gateway, as players do, a few at a time (password hashing is costly). */
@@ -119,14 +124,14 @@ export async function registerUsers(
     while (next < count) {
       const i = next++;
       const username = `ld${run}_${i}`;
-      const { status, json } = await postJson(`${gatewayUrl}/api/user/register`, {
+      const { status, json, setCookies } = await postJson(`${gatewayUrl}/api/user/register`, {
         username,
         email: `${username}@bench.example`,
         password: `pw-${run}-${i}-load`,
       });
       if (status !== 200 && status !== 201)
         throw new Error(`registering ${username} answered ${status}: ${JSON.stringify(json)}`);
-      users.push({ username, token: json.token });
+      users.push({ username, token: json.token, refreshCookie: refreshCookieOf(setCookies) });
     }
   };
   await Promise.all(Array.from({ length: 4 }, lane));
@@ -242,6 +247,10 @@ export async function startBenchSystem(
       process: find,
       users,
       baselineUrl,
+      pids: () =>
+        [...system.processes.map((p) => p.pid), ...extra.map((c) => c.pid)].filter(
+          (pid): pid is number => pid !== undefined,
+        ),
       async restartGateways() {
         await system.stopProcess('gateway');
         await system.restartProcess('gateway');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildResults, markdown, type Machine } from './report.js';
+import type { ScenarioRecord } from './scenario-start.js';
 import type { FanoutPoint } from './scenarios/fanout.js';
 import type { OpenLoopPoint, OpenLoopScenario } from './scenarios/open-loop.js';
 import type { RefusalsPhase, RefusalsScenario } from './scenarios/refusals.js';
@@ -257,5 +258,62 @@ describe('the Lighthouse figures in the report', () => {
     expect(loadSettings([], { BENCH_LIGHTHOUSE_RUNS: '5' }).lighthouseRuns).toBe(5);
     expect(() => loadSettings([], { BENCH_LIGHTHOUSE_RUNS: '0' })).toThrow(/BENCH_LIGHTHOUSE_RUNS/);
     expect(() => loadSettings([], { BENCH_LIGHTHOUSE_RUNS: 'many' })).toThrow(/BENCH_LIGHTHOUSE_RUNS/);
+  });
+});
+
+describe('scenarios that did not start on a quiet machine', () => {
+  const record = (
+    scenario: ScenarioRecord['scenario'],
+    extra: Partial<ScenarioRecord> = {},
+  ): ScenarioRecord => ({
+    scenario,
+    idlePercent: 93.4,
+    needPercent: 80,
+    quietWaitS: 2,
+    leftovers: [],
+    durationS: 41.2,
+    ...extra,
+  });
+  const results = buildResults({
+    date: new Date('2026-11-29T03:00:00Z'),
+    machine,
+    settings: loadSettings([], { BENCH_SCENARIOS: 'throughput,lighthouse' }),
+    fanout: [],
+    scenarios: [
+      record('throughput', { leftovers: ['4242 /usr/bin/chromium --headless'] }),
+      record('lighthouse', {
+        idlePercent: 61,
+        needPercent: 90,
+        quietWaitS: 60,
+        durationS: null,
+        invalid:
+          'the machine was not quiet: the CPUs were 61 % idle, under the 90 % asked, after 60 s of waiting',
+      }),
+    ],
+    errors: [],
+    durationS: 120,
+  });
+
+  it('are reported invalid, with the reason, in place of their figures', () => {
+    const invalid = results.checks.filter((c) => c.figure.startsWith('Scenario '));
+    expect(invalid).toEqual([
+      {
+        figure: 'Scenario lighthouse: invalid, no figures',
+        value:
+          'the machine was not quiet: the CPUs were 61 % idle, under the 90 % asked, after 60 s of waiting',
+        target: 'a quiet machine and valid tokens throughout',
+        met: null,
+      },
+    ]);
+    expect(results.checks.some((c) => c.figure.startsWith('Lighthouse'))).toBe(false);
+  });
+
+  it("list each scenario's idle level, wait, leftovers and duration in the tables", () => {
+    const md = markdown(results);
+    expect(md).toContain('| throughput | 93.4 % (≥ 80 %) | 2 s | 1 | 41.2 s | yes |');
+    expect(md).toContain(
+      '| lighthouse | 61 % (≥ 90 %) | 60 s | 0 | not run | **no**: the machine was not quiet',
+    );
+    expect(results.details.scenarios).toHaveLength(2);
   });
 });

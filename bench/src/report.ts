@@ -14,6 +14,7 @@ import { PRESSES_PER_SECOND, type WebMixResult } from './scenarios/web-mix.js';
 import type { BenchSettings } from './settings.js';
 import { round } from './stats.js';
 import type { Check } from './check.js';
+import type { ScenarioRecord } from './scenario-start.js';
 
 export interface Machine {
   description: string;
@@ -73,6 +74,8 @@ export interface Results {
     crowd?: CrowdResult;
     freshAuthority?: FreshAuthorityResult;
     bursts?: BurstsScenario;
+    /** Each scenario's start (idle level, leftovers), duration, and why it is invalid when it is. */
+    scenarios?: ScenarioRecord[];
     errors: string[];
     durationS: number;
   };
@@ -126,6 +129,39 @@ const viaLabel = (via: OpenLoopScenario['via']) =>
 const fmt = (v: number | null | undefined, unit = '') =>
   v === null || v === undefined ? 'n/a' : `${round(v)}${unit}`;
 
+/** One row per invalid scenario: not measured, and why. */
+export function invalidChecks(scenarios: ScenarioRecord[]): Check[] {
+  return scenarios
+    .filter((s) => s.invalid)
+    .map((s) => ({
+      figure: `Scenario ${s.scenario}: invalid, no figures`,
+      value: s.invalid!,
+      target: 'a quiet machine and valid tokens throughout',
+      met: null,
+    }));
+}
+
+/** The table of each scenario's start and duration. */
+export function scenarioTable(scenarios: ScenarioRecord[]): string[] {
+  if (scenarios.length === 0) return [];
+  const lines = [
+    'Each scenario started after the previous one had stopped everything it started, with every load token minted for it:',
+    '',
+    '| Scenario | CPUs idle at start (asked) | Waited for it | Leftover processes stopped | Duration | Valid |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const s of scenarios) {
+    const idle = s.idlePercent === null ? 'n/a' : `${round(s.idlePercent)} %`;
+    const asked = s.needPercent > 0 ? `≥ ${s.needPercent} %` : 'not checked';
+    const duration = s.durationS === null ? 'not run' : `${round(s.durationS)} s`;
+    lines.push(
+      `| ${s.scenario} | ${idle} (${asked}) | ${round(s.quietWaitS)} s | ${s.leftovers.length} | ${duration} | ${s.invalid ? `**no**: ${s.invalid}` : 'yes'} |`,
+    );
+  }
+  lines.push('');
+  return lines;
+}
+
 export function buildResults(input: {
   date: Date;
   machine: Machine;
@@ -141,6 +177,7 @@ export function buildResults(input: {
   crowd?: CrowdResult;
   freshAuthority?: FreshAuthorityResult;
   bursts?: BurstsScenario;
+  scenarios?: ScenarioRecord[];
   errors: string[];
   durationS: number;
 }): Results {
@@ -156,9 +193,10 @@ export function buildResults(input: {
     lighthouse = [],
   } = input;
   const tickMs = 1000 / settings.broadcastHz;
+  // A scenario that did not start on a quiet machine with fresh tokens has no figures: it says why.
+  const checks: Check[] = invalidChecks(input.scenarios ?? []);
   const byCount = <T>(pick: (p: FanoutPoint) => T) =>
     Object.fromEntries(fanout.map((p) => [String(p.requested), pick(p)]));
-  const checks: Check[] = [];
   const check = (
     figure: string,
     value: number | null | undefined,
@@ -459,6 +497,7 @@ export function buildResults(input: {
       crowd: input.crowd,
       freshAuthority,
       bursts: input.bursts,
+      scenarios: input.scenarios,
       errors: input.errors,
       durationS: input.durationS,
     },
@@ -607,6 +646,7 @@ export function markdown(results: Results): string {
     );
     lines.push('');
   }
+  lines.push(...scenarioTable(results.details.scenarios ?? []));
   if (results.details.errors.length > 0) {
     lines.push('Scenarios that failed:');
     lines.push('');

@@ -1,5 +1,6 @@
-// `npm run bench`: starts the system as `npm start` does (with load-test settings), runs every scenario,
-// prints the figures beside their targets and writes bench/results/latest.{json,md} and cost-curve.png.
+// `npm run bench`: starts the system as `npm start` does (with load-test settings), runs every scenario
+// (each on a quiet machine with tokens minted for it, or recorded invalid: scenario-start.ts), prints the
+// figures beside their targets and writes bench/results/latest.{json,md} and cost-curve.png.
 // The load stays on loopback, is bounded in size and time, and everything started here is stopped here.
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -110,6 +111,8 @@ async function main(): Promise<void> {
   const results = buildResults({ date, machine, settings, ...found, errors, durationS });
   const { outDir, table } = writeResults(resultsDir, results, found.fanout, settings, log);
   console.log('\n' + table);
+  for (const s of found.scenarios.filter((r) => r.invalid))
+    log(`[bench] ${s.scenario} is invalid, not measured: ${s.invalid}`);
   log(
     `[bench] wrote ${outDir}/latest.json, latest.md and cost-curve.png in ${Math.round((Date.now() - started) / 1000)} s`,
   );

@@ -1,5 +1,6 @@
-// How long and how hard each scenario runs. `full` is the recorded run (within 10 minutes on 2 cores);
-// `quick` checks the harness end to end in about two minutes while the machine is busy.
+// How long and how hard each scenario runs. `full` is the recorded run, every scenario (within 15
+// minutes on 2 cores, quiet checks included); `quick` gives the headline figures (click throughput over
+// the trivial route, click to screen, bursts) within 3 minutes.
 export interface BenchSettings {
   profile: 'full' | 'quick';
   /** Registered load users (each HTTP connection and socket carries one's token). */
@@ -70,8 +71,13 @@ export interface BenchSettings {
     connections: number;
     clickTimeoutMs: number;
   };
-  /** Players beside 64 connections that ignore Retry-After (scenarios/refusals.ts), on each socket path of openLoop.via. */
+  /** Players beside 64 connections that ignore Retry-After (scenarios/refusals.ts). */
   refusals: {
+    /**
+     * The socket paths it runs on (BENCH_REFUSALS_VIA), one run each: the full run's is production's
+     * (straight to realtime); the listeners' path is beside the point of a figure about the click path.
+     */
+    via: ('realtime' | 'gateway')[];
     /** The players' clicks per second, open loop, well under the knee: a few presses a second per token. */
     playerRate: number;
     phaseS: number;
@@ -85,6 +91,14 @@ export interface BenchSettings {
     fleetClients: number;
     fleetDurationS: number;
   };
+  /** The bursts scenario (scenarios/bursts.ts): tries of each burst, seconds of each polite or overload step. */
+  bursts: { tries: number; stepS: number };
+  /**
+   * The quiet machine each scenario starts on (scenario-start.ts): the CPUs' idle share a sample of
+   * `sampleS` must reach (BENCH_QUIET_IDLE, percent; 0 checks nothing), Lighthouse's level, and the
+   * longest wait for it (BENCH_QUIET_WAIT_S) before the scenario is reported invalid.
+   */
+  quiet: { minIdlePercent: number; lighthouseMinIdlePercent: number; sampleS: number; maxWaitS: number };
 }
 
 export const SCENARIOS = [
@@ -104,22 +118,25 @@ export const SCENARIOS = [
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
+/** The headline figures `--quick` gives: click throughput over the trivial route, click to screen, bursts. */
+export const QUICK_SCENARIOS: Scenario[] = ['throughput', 'fanout', 'bursts'];
+
 const full: BenchSettings = {
   profile: 'full',
   lighthouseRuns: 3,
   users: 200,
   concurrencies: [8, 16, 32, 64],
   p99BoundMs: 50,
-  stepDurationS: 6,
+  stepDurationS: 4,
   ratioPairs: 3,
-  warmupS: 3,
+  warmupS: 2,
   redisBenchmarkRequests: 200_000,
   redisBenchmarkClients: 50,
   socketCounts: [500, 1000, 2000, 5000],
   socketsPerWorker: 1000,
   connectConcurrency: 40,
-  fanoutDurationS: 10,
-  fanoutBaselineS: 5,
+  fanoutDurationS: 6,
+  fanoutBaselineS: 3,
   clickConnectionsAtHalfRate: 32,
   roundEndSockets: 2000,
   roundEndClicks: 3000,
@@ -133,28 +150,31 @@ const full: BenchSettings = {
     via: ['realtime', 'gateway'],
     listeners: 1000,
     timed: 50,
-    startRate: 500,
+    startRate: 1000,
     maxRate: 64_000,
-    stepDurationS: 5,
+    stepDurationS: 3,
     restS: 1,
-    bisections: 3,
+    bisections: 2,
     overloadFactors: [2, 3],
     connections: 1000,
     clickTimeoutMs: 10_000,
   },
-  refusals: { playerRate: 400, phaseS: 8, listeners: 1000 },
+  refusals: { via: ['realtime'], playerRate: 400, phaseS: 5, listeners: 1000 },
   crowd: {
     stormClients: 2000,
     rolloutClients: 1000,
     rolloutClickRate: 200,
     fleetClients: 2000,
-    fleetDurationS: 8,
+    fleetDurationS: 5,
   },
+  bursts: { tries: 3, stepS: 4 },
+  quiet: { minIdlePercent: 80, lighthouseMinIdlePercent: 90, sampleS: 2, maxWaitS: 60 },
 };
 
 const quick: BenchSettings = {
   ...full,
   profile: 'quick',
+  scenarios: QUICK_SCENARIOS,
   users: 40,
   sessionCheck: { accounts: 1_000, queries: 4_000, rounds: 4 },
   freshAuthority: { requests: 1_000, rounds: 4, clicks: 200 },
@@ -181,7 +201,7 @@ const quick: BenchSettings = {
     connections: 256,
     clickTimeoutMs: 5000,
   },
-  refusals: { playerRate: 100, phaseS: 4, listeners: 200 },
+  refusals: { via: ['realtime'], playerRate: 100, phaseS: 4, listeners: 200 },
   crowd: {
     stormClients: 100,
     rolloutClients: 100,
@@ -189,30 +209,78 @@ const quick: BenchSettings = {
     fleetClients: 100,
     fleetDurationS: 4,
   },
+  bursts: { tries: 1, stepS: 3 },
+  quiet: { ...full.quiet, maxWaitS: 30 },
 };
 
+/** A comma-separated list of socket paths (realtime, gateway), or an error naming the variable. */
+function viaList(name: string, value: string): ('realtime' | 'gateway')[] {
+  const via = value.split(',').map((v) => v.trim());
+  if (via.length === 0 || via.some((v) => v !== 'gateway' && v !== 'realtime'))
+    throw new Error(`${name} must list realtime and/or gateway, e.g. realtime,gateway`);
+  return via as ('realtime' | 'gateway')[];
+}
+
+/** An integer within [min, max], or an error naming the variable and what it accepts. */
+function integerIn(name: string, value: string, min: number, max: number, what: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`${name} must be an integer from ${min} to ${max} (${what})`);
+  return n;
+}
+
+/** The quiet check's overrides: BENCH_QUIET_IDLE (percent idle, 0: no check) and BENCH_QUIET_WAIT_S. */
+function quietSettings(base: BenchSettings['quiet'], env: NodeJS.ProcessEnv): BenchSettings['quiet'] {
+  const quiet = { ...base };
+  if (env.BENCH_QUIET_IDLE) {
+    const level = integerIn('BENCH_QUIET_IDLE', env.BENCH_QUIET_IDLE, 0, 100, 'percent of CPU time idle');
+    quiet.minIdlePercent = level;
+    quiet.lighthouseMinIdlePercent = level === 0 ? 0 : Math.max(level, base.lighthouseMinIdlePercent);
+  }
+  if (env.BENCH_QUIET_WAIT_S)
+    quiet.maxWaitS = integerIn('BENCH_QUIET_WAIT_S', env.BENCH_QUIET_WAIT_S, 2, 600, 'seconds');
+  return quiet;
+}
+
+/** The scenarios `--scenarios=a,b` or BENCH_SCENARIOS names (the argument wins), or undefined. */
+function scenarioList(argv: string[], env: NodeJS.ProcessEnv): Scenario[] | undefined {
+  const given =
+    argv.find((a) => a.startsWith('--scenarios='))?.slice('--scenarios='.length) ?? env.BENCH_SCENARIOS;
+  if (!given) return undefined;
+  const names = given.split(',').map((s) => s.trim());
+  const unknown = names.filter((n) => !(SCENARIOS as readonly string[]).includes(n));
+  if (unknown.length > 0)
+    throw new Error(
+      `BENCH_SCENARIOS must list some of ${SCENARIOS.join(', ')}; unknown: ${unknown.join(', ')}`,
+    );
+  return names as Scenario[];
+}
+
 /**
- * `--quick` (or BENCH_PROFILE=quick) for the short run; BENCH_SOCKETS=500,1000, BENCH_SOCKET_VIA,
- * BENCH_SOCKET_CLIENT and BENCH_SCENARIOS=open-loop,fanout (a subset, e.g. to repeat one) override.
+ * `--quick` (or BENCH_PROFILE=quick) for the short run; `--scenarios=open-loop,fanout` (or
+ * BENCH_SCENARIOS) for a subset, e.g. to repeat one; BENCH_SOCKETS=500,1000, BENCH_SOCKET_VIA,
+ * BENCH_SOCKET_CLIENT, BENCH_OPEN_LOOP_VIA, BENCH_REFUSALS_VIA, BENCH_QUIET_IDLE and BENCH_QUIET_WAIT_S
+ * override.
  */
 export function loadSettings(
   argv: string[] = process.argv.slice(2),
   env: NodeJS.ProcessEnv = process.env,
 ): BenchSettings {
   const profile = argv.includes('--quick') || env.BENCH_PROFILE === 'quick' ? quick : full;
-  const settings = { ...profile };
+  const settings = { ...profile, quiet: quietSettings(profile.quiet, env) };
   if (env.BENCH_SOCKETS) {
     const counts = env.BENCH_SOCKETS.split(',').map((s) => Number(s.trim()));
     if (counts.some((n) => !Number.isInteger(n) || n < 1))
       throw new Error('BENCH_SOCKETS must be comma-separated positive integers, e.g. 500,1000');
     settings.socketCounts = counts;
   }
-  if (env.BENCH_OPEN_LOOP_VIA) {
-    const via = env.BENCH_OPEN_LOOP_VIA.split(',').map((v) => v.trim());
-    if (via.length === 0 || via.some((v) => v !== 'gateway' && v !== 'realtime'))
-      throw new Error('BENCH_OPEN_LOOP_VIA must list realtime and/or gateway, e.g. realtime,gateway');
-    settings.openLoop = { ...settings.openLoop, via: via as ('realtime' | 'gateway')[] };
-  }
+  if (env.BENCH_OPEN_LOOP_VIA)
+    settings.openLoop = {
+      ...settings.openLoop,
+      via: viaList('BENCH_OPEN_LOOP_VIA', env.BENCH_OPEN_LOOP_VIA),
+    };
+  if (env.BENCH_REFUSALS_VIA)
+    settings.refusals = { ...settings.refusals, via: viaList('BENCH_REFUSALS_VIA', env.BENCH_REFUSALS_VIA) };
   if (env.BENCH_SOCKET_VIA) {
     if (env.BENCH_SOCKET_VIA !== 'gateway' && env.BENCH_SOCKET_VIA !== 'realtime')
       throw new Error('BENCH_SOCKET_VIA must be gateway or realtime');
@@ -239,14 +307,6 @@ export function loadSettings(
     settings.lighthouseRuns = runs;
   }
   if (env.BENCH_LIGHTHOUSE_REPORTS) settings.lighthouseReportsDir = env.BENCH_LIGHTHOUSE_REPORTS;
-  if (env.BENCH_SCENARIOS) {
-    const names = env.BENCH_SCENARIOS.split(',').map((s) => s.trim());
-    const unknown = names.filter((n) => !(SCENARIOS as readonly string[]).includes(n));
-    if (unknown.length > 0)
-      throw new Error(
-        `BENCH_SCENARIOS must list some of ${SCENARIOS.join(', ')}; unknown: ${unknown.join(', ')}`,
-      );
-    settings.scenarios = names as Scenario[];
-  }
+  settings.scenarios = scenarioList(argv, env) ?? settings.scenarios;
   return settings;
 }

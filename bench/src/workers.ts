@@ -82,17 +82,19 @@ export function startWorker(name: string, env: NodeJS.ProcessEnv = {}): Worker {
   };
 }
 
-/** Stops every worker still running (by its own PID), e.g. when the run fails half-way. */
-export async function stopAllWorkers(): Promise<void> {
+/** Stops every worker still running (by its own PID) but those of `keep`, e.g. when the run fails half-way. */
+export async function stopAllWorkers(keep: number[] = []): Promise<void> {
   await Promise.all(
-    [...children].map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGKILL');
-        }),
-    ),
+    [...children]
+      .filter((child) => !keep.includes(child.pid!))
+      .map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGKILL');
+          }),
+      ),
   );
 }
 

@@ -1,6 +1,6 @@
 // Writes a run's results: latest.json (the record), latest.md (the tables) and, when the fan-out ran,
 // cost-curve.png. Only the full run of every scenario is the record; any other run writes beside it
-// (partial/ or quick/), ignored by git.
+// (quick/ for `--quick`, partial/ for a subset), ignored by git.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePng } from './chart.js';
@@ -19,7 +19,11 @@ export function writeResults(
 ): { outDir: string; table: string } {
   const partial = settings.scenarios.length < SCENARIOS.length;
   const outDir =
-    settings.profile === 'full' && !partial ? resultsDir : join(resultsDir, partial ? 'partial' : 'quick');
+    settings.profile === 'quick'
+      ? join(resultsDir, 'quick')
+      : partial
+        ? join(resultsDir, 'partial')
+        : resultsDir;
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, 'latest.json'), JSON.stringify(results, null, 2) + '\n');
   const table = markdown(results);

@@ -1,6 +1,6 @@
 // The crowd at the decisive moment, through the gateway, with the early-retry rule on (as production
 // runs it). Bursts of distinct players pressing once each (100 at once, 300 within 200 ms, 1,000 within
-// 500 ms, three times each, a pause between): how many were refused, the answer p99 from each press's
+// 500 ms, each `tries` times, a pause between): how many were refused, the answer p99 from each press's
 // scheduled time, and whether the counter moved by exactly the accepted presses. Then polite players on
 // a fixed schedule (5 presses a second each, a press waits out any Retry-After its player was given) at
 // a third and two thirds of the knee; then sustained overload at 2× and 3× the knee (the early-retry rule
@@ -12,6 +12,7 @@ import { registerUsers } from '../bench-system.js';
 import { sendClick } from '../impolite.js';
 import type { OpenLoopResult } from '../open-loop.js';
 import type { Check } from '../check.js';
+import type { BenchSettings } from '../settings.js';
 import { Histogram, round } from '../stats.js';
 import { startWorker, type Worker } from '../workers.js';
 import { globalClicks, settledClicks } from './open-loop.js';
@@ -22,12 +23,10 @@ export const BURSTS = [
   { players: 300, spreadMs: 200 },
   { players: 1000, spreadMs: 500 },
 ] as const;
-const TRIES = 3;
 const PAUSE_MS = 2000;
 const PRESSES_PER_PLAYER_PER_SECOND = 5;
 const POLITE_FRACTIONS = [1 / 3, 2 / 3];
 const OVERLOAD_FACTORS = [2, 3];
-const STEP_S = 5;
 export const BURST_TARGETS = { refused: 0, p99Ms: 500, politeRefused: 0, overloadGoodputShare: 0.9 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -132,26 +131,36 @@ async function polite(pool: Pool, tokens: string[], rate: number, seconds: numbe
   return point;
 }
 
-async function openLoopStep(bs: BenchSystem, clicker: Worker, rate: number): Promise<OpenLoopResult> {
+async function openLoopStep(
+  bs: BenchSystem,
+  clicker: Worker,
+  rate: number,
+  stepS: number,
+): Promise<OpenLoopResult> {
   return clicker.call<OpenLoopResult>(
     'run',
     {
       url: bs.gatewayUrl,
       tokens: bs.users.map((u) => u.token),
       rate: Math.round(rate),
-      durationS: STEP_S,
+      durationS: stepS,
       connections: 1000,
       timeoutMs: 10_000,
     },
-    (STEP_S * 4 + 70) * 1000,
+    (stepS * 4 + 70) * 1000,
   );
 }
 
 /** The highest rate of a short sweep (×1.25 from 1,000/s) whose clicks were all accepted with p99 ≤ 150 ms. */
-async function measureKnee(bs: BenchSystem, clicker: Worker, log: (line: string) => void): Promise<number> {
+async function measureKnee(
+  bs: BenchSystem,
+  clicker: Worker,
+  stepS: number,
+  log: (line: string) => void,
+): Promise<number> {
   let held = 0;
   for (let rate = 1000; rate <= 8000; rate = Math.round(rate * 1.25)) {
-    const r = await openLoopStep(bs, clicker, rate);
+    const r = await openLoopStep(bs, clicker, rate, stepS);
     const p99 = Histogram.fromJSON(r.acceptedLatency).percentile(99) ?? Infinity;
     const ok = r.accepted >= r.offered * 0.99 && p99 <= 150;
     log(`[bench]   knee sweep ${rate}/s: ${r.accepted} of ${r.offered} accepted, p99 ${round(p99)} ms`);
@@ -162,7 +171,12 @@ async function measureKnee(bs: BenchSystem, clicker: Worker, log: (line: string)
   return held || 1000;
 }
 
-export async function measureBursts(bs: BenchSystem, log: (line: string) => void): Promise<BurstsScenario> {
+export async function measureBursts(
+  bs: BenchSystem,
+  settings: BenchSettings['bursts'],
+  log: (line: string) => void,
+): Promise<BurstsScenario> {
+  const { tries, stepS } = settings;
   const largest = Math.max(...BURSTS.map((b) => b.players));
   const extra =
     largest > bs.users.length ? await registerUsers(bs.gatewayUrl, largest - bs.users.length, log) : [];
@@ -172,7 +186,7 @@ export async function measureBursts(bs: BenchSystem, log: (line: string) => void
   try {
     await setSetting(bs, 'gateway', 'CLICK_PENALTY_MAX_KEYS', '0');
     const fromEnv = Number(process.env.BENCH_KNEE);
-    const knee = fromEnv > 0 ? fromEnv : await measureKnee(bs, clicker, log);
+    const knee = fromEnv > 0 ? fromEnv : await measureKnee(bs, clicker, stepS, log);
     log(`[bench] bursts: knee ${knee} clicks/s (${fromEnv > 0 ? 'BENCH_KNEE' : 'measured'})`);
 
     await setSetting(bs, 'gateway', 'CLICK_PENALTY_MAX_KEYS', '100000');
@@ -181,7 +195,7 @@ export async function measureBursts(bs: BenchSystem, log: (line: string) => void
     await sleep(PAUSE_MS);
     const bursts: BurstTry[] = [];
     for (const b of BURSTS) {
-      for (let attempt = 1; attempt <= TRIES; attempt++) {
+      for (let attempt = 1; attempt <= tries; attempt++) {
         const before = await globalClicks(bs.gatewayUrl);
         const t = await burst(pool, tokens.slice(0, b.players), b.spreadMs);
         t.counterDrift = (await settledClicks(bs.gatewayUrl)) - before - t.accepted;
@@ -194,7 +208,7 @@ export async function measureBursts(bs: BenchSystem, log: (line: string) => void
     }
     const politePoints: PolitePoint[] = [];
     for (const fraction of POLITE_FRACTIONS) {
-      const p = await polite(pool, tokens, Math.round(knee * fraction), STEP_S);
+      const p = await polite(pool, tokens, Math.round(knee * fraction), stepS);
       politePoints.push(p);
       log(
         `[bench]   polite players at ${p.rate}/s (${p.players} players): ${p.accepted} of ${p.offered} accepted, ${p.refused503} shed, ${p.refused429} refused early`,
@@ -204,7 +218,7 @@ export async function measureBursts(bs: BenchSystem, log: (line: string) => void
     await setSetting(bs, 'gateway', 'CLICK_PENALTY_MAX_KEYS', '0');
     const overload: OverloadPoint[] = [];
     for (const factor of OVERLOAD_FACTORS) {
-      const r = await openLoopStep(bs, clicker, knee * factor);
+      const r = await openLoopStep(bs, clicker, knee * factor, stepS);
       const point: OverloadPoint = {
         factor,
         rate: r.rate,

@@ -10,7 +10,6 @@ import type { BenchSystem } from '../bench-system.js';
 import type { CrowdSummary } from '../crowd-worker.js';
 import { startRealtimeFleet, type RealtimeFleet } from '../realtime-fleet.js';
 import type { Check } from '../check.js';
-import type { BenchSettings } from '../settings.js';
 import { ratio, round } from '../stats.js';
 import { startWorker, type Worker } from '../workers.js';
 
@@ -34,7 +33,7 @@ const CLIENTS_PER_WORKER = 1000;
  */
 const FLEET_SETTLE_MS = 8000;
 /** Seconds the fleet's processes are measured with no client connected. */
-const IDLE_WINDOW_S = 4;
+const IDLE_WINDOW_S = 3;
 
 export interface StormResult {
   requested: number;
@@ -109,7 +108,11 @@ async function openCrowd(bs: BenchSystem, fleet: RealtimeFleet, count: number, t
         300_000,
       ),
     ),
-  );
+  ).catch(async (error: unknown) => {
+    // The caller gets no crowd to close: its workers are stopped here.
+    await Promise.all(workers.map((w) => w.stop()));
+    throw error;
+  });
   const connected = parts.reduce((sum, p) => sum + p.connected, 0);
   return {
     connected,
@@ -182,7 +185,8 @@ export async function measureStorm(
   const clicker = startClicker(bs, fleet.gatewayUrl, 50);
   let crowd: Awaited<ReturnType<typeof openCrowd>> | undefined;
   try {
-    crowd = await openCrowd(bs, fleet, count, 200);
+    // A tenth of the crowd, at most 200, are the other players whose click to screen is timed.
+    crowd = await openCrowd(bs, fleet, count, Math.min(200, Math.ceil(count / 10)));
     log(`[bench] storm: ${crowd.connected} of ${count} clients on 2 realtime processes`);
     await clicker.start();
     await sleep(1000);
@@ -363,38 +367,6 @@ export async function measureFleetCost(
     threeToOne: ratio(three, one),
     shardedToClassic: ratio(perMessage(points, 3, 'sharded'), three),
   };
-}
-
-export async function measureCrowd(
-  root: string,
-  bs: BenchSystem,
-  settings: BenchSettings,
-  runs: { storm: boolean; rollout: boolean; fleet: boolean },
-  log: (line: string) => void,
-  errors: string[],
-): Promise<CrowdResult> {
-  const result: CrowdResult = {};
-  const attempt = async <T>(name: string, run: () => Promise<T>): Promise<T | undefined> => {
-    try {
-      return await run();
-    } catch (error) {
-      errors.push(`${name}: ${(error as Error).message}`);
-      log(`[bench] ${name} failed: ${(error as Error).stack}`);
-      return undefined;
-    }
-  };
-  const { crowd } = settings;
-  if (runs.storm)
-    result.storm = await attempt('storm', () => measureStorm(root, bs, crowd.stormClients, log));
-  if (runs.rollout)
-    result.rollout = await attempt('rollout', () =>
-      measureRollout(root, bs, crowd.rolloutClients, crowd.rolloutClickRate, log),
-    );
-  if (runs.fleet)
-    result.fleet = await attempt('fleet', () =>
-      measureFleetCost(root, bs, crowd.fleetClients, crowd.fleetDurationS, log, settings.realtimeCpuProfDir),
-    );
-  return result;
 }
 
 const fmt = (v: number | null | undefined, unit = '') =>

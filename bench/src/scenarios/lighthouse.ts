@@ -1,7 +1,7 @@
 // The first screen on a phone: Lighthouse (the npm package, its default mobile settings and simulated
 // throttling) on Debian's Chromium, for `/`, `/game` signed in and `/winners`, served by the system's
 // gateway as players get them. Nothing is downloaded: Chromium is /usr/bin/chromium, started here with
-// a temporary profile and stopped by its PID.
+// a temporary profile and stopped with everything it started (its process group, by its PID).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import lighthouse from 'lighthouse';
 import WebSocket from 'ws';
 import { THROUGHPUT_ROUND_TARGET, type BenchSystem } from '../bench-system.js';
+import { stopProcessGroup } from '../quiet.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -116,7 +117,7 @@ async function getJson(url: string): Promise<any> {
  * The winners page as players see it, with past winners: when the list is shorter than WINNERS_SHOWN,
  * the game is restarted with short rounds and the load users play them out, then it gets its target back.
  */
-async function ensureWinners(bs: BenchSystem, log: (line: string) => void): Promise<void> {
+export async function ensureWinners(bs: BenchSystem, log: (line: string) => void): Promise<void> {
   const winners = async () => ((await getJson(`${bs.gatewayUrl}/api/winners`)).winners as unknown[]).length;
   let have = await winners();
   if (have >= WINNERS_SHOWN) return;
@@ -151,14 +152,11 @@ async function ensureWinners(bs: BenchSystem, log: (line: string) => void): Prom
   if (have < WINNERS_SHOWN) throw new Error(`only ${have} winners after playing short rounds`);
 }
 
-export async function measureLighthouse(
-  bs: BenchSystem,
-  log: (line: string) => void,
-  options: { runs: number; reportsDir?: string } = { runs: 1 },
-): Promise<LighthousePage[]> {
-  if (options.reportsDir) mkdirSync(options.reportsDir, { recursive: true });
-  await ensureWinners(bs, log);
-  const port = await freePort();
+/**
+ * Debian's Chromium with a temporary profile and its devtools on `port`, in a process group of its own
+ * so its renderers and helpers stop with it; `stop` ends the group and waits for it.
+ */
+function startChromium(port: number): { stop(): Promise<void> } {
   const profile = mkdtempSync(join(tmpdir(), 'omc-lighthouse-'));
   const chromium = spawn(
     CHROMIUM_PATH,
@@ -174,8 +172,40 @@ export async function measureLighthouse(
       `--user-data-dir=${profile}`,
       'about:blank',
     ],
-    { stdio: 'ignore' },
+    { stdio: 'ignore', detached: true },
   );
+  // Outside the run's process group, it does not hear the run's Ctrl-C: a run that exits stops it.
+  const onExit = () => {
+    try {
+      process.kill(-chromium.pid!, 'SIGKILL');
+    } catch {
+      // already stopped
+    }
+  };
+  process.once('exit', onExit);
+  return {
+    async stop() {
+      const exited =
+        chromium.exitCode !== null || chromium.signalCode !== null
+          ? Promise.resolve()
+          : new Promise((resolve) => chromium.once('exit', resolve));
+      if (chromium.pid) await stopProcessGroup(chromium.pid);
+      await exited;
+      process.off('exit', onExit);
+      rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
+    },
+  };
+}
+
+export async function measureLighthouse(
+  bs: BenchSystem,
+  log: (line: string) => void,
+  options: { runs: number; reportsDir?: string } = { runs: 1 },
+): Promise<LighthousePage[]> {
+  if (options.reportsDir) mkdirSync(options.reportsDir, { recursive: true });
+  await ensureWinners(bs, log);
+  const port = await freePort();
+  const chromium = startChromium(port);
   const pages: LighthousePage[] = [];
   try {
     await waitForDevtools(port);
@@ -253,10 +283,7 @@ export async function measureLighthouse(
       );
     }
   } finally {
-    const exited = new Promise((resolve) => chromium.once('exit', resolve));
-    chromium.kill();
-    await exited;
-    rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
+    await chromium.stop();
   }
   return pages;
 }
