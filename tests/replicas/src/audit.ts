@@ -27,16 +27,19 @@ export class Stores {
     }
   }
 
-  async providerCharges(): Promise<
-    { orderId: string; charged: boolean; refundedCents: number; type: string }[]
-  > {
+  async providerCharges(): Promise<ProviderCharge[]> {
     const response = await fetch(`${this.emulatorUrl}/__emulator/braintree/transactions`);
-    return (
-      (await response.json()) as {
-        transactions: { orderId: string; charged: boolean; refundedCents: number; type: string }[];
-      }
-    ).transactions;
+    return ((await response.json()) as { transactions: ProviderCharge[] }).transactions;
   }
+}
+
+/** A transaction as the Braintree emulator records it (a sale, or a credit that refunds one). */
+export interface ProviderCharge {
+  orderId: string;
+  charged: boolean;
+  amountCents: number;
+  refundedCents: number;
+  type: string;
 }
 
 export interface Findings {
@@ -53,6 +56,8 @@ export interface Findings {
    * counter check below catches a counter that went back past what Postgres holds.
    */
   recounted: Set<string>;
+  /** Money the provider took back, and collects held for it: counted, not faults. */
+  figures: { clawbacks: number; heldPayouts: number };
 }
 
 export interface Told {
@@ -71,7 +76,41 @@ export const UNFINISHED_BOUND_SECONDS = {
   checkout: 600 + 6 + 30,
   payout: 5 * 3 + 30,
   refund: 3 * 3 + 2 + 5 + 30,
+  // A clawback is driven by every money pass until the game has taken back (GAME_TIMEOUT_MS a call).
+  clawback: 2 + 30 + 30,
 } as const;
+
+/**
+ * The ledger against the provider, purchase by purchase: what the ledger says Braintree holds of each
+ * posted purchase (its price, less what its refund or clawback gave back) equals what Braintree holds
+ * (a sale still charged, less its refunds; nothing once it declined settlement or a dispute was lost).
+ */
+async function ledgerAgainstProvider(stores: Stores, charges: ProviderCharge[]): Promise<string[]> {
+  const ledger = await stores.query<{ id: string; held: number; disputed: boolean }>(
+    'payments',
+    `select p.id::text as id, (-sum(e.amount_cents))::int as held,
+            exists (select 1 from clawbacks c where c.purchase_id = p.id and c.cause = 'dispute_lost'
+                      and c.status = 'completed') as disputed
+       from purchases p
+       join ledger_transactions t on t.reference in ('purchase:' || p.id::text, 'refund:' || p.id::text,
+              'clawback:' || p.id::text, 'clawback-loss:' || p.id::text)
+       join ledger_entries e on e.transaction_id = t.id and e.account_id = 'external:braintree'
+      where p.status = 'succeeded'
+      group by p.id`,
+  );
+  const provider = new Map<string, number>();
+  for (const c of charges)
+    if (c.type === 'sale')
+      provider.set(
+        c.orderId,
+        (provider.get(c.orderId) ?? 0) + (c.charged ? c.amountCents - c.refundedCents : 0),
+      );
+  return ledger
+    .filter((p) => (p.disputed ? 0 : (provider.get(p.id) ?? 0)) !== p.held)
+    .map(
+      (p) => `purchase ${p.id}: the ledger has ${p.held} at Braintree, Braintree ${provider.get(p.id) ?? 0}`,
+    );
+}
 
 /** Every invariant of the matrix, once. `settled` is false while something is still on its way. */
 export async function audit(stores: Stores, told: Told): Promise<Findings> {
@@ -140,6 +179,21 @@ export async function audit(stores: Stores, told: Told): Promise<Findings> {
     if (!refunds.some((r) => r.id === order))
       doubled.add(`order ${order} refunded ${cents} with no refund recorded`);
 
+  // Clawbacks and held collects are counted; the ledger holds at Braintree what Braintree holds.
+  // A winner's collect is held while a purchase made up to the win may still be taken back
+  // (docs/payments.md, "Clawbacks and payout holds"): the winners it would hold now.
+  const [money] = await stores.query<{ clawbacks: number; held: number }>(
+    'payments',
+    `select (select count(*)::int from clawbacks) as clawbacks,
+            (select count(distinct p.user_id)::int from purchases p
+               join (select winner_user_id, max(created_at) as won_at from round_wins group by winner_user_id) w
+                 on w.winner_user_id = p.user_id and p.created_at <= w.won_at
+              where p.status = 'succeeded'
+                and (p.settlement_status is null or p.settlement_status not in ('settled', 'settlement_confirmed')
+                  or (p.dispute_status is not null and p.dispute_status <> 'won'))) as held`,
+  );
+  for (const p of await ledgerAgainstProvider(stores, await stores.providerCharges())) pending.push(p);
+
   // Unfinished money operations older than their bound: 0.
   const overdue = await stores.query<{ what: string }>(
     'payments',
@@ -150,8 +204,16 @@ export async function audit(stores: Stores, told: Told): Promise<Findings> {
        where status = 'pending' and created_at < now() - make_interval(secs => $2)
      union all
      select 'refund ' || purchase_id::text from refunds
-       where status in ('returning', 'returned') and updated_at < now() - make_interval(secs => $3)`,
-    [UNFINISHED_BOUND_SECONDS.checkout, UNFINISHED_BOUND_SECONDS.payout, UNFINISHED_BOUND_SECONDS.refund],
+       where status in ('returning', 'returned') and updated_at < now() - make_interval(secs => $3)
+     union all
+     select 'clawback ' || purchase_id::text from clawbacks
+       where status = 'taking_back' and updated_at < now() - make_interval(secs => $4)`,
+    [
+      UNFINISHED_BOUND_SECONDS.checkout,
+      UNFINISHED_BOUND_SECONDS.payout,
+      UNFINISHED_BOUND_SECONDS.refund,
+      UNFINISHED_BOUND_SECONDS.clawback,
+    ],
   );
   for (const o of overdue) lost.add(`${o.what} unfinished, older than its bound`);
 
@@ -215,5 +277,11 @@ export async function audit(stores: Stores, told: Told): Promise<Findings> {
   );
   for (const u of authUsers) if (!gameUsers.has(u.id)) pending.push(`user ${u.id} unknown to the game`);
 
-  return { lost, doubled, pending, recounted };
+  return {
+    lost,
+    doubled,
+    pending,
+    recounted,
+    figures: { clawbacks: money?.clawbacks ?? 0, heldPayouts: money?.held ?? 0 },
+  };
 }

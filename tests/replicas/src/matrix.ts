@@ -32,6 +32,9 @@ export interface RowResult {
   /** Clicks accepted in the 2 s before the fault: the bound on `recounted`. */
   recountBound: number;
   recoverySeconds: number | null;
+  /** Purchases the provider took back (clawbacks) and winners whose collect is held, after the row. */
+  clawbacks: number;
+  heldPayouts: number;
   note: string;
 }
 
@@ -291,6 +294,8 @@ export class ChaosMatrix {
         recounted: 0,
         recountBound: 0,
         recoverySeconds: null,
+        clawbacks: 0,
+        heldPayouts: 0,
         note: '',
       };
     }
@@ -320,7 +325,13 @@ export class ChaosMatrix {
     const accepted = await this.probeClick(settleMs);
     // At once, before traffic moves the round on: the counter against Postgres' record (a counter that
     // went back is passed again by later clicks), and the sentinel's pack while its round is still played.
-    const early: Findings = { lost: new Set(), doubled: new Set(), pending: [], recounted: new Set() };
+    const early: Findings = {
+      lost: new Set(),
+      doubled: new Set(),
+      pending: [],
+      recounted: new Set(),
+      figures: { clawbacks: 0, heldPayouts: 0 },
+    };
     if (accepted) {
       const behindMs = await this.checkCounter(early);
       if (behindMs > 0) notes.push(`counter behind Postgres' record for ${(behindMs / 1000).toFixed(1)} s`);
@@ -368,6 +379,8 @@ export class ChaosMatrix {
         (c) => c.status === 200 && c.at >= harmStarted - 2000 && c.at <= harmed,
       ).length,
       recoverySeconds,
+      clawbacks: findings.figures.clawbacks,
+      heldPayouts: findings.figures.heldPayouts,
       note: notes.join('; '),
     };
   }
@@ -386,6 +399,8 @@ export class ChaosMatrix {
       'unserved',
       'clicks recounted',
       'recovery s',
+      'clawbacks',
+      'held payouts',
     ];
     const lines = rows.map((r) => [
       r.row,
@@ -398,6 +413,8 @@ export class ChaosMatrix {
       String(r.unserved),
       `${r.recounted} (of ${r.recountBound})`,
       r.recoverySeconds === null ? `>${this.o.settleMs / 1000}` : r.recoverySeconds.toFixed(1),
+      String(r.clawbacks),
+      String(r.heldPayouts),
     ]);
     const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
     const format = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
