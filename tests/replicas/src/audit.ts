@@ -85,7 +85,7 @@ export const UNFINISHED_BOUND_SECONDS = {
  * posted purchase (its price, less what its refund or clawback gave back) equals what Braintree holds
  * (a sale still charged, less its refunds; nothing once it declined settlement or a dispute was lost).
  */
-async function ledgerAgainstProvider(stores: Stores, charges: ProviderCharge[]): Promise<string[]> {
+export async function ledgerAgainstProvider(stores: Stores, charges: ProviderCharge[]): Promise<string[]> {
   const ledger = await stores.query<{ id: string; held: number; disputed: boolean }>(
     'payments',
     `select p.id::text as id, (-sum(e.amount_cents))::int as held,
@@ -110,6 +110,25 @@ async function ledgerAgainstProvider(stores: Stores, charges: ProviderCharge[]):
     .map(
       (p) => `purchase ${p.id}: the ledger has ${p.held} at Braintree, Braintree ${provider.get(p.id) ?? 0}`,
     );
+}
+
+/**
+ * Purchases the provider took back, and the winners whose collect is held now: a winner's collect waits
+ * while a purchase made up to the win may still be taken back (docs/payments.md, "Clawbacks and payout
+ * holds").
+ */
+export async function moneyFigures(stores: Stores): Promise<Findings['figures']> {
+  const [money] = await stores.query<{ clawbacks: number; held: number }>(
+    'payments',
+    `select (select count(*)::int from clawbacks) as clawbacks,
+            (select count(distinct p.user_id)::int from purchases p
+               join (select winner_user_id, max(created_at) as won_at from round_wins group by winner_user_id) w
+                 on w.winner_user_id = p.user_id and p.created_at <= w.won_at
+              where p.status = 'succeeded'
+                and (p.settlement_status is null or p.settlement_status not in ('settled', 'settlement_confirmed')
+                  or (p.dispute_status is not null and p.dispute_status <> 'won'))) as held`,
+  );
+  return { clawbacks: money?.clawbacks ?? 0, heldPayouts: money?.held ?? 0 };
 }
 
 /** Every invariant of the matrix, once. `settled` is false while something is still on its way. */
@@ -180,18 +199,7 @@ export async function audit(stores: Stores, told: Told): Promise<Findings> {
       doubled.add(`order ${order} refunded ${cents} with no refund recorded`);
 
   // Clawbacks and held collects are counted; the ledger holds at Braintree what Braintree holds.
-  // A winner's collect is held while a purchase made up to the win may still be taken back
-  // (docs/payments.md, "Clawbacks and payout holds"): the winners it would hold now.
-  const [money] = await stores.query<{ clawbacks: number; held: number }>(
-    'payments',
-    `select (select count(*)::int from clawbacks) as clawbacks,
-            (select count(distinct p.user_id)::int from purchases p
-               join (select winner_user_id, max(created_at) as won_at from round_wins group by winner_user_id) w
-                 on w.winner_user_id = p.user_id and p.created_at <= w.won_at
-              where p.status = 'succeeded'
-                and (p.settlement_status is null or p.settlement_status not in ('settled', 'settlement_confirmed')
-                  or (p.dispute_status is not null and p.dispute_status <> 'won'))) as held`,
-  );
+  const money = await moneyFigures(stores);
   for (const p of await ledgerAgainstProvider(stores, await stores.providerCharges())) pending.push(p);
 
   // Unfinished money operations older than their bound: 0.
@@ -282,6 +290,6 @@ export async function audit(stores: Stores, told: Told): Promise<Findings> {
     doubled,
     pending,
     recounted,
-    figures: { clawbacks: money?.clawbacks ?? 0, heldPayouts: money?.held ?? 0 },
+    figures: money,
   };
 }
