@@ -100,7 +100,6 @@ export const AdminUser = z.object({ username: z.string(), email: z.string().null
 export const AdminUsersResponse = z.object({ users: z.array(AdminUser) });
 export type AdminUsersResponse = z.infer<typeof AdminUsersResponse>;
 
-
 /** Claims of the access token (JWT, EdDSA), verified by every service with auth's public key. */
 export const AccessTokenClaims = z.object({
   sub: z.uuid(),

@@ -230,6 +230,8 @@ export const ROUTES: readonly RouteContract[] = [
     params: approvals.ApprovalIdParams,
     body: approvals.ApproveRequest,
     response: approvals.ApprovalDecision,
+    // 202: a role granted that the game has not confirmed yet (its event brings it there).
+    successStatuses: [200, 202],
   },
   {
     method: 'POST',

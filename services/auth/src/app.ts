@@ -11,6 +11,7 @@ import {
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/admin.routes.js';
+import { approvalRoutes } from './approvals/approvals.routes.js';
 import { expireOverdue } from './approvals/approvals.service.js';
 import { emailChangeRoutes } from './email-change/email-change.routes.js';
 import { purgeOldEmailChanges } from './email-change/email-changes.repo.js';
@@ -103,6 +104,7 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
     userRoutes,
     sessionRoutes,
     adminRoutes,
+    approvalRoutes,
     internalRoutes,
     payoutEmailMailRoutes,
     accountSecurityRoutes,

@@ -43,7 +43,11 @@ describe('two admins for privileged acts', () => {
     h = await startAuth();
     second = await secondAdmin(h);
     // English mail for the second admin, so the test reads words in both languages.
-    await h.deps.db.updateTable('users').set({ preferred_language: 'en' }).where('id', '=', second.id).execute();
+    await h.deps.db
+      .updateTable('users')
+      .set({ preferred_language: 'en' })
+      .where('id', '=', second.id)
+      .execute();
   });
   beforeEach(async () => {
     root = await loginToken(h.app, ADMIN.username, ADMIN.password);
@@ -71,7 +75,10 @@ describe('two admins for privileged acts', () => {
       expect(again.json().approval.id).toBe(approval.id);
 
       // The second admin sees it in the list, and approves it.
-      const list = await h.app.inject({ url: '/api/admin/approvals?status=pending', headers: bearer(second.token) });
+      const list = await h.app.inject({
+        url: '/api/admin/approvals?status=pending',
+        headers: bearer(second.token),
+      });
       expect(list.statusCode).toBe(200);
       expect(list.json().approvals.map((a: Approval) => a.id)).toContain(approval.id);
       const approved = await post(h, `/api/admin/approvals/${approval.id}/approve`, second.token, {});
@@ -92,8 +99,16 @@ describe('two admins for privileged acts', () => {
         ['approval.approved', second.id],
       ]);
       // Mailed to every admin, each in their language.
-      await mailsAbout(h, ADMIN.email, new RegExp(`dar el rol ${role} a ${player.username}[\\s\\S]*caduca en 24 horas`));
-      await mailsAbout(h, second.email, new RegExp(`give the ${role} role to ${player.username}[\\s\\S]*expires in 24`));
+      await mailsAbout(
+        h,
+        ADMIN.email,
+        new RegExp(`dar el rol ${role} a ${player.username}[\\s\\S]*caduca en 24 horas`),
+      );
+      await mailsAbout(
+        h,
+        second.email,
+        new RegExp(`give the ${role} role to ${player.username}[\\s\\S]*expires in 24`),
+      );
       await mailsAbout(h, ADMIN.email, new RegExp(`${second.username} la ha aprobado`));
       await mailsAbout(h, second.email, new RegExp(`${second.username} approved it`));
     },
@@ -115,8 +130,9 @@ describe('two admins for privileged acts', () => {
 
   it('a refused request does nothing and cannot be approved later; refusal is audited and mailed', async () => {
     const player = await register(h.app, newUser('refused'));
-    const id = (await post(h, '/api/admin/updateRole', root, { email: player.email, role: 'superuser' })).json()
-      .approval.id as string;
+    const id = (
+      await post(h, '/api/admin/updateRole', root, { email: player.email, role: 'superuser' })
+    ).json().approval.id as string;
     const refused = await post(h, `/api/admin/approvals/${id}/refuse`, second.token, { reason: 'not staff' });
     expect(refused.statusCode).toBe(200);
     expect(refused.json().approval.status).toBe('refused');
@@ -132,8 +148,9 @@ describe('two admins for privileged acts', () => {
 
   it('a request not approved within APPROVAL_TTL_HOURS expires: audited, mailed, and approving it is refused', async () => {
     const player = await register(h.app, newUser('expiring'));
-    const asked = (await post(h, '/api/admin/updateRole', root, { email: player.email, role: 'admin' })).json()
-      .approval as Approval;
+    const asked = (
+      await post(h, '/api/admin/updateRole', root, { email: player.email, role: 'admin' })
+    ).json().approval as Approval;
     expect(Date.parse(asked.expiresAt) - Date.parse(asked.createdAt)).toBe(24 * 3_600_000);
     // A day passes (the expiry moved back rather than the clock forward).
     await h.deps.db
@@ -153,11 +170,21 @@ describe('two admins for privileged acts', () => {
       ['approval.requested', expect.any(String)],
       ['approval.expired', null],
     ]);
-    await mailsAbout(h, second.email, new RegExp(`give the admin role to ${player.username}[\\s\\S]*expired`));
+    await mailsAbout(
+      h,
+      second.email,
+      new RegExp(`give the admin role to ${player.username}[\\s\\S]*expired`),
+    );
   });
 
   it('the house payout waits for a second admin, then payments pays the admin who asked', async () => {
-    const rootId = (await h.deps.db.selectFrom('users').select('id').where('email', '=', ADMIN.email).executeTakeFirstOrThrow()).id;
+    const rootId = (
+      await h.deps.db
+        .selectFrom('users')
+        .select('id')
+        .where('email', '=', ADMIN.email)
+        .executeTakeFirstOrThrow()
+    ).id;
     // The original client posts no body.
     const asked = await h.app.inject({ method: 'POST', url: '/api/admin/collect', headers: bearer(root) });
     expect(asked.statusCode).toBe(202);
@@ -174,17 +201,29 @@ describe('two admins for privileged acts', () => {
     expect(approved.json().approval.outcome).toEqual({ transactionId: 'house-batch-1', amount: 12.5 });
     // Payments is told who asked (not who approved), with auth's own service credential.
     expect(h.payments.housePayoutCalls).toHaveLength(1);
-    expect(h.payments.housePayoutCalls[0]!.body).toMatchObject({ approvalId: approval.id, userId: rootId, role: 'admin' });
+    expect(h.payments.housePayoutCalls[0]!.body).toMatchObject({
+      approvalId: approval.id,
+      userId: rootId,
+      role: 'admin',
+    });
     expect(h.payments.housePayoutCalls[0]!.credential).toEqual(expect.any(String));
 
     const audit = await auditOf(h, approval.id);
-    expect(audit.map((row) => row.action)).toEqual(['approval.requested', 'approval.approved', 'house.collected']);
+    expect(audit.map((row) => row.action)).toEqual([
+      'approval.requested',
+      'approval.approved',
+      'house.collected',
+    ]);
     expect(audit[2]).toMatchObject({ actor_id: rootId, detail: { transactionId: 'house-batch-1' } });
-    await mailsAbout(h, second.email, new RegExp(`pay the whole house pot to the PayPal account of ${ADMIN.username}`));
+    await mailsAbout(
+      h,
+      second.email,
+      new RegExp(`pay the whole house pot to the PayPal account of ${ADMIN.username}`),
+    );
     await mailsAbout(h, ADMIN.email, new RegExp(`${second.username} la ha aprobado y se ha llevado a cabo`));
   });
 
-  it("a payout payments refuses reaches the approver as payments said it, and is recorded on the request", async () => {
+  it('a payout payments refuses reaches the approver as payments said it, and is recorded on the request', async () => {
     h.payments.housePayoutAnswer = {
       status: 409,
       body: { code: 'CONFLICT', message: 'Nothing to collect: the house balance is 0' },

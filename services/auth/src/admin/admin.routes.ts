@@ -1,13 +1,5 @@
 import {
-  AdminCollectRequest,
   AdminUsersAnswer,
-  ApprovalDecision,
-  ApprovalIdParams,
-  ApprovalPending,
-  ApprovalsAnswer,
-  ApprovalsQuery,
-  ApproveRequest,
-  RefuseRequest,
   ROLES_NEEDING_APPROVAL,
   UpdateRoleAnswer,
   AdminUsersQuery,
@@ -18,27 +10,20 @@ import {
   SuspensionResponse,
   UpdateRoleRequest,
   UserIdParams,
-  type Role,
 } from '@omc/contracts';
 import { badRequest, callerOf, freshAuthority, notFound } from '@omc/service-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuthContext } from '../context.js';
-import {
-  approvalsList,
-  approveApproval,
-  openApproval,
-  refuseApproval,
-  type Acting,
-} from '../approvals/approvals.service.js';
+import { actingOf, PENDING_MESSAGE } from '../approvals/approvals.routes.js';
+import { openApproval } from '../approvals/approvals.service.js';
 import { auditPage } from '../audit/audit.service.js';
-import { optionalJsonBody } from '../body-less.js';
 import { accountOf, signedIn } from '../users/current-user.js';
 import { findUserByEmail, listUsers } from '../users/users.repo.js';
 import { updateRole } from './admin.service.js';
 import { balancesOf } from './balances.js';
 import { adminEntry, usersPage } from './directory.service.js';
-import { tellGameTheRole } from './game-role-sync.js';
+import { GAME_LATE_MESSAGE, tellGameRoleOrWarn } from './game-role-sync.js';
 import { tellGameTheSuspension } from './game-suspension-sync.js';
 import { restoreUser, suspendUser, type Actor, type SuspensionOutcome } from './suspension.service.js';
 
@@ -51,24 +36,6 @@ const recordedAuthority = async (request: FastifyRequest) => {
   const account = accountOf(request);
   return { userId: account.id, role: account.role };
 };
-
-const actingOf = (request: FastifyRequest, currentPassword: string | undefined): Acting => ({
-  user: accountOf(request),
-  signedInAt: request.signedInAt,
-  currentPassword,
-  ip: request.ip,
-});
-
-const PENDING_MESSAGE =
-  'Waiting for a second admin: another admin must approve this request before it is carried out';
-const GAME_LATE_MESSAGE =
-  "Role updated. The game did not confirm it in time: the player's clicks may follow the old role for a few seconds.";
-
-function approvalId(params: unknown): string {
-  const parsed = ApprovalIdParams.safeParse(params);
-  if (!parsed.success) throw badRequest('id must be an approval request id', 'id');
-  return parsed.data.id;
-}
 
 /** The :id of the path, checked after the body so a bad body is named first (as on every route). */
 function targetId(params: unknown): string {
@@ -150,17 +117,6 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
     async (request) => auditPage(ctx.deps.db, request.query),
   );
 
-  /** Before the admin is answered, the game has the role (the event that follows is then a no-op). */
-  const tellGameRole = async (
-    request: FastifyRequest,
-    change: { userId: string; role: Role; roleVersion: number },
-  ): Promise<boolean> => {
-    const told = await tellGameTheRole(ctx.deps, callerOf(request), change);
-    if (!told.confirmed)
-      request.log.warn({ reason: told.reason, userId: change.userId }, 'the game did not confirm a role change');
-    return told.confirmed;
-  };
-
   app.post(
     '/api/admin/updateRole',
     { schema: { body: UpdateRoleRequest, response: { 200: UpdateRoleAnswer, 202: UpdateRoleAnswer } } },
@@ -181,61 +137,15 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
       const result = await updateRole(ctx, email, role, actorOf(request));
       if (!result.changed) return { message: 'Role unchanged' };
       // Read-your-writes: the game has the new role before this answers, or the admin is told it has not.
-      if (await tellGameRole(request, { userId: result.userId, role, roleVersion: result.roleVersion }))
+      if (
+        await tellGameRoleOrWarn(ctx, request, {
+          userId: result.userId,
+          role,
+          roleVersion: result.roleVersion,
+        })
+      )
         return { message: 'Role updated' };
       return reply.code(202).send({ message: GAME_LATE_MESSAGE });
     },
-  );
-
-  await app.register(async (optionalBody) => {
-    optionalJsonBody(optionalBody);
-    const typed = optionalBody.withTypeProvider<ZodTypeProvider>();
-
-    typed.post(
-      '/api/admin/collect',
-      { schema: { body: AdminCollectRequest, response: { 202: ApprovalPending } } },
-      async (request, reply) => {
-        const approval = await openApproval(ctx, actingOf(request, request.body?.currentPassword), {
-          kind: 'housePayout',
-        });
-        return reply.code(202).send({ message: PENDING_MESSAGE, approval });
-      },
-    );
-
-    typed.post(
-      '/api/admin/approvals/:id/approve',
-      { schema: { body: ApproveRequest, response: { 200: ApprovalDecision } } },
-      async (request) => {
-        const id = approvalId(request.params);
-        const acting = actingOf(request, request.body?.currentPassword);
-        const result = await approveApproval(ctx, acting, id, callerOf(request));
-        if (result.role?.changed) {
-          const { userId, roleVersion, role } = result.role;
-          const confirmed = await tellGameRole(request, { userId, role, roleVersion });
-          return { message: confirmed ? 'Approved: role updated' : GAME_LATE_MESSAGE, approval: result.approval };
-        }
-        return {
-          message: result.payout ? 'Approved: the house pot was paid out' : 'Approved',
-          approval: result.approval,
-          ...(result.payout ? { payout: result.payout } : {}),
-        };
-      },
-    );
-
-    typed.post(
-      '/api/admin/approvals/:id/refuse',
-      { schema: { body: RefuseRequest, response: { 200: ApprovalDecision } } },
-      async (request) => {
-        const id = approvalId(request.params);
-        const approval = await refuseApproval(ctx, actingOf(request, undefined), id, request.body?.reason);
-        return { message: 'Refused: nothing was done', approval };
-      },
-    );
-  });
-
-  app.get(
-    '/api/admin/approvals',
-    { schema: { querystring: ApprovalsQuery, response: { 200: ApprovalsAnswer } } },
-    async (request) => ({ approvals: await approvalsList(ctx, request.query.status) }),
   );
 }

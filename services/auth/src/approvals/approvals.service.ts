@@ -67,7 +67,10 @@ export function approvalView(row: ApprovalRow): Approval {
   };
 }
 
-const AUDIT_OF: Record<Step, 'approval.requested' | 'approval.approved' | 'approval.refused' | 'approval.expired'> = {
+const AUDIT_OF: Record<
+  Step,
+  'approval.requested' | 'approval.approved' | 'approval.refused' | 'approval.expired'
+> = {
   requested: 'approval.requested',
   approved: 'approval.approved',
   failed: 'approval.approved',
@@ -173,7 +176,10 @@ export async function expireOverdue(ctx: AuthContext): Promise<number> {
   return expired;
 }
 
-export async function approvalsList(ctx: AuthContext, status: ApprovalStatus | undefined): Promise<Approval[]> {
+export async function approvalsList(
+  ctx: AuthContext,
+  status: ApprovalStatus | undefined,
+): Promise<Approval[]> {
   await expireOverdue(ctx);
   return (await listApprovals(ctx.deps.db, { status, limit: 100 })).map(approvalView);
 }
@@ -197,7 +203,8 @@ async function lockForDecision(trx: Transaction<Database>, id: string, acting: A
       403,
       'Another admin must approve or refuse this request: you opened it',
     );
-  if (row.status !== 'pending' || row.expires_at <= now) throw closed(row.status === 'pending' ? { ...row, status: 'expired' } : row);
+  if (row.status !== 'pending' || row.expires_at <= now)
+    throw closed(row.status === 'pending' ? { ...row, status: 'expired' } : row);
   return row;
 }
 
@@ -216,7 +223,14 @@ export async function refuseApproval(
       by: { id: acting.user.id, label: acting.user.username },
       at: now,
     });
-    await recordStep(ctx, trx, decided, 'refused', { ...acting.user, ip: acting.ip }, reason ? { reason } : {});
+    await recordStep(
+      ctx,
+      trx,
+      decided,
+      'refused',
+      { ...acting.user, ip: acting.ip },
+      reason ? { reason } : {},
+    );
     return decided;
   });
   ctx.mail.nudge();
@@ -261,7 +275,8 @@ export async function approveApproval(
       role = { ...outcome, role: row.role! };
     }
     const approved = await decideApproval(trx, id, { status: 'approved', by, at: now });
-    if (row.kind === 'role') await recordStep(ctx, trx, approved, 'approved', { ...acting.user, ip: acting.ip });
+    if (row.kind === 'role')
+      await recordStep(ctx, trx, approved, 'approved', { ...acting.user, ip: acting.ip });
     return { approved, requester, role };
   });
   ctx.relay.nudge();

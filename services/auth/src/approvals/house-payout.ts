@@ -48,15 +48,20 @@ export async function payOutHouse(
       signal: AbortSignal.timeout(deps.config.HOUSE_PAYOUT_TIMEOUT_MS),
     });
   } catch (error) {
-    return { ok: false, error: unsure((error as Error).name === 'TimeoutError' ? 'timed out' : 'unreachable') };
+    return {
+      ok: false,
+      error: unsure((error as Error).name === 'TimeoutError' ? 'timed out' : 'unreachable'),
+    };
   }
   const answer = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
   if (response.ok) {
     const parsed = CollectResponse.safeParse(answer);
-    return parsed.success ? { ok: true, payout: parsed.data } : { ok: false, error: unsure('unreadable answer') };
+    return parsed.success
+      ? { ok: true, payout: parsed.data }
+      : { ok: false, error: unsure('unreadable answer') };
   }
   const message = typeof answer?.message === 'string' ? answer.message.slice(0, 500) : undefined;
-  if (!message || response.status >= 500 && !isErrorCode(answer?.code))
+  if (!message || (response.status >= 500 && !isErrorCode(answer?.code)))
     return { ok: false, error: unsure(`status ${response.status}`) };
   const code = isErrorCode(answer?.code) ? answer.code : ERROR_CODE.CONFLICT;
   return { ok: false, error: new AppError(code, response.status, message) };

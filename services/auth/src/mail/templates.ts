@@ -109,11 +109,7 @@ function approvalWords(
 ): Words {
   return {
     subject,
-    paragraphs: (p) => [
-      act(p),
-      steps[p.step ?? 'requested'](p),
-      ...(p.reason ? [reason(p.reason)] : []),
-    ],
+    paragraphs: (p) => [act(p), steps[p.step ?? 'requested'](p), ...(p.reason ? [reason(p.reason)] : [])],
   };
 }
 

@@ -45,7 +45,6 @@ export async function payoutRoutes(app: FastifyInstance, ctx: PaymentsContext): 
   typed.post('/api/winners/collect', { schema: { response: { 200: CollectResponse } } }, async (request) => {
     return payouts.collect(account(request), 'winnings');
   });
-
 }
 
 /** Opened from the link mailed to the account's email, maybe on a device that is not signed in: no token. */
@@ -67,15 +66,17 @@ export async function payoutEmailConfirmRoutes(app: FastifyInstance, ctx: Paymen
  * as a winner's: a confirmed payout email, a positive balance, one payout of the house at a time.
  */
 export async function internalHousePayoutRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
-  app.withTypeProvider<ZodTypeProvider>().post(
-    INTERNAL_HOUSE_PAYOUT_PATH,
-    { schema: { body: InternalHousePayout, response: { 200: CollectResponse } } },
-    async (request) => {
-      const { userId, role, emailVerified, securityEpoch, approvalId } = request.body;
-      request.log.info({ approvalId, userId }, 'house payout approved by two admins');
-      return ctx.payouts.collect({ userId, role, emailVerified, securityEpoch }, 'house');
-    },
-  );
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .post(
+      INTERNAL_HOUSE_PAYOUT_PATH,
+      { schema: { body: InternalHousePayout, response: { 200: CollectResponse } } },
+      async (request) => {
+        const { userId, role, emailVerified, securityEpoch, approvalId } = request.body;
+        request.log.info({ approvalId, userId }, 'house payout approved by two admins');
+        return ctx.payouts.collect({ userId, role, emailVerified, securityEpoch }, 'house');
+      },
+    );
 }
 
 /**

@@ -9,7 +9,10 @@ export const approvalsMigration: Migration = {
       .addColumn('id', 'uuid', (c) => c.primaryKey())
       .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind IN ('role', 'housePayout')`))
       .addColumn('status', 'text', (c) =>
-        c.notNull().defaultTo('pending').check(sql`status IN ('pending', 'approved', 'refused', 'expired')`),
+        c
+          .notNull()
+          .defaultTo('pending')
+          .check(sql`status IN ('pending', 'approved', 'refused', 'expired')`),
       )
       // No foreign keys: a request outlives the accounts it names; the labels keep who they were.
       .addColumn('requested_by', 'uuid', (c) => c.notNull())
