@@ -105,7 +105,7 @@ export function PendingApprovals({ myUsername }: { myUsername: string | null }) 
           </ul>
         </>
       ) : null}
-      <FormMessage error={error} success={success} />
+      {error || success ? <FormMessage error={error} success={success} /> : null}
     </section>
   );
 }
