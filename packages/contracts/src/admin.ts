@@ -87,6 +87,7 @@ export const AUDIT_ACTIONS = [
   'purchase.refunded',
   'approval.requested',
   'approval.approved',
+  'approval.failed',
   'approval.refused',
   'approval.expired',
 ] as const;

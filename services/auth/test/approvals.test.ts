@@ -239,6 +239,11 @@ describe('two admins for privileged acts', () => {
         outcome: { error: 'Nothing to collect: the house balance is 0' },
       });
       await mailsAbout(h, second.email, new RegExp(`approved it, but it could not be carried out`));
+      expect((await auditOf(h, id)).map((row) => row.action)).toEqual([
+        'approval.requested',
+        'approval.approved',
+        'approval.failed',
+      ]);
     } finally {
       h.payments.housePayoutAnswer = { status: 200, body: { transactionId: 'house-batch-1', amount: 12.5 } };
     }

@@ -69,38 +69,42 @@ export function approvalView(row: ApprovalRow): Approval {
 
 const AUDIT_OF: Record<
   Step,
-  'approval.requested' | 'approval.approved' | 'approval.refused' | 'approval.expired'
+  'approval.requested' | 'approval.approved' | 'approval.failed' | 'approval.refused' | 'approval.expired'
 > = {
   requested: 'approval.requested',
   approved: 'approval.approved',
-  failed: 'approval.approved',
+  failed: 'approval.failed',
   refused: 'approval.refused',
   expired: 'approval.expired',
 };
 
-/** Writes one step to the audit log and queues its mail to every admin, in the step's transaction. */
+/**
+ * Writes one step to the audit log and queues its mail to every admin, in the step's transaction (an
+ * approved payout is audited when approved and mailed once its outcome is known: `only`).
+ */
 async function recordStep(
   ctx: AuthContext,
   trx: Transaction<Database>,
   row: ApprovalRow,
   step: Step,
   by: { id: string; username: string; ip: string } | null,
-  extra: { reason?: string; outcome?: Record<string, unknown> } = {},
+  extra: { reason?: string; outcome?: Record<string, unknown>; only?: 'audit' | 'mail' } = {},
 ): Promise<void> {
-  await appendAudit(trx, {
-    action: AUDIT_OF[step],
-    actor: by ? auditParty(by) : null,
-    target: row.target_id ? { id: row.target_id, label: row.target_label } : null,
-    detail: {
-      approvalId: row.id,
-      kind: row.kind,
-      requestedBy: row.requested_by_label,
-      ...(row.role ? { role: row.role } : {}),
-      ...(extra.reason ? { reason: extra.reason } : {}),
-      ...(extra.outcome ? { outcome: extra.outcome } : {}),
-    },
-    ip: by?.ip ?? null,
-  });
+  if (extra.only !== 'mail')
+    await appendAudit(trx, {
+      action: AUDIT_OF[step],
+      actor: by ? auditParty(by) : null,
+      target: row.target_id ? { id: row.target_id, label: row.target_label } : null,
+      detail: {
+        approvalId: row.id,
+        kind: row.kind,
+        requestedBy: row.requested_by_label,
+        ...(row.role ? { role: row.role } : {}),
+        ...(extra.reason ? { reason: extra.reason } : {}),
+        ...(extra.outcome ? { outcome: extra.outcome } : {}),
+      },
+      ip: by?.ip ?? null,
+    });
   const params: MailParams = {
     step,
     act: row.kind,
@@ -111,6 +115,7 @@ async function recordStep(
     ...(by ? { decider: by.username } : {}),
     ...(extra.reason ? { reason: extra.reason } : {}),
   };
+  if (extra.only === 'audit') return;
   const now = ctx.deps.clock();
   for (const admin of await adminMailboxes(trx)) {
     const language = admin.preferred_language as Language;
@@ -275,8 +280,17 @@ export async function approveApproval(
       role = { ...outcome, role: row.role! };
     }
     const approved = await decideApproval(trx, id, { status: 'approved', by, at: now });
-    if (row.kind === 'role')
-      await recordStep(ctx, trx, approved, 'approved', { ...acting.user, ip: acting.ip });
+    // A payout's approval is audited now (before payments is asked), mailed with its outcome.
+    await recordStep(
+      ctx,
+      trx,
+      approved,
+      'approved',
+      { ...acting.user, ip: acting.ip },
+      {
+        ...(row.kind === 'housePayout' ? { only: 'audit' as const } : {}),
+      },
+    );
     return { approved, requester, role };
   });
   ctx.relay.nudge();
@@ -299,10 +313,14 @@ async function payHouse(
   const row = await ctx.deps.db.transaction().execute(async (trx) => {
     const recorded = await recordOutcome(trx, approved.id, outcome);
     const by = { ...acting.user, ip: acting.ip };
-    await recordStep(ctx, trx, recorded, paid.ok ? 'approved' : 'failed', by, {
-      outcome,
-      ...(paid.ok ? {} : { reason: paid.error.message }),
-    });
+    await recordStep(
+      ctx,
+      trx,
+      recorded,
+      paid.ok ? 'approved' : 'failed',
+      by,
+      paid.ok ? { only: 'mail' } : { outcome, reason: paid.error.message },
+    );
     if (paid.ok)
       await appendAudit(trx, {
         action: 'house.collected',
