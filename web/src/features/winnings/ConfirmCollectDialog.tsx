@@ -1,4 +1,3 @@
-import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Dialog } from '../../components/Dialog';
 import { VERIFY_FIRST_TEXT_ID, VerifyFirst } from './VerifyFirst';
@@ -18,7 +17,6 @@ export function ConfirmCollectDialog({
   onEdit,
   onCancel,
   onConfirm,
-  children,
 }: {
   open: boolean;
   title: string;
@@ -29,8 +27,6 @@ export function ConfirmCollectDialog({
   onEdit: () => void;
   onCancel: () => void;
   onConfirm: () => void;
-  /** More to fill in before confirming (the admin's password for the house pot). */
-  children?: ReactNode;
 }) {
   const { t } = useTranslation();
   const unverified = verifyEmail !== null;
@@ -44,7 +40,6 @@ export function ConfirmCollectDialog({
           <dt>{t('winnings.paypalEmail')}</dt>
           <dd translate="no">{email}</dd>
         </dl>
-        {children}
         <div className="form__actions">
           <button type="button" className="btn btn--ghost" onClick={onEdit}>
             {t('winnings.edit')}
