@@ -13,6 +13,19 @@ export const EMAIL_MAX = 254;
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
 export const USERNAME_PATTERN = /^[A-Za-z0-9_]+$/;
 
+/**
+ * Why a text cannot be stored as it is, or undefined: Postgres refuses NUL in text outright, and a lone
+ * UTF-16 surrogate is no character at all (the driver would store U+FFFD in its place). The edge
+ * refuses both in every string of a request (path, query, body) with a 400 naming the field.
+ */
+export function textProblem(value: string): string | undefined {
+  if (value.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  if (LONE_SURROGATE.test(value)) return 'must be valid Unicode text (it holds a lone surrogate)';
+  return undefined;
+}
+/** In a `u` pattern a well-formed pair is one code point, so only a lone surrogate matches. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 export const EmailField = z
   .string({ error: 'email must be a string' })
   .max(EMAIL_MAX, { error: `email must be at most ${EMAIL_MAX} characters`, abort: true })
