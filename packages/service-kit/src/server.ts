@@ -78,6 +78,11 @@ export interface ServerOptions {
   /** Pino destination or a disabled logger in tests. */
   logger?: FastifyServerOptions['logger'];
   trustProxy?: boolean | string | string[] | ((address: string, hop: number) => boolean);
+  /**
+   * false: the server registers the text guard (text-guard.ts) itself, after hooks of its own that must
+   * answer first (the gateway's one-spelling path check). Default true.
+   */
+  guardText?: boolean;
   /** Believe X-Forwarded-For from this many nearest peers (the gateway), no further (instead of trustProxy). */
   trustProxyHops?: number;
 }
@@ -109,7 +114,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   registerErrorHandling(app);
   // Text Postgres cannot store (NUL, bytes that are not UTF-8, lone surrogates) is a 400 here (text-guard.ts).
   registerUtf8Json(app);
-  registerTextGuard(app);
+  if (options.guardText !== false) registerTextGuard(app);
   // What a request does runs as a request: its Postgres queries carry the deadline (store-deadline.ts).
   app.addHook('onRequest', (_request, _reply, done) => asRequest(done));
   // A declared body over the route's limit is refused before a byte of it is read. Fastify refuses it
