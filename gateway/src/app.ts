@@ -1,6 +1,12 @@
 import { ERROR_CODE, errorBody } from '@omc/contracts';
 import rateLimit from '@fastify/rate-limit';
-import { addressBudgetKey, compileTrust, createServer, observeRequests } from '@omc/service-kit';
+import {
+  addressBudgetKey,
+  compileTrust,
+  createServer,
+  observeRequests,
+  registerTextGuard,
+} from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
 import { apiDocs } from './docs/api-docs.js';
@@ -30,6 +36,8 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     logger: options.logger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     trustProxy: compileTrust(config.TRUST_PROXY),
+    // After the path check below: a path that is not its route's one spelling is told so first.
+    guardText: false,
   });
 
   // First of all: a click over the click path's budget is refused before any other work is done for it.
@@ -56,6 +64,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
       return reply.code(400).send(errorBody(message, { code: ERROR_CODE.BAD_PATH, requestId: request.id }));
     }
   });
+  registerTextGuard(app);
 
   await securityHeaders(
     app,

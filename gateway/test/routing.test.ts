@@ -335,6 +335,22 @@ describe('gateway routing and edge', () => {
     expect(payments.hits.length).toBe(before);
   });
 
+  it('refuses text no store can hold (NUL, bytes not UTF-8) with a 400 naming it, passing nothing on', async () => {
+    const before = standIns().map((s) => s.hits.length);
+    const query = await gateway.app.inject({ method: 'GET', url: '/api/admin/users?query=%00' });
+    expect(query.statusCode).toBe(400);
+    expect(query.json()).toMatchObject({ code: 'BAD_REQUEST', field: 'query' });
+    const bytes = await gateway.app.inject({
+      method: 'POST',
+      url: '/api/payments/checkout',
+      headers: { 'content-type': 'application/json' },
+      payload: Buffer.concat([Buffer.from('{"amount":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]),
+    });
+    expect(bytes.statusCode).toBe(400);
+    expect(bytes.json()).toMatchObject({ code: 'BAD_REQUEST', field: 'body' });
+    expect(standIns().map((s) => s.hits.length)).toEqual(before);
+  });
+
   it('keeps path tricks away from anything but the public routes', async () => {
     const tricks = [
       '/api/user/../../readyz',

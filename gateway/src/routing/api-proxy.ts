@@ -5,7 +5,7 @@ import proxy, { type FastifyHttpProxyOptions } from '@fastify/http-proxy';
 import { ERROR_CODE, errorBody, ROUTE_PREFIXES, type Service } from '@omc/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import type { Metrics } from '@omc/service-kit';
+import { bodyBytesProblem, type Metrics } from '@omc/service-kit';
 
 type ProxyError = Error & { statusCode?: number; code?: string; cause?: { code?: string } };
 
@@ -49,9 +49,12 @@ export async function apiProxy(app: FastifyInstance, config: Config, metrics: Me
   // Read as text under bodyLimit and passed on unparsed: the gateway neither changes a body nor judges
   // it (the owner answers a malformed one with its own 400); anything else is a 415 here.
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser(FORWARDED_BODIES, { parseAs: 'string' }, (_request, body, done) =>
-    done(null, body),
-  );
+  // Bytes that are not UTF-8 are refused, not passed on with U+FFFD in their place.
+  app.addContentTypeParser(FORWARDED_BODIES, { parseAs: 'buffer' }, (_request, body, done) => {
+    const refused = bodyBytesProblem(body as Buffer);
+    if (refused) return done(refused, undefined);
+    done(null, (body as Buffer).toString('utf8'));
+  });
   const failures = metrics.counter(
     'gateway_upstream_failures_total',
     'Proxied requests that got no answer from their upstream',

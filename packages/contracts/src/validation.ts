@@ -8,15 +8,57 @@ export const PASSWORD_MIN = 6;
 export const PASSWORD_MAX = 128;
 export const EMAIL_MAX = 254;
 
-// Dot-separated labels that cannot overlap, so matching is linear in the length; and every pattern
-// runs only after its length check passed (`abort`), never on an over-long value.
-export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+/** The most the part of an address before its `@` may hold (RFC 5321). */
+export const EMAIL_LOCAL_MAX = 64;
+
+// One mailbox, spelled one way: a strict subset of RFC 5322's addr-spec. The local part is a dot-atom
+// (letters and digits of any script and !#$%&'*+/=?^_`{|}~- in dot-separated runs); the domain is a
+// host name of two or more labels (letters and digits of any script, inner hyphens). So a display name,
+// a comment, angle brackets, quotes, a backslash, a comma, whitespace or a control character is refused,
+// and no mailer can read the text as some other mailbox. Dot-separated runs that cannot overlap keep
+// matching linear in the length; and every pattern runs only after its length check passed (`abort`),
+// never on an over-long value.
+export const EMAIL_PATTERN =
+  /^[\p{L}\p{M}\p{N}!#$%&'*+/=?^_`{|}~-]+(?:\.[\p{L}\p{M}\p{N}!#$%&'*+/=?^_`{|}~-]+)*@[\p{L}\p{M}\p{N}](?:[\p{L}\p{M}\p{N}-]*[\p{L}\p{M}\p{N}])?(?:\.[\p{L}\p{M}\p{N}](?:[\p{L}\p{M}\p{N}-]*[\p{L}\p{M}\p{N}])?)+$/u;
 export const USERNAME_PATTERN = /^[A-Za-z0-9_]+$/;
+
+/**
+ * Why a text cannot be stored as it is, or undefined: Postgres refuses NUL in text outright, and a lone
+ * UTF-16 surrogate is no character at all (the driver would store U+FFFD in its place). The edge
+ * refuses both in every string of a request (path, query, body) with a 400 naming the field.
+ */
+export function textProblem(value: string): string | undefined {
+  if (value.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  if (LONE_SURROGATE.test(value)) return 'must be valid Unicode text (it holds a lone surrogate)';
+  return undefined;
+}
+/** In a `u` pattern a well-formed pair is one code point, so only a lone surrogate matches. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * An address as it is kept and mailed: the local part as typed (a mail server may tell its case apart),
+ * the domain in lower case (no server does). Comparisons (uniqueness, look-ups, the mail quota) go
+ * through canonicalEmail, which folds the local part's case too.
+ */
+export function normalizeEmail(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at < 0) return address;
+  return `${address.slice(0, at)}@${address.slice(at + 1).toLowerCase()}`;
+}
 
 export const EmailField = z
   .string({ error: 'email must be a string' })
   .max(EMAIL_MAX, { error: `email must be at most ${EMAIL_MAX} characters`, abort: true })
-  .regex(EMAIL_PATTERN, { error: 'email must be a valid address with no spaces' });
+  .regex(EMAIL_PATTERN, {
+    error:
+      'email must be one plain address like name@example.com: no display name, comment, angle brackets, quotes or spaces',
+    abort: true,
+  })
+  .refine((address) => address.lastIndexOf('@') <= EMAIL_LOCAL_MAX, {
+    error: `email may have at most ${EMAIL_LOCAL_MAX} characters before the @`,
+    abort: true,
+  })
+  .overwrite(normalizeEmail);
 
 export const UsernameField = z
   .string({ error: 'username must be a string' })

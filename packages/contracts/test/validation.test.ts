@@ -104,7 +104,37 @@ describe('field rules cost no more than the length of what they check', () => {
     ['ana@example..com', false],
     ['ana@example', false],
     ['ana @example.com', false],
+    ["o'brien+tag@example.org", true],
+    ['zoë.ñandú@exämple.org', true],
+    ['a@b.c', true],
+    ['x1<victim@example.org>', false],
+    ['x2 <victim@example.org>', false],
+    ['"x3"@example.org', false],
+    ['victim@example.org (x4)', false],
+    ['victim(x5)@example.org', false],
+    ['victim@example.org,x@example.org', false],
+    ['vic\\tim@example.org', false],
+    ['.ana@example.org', false],
+    ['ana.@example.org', false],
+    ['ana@-example.org', false],
+    ['ana@example-.org', false],
+    ['ana@[127.0.0.1]', false],
+    ['victim@example.org\uff1e', false],
+    ['a\u0000@b.co', false],
+    ['x'.repeat(65) + '@example.org', false],
   ])('%s is valid: %s', (email, valid) => {
     expect(EmailField.safeParse(email).success).toBe(valid);
+  });
+});
+
+describe('one spelling of an address', () => {
+  it('keeps the local part as typed and the domain in lower case', () => {
+    expect(EmailField.parse('Ana.Maria@Mail.Example.ORG')).toBe('Ana.Maria@mail.example.org');
+  });
+  it('refuses a display name with a message that says so', () => {
+    const result = EmailField.safeParse('x1<victim@example.org>');
+    expect(result.error!.issues.map((i) => i.message)).toEqual([
+      'email must be one plain address like name@example.com: no display name, comment, angle brackets, quotes or spaces',
+    ]);
   });
 });

@@ -10,7 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ACCESS_TOKEN_TTL_SECONDS } from './auth.js';
 import { AppError } from './errors.js';
-import type { Nats } from './nats.js';
+import { pingNats, type Nats } from './nats.js';
 import { watchSubject, type SubjectWatch } from './subject-watch.js';
 
 /** How far back a starting instance reads: every ended session whose tokens may still be presented. */
@@ -18,13 +18,41 @@ export const ENDED_SESSIONS_LOOKBACK_MS = (ACCESS_TOKEN_TTL_SECONDS + 5 * 60) * 
 
 export const ENDED_SESSION_MESSAGE = 'This session was ended from your account; please sign in again';
 
+/**
+ * The longest an instance goes on trusting what it knows of ended sessions without hearing from the bus:
+ * past it (NATS away or not answering), a token is refused with 503 until the bus answers again.
+ */
+export const ENDED_SESSIONS_BLIND_MS = 30_000;
+/** How often a reader asks the bus whether it still answers (a fraction of the bound). */
+const PROBE_FRACTION = 6;
+
+export const BLIND_MESSAGE =
+  'This server cannot currently learn which sessions have ended; try again in a moment';
+
 export class EndedSessions {
   /** Session id → until when (ms) its tokens may still be presented. */
   private readonly until = new Map<string, number>();
   private readonly listeners: ((sessionId: string) => void)[] = [];
   private replayDone = false;
+  private heardAt: number;
 
-  constructor(private readonly clock: () => number) {}
+  constructor(
+    private readonly clock: () => number,
+    /** How long without hearing from the bus before tokens are refused (ENDED_SESSIONS_BLIND_MS). */
+    readonly blindAfterMs: number = ENDED_SESSIONS_BLIND_MS,
+  ) {
+    this.heardAt = clock();
+  }
+
+  /** The bus answered (or delivered an end) at this moment. */
+  heard(at: number = this.clock()): void {
+    this.heardAt = Math.max(this.heardAt, at);
+  }
+
+  /** Whether the bus has not been heard from for longer than the bound: ended sessions may be unknown. */
+  get blind(): boolean {
+    return this.clock() - this.heardAt > this.blindAfterMs;
+  }
 
   add(sessionId: string, until: number): void {
     if (until <= this.clock()) return;
@@ -75,6 +103,21 @@ export function watchEndedSessions(options: {
   prepare?: () => Promise<void>;
 }): SubjectWatch {
   const { sessions, log } = options;
+  // The bus is asked, a few times per bound, whether it answers; each answer (and each end read) is
+  // "heard". While it does not, the bound runs out and tokens are refused (endedSessionRefusal).
+  const probeMs = Math.max(50, Math.floor(sessions.blindAfterMs / PROBE_FRACTION));
+  const probe = setInterval(() => {
+    const asked = options.clock();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error('the bus did not answer')), probeMs);
+    });
+    Promise.race([pingNats(options.nats), late])
+      .then(() => watch.isCaughtUp() && sessions.heard(asked))
+      .catch(() => undefined)
+      .finally(() => clearTimeout(timer));
+  }, probeMs);
+  probe.unref();
   const watch = watchSubject({
     nats: options.nats,
     stream: STREAMS.auth.name,
@@ -94,8 +137,17 @@ export function watchEndedSessions(options: {
     log,
     name: 'ended sessions consumer',
   });
-  void watch.caughtUp.then(() => sessions.markReplayed());
-  return watch;
+  void watch.caughtUp.then(() => {
+    sessions.heard();
+    sessions.markReplayed();
+  });
+  return {
+    ...watch,
+    async stop() {
+      clearInterval(probe);
+      await watch.stop();
+    },
+  };
 }
 
 /**
@@ -113,6 +165,7 @@ export function endedSessionRefusal(
       'This server is still learning which sessions have ended; try again in a moment',
     );
   if (sessions.has(claims.sid)) return new AppError('UNAUTHORIZED', 401, ENDED_SESSION_MESSAGE);
+  if (sessions.blind) return new AppError('UNAVAILABLE', 503, BLIND_MESSAGE);
   return undefined;
 }
 

@@ -29,3 +29,4 @@ export * from './outage.js';
 export * from './address-budget.js';
 export * from './trust-proxy.js';
 export * from './address-leases.js';
+export * from './text-guard.js';

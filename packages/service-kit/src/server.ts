@@ -4,10 +4,18 @@ import { ERROR_CODE, ERRORS, errorBody, errorMessage } from '@omc/contracts';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { registerErrorHandling } from './errors.js';
 import { asRequest } from './store-deadline.js';
+import { registerTextGuard, registerUtf8Json, urlTextProblem } from './text-guard.js';
 import { loggerOptions, type Logger } from './logger.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -46,6 +54,20 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   socket.resume();
 }
 
+/**
+ * A path the router cannot decode (its percent-encoding is not UTF-8) is answered in the one error shape,
+ * naming the path; any other error of the framework's own goes on to the error handler.
+ */
+function answerBadUrl(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code !== 'FST_ERR_BAD_URL') {
+    void reply.send(error);
+    return;
+  }
+  const message = urlTextProblem(request.raw.url)?.message ?? 'path is not a valid URL component';
+  const { BAD_REQUEST } = ERROR_CODE;
+  void reply.code(400).send(errorBody(message, { code: BAD_REQUEST, field: 'path', requestId: request.id }));
+}
+
 export interface ServerOptions {
   name: string;
   logLevel?: string;
@@ -56,6 +78,11 @@ export interface ServerOptions {
   /** Pino destination or a disabled logger in tests. */
   logger?: FastifyServerOptions['logger'];
   trustProxy?: boolean | string | string[] | ((address: string, hop: number) => boolean);
+  /**
+   * false: the server registers the text guard (text-guard.ts) itself, after hooks of its own that must
+   * answer first (the gateway's one-spelling path check). Default true.
+   */
+  guardText?: boolean;
   /** Believe X-Forwarded-For from this many nearest peers (the gateway), no further (instead of trustProxy). */
   trustProxyHops?: number;
 }
@@ -80,10 +107,14 @@ export function createServer(options: ServerOptions): FastifyInstance {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     clientErrorHandler: answerClientError,
+    frameworkErrors: answerBadUrl,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);
+  // Text Postgres cannot store (NUL, bytes that are not UTF-8, lone surrogates) is a 400 here (text-guard.ts).
+  registerUtf8Json(app);
+  if (options.guardText !== false) registerTextGuard(app);
   // What a request does runs as a request: its Postgres queries carry the deadline (store-deadline.ts).
   app.addHook('onRequest', (_request, _reply, done) => asRequest(done));
   // A declared body over the route's limit is refused before a byte of it is read. Fastify refuses it

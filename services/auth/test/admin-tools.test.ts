@@ -93,6 +93,15 @@ describe('operator tools', () => {
       expect(Object.keys(response.json() as object)).toEqual(['users']);
     });
 
+    it('refuses text Postgres cannot store in the search with a 400 naming query, never a 500', async () => {
+      for (const query of ['%00', 'ab%00', '%FF', '%ED%A0%80']) {
+        const response = await users(`?query=${query}`);
+        expect(response.statusCode, `${query}: ${response.body}`).toBe(400);
+        expect(ErrorBody.parse(response.json())).toMatchObject({ code: 'BAD_REQUEST', field: 'query' });
+      }
+      expect((await users('?query=ab')).statusCode).toBe(200);
+    });
+
     it('searches a username prefix page by page, each user once, with status and creation time', async () => {
       const stem = `pg${Date.now().toString(36).slice(-5)}`;
       const made = [];

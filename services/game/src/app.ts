@@ -63,7 +63,7 @@ const backgrounds = new WeakMap<FastifyInstance, Background>();
 
 export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<GameApp> {
   const { config } = deps;
-  const endedSessions = new EndedSessions(deps.clock);
+  const endedSessions = new EndedSessions(deps.clock, deps.config.ENDED_SESSIONS_BLIND_MS);
   const app = await createServiceApp(deps, {
     name: 'game',
     trustProxyHops: config.TRUST_PROXY_HOPS,

@@ -125,6 +125,8 @@ export const configSchema = baseEnvSchema
      * (a restored copy, a lagging replica promoted) is played on.
      */
     FENCE_CHECK_MS: env.int(1000, 10, 600_000),
+    /** How long a pod goes on trusting what it knows of ended sessions without hearing from the bus (NATS): past it, signed-in requests and sockets are refused (503) until the bus answers again. */
+    ENDED_SESSIONS_BLIND_MS: env.int(30_000, 1000, 300_000),
     /**
      * game.state.v1 goes out at the wall clock's multiples of this, with every change since the last, so
      * each instance publishes at most once a period and every instance at the same moment. Realtime's

@@ -8,7 +8,9 @@ import { eventually, signAccessToken } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, start, type GameApp } from '../src/app.js';
 import { createDeps } from '../src/deps.js';
-import { EndedSessions } from '../src/users/ended-sessions.js';
+import { EndedSessions, watchEndedSessions } from '../src/users/ended-sessions.js';
+import { connectNats, endedSessionRefusal } from '@omc/service-kit';
+import { pino } from 'pino';
 import { startGame, type Harness, type TestUser } from './support.js';
 
 describe('ended sessions', () => {
@@ -110,6 +112,27 @@ describe('ended sessions', () => {
     } finally {
       await pod.close();
       await deps.close();
+    }
+  });
+
+  it('a reader that cannot hear the bus past ENDED_SESSIONS_BLIND_MS refuses every token with 503', async () => {
+    // The game's hook asks this reader (endedSessionRefusal); here on a bus connection of its own, so
+    // the test can take the bus away from it alone.
+    const nats = await connectNats(h.config.NATS_URL, 'blind-reader');
+    const sessions = new EndedSessions(Date.now, 1000);
+    const log = pino({ enabled: false });
+    const watch = watchEndedSessions({ nats, sessions, clock: Date.now, log });
+    try {
+      await eventually(() => sessions.replayed, 'the replay');
+      const sid = randomUUID();
+      expect(endedSessionRefusal(sessions, { sid })).toBeUndefined();
+      await nats.nc.close();
+      // A session ended now could not be heard of: once the bound has passed, no token is trusted.
+      await eventually(() => endedSessionRefusal(sessions, { sid })?.statusCode === 503, 'the refusal');
+      expect(endedSessionRefusal(sessions, { sid })?.message).toMatch(/cannot currently learn/);
+    } finally {
+      await watch.stop();
+      await nats.close().catch(() => undefined);
     }
   });
 

@@ -30,6 +30,8 @@ export const configSchema = baseEnvSchema
     DRAIN_MS: env.int(10_000, 0, 110_000),
     /** The whole graceful stop, the drain included, before the process is ended anyway. */
     SHUTDOWN_GRACE_MS: env.int(15_000, 0, 120_000),
+    /** How long a pod goes on trusting what it knows of ended sessions without hearing from the bus (NATS): past it, signed-in requests and sockets are refused (503) until the bus answers again. */
+    ENDED_SESSIONS_BLIND_MS: env.int(30_000, 1000, 300_000),
     /** The Socket.IO Redis adapter: `classic` pub/sub or Redis 7's `sharded` pub/sub (docs/decisions.md). */
     SOCKET_ADAPTER: z.enum(['classic', 'sharded']).default('classic'),
   })

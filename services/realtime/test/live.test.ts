@@ -302,6 +302,26 @@ describe('realtime with two instances', () => {
     }
   });
 
+  it('disconnects a signed-in socket once its token expires, and sends it no more state', async () => {
+    const shortLived = await signAccessToken(keys.privateKey, {
+      sub: randomUUID(),
+      username: 'frank',
+      role: 'standard',
+      exp: Math.floor(Date.now() / 1000) + 2,
+    });
+    const player = open(a.url, { token: shortLived, reconnection: false });
+    const guest = open(a.url);
+    await connected(player, guest);
+    // The sweep runs every second: gone within a second or two of the token's expiry.
+    await eventually(() => !player.socket.connected, 'the socket closed at expiry', 15_000);
+    const states = player.states.length;
+    const next = game.state.globalClicks + 1;
+    game.publish({ globalClicks: next });
+    await eventually(() => guest.lastState()?.globalClicks === next, 'the state to the guest');
+    expect(player.states.length).toBe(states);
+    expect(guest.socket.connected).toBe(true);
+  });
+
   it('counts users across both instances, and forgets an instance that stops or dies', async () => {
     const onA = open(a.url);
     const onB = open(b.url);
@@ -368,6 +388,45 @@ describe('realtime with two instances', () => {
       'a state after Redis returned',
     );
     await eventually(async () => (await b.app.inject('/readyz')).statusCode === 200, 'ready again');
+  });
+
+  it('with NATS away past ENDED_SESSIONS_BLIND_MS, signed-in sockets are closed and refused until it answers', async () => {
+    const c = await startInstance('c', { ...env, ENDED_SESSIONS_BLIND_MS: '1000' });
+    try {
+      const token = await signAccessToken(keys.privateKey, {
+        sub: randomUUID(),
+        username: 'gina',
+        role: 'standard',
+        sid: randomUUID(),
+        sv: 0,
+      });
+      const player = open(c.url, { token, reconnection: false });
+      const guest = open(c.url);
+      await connected(player, guest);
+      const port = Number(new URL(nats.url).port);
+      await nats.stop();
+      try {
+        // A session may end meanwhile, unheard: past the bound, no signed-in socket is kept.
+        await eventually(() => !player.socket.connected, 'the signed-in socket closed', 15_000);
+        const again = open(c.url, { token, reconnection: false });
+        await eventually(() => again.errors.length > 0, 'the refusal');
+        expect(again.errors[0]).toMatch(/cannot currently learn/);
+        expect(guest.socket.connected).toBe(true);
+      } finally {
+        nats = await startNats(join(dataDir, 'nats'), { port });
+      }
+      await eventually(
+        async () => {
+          const back = open(c.url, { token, reconnection: false });
+          await eventually(() => back.socket.connected || back.errors.length > 0, 'an answer');
+          return back.socket.connected;
+        },
+        'signed-in sockets welcome again once NATS answers',
+        30_000,
+      );
+    } finally {
+      await c.stop();
+    }
   });
 
   it('resumes after a NATS restart: states, the current state and winners', async () => {

@@ -218,6 +218,51 @@ describe('every route from the catalogue, with bad bodies', () => {
   });
 });
 
+describe('every route from the catalogue, with text no store can hold', () => {
+  const HASHED = new Set(['password', 'currentPassword', 'newPassword']);
+  const queryFields = (r: RouteContract): string[] => {
+    let schema: any = r.query;
+    while (schema && !(schema instanceof z.ZodObject) && schema.def?.innerType) schema = schema.def.innerType;
+    return [...(schema instanceof z.ZodObject ? Object.keys(schema.shape) : []), 'q'];
+  };
+
+  it('a NUL in any body field is a 400 naming the field', async () => {
+    for (const route of ROUTES.filter((r) => r.body)) {
+      const fields = bodyFields(route);
+      for (const field of fields.filter((f) => !HASHED.has(f))) {
+        const valid = VALID_BODIES[route.path] ?? Object.fromEntries(fields.map((f) => [f, 'x']));
+        const body = { ...valid, [field]: 'a\u0000b' };
+        const answer = await call(route.method, route.path, { token: tokenFor(route), body });
+        expectClientError(`NUL in ${field} on ${label(route)}`, answer, [400]);
+        invariant(`NUL in ${field} on ${label(route)} names it`, answer.body?.field === field, answer.text);
+      }
+    }
+    expect(violations()).toEqual([]);
+  });
+
+  it('a NUL or bytes that are not UTF-8 in any query field are a 400 naming the field', async () => {
+    for (const route of ROUTES) {
+      for (const field of queryFields(route)) {
+        for (const value of ['%00', 'a%00b', '%FF']) {
+          const answer = await call(route.method, `${route.path}?${field}=${value}`, {
+            token: tokenFor(route),
+            ...(canHaveBody(route) && route.body ? { body: VALID_BODIES[route.path] ?? {} } : {}),
+          });
+          expectClientError(`${field}=${value} on ${label(route)}`, answer, [400]);
+          invariant(
+            `${field}=${value} on ${label(route)} names it`,
+            answer.body?.field === field,
+            answer.text,
+          );
+        }
+      }
+    }
+    const users = await call('GET', '/api/admin/users?query=%00', { token: admin.token });
+    expect(users.status, users.text).toBe(400);
+    expect(violations()).toEqual([]);
+  });
+});
+
 describe('every route from the catalogue, with bad queries and headers', () => {
   it('garbage queries never break a route', async () => {
     for (const route of ROUTES) {

@@ -18,13 +18,23 @@ export function fakeSocket() {
       return socket;
     },
     connect() {
+      connects += 1;
       return socket;
     },
     active: true,
   };
+  let connects = 0;
   const tokens: (string | null)[] = [];
   return {
     socket: socket as unknown as GameSocket,
+    /** How often the page asked the socket to connect again. */
+    get connects() {
+      return connects;
+    },
+    /** Whether the socket reconnects by itself (false once the server closed it). */
+    setActive(active: boolean) {
+      socket.active = active;
+    },
     /** The token each connection would have sent. */
     tokens,
     emit(event: string, payload?: unknown) {

@@ -5,7 +5,7 @@
 // a crash carries a fresh link that works; a mail whose link may no longer be used is dropped.
 import { createHash } from 'node:crypto';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { Language } from '@omc/contracts';
+import { EMAIL_PATTERN, type Language } from '@omc/contracts';
 import { backoffDelay, RETRY_POLICIES } from '@omc/service-kit';
 import type { Deps } from '../deps.js';
 import { mintLink } from './links.js';
@@ -90,6 +90,14 @@ export function startMailSender(deps: Deps, options: { intervalMs?: number } = {
       const due = await lockDueMail(trx, deps.clock(), BATCH);
       for (const mail of due) {
         try {
+          // Only ever to one plain mailbox: an address kept before addresses were held to one spelling
+          // may wear a display name a mailer would read as someone else's mailbox.
+          if (!EMAIL_PATTERN.test(mail.recipient)) {
+            await markDropped(trx, mail.id, deps.clock(), 'not sent: the address is not one plain mailbox');
+            sent.inc({ outcome: 'dropped' });
+            log.warn({ mailId: publicMailId(mail.id), kind: mail.kind }, 'mail dropped: not a plain address');
+            continue;
+          }
           const composed = await composeMail(deps, mail, deps.clock());
           if (!composed) {
             await markDropped(trx, mail.id, deps.clock(), 'not sent: its link may no longer be used');

@@ -9,7 +9,7 @@ import { addressBudgetKey, badRequest } from '@omc/service-kit';
 import type { AuthContext } from '../context.js';
 import { enqueue } from '../events.js';
 import { hashPassword } from '../security/passwords.js';
-import { mailQuota } from '../mail/quota.js';
+import { mailbox, mailQuota } from '../mail/quota.js';
 import { countRequest } from '../security/request-limit.js';
 import { securityEvent } from '../sessions/security-events.js';
 import { findUserByEmail, findUserById, updateUser } from '../users/users.repo.js';
@@ -18,7 +18,7 @@ import { createResetRequest, findResetToken, lockResetToken } from './reset-toke
 /** Counts the request against the address's and the IP's limits (429 past them), then starts the work. */
 export async function requestPasswordReset(ctx: AuthContext, email: string, ip: string): Promise<void> {
   const { config } = ctx.deps;
-  const address = email.trim().toLowerCase();
+  const address = email;
   await countRequest(ctx.deps.redis, config.RESET_WINDOW_MS, [
     {
       key: `reset:ip:${addressBudgetKey(ip)}`,
@@ -26,7 +26,7 @@ export async function requestPasswordReset(ctx: AuthContext, email: string, ip: 
       message: (s) => `Too many password reset requests from your network. Try again in ${s} seconds.`,
     },
     {
-      key: `reset:addr:${address}`,
+      key: `reset:addr:${mailbox(address)}`,
       max: config.RESET_MAX_PER_ADDRESS,
       message: (s) => `Too many password reset requests for this address. Try again in ${s} seconds.`,
     },

@@ -52,7 +52,7 @@ function adapterFor(deps: Deps) {
 
 export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live> {
   const { config, log, clock } = deps;
-  const endedSessions = watchEndedSessionSockets(deps);
+  const endedSessions = watchEndedSessionSockets(deps, { blindAfterMs: config.ENDED_SESSIONS_BLIND_MS });
   const resolveViewer = await createViewerResolver(config.JWT_PUBLIC_KEY, endedSessions.refusal);
   // Read at each scrape, once `live` exists.
   const metrics = createLiveMetrics(deps.metrics, () => live.of('/').sockets.size);

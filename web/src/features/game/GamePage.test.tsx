@@ -401,6 +401,17 @@ describe('game screen', () => {
     await waitFor(() => expect(dot()).not.toHaveClass('online__dot--on'));
   });
 
+  it('connects again when the server closed the socket (its token expired), which the client does not itself', async () => {
+    signIn();
+    fakeApi();
+    const socket = fakeSocket();
+    renderApp('/game', { socket });
+    act(() => socket.emit('connect'));
+    socket.setActive(false);
+    act(() => socket.emit('disconnect', 'io server disconnect'));
+    await waitFor(() => expect(socket.connects).toBe(1), { timeout: 5000 });
+  });
+
   it('offers Transfer with a PayPal email and Configure without one', async () => {
     signIn();
     fakeApi({ 'GET /api/user/profile': () => json(200, profile({ potEarned: 12.5, paypalEmail: null })) });

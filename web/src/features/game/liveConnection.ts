@@ -28,18 +28,22 @@ export function followConnection(socket: GameSocket, setConnected: (connected: b
     endMove();
     setConnected(true);
   });
-  socket.on('disconnect', () => {
-    up = false;
-    if (!moving) setConnected(false);
-  });
-  // A refused handshake (an expired token, say) is not retried by the client itself.
-  socket.on('connect_error', () => {
+  // A refused handshake (an expired token, say) is not retried by the client itself; nor is a socket the
+  // server closed (its token expired, or its session ended): each is tried again with the token of the
+  // moment (read at every connect), and a handshake the server refuses again waits as before.
+  const retryLater = () => {
     if (socket.active || retry) return;
     retry = setTimeout(() => {
       retry = null;
       socket.connect();
     }, RETRY_REFUSED_MS);
+  };
+  socket.on('disconnect', (reason) => {
+    up = false;
+    if (!moving) setConnected(false);
+    if (reason === 'io server disconnect') retryLater();
   });
+  socket.on('connect_error', retryLater);
   return () => {
     if (retry) clearTimeout(retry);
     endMove();
