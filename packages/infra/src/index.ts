@@ -62,4 +62,6 @@ export {
   redisPasswordVariable,
   redisUrlWithUser,
   redisUserArgs,
+  REDIS_ADMIN_PASSWORD_VARIABLE,
+  REDIS_ADMIN_USER,
 } from './redis-acl.js';

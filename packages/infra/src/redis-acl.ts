@@ -47,13 +47,20 @@ export function redisAclFile(
   );
 }
 
+/** The operators' user (`admin`: backups, repairs, fault drills); no service holds its password. */
+export const REDIS_ADMIN_USER = 'admin';
+export const REDIS_ADMIN_PASSWORD_VARIABLE = 'REDIS_ADMIN_PASSWORD';
+
 /**
- * The same users as redis-server arguments, the default user limited to PING. `password` gives each
- * one's password as the deployment writes it: `${REDIS_GAME_PASSWORD:-...}` in compose, `$(REDIS_GAME_PASSWORD)`
- * in Kubernetes.
+ * The same users as redis-server arguments, the default user limited to PING, and the operators' admin
+ * user last. `password` gives each one's password as the deployment writes it: `${REDIS_GAME_PASSWORD:-...}`
+ * in compose, `$(REDIS_GAME_PASSWORD)` in Kubernetes; `adminPassword` the admin's.
  */
-export function redisUserArgs(password: (name: RedisUserName) => string): string[] {
-  return users(password, false).flatMap(([name, rules]) => ['--user', name, ...rules]);
+export function redisUserArgs(password: (name: RedisUserName) => string, adminPassword: string): string[] {
+  return [
+    ...users(password, false),
+    [REDIS_ADMIN_USER, ['reset', 'on', `>${adminPassword}`, '~*', '&*', '+@all']] as [string, string[]],
+  ].flatMap(([name, rules]) => ['--user', name, ...rules]);
 }
 
 /** A service's Redis URL with its credentials (redis://user:password@host:port/db). */

@@ -249,6 +249,11 @@ export async function configurationDoc(): Promise<string> {
           "each service's Redis ACL user's password (compose; the dev overlay's Secret)",
         ],
         [
+          '`REDIS_ADMIN_PASSWORD`',
+          '`dev-only-admin-redis`',
+          "the operators' Redis user `admin` (compose; the dev overlay's Secret); no service holds it",
+        ],
+        [
           '`AUTH_REDIS_URL`, `GAME_REDIS_URL`, `REALTIME_REDIS_URL`, `GATEWAY_REDIS_URL`',
           'unset',
           "each service's `REDIS_URL` in Kubernetes, with its own user",

@@ -87,11 +87,19 @@ describe('docker-compose.yml', () => {
 
   it('runs Redis with a user per service, as REDIS_USERS defines them, and a default user that may only PING', () => {
     const command = service('redis').command as string[];
-    const users = redisUserArgs((n) => `\${${redisPasswordVariable(n)}:-dev-only-${n}-redis}`);
+    const users = redisUserArgs(
+      (n) => `\${${redisPasswordVariable(n)}:-dev-only-${n}-redis}`,
+      '${REDIS_ADMIN_PASSWORD:-dev-only-admin-redis}',
+    );
     expect(command.slice(command.indexOf('--user'))).toEqual(users);
     expect(users.slice(0, 6)).toEqual(['--user', 'default', 'reset', 'on', 'nopass', '+ping']);
+    // Every user but the operators' admin (last; no service holds its password) is limited.
+    const admin = users.lastIndexOf('--user');
+    expect(users[admin + 1]).toBe('admin');
     for (const forbidden of ['+@all', '~*', '+flushall', '+config', '+keys', '+@dangerous'])
-      expect(users, forbidden).not.toContain(forbidden);
+      expect(users.slice(0, admin), forbidden).not.toContain(forbidden);
+    for (const d of DEPLOYABLES)
+      expect(JSON.stringify(service(d.name).environment ?? {}), d.name).not.toContain('REDIS_ADMIN_PASSWORD');
     expect(service('redis').healthcheck!.test).toEqual(['CMD', 'redis-cli', 'ping']);
   });
 

@@ -576,7 +576,7 @@ describe('dev and prod differ where they should', () => {
     // One ACL user per service, as REDIS_USERS defines them, passwords from the Secret; the default user
     // may only PING.
     const redis = podOf(find(rendered.dev, 'StatefulSet', 'redis')).containers[0]!;
-    const users = redisUserArgs((n) => `$(${redisPasswordVariable(n)})`);
+    const users = redisUserArgs((n) => `$(${redisPasswordVariable(n)})`, '$(REDIS_ADMIN_PASSWORD)');
     expect(redis.args!.slice(redis.args!.indexOf('--user'))).toEqual(users);
     expect(users.slice(0, 6)).toEqual(['--user', 'default', 'reset', 'on', 'nopass', '+ping']);
     const secret = rendered.dev.find(
