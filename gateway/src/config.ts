@@ -43,7 +43,7 @@ export const configSchema = z
     PAYMENTS_URL: httpUrl.default('http://127.0.0.1:3003'),
     /** Realtime instances for /socket.io, separated by commas. */
     REALTIME_URLS: urlList.default(['http://127.0.0.1:3004']),
-    /** Redis for the gateway's shared per-address request budget. */
+    /** Redis for the gateway's shared per-address request budget, with the gateway's own ACL user (redis://gateway:password@host:6379). */
     REDIS_URL: env.url(['redis', 'rediss']).default('redis://127.0.0.1:6379'),
     /** Requests per minute per client address under /api, shared by every gateway through Redis; 0 turns it off. */
     RATE_LIMIT_PER_IP: env.int(6000, 0),

@@ -24,7 +24,7 @@ describe('the API description at /api/openapi.json and /api/docs', () => {
       GAME_URL: upstream.url,
       PAYMENTS_URL: upstream.url,
       REALTIME_URLS: 'http://127.0.0.1:9',
-      REDIS_URL: testInfra().redisUrl,
+      REDIS_URL: testInfra().redisUrls.gateway,
       WEB_DIST: makeWebDist(),
       RATE_LIMIT_PER_IP: '0',
     });

@@ -140,7 +140,7 @@ describe('live updates through the gateway', () => {
       });
     });
     env = {
-      REDIS_URL: infra.redisUrl,
+      REDIS_URL: infra.redisUrls.realtime,
       NATS_URL: infra.natsUrl,
       JWT_PUBLIC_KEY: keys.publicKey,
       DRAIN_MS: '1500',
@@ -151,7 +151,7 @@ describe('live updates through the gateway', () => {
       GAME_URL: game.url,
       PAYMENTS_URL: game.url,
       REALTIME_URLS: realtimes.map((r) => r.url).join(','),
-      REDIS_URL: infra.redisUrl,
+      REDIS_URL: infra.redisUrls.gateway,
       RATE_LIMIT_PER_IP: '0',
     });
     token = await signAccessToken(keys.privateKey, {
@@ -218,7 +218,7 @@ describe('live updates through the gateway', () => {
       GAME_URL: game.url,
       PAYMENTS_URL: game.url,
       REALTIME_URLS: realtimes.map((r) => r.url).join(','),
-      REDIS_URL: testInfra().redisUrl,
+      REDIS_URL: testInfra().redisUrls.gateway,
       RATE_LIMIT_PER_IP: '0',
       WS_MAX_PER_IP: '3',
     });

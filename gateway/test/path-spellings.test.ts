@@ -24,7 +24,7 @@ describe('one spelling per route', () => {
       GAME_URL: upstreams.game.url,
       PAYMENTS_URL: upstreams.payments.url,
       REALTIME_URLS: 'http://127.0.0.1:9',
-      REDIS_URL: testInfra().redisUrl,
+      REDIS_URL: testInfra().redisUrls.gateway,
       RATE_LIMIT_PER_IP: '0',
     });
   });

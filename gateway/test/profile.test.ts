@@ -65,7 +65,7 @@ describe('the profile, put together at the gateway', () => {
       GAME_URL: game.url,
       PAYMENTS_URL: payments.url,
       REALTIME_URLS: 'http://127.0.0.1:9',
-      REDIS_URL: testInfra().redisUrl,
+      REDIS_URL: testInfra().redisUrls.gateway,
       RATE_LIMIT_PER_IP: '0',
       PROFILE_PART_TIMEOUT_MS: '500',
     };

@@ -46,7 +46,7 @@ describe('gateway routing and edge', () => {
       GAME_URL: game.url,
       PAYMENTS_URL: payments.url,
       REALTIME_URLS: 'http://127.0.0.1:9',
-      REDIS_URL: testInfra().redisUrl,
+      REDIS_URL: testInfra().redisUrls.gateway,
       WEB_DIST: webDist,
       RATE_LIMIT_PER_IP: '0',
       UPSTREAM_TIMEOUT_MS: '500',
@@ -481,7 +481,7 @@ describe('gateway rate limit', () => {
       AUTH_URL: upstream.url,
       GAME_URL: upstream.url,
       PAYMENTS_URL: upstream.url,
-      REDIS_URL: testInfra().redisUrl,
+      REDIS_URL: testInfra().redisUrls.gateway,
       RATE_LIMIT_PER_IP: '6',
     };
     gateways.push(await startGateway(env), await startGateway(env));
@@ -522,7 +522,7 @@ describe('gateway rate limit', () => {
       AUTH_URL: upstream.url,
       GAME_URL: upstream.url,
       PAYMENTS_URL: upstream.url,
-      REDIS_URL: testInfra().redisUrl,
+      REDIS_URL: testInfra().redisUrls.gateway,
       RATE_LIMIT_PER_IP: '4',
       TRUST_PROXY: '127.0.0.1',
     });

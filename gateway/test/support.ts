@@ -94,7 +94,7 @@ export function clickPathEnv(gameUrl: string, extra: Record<string, string> = {}
     GAME_URL: gameUrl,
     PAYMENTS_URL: 'http://127.0.0.1:9',
     REALTIME_URLS: 'http://127.0.0.1:9',
-    REDIS_URL: testInfra().redisUrl,
+    REDIS_URL: testInfra().redisUrls.gateway,
     RATE_LIMIT_PER_IP: '0',
     ...extra,
   };

@@ -76,7 +76,7 @@ describe('an upstream replica lost under a kept-alive connection', () => {
       GAME_URL: game.url,
       PAYMENTS_URL: others.url,
       REALTIME_URLS: 'http://127.0.0.1:9',
-      REDIS_URL: testInfra().redisUrl,
+      REDIS_URL: testInfra().redisUrls.gateway,
       WEB_DIST: makeWebDist(),
       RATE_LIMIT_PER_IP: '0',
     });

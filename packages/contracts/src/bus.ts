@@ -68,8 +68,19 @@ export const BUS_USERS: Record<BusUserName, BusUser> = {
 /** Where a user's request replies arrive: its own prefix, so no other user can read them. */
 export const busInboxPrefix = (user: string) => `_INBOX_${user}`;
 
-/** Every subject a user may publish and subscribe to, JetStream API calls included. */
-export function busPermissions(name: BusUserName): { publish: string[]; subscribe: string[] } {
+/**
+ * Every subject a user may publish and subscribe to, JetStream API calls included, and the API calls it
+ * is denied (a deny wins over an allow). A watch creates consumers of any name (nats.js names ordered
+ * consumers itself), always filtered to the watched subject (the filter is in the API subject, which the
+ * server checks against the consumer's configuration), and deletes its own when it resets them: the
+ * durable consumers of other services on that stream are denied by name, so a watcher can neither take
+ * one over (a create under its name is an update), read its messages, nor delete it.
+ */
+export function busPermissions(name: BusUserName): {
+  publish: string[];
+  publishDeny: string[];
+  subscribe: string[];
+} {
   const user = BUS_USERS[name];
   const publish = [
     ...user.publishes,
@@ -96,12 +107,28 @@ export function busPermissions(name: BusUserName): { publish: string[]; subscrib
       `$JS.ACK.${stream}.${durable}.>`,
     ]),
     ...(user.watches ?? []).flatMap(([stream, subject]) => [
-      `$JS.API.CONSUMER.CREATE.${stream}`,
       `$JS.API.CONSUMER.CREATE.${stream}.*.${subject}`,
       `$JS.API.CONSUMER.INFO.${stream}.*`,
       `$JS.API.CONSUMER.DELETE.${stream}.*`,
       `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
     ]),
   ];
-  return { publish, subscribe: [...user.subscribes, `${busInboxPrefix(name)}.>`] };
+  const watched = [...new Set((user.watches ?? []).map(([stream]) => stream))];
+  const publishDeny = watched.flatMap((stream) =>
+    othersDurables(name, stream).flatMap((durable) => [
+      `$JS.API.CONSUMER.*.${stream}.${durable}`,
+      `$JS.API.CONSUMER.*.${stream}.${durable}.>`,
+      `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`,
+    ]),
+  );
+  return { publish, publishDeny, subscribe: [...user.subscribes, `${busInboxPrefix(name)}.>`] };
+}
+
+/** The durable consumers other users hold on a stream. */
+function othersDurables(name: BusUserName, stream: string): string[] {
+  const own = new Set(BUS_USERS[name].consumers.filter(([s]) => s === stream).map(([, d]) => d));
+  const all = Object.values(BUS_USERS).flatMap((u) =>
+    u.consumers.filter(([s]) => s === stream).map(([, d]) => d),
+  );
+  return [...new Set(all)].filter((d) => !own.has(d)).sort();
 }

@@ -15,6 +15,7 @@ export * from './internal.js';
 export * from './internal-routes.js';
 export * from './authority.js';
 export * from './bus.js';
+export * from './redis-users.js';
 export * from './openapi.js';
 export * from './web-shell.js';
 export * from './winners-page.js';

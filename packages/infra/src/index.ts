@@ -13,6 +13,7 @@ export {
   InfraError,
   startRedis,
   startNats,
+  type RedisHandle,
   startPostgres,
   type ServerHandle,
 } from './native.js';
@@ -55,3 +56,12 @@ export {
   natsUrlWithUser,
   randomNatsPasswords,
 } from './nats-config.js';
+export {
+  randomRedisPasswords,
+  redisAclFile,
+  redisPasswordVariable,
+  redisUrlWithUser,
+  redisUserArgs,
+  REDIS_ADMIN_PASSWORD_VARIABLE,
+  REDIS_ADMIN_USER,
+} from './redis-acl.js';

@@ -3,9 +3,10 @@
 // ports with their data in a git-ignored folder. Every server started here is stopped by its own PID.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BusUserName } from '@omc/contracts';
+import type { BusUserName, RedisUserName } from '@omc/contracts';
 import { dockerAvailable, startContainers } from './containers.js';
 import { natsAuthorization, natsUrlWithUser, randomNatsPasswords } from './nats-config.js';
+import { randomRedisPasswords, redisUrlWithUser } from './redis-acl.js';
 import {
   ensureNativeServers,
   removeDir,
@@ -25,6 +26,11 @@ export interface Infra {
    * (each service may publish and read only its own subjects); `natsUrl` otherwise.
    */
   natsUrlFor(service: BusUserName): string;
+  /**
+   * The Redis URL a service connects with: its own ACL user where this Redis was started here (its own
+   * keys and commands only); `redisUrl` otherwise. `redisUrl` itself is the harness's (every command).
+   */
+  redisUrlFor(service: RedisUserName): string;
   /** How each server was obtained, for the logs. */
   source: 'environment' | 'docker' | 'native' | 'mixed';
   /** Native servers' PIDs, so a test that injects faults can stop and restart them. */
@@ -81,6 +87,8 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
   // the loopback server's open user.
   const natsPasswords = randomNatsPasswords();
   const natsConfig = natsAuthorization({ passwords: natsPasswords, openLoopback: true });
+  // The same in Redis: an ACL user per service; the harness keeps the loopback server's default user.
+  const redisPasswords = randomRedisPasswords();
 
   if (needed.length > 0) {
     let native = usesNativeServers(env);
@@ -114,9 +122,10 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
         );
       if (!given.redis)
         jobs.push(
-          startRedis(join(options.dir, 'redis'), { appendOnly: options.redisAppendOnly }).then(
-            (h) => void (started.redis = h),
-          ),
+          startRedis(join(options.dir, 'redis'), {
+            appendOnly: options.redisAppendOnly,
+            passwords: redisPasswords,
+          }).then((h) => void (started.redis = h)),
         );
       if (!given.nats)
         jobs.push(
@@ -141,7 +150,12 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
 
   const starters: Record<ServerName, (port: number) => Promise<ServerHandle>> = {
     postgres: (port) => startPostgres(join(options.dir, 'postgres'), { port, durable: options.persistent }),
-    redis: (port) => startRedis(join(options.dir, 'redis'), { appendOnly: options.redisAppendOnly, port }),
+    redis: (port) =>
+      startRedis(join(options.dir, 'redis'), {
+        appendOnly: options.redisAppendOnly,
+        port,
+        passwords: redisPasswords,
+      }),
     nats: (port) => startNats(join(options.dir, 'nats'), { port, config: natsConfig }),
   };
   const ownHandle = (name: ServerName) => {
@@ -160,6 +174,11 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
       !given.nats && handles.includes(started.nats!)
         ? natsUrlWithUser(started.nats!.url, service, natsPasswords[service])
         : (given.nats ?? started.nats!.url),
+    // Native servers only, as for NATS: containers run without the users.
+    redisUrlFor: (service) =>
+      !given.redis && source !== 'docker' && handles.includes(started.redis!) && started.redis!.pid > 0
+        ? redisUrlWithUser(started.redis!.url, service, redisPasswords[service])
+        : (given.redis ?? started.redis!.url),
     source,
     pids,
     async stopServer(name) {

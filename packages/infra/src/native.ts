@@ -14,6 +14,8 @@ import {
 } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { join } from 'node:path';
+import type { RedisUserName } from '@omc/contracts';
+import { randomRedisPasswords, redisAclFile, redisUrlWithUser } from './redis-acl.js';
 
 export interface ServerHandle {
   url: string;
@@ -318,10 +320,21 @@ export async function startPostgres(
   };
 }
 
+/** A native Redis: every service's ACL user (packages/contracts' REDIS_USERS) with the passwords here. */
+export interface RedisHandle extends ServerHandle {
+  passwords: Record<RedisUserName, string>;
+  /** The URL a service connects with: its own user, its own keys and commands only. */
+  urlFor(user: RedisUserName): string;
+}
+
+/**
+ * Redis on loopback with an ACL file: a user per service (random passwords, or `passwords`: a restart
+ * keeps them), and the open default user for test harnesses (loopback only, as NATS' `loopback-tests`).
+ */
 export async function startRedis(
   dir: string,
-  opts: { appendOnly?: boolean; port?: number } = {},
-): Promise<ServerHandle> {
+  opts: { appendOnly?: boolean; port?: number; passwords?: Record<RedisUserName, string> } = {},
+): Promise<RedisHandle> {
   if (!which('redis-server')) throw new InfraError('Redis is not installed (Debian package redis-server)');
   mkdirSync(dir, { recursive: true });
   const port = opts.port ?? (await freePort());
@@ -330,6 +343,9 @@ export async function startRedis(
   if (stale && processAlive(stale)) await killByPid(stale);
   // A crashed Redis leaves its PID file: removed, so the wait below reads the new server's PID.
   rmSync(pidFile, { force: true });
+  const passwords = opts.passwords ?? randomRedisPasswords();
+  const aclFile = join(dir, 'users.acl');
+  writeFileSync(aclFile, redisAclFile(passwords, { openDefault: true }), { mode: 0o600 });
   execFileSync('redis-server', [
     '--port',
     String(port),
@@ -337,6 +353,8 @@ export async function startRedis(
     '127.0.0.1',
     '--dir',
     dir,
+    '--aclfile',
+    aclFile,
     '--save',
     '',
     '--appendonly',
@@ -357,7 +375,14 @@ export async function startRedis(
   await waitFor(() => tcpOpen(port), `Redis on port ${port}`);
   await waitFor(async () => readPid(pidFile) !== undefined, 'Redis PID file');
   const pid = readPid(pidFile)!;
-  return { url: `redis://127.0.0.1:${port}`, pid, stop: () => killByPid(pid) };
+  const url = `redis://127.0.0.1:${port}`;
+  return {
+    url,
+    pid,
+    stop: () => killByPid(pid),
+    passwords,
+    urlFor: (user) => redisUrlWithUser(url, user, passwords[user]),
+  };
 }
 
 /**

@@ -28,7 +28,7 @@ export function natsAuthorization(
   options: { passwords?: Record<BusUserName, string>; openLoopback?: boolean } = {},
 ): string {
   const users = BUS_USER_NAMES.map((name) => {
-    const { publish, subscribe } = busPermissions(name);
+    const { publish, publishDeny, subscribe } = busPermissions(name);
     const password = options.passwords
       ? JSON.stringify(options.passwords[name])
       : `$${natsPasswordVariable(name)}`;
@@ -37,7 +37,7 @@ export function natsAuthorization(
       `    {`,
       `      user: ${JSON.stringify(name)}, password: ${password}`,
       `      permissions: {`,
-      `        publish: { allow: ${list(publish)} }`,
+      `        publish: { allow: ${list(publish)}${publishDeny.length > 0 ? `, deny: ${list(publishDeny)}` : ''} }`,
       `        subscribe: { allow: ${list(subscribe)} }${responses ? `\n        allow_responses: true` : ''}`,
       `      }`,
       `    }`,

@@ -1,7 +1,8 @@
 // The environment that wires the processes of a system together: where the servers, the other
 // services and the emulators answer, the token keys, the bootstrap admin, and each process's own port,
-// database and NATS user.
+// database, NATS user and Redis user.
 import { join } from 'node:path';
+import { isRedisUser } from '@omc/contracts';
 import type { Addresses } from './addresses.js';
 import { isBusUser, type Deployable, type DeployableName } from './deployables.js';
 import type { Infra } from './infra.js';
@@ -22,9 +23,8 @@ export function systemWiring(given: {
   addresses: Addresses;
   url: (name: string) => string;
 }): NodeJS.ProcessEnv {
-  const { infra, keys, admin, addresses, url } = given;
+  const { keys, admin, addresses, url } = given;
   return {
-    REDIS_URL: infra.redisUrl,
     JWT_PUBLIC_KEY: keys.publicKey,
     AUTH_URL: url('auth'),
     GAME_URL: url('game'),
@@ -60,8 +60,10 @@ export function processEnv(given: {
     ...(d.name === 'auth' ? { JWT_PRIVATE_KEY: given.keys.privateKey } : {}),
     ...serviceKeyEnv(given.serviceKeys, d.name),
     ...given.baseEnv,
-    // The servers' URLs as resolved above, and each service's own database.
-    REDIS_URL: given.infra.redisUrl,
+    // The servers' URLs as resolved above, and each service's own database. Each service that keeps
+    // something in Redis as its own Redis user (its own keys and commands); payments and the emulators
+    // get no Redis at all.
+    REDIS_URL: isRedisUser(d.name) ? given.infra.redisUrlFor(d.name) : undefined,
     // Each service as its own NATS user, with its own subjects only; the gateway and the
     // emulators use no NATS and get no credentials.
     ...(isBusUser(d.name) ? { NATS_URL: given.infra.natsUrlFor(d.name) } : {}),

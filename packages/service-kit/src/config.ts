@@ -65,7 +65,7 @@ export const baseEnvSchema = z.object({
   METRICS_PORT: env.port(0),
   /** The service's own Postgres database (postgres://user:pass@host:5432/name). */
   DATABASE_URL: env.url(['postgres', 'postgresql']),
-  /** Redis (redis://, or rediss:// for TLS). */
+  /** Redis (redis://, or rediss:// for TLS) with the service's own ACL user: redis://user:password@host:6379 (least privilege in Redis). */
   REDIS_URL: env.url(['redis', 'rediss']),
   /** The service's NATS user travels in the URL: nats://user:password@host:4222 (least privilege on the bus). */
   NATS_URL: z.string().min(1, 'must be a NATS URL, or several separated by commas'),

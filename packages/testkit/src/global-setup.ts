@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { recreateDatabase, startInfra, dropDatabase } from '@omc/infra';
+import { REDIS_USER_NAMES, type RedisUserName } from '@omc/contracts';
 import { createDb, migrateToLatest } from '@omc/service-kit';
 import type { Migration } from 'kysely';
 import type { TestProject } from 'vitest/node';
@@ -11,7 +12,10 @@ import { workspaceRoot } from './paths.js';
 
 export interface TestInfra {
   databaseUrl: string;
+  /** The harness's Redis URL: every key and command. */
   redisUrl: string;
+  /** Each service's own Redis user (its keys and commands only), where Redis was started here. */
+  redisUrls: Record<RedisUserName, string>;
   natsUrl: string;
   /** Migrated template to clone per test file; null when the package has no database. */
   templateDatabase: string | null;
@@ -58,6 +62,9 @@ export function infraGlobalSetup(options: {
     project.provide('infra', {
       databaseUrl: infra.databaseUrl,
       redisUrl: infra.redisUrl,
+      redisUrls: Object.fromEntries(
+        REDIS_USER_NAMES.map((name) => [name, infra.redisUrlFor(name)]),
+      ) as Record<RedisUserName, string>,
       natsUrl: infra.natsUrl,
       templateDatabase,
       pids: infra.pids,

@@ -1,7 +1,7 @@
 // Helpers for integration tests against the real servers started by the global setup.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { dropDatabase, recreateDatabase } from '@omc/infra';
-import type { AccessTokenClaims, Service } from '@omc/contracts';
+import { isRedisUser, type AccessTokenClaims, type Service } from '@omc/contracts';
 import { ServiceCredentials } from '@omc/service-kit';
 import { Redis } from 'ioredis';
 import { createSigner } from 'fast-jwt';
@@ -29,7 +29,8 @@ export function serviceEnv(options: {
   const infra = testInfra();
   return {
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
-    REDIS_URL: infra.redisUrl,
+    // The service's own Redis user: its own keys and commands only.
+    REDIS_URL: isRedisUser(options.service) ? infra.redisUrls[options.service] : infra.redisUrl,
     NATS_URL: infra.natsUrl,
     JWT_PUBLIC_KEY: options.publicKey,
     SERVICE_PRIVATE_KEY: testServiceKeys[options.service].privateKey,

@@ -31,7 +31,7 @@ describe('game service health', () => {
     redisPort = Number(new URL(redis.url).port);
     const config = loadConfig({
       ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey, service: 'game' }),
-      REDIS_URL: redis.url,
+      REDIS_URL: redis.urlFor('game'),
       INTERNAL_PORT: '0',
     });
     deps = await createDeps(config);
@@ -79,7 +79,7 @@ describe('game service health', () => {
     const down = await app.inject('/readyz');
     expect(down.statusCode).toBe(200);
     expect((await app.inject('/api/game/rules')).statusCode).toBe(200);
-    redis = await startRedis(redisDir, { port: redisPort });
+    redis = await startRedis(redisDir, { port: redisPort, passwords: redis.passwords });
     await eventually(
       async () => (await app.inject('/readyz')).json().checks.redis === 'ok',
       'Redis reported back',

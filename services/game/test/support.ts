@@ -59,8 +59,8 @@ export async function startGame(options: { env?: Record<string, string>; instanc
     .then(() =>
       loadConfig({
         ...serviceEnv({ databaseUrl: database.url, publicKey: keys.publicKey, service: 'game' }),
-        // A Redis of this file's own, so a test may stop it.
-        REDIS_URL: redis.url,
+        // A Redis of this file's own, so a test may stop it; the game as its own Redis user.
+        REDIS_URL: redis.urlFor('game'),
         // Every test client clicks from this one host; the address budget has its own tests.
         CLICK_RATE_PER_IP: '0',
         // Concurrency tests send thousands of clicks at once; click admission has its own tests.
@@ -210,7 +210,7 @@ export async function startGame(options: { env?: Record<string, string>; instanc
     /** Stops Redis by its PID and starts an empty one on the same port (its data is not kept). */
     async restartRedisEmpty() {
       await redis.stop();
-      redis = await startRedis(redisDir, { port: redisPort });
+      redis = await startRedis(redisDir, { port: redisPort, passwords: redis.passwords });
     },
 
     async close() {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SOCKET_CLIENT_OPTIONS, type ServerToClientEvents } from '@omc/contracts';
-import { startNats, startRedis, type ServerHandle } from '@omc/infra';
+import { startNats, startRedis, type RedisHandle, type ServerHandle } from '@omc/infra';
 import { AddressLeases } from '@omc/service-kit';
 import { eventually, generateTokenKeys, signAccessToken, workspaceRoot } from '@omc/testkit';
 import { io as connectSocket, type Socket } from 'socket.io-client';
@@ -24,7 +24,7 @@ const dataDir = join(workspaceRoot(), '.data', 'test', `realtime-caps-${process.
 
 describe('connection caps and the head count', () => {
   const keys = generateTokenKeys();
-  let redis: ServerHandle;
+  let redis: RedisHandle;
   let nats: ServerHandle;
   let game: FakeGame;
   let capped: Instance;
@@ -51,7 +51,7 @@ describe('connection caps and the head count', () => {
   beforeAll(async () => {
     [redis, nats] = await Promise.all([startRedis(join(dataDir, 'redis')), startNats(join(dataDir, 'nats'))]);
     game = await startFakeGame(nats.url);
-    const env = { REDIS_URL: redis.url, NATS_URL: nats.url, JWT_PUBLIC_KEY: keys.publicKey };
+    const env = { REDIS_URL: redis.urlFor('realtime'), NATS_URL: nats.url, JWT_PUBLIC_KEY: keys.publicKey };
     // Two instances on separate Redis key spaces would need separate Redis; one counts, one checks trust.
     capped = await startInstance('capped', { ...env, WS_MAX_PER_IP: '3', USER_COUNT_RESEND_MS: '300' });
     untrusting = await startInstance('untrusting', { ...env, WS_MAX_PER_IP: '2', TRUST_PROXY: 'false' });
@@ -89,7 +89,7 @@ describe('connection caps and the head count', () => {
 
   it('holds the cap across instances: slots are leases in Redis, given back when a socket leaves', async () => {
     const second = await startInstance('capped-2', {
-      REDIS_URL: redis.url,
+      REDIS_URL: redis.urlFor('realtime'),
       NATS_URL: nats.url,
       JWT_PUBLIC_KEY: keys.publicKey,
       WS_MAX_PER_IP: '3',
@@ -122,8 +122,8 @@ describe('connection caps and the head count', () => {
   });
 
   it("gives a dead instance's slots back: its leases lapse when it stops renewing them", async () => {
-    const dying = new Redis(redis.url);
-    const living = new Redis(redis.url);
+    const dying = new Redis(redis.urlFor('realtime'));
+    const living = new Redis(redis.urlFor('realtime'));
     const crashed = new AddressLeases(dying, 2, 400);
     const survivor = new AddressLeases(living, 2, 400);
     try {

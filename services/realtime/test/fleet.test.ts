@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeEvent, SUBJECTS } from '@omc/contracts';
-import { startNats, startRedis, type ServerHandle } from '@omc/infra';
+import { startNats, startRedis, type RedisHandle, type ServerHandle } from '@omc/infra';
 import { publishEvent } from '@omc/service-kit';
 import { eventually, generateTokenKeys, signAccessToken, workspaceRoot } from '@omc/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ const dataDir = join(workspaceRoot(), '.data', 'test', `realtime-fleet-${process
 
 describe('a fleet of realtime instances', () => {
   const keys = generateTokenKeys();
-  let redis: ServerHandle;
+  let redis: RedisHandle;
   let nats: ServerHandle;
   let game: FakeGame;
   let env: Record<string, string>;
@@ -48,7 +48,12 @@ describe('a fleet of realtime instances', () => {
   beforeAll(async () => {
     [redis, nats] = await Promise.all([startRedis(join(dataDir, 'redis')), startNats(join(dataDir, 'nats'))]);
     game = await startFakeGame(nats.url);
-    env = { REDIS_URL: redis.url, NATS_URL: nats.url, JWT_PUBLIC_KEY: keys.publicKey, BROADCAST_HZ: '10' };
+    env = {
+      REDIS_URL: redis.urlFor('realtime'),
+      NATS_URL: nats.url,
+      JWT_PUBLIC_KEY: keys.publicKey,
+      BROADCAST_HZ: '10',
+    };
   });
 
   afterEach(async () => {

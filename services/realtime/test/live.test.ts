@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, startNats, startRedis, type ServerHandle } from '@omc/infra';
+import { freePort, startNats, startRedis, type RedisHandle, type ServerHandle } from '@omc/infra';
 import { makeEvent, SUBJECTS } from '@omc/contracts';
 import { publishEvent } from '@omc/service-kit';
 import { eventually, generateTokenKeys, signAccessToken, workspaceRoot } from '@omc/testkit';
@@ -25,7 +25,7 @@ const dataDir = join(workspaceRoot(), '.data', 'test', `realtime-live-${process.
 
 describe('realtime with two instances', () => {
   const keys = generateTokenKeys();
-  let redis: ServerHandle;
+  let redis: RedisHandle;
   let nats: ServerHandle;
   let game: FakeGame;
   let a: Instance;
@@ -73,7 +73,12 @@ describe('realtime with two instances', () => {
   beforeAll(async () => {
     [redis, nats] = await Promise.all([startRedis(join(dataDir, 'redis')), startNats(join(dataDir, 'nats'))]);
     game = await startFakeGame(nats.url);
-    env = { REDIS_URL: redis.url, NATS_URL: nats.url, JWT_PUBLIC_KEY: keys.publicKey, BROADCAST_HZ: '10' };
+    env = {
+      REDIS_URL: redis.urlFor('realtime'),
+      NATS_URL: nats.url,
+      JWT_PUBLIC_KEY: keys.publicKey,
+      BROADCAST_HZ: '10',
+    };
     [a, b] = await Promise.all([startInstance('a', env), startInstance('b', env), startProcess()]);
     playerToken = await signAccessToken(keys.privateKey, {
       sub: randomUUID(),
@@ -377,7 +382,7 @@ describe('realtime with two instances', () => {
     const late = open(b.url);
     await connected(late);
 
-    redis = await startRedis(join(dataDir, 'redis'), { port });
+    redis = await startRedis(join(dataDir, 'redis'), { port, passwords: redis.passwords });
     await eventually(
       () => [onA, onB, late].every((r) => r.lastCount() === 3),
       'the count of 3 after Redis returned',

@@ -3,7 +3,7 @@
 // square of the instances).
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { startRedis, type ServerHandle } from '@omc/infra';
+import { startRedis, type RedisHandle } from '@omc/infra';
 import { eventually, workspaceRoot } from '@omc/testkit';
 import { Redis } from 'ioredis';
 import pino from 'pino';
@@ -13,10 +13,10 @@ import { COUNT_CHANGED_CHANNEL, startUserCount } from '../src/presence/user-coun
 const dataDir = join(workspaceRoot(), '.data', 'test', `realtime-user-count-${process.pid}`);
 
 describe('user count', () => {
-  let server: ServerHandle;
+  let server: RedisHandle;
   const clients: Redis[] = [];
   const connect = () => {
-    const client = new Redis(server.url, { lazyConnect: false });
+    const client = new Redis(server.urlFor('realtime'), { lazyConnect: false });
     clients.push(client);
     return client;
   };

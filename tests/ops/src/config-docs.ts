@@ -235,6 +235,37 @@ export async function configurationDoc(): Promise<string> {
       ],
       ['variable', 'default', 'meaning'],
     ),
+    '',
+    '## Deployment credentials (compose and Kubernetes)',
+    '',
+    "Read by the servers and written into the services' URLs by `docker-compose.yml` and the Kubernetes",
+    'Secret `omc-datastores`, not by a service (docs/operations.md, "Redis users" and "The bus").',
+    '',
+    table(
+      [
+        [
+          '`REDIS_AUTH_PASSWORD`, `REDIS_GAME_PASSWORD`, `REDIS_REALTIME_PASSWORD`, `REDIS_GATEWAY_PASSWORD`',
+          '`dev-only-<service>-redis`',
+          "each service's Redis ACL user's password (compose; the dev overlay's Secret)",
+        ],
+        [
+          '`REDIS_ADMIN_PASSWORD`',
+          '`dev-only-admin-redis`',
+          "the operators' Redis user `admin` (compose; the dev overlay's Secret); no service holds it",
+        ],
+        [
+          '`AUTH_REDIS_URL`, `GAME_REDIS_URL`, `REALTIME_REDIS_URL`, `GATEWAY_REDIS_URL`',
+          'unset',
+          "each service's `REDIS_URL` in Kubernetes, with its own user",
+        ],
+        [
+          '`NATS_AUTH_PASSWORD`, `NATS_GAME_PASSWORD`, `NATS_PAYMENTS_PASSWORD`, `NATS_REALTIME_PASSWORD`',
+          '`dev-only-<service>-nats`',
+          "each service's NATS user's password (compose; the dev overlay's Secret)",
+        ],
+      ],
+      ['variable', 'default', 'meaning'],
+    ),
   );
   // Formatted as `prettier --write` leaves it, so the format check and this output agree.
   return format(parts.join('\n') + '\n', { ...(await resolveConfig(CONFIG_DOC)), filepath: CONFIG_DOC });

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CONTAINER_IMAGES } from '@omc/infra';
+import { CONTAINER_IMAGES, redisPasswordVariable, redisUserArgs } from '@omc/infra';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   composeConfig,
@@ -94,6 +94,24 @@ describe('docker-compose.yml', () => {
     expect(postgres.shm_size).toBe('256mb');
   });
 
+  it('runs Redis with a user per service, as REDIS_USERS defines them, and a default user that may only PING', () => {
+    const command = service('redis').command as string[];
+    const users = redisUserArgs(
+      (n) => `\${${redisPasswordVariable(n)}:-dev-only-${n}-redis}`,
+      '${REDIS_ADMIN_PASSWORD:-dev-only-admin-redis}',
+    );
+    expect(command.slice(command.indexOf('--user'))).toEqual(users);
+    expect(users.slice(0, 6)).toEqual(['--user', 'default', 'reset', 'on', 'nopass', '+ping']);
+    // Every user but the operators' admin (last; no service holds its password) is limited.
+    const admin = users.lastIndexOf('--user');
+    expect(users[admin + 1]).toBe('admin');
+    for (const forbidden of ['+@all', '~*', '+flushall', '+config', '+keys', '+@dangerous'])
+      expect(users.slice(0, admin), forbidden).not.toContain(forbidden);
+    for (const d of DEPLOYABLES)
+      expect(JSON.stringify(service(d.name).environment ?? {}), d.name).not.toContain('REDIS_ADMIN_PASSWORD');
+    expect(service('redis').healthcheck!.test).toEqual(['CMD', 'redis-cli', 'ping']);
+  });
+
   it('runs Redis with the append-only file on a volume', () => {
     const redis = service('redis');
     expect(redis.command).toEqual(expect.arrayContaining(['--appendonly', 'yes']));
@@ -149,15 +167,17 @@ describe('docker-compose.yml', () => {
       const e = env(service(d.name));
       if (d.database) expect(new URL(e.DATABASE_URL!).pathname).toBe(`/${d.database}`);
       else expect(e.DATABASE_URL).toBeUndefined();
-      // Payments keeps nothing in Redis (docs/payments.md): only the others are given it.
+      // Payments keeps nothing in Redis (docs/payments.md): only the others are given it, each as its own
+      // Redis user (least privilege in Redis).
       if (d.name === 'payments') expect(e.REDIS_URL).toBeUndefined();
-      else expect(e.REDIS_URL).toBe('redis://redis:6379');
+      else expect(e.REDIS_URL).toBe(`redis://${d.name}:dev-only-${d.name}-redis@redis:6379`);
       // Each service as its own NATS user (least privilege on the bus); the gateway uses no NATS.
       if (d.name === 'gateway') expect(e.NATS_URL).toBeUndefined();
       else
         expect(interpolateDefaults(e.NATS_URL!)).toBe(`nats://${d.name}:dev-only-${d.name}-nats@nats:4222`);
       expect(e.JWT_PUBLIC_KEY_FILE).toBe('/run/omc-keys/jwt-public.pem');
       expect(e.JWT_PRIVATE_KEY_FILE === undefined).toBe(d.name !== 'auth');
+      if (e.JWT_PRIVATE_KEY_FILE) expect(e.JWT_PRIVATE_KEY_FILE).toBe('/run/omc-private/jwt-private.pem');
     }
   });
 
@@ -240,9 +260,29 @@ describe('docker-compose.yml', () => {
     const script = (keys.command as string[]).join('\n');
     expect(script).toContain("generateKeyPairSync('ed25519')");
     expect(script).toContain('fs.existsSync');
-    expect(keys.volumes).toContain('jwt-keys:/keys');
-    for (const d of DEPLOYABLES.filter((x) => x.name !== 'emulators'))
-      expect(service(d.name).volumes).toContain('jwt-keys:/run/omc-keys:ro');
+    expect(keys.volumes).toEqual(
+      expect.arrayContaining(['public-keys:/keys/public', 'auth-keys:/keys/auth', 'game-keys:/keys/game']),
+    );
+    expect(script).toContain("jwt: 'auth'");
+  });
+
+  it("mounts into each container the public keys and its own private keys, never another's", () => {
+    const owners: Record<string, string> = {
+      auth: 'auth-keys',
+      game: 'game-keys',
+      payments: 'payments-keys',
+    };
+    for (const d of DEPLOYABLES.filter((x) => x.name !== 'emulators')) {
+      const volumes = (service(d.name).volumes ?? []).map(String);
+      const own = owners[d.name];
+      expect(volumes.sort(), d.name).toEqual(
+        ['public-keys:/run/omc-keys:ro', ...(own ? [`${own}:/run/omc-private:ro`] : [])].sort(),
+      );
+      // Every private key file it is told of is in its own folder.
+      for (const [key, value] of Object.entries(env(service(d.name))))
+        if (/PRIVATE_KEY_FILE$/.test(key)) expect(value, `${d.name} ${key}`).toMatch(/^\/run\/omc-private\//);
+    }
+    expect(service('emulators').volumes ?? []).toEqual([]);
   });
 
   it('commits no secret: credentials are development-only defaults or generated', () => {

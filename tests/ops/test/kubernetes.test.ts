@@ -5,6 +5,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { redisPasswordVariable, redisUserArgs } from '@omc/infra';
 import { allowed, externalEgressAllowed, type Endpoint } from '../src/netpol.js';
 import { kubectlAvailable, podSpecs, render, renderBuiltin, renderWithKubectl } from '../src/kustomize.js';
 import { DEPLOYABLES, K8S, OVERLAYS, deployablesIn, scriptArgs, type Overlay } from '../src/repo.js';
@@ -452,11 +453,19 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
     expect(settings.GAME_INTERNAL_URL).toBe(`http://game:${rolePort}`);
   });
 
-  it('lets the services reach PostgreSQL, Redis and NATS, and payments its providers only in production', () => {
+  it('lets each service reach the datastores it uses and no other, and payments its providers only in production', () => {
     const policies = objects().filter((o) => o.kind === 'NetworkPolicy');
     const nsLabels = { 'kubernetes.io/metadata.name': namespace };
     const servers = { postgres: 5432, redis: 6379, nats: 4222 };
-    for (const d of deployablesIn(overlay).filter((x) => x.name !== 'emulators')) {
+    const uses: Record<string, (keyof typeof servers)[]> = {
+      auth: ['postgres', 'redis', 'nats'],
+      game: ['postgres', 'redis', 'nats'],
+      payments: ['postgres', 'nats'],
+      realtime: ['redis', 'nats'],
+      gateway: ['redis'],
+      emulators: [],
+    };
+    for (const d of deployablesIn(overlay)) {
       const labels = templateLabels(find(objects(), 'Deployment', d.name));
       for (const [server, port] of Object.entries(servers)) {
         // Production's servers are managed outside the cluster; dev's are pods of the namespace.
@@ -468,26 +477,35 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
           overlay === 'dev'
             ? allowed(policies, nsLabels, { labels, namespaceLabels: nsLabels }, target, port)
             : externalEgressAllowed(policies, labels, port);
-        expect(ok, `${d.name} -> ${server}`).toBe(true);
+        expect(ok, `${d.name} -> ${server}`).toBe(uses[d.name]!.includes(server as keyof typeof servers));
       }
-      expect(externalEgressAllowed(policies, labels, 443), `${d.name} -> internet:443`).toBe(
-        overlay === 'prod' && d.name === 'payments',
-      );
+      if (d.name !== 'emulators')
+        expect(externalEgressAllowed(policies, labels, 443), `${d.name} -> internet:443`).toBe(
+          overlay === 'prod' && d.name === 'payments',
+        );
     }
     for (const job of objects().filter((o) => o.kind === 'Job' && o.metadata.name.endsWith('-migrate'))) {
       const labels = templateLabels(job);
-      if (overlay === 'dev')
-        expect(
-          allowed(
-            policies,
-            nsLabels,
-            { labels, namespaceLabels: nsLabels },
-            { labels: templateLabels(find(objects(), 'StatefulSet', 'postgres')), namespaceLabels: nsLabels },
-            5432,
-          ),
-        ).toBe(true);
-      else expect(externalEgressAllowed(policies, labels, 5432)).toBe(true);
+      for (const [server, port] of Object.entries(servers)) {
+        const ok =
+          overlay === 'dev'
+            ? allowed(
+                policies,
+                nsLabels,
+                { labels, namespaceLabels: nsLabels },
+                { labels: templateLabels(find(objects(), 'StatefulSet', server)), namespaceLabels: nsLabels },
+                port,
+              )
+            : externalEgressAllowed(policies, labels, port);
+        expect(ok, `${job.metadata.name} -> ${server}`).toBe(server === 'postgres');
+      }
     }
+    // Nothing but the deny and DNS applies to every pod.
+    for (const policy of policies.filter((p) => !['default-deny', 'allow-dns'].includes(p.metadata.name)))
+      expect(
+        Object.keys((policy.spec as { podSelector: object }).podSelector),
+        `${policy.metadata.name} selects its pods`,
+      ).not.toEqual([]);
   });
 
   it('keeps secret values out of the manifests', () => {
@@ -505,14 +523,16 @@ describe.each(OVERLAYS.map((o) => [o] as const))('%s overlay', (overlay) => {
     expect(objects().some((o) => o.kind === 'Secret' && o.metadata.name.startsWith('omc-jwt'))).toBe(false);
   });
 
-  it("gives the gateway's request budget a Redis key of its own, apart from the round's Redis", () => {
-    // Each counted request is a script call: on the round's Redis it doubled Redis's CPU per click.
+  it('gives each service that uses Redis a Redis URL of its own (its own user), and payments none', () => {
+    // The gateway's request budget may also live on a Redis of its own: each counted request is a
+    // script call, which on the round's Redis doubled Redis's CPU per click.
     const redisKey = (deployment: string) =>
-      podOf(find(objects(), 'Deployment', deployment)).containers[0]!.env!.find(
-        (e) => e.name === 'REDIS_URL',
-      )!.valueFrom!.secretKeyRef!.key;
-    expect(redisKey('gateway')).toBe('GATEWAY_REDIS_URL');
-    expect(redisKey('game')).toBe('REDIS_URL');
+      podOf(find(objects(), 'Deployment', deployment))
+        .containers[0]!.env!.filter((e) => e.name === 'REDIS_URL')
+        .map((e) => e.valueFrom!.secretKeyRef!.key);
+    for (const name of ['auth', 'game', 'realtime', 'gateway'])
+      expect(redisKey(name), name).toEqual([`${name.toUpperCase()}_REDIS_URL`]);
+    expect(redisKey('payments')).toEqual([]);
   });
 
   it('configures payments for the emulators in dev and the real providers in prod', () => {
@@ -556,6 +576,30 @@ describe('dev and prod differ where they should', () => {
     expect(podOf(find(rendered.dev, 'StatefulSet', 'redis')).containers[0]!.args).toEqual(
       expect.arrayContaining(['--appendonly', 'yes']),
     );
+    // One ACL user per service, as REDIS_USERS defines them, passwords from the Secret; the default user
+    // may only PING.
+    const redis = podOf(find(rendered.dev, 'StatefulSet', 'redis')).containers[0]!;
+    const users = redisUserArgs((n) => `$(${redisPasswordVariable(n)})`, '$(REDIS_ADMIN_PASSWORD)');
+    expect(redis.args!.slice(redis.args!.indexOf('--user'))).toEqual(users);
+    expect(users.slice(0, 6)).toEqual(['--user', 'default', 'reset', 'on', 'nopass', '+ping']);
+    const secret = rendered.dev.find(
+      (o) => o.kind === 'Secret' && o.metadata.name.startsWith('omc-datastores'),
+    )!;
+    const secretKeys = Object.keys(secret.data as Record<string, string>);
+    for (const name of ['auth', 'game', 'realtime', 'gateway'] as const) {
+      const variable = redisPasswordVariable(name);
+      expect(redis.env!.find((e) => e.name === variable)?.valueFrom?.secretKeyRef?.key, variable).toBe(
+        variable,
+      );
+      expect(secretKeys).toContain(variable);
+      const url = Buffer.from(
+        (secret.data as Record<string, string>)[`${name.toUpperCase()}_REDIS_URL`]!,
+        'base64',
+      ).toString();
+      const password = Buffer.from((secret.data as Record<string, string>)[variable]!, 'base64').toString();
+      expect(url).toBe(`redis://${name}:${password}@redis:6379`);
+    }
+    expect(secretKeys).not.toContain('REDIS_URL');
     const init = rendered.dev.find(
       (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('postgres-init-'),
     )!.data as Record<string, string>;

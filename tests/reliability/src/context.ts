@@ -13,6 +13,8 @@ export interface SuiteContext {
   /** Each service's own database, for read-only checks where only the database can tell. */
   databaseUrls: Record<string, string>;
   redisUrl: string;
+  /** Each service's own Redis URL (its ACL user): its own keys and commands only. */
+  redisUrls: Record<string, string>;
   natsUrl: string;
   /** Each service's own NATS URL (its user and password): what it may publish and read is its own. */
   natsUrls: Record<string, string>;

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUS_USER_NAMES, freePort, startSystem, type ServerName, type System } from '@omc/infra';
+import { REDIS_USER_NAMES } from '@omc/contracts';
 import { workspaceRoot } from '@omc/testkit';
 import type { TestProject } from 'vitest/node';
 import { emptyFigures, formatFigures, mergeFigures, type Figures } from './figures.js';
@@ -192,6 +193,7 @@ export default async function setup(project: TestProject) {
     deployables: system.processes.map((p) => p.name),
     databaseUrls,
     redisUrl: system.infra.redisUrl,
+    redisUrls: Object.fromEntries(REDIS_USER_NAMES.map((name) => [name, system.infra.redisUrlFor(name)])),
     natsUrl: system.infra.natsUrl,
     natsUrls: Object.fromEntries(BUS_USER_NAMES.map((name) => [name, system.infra.natsUrlFor(name)])),
     keys: system.keys,

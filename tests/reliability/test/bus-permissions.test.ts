@@ -2,8 +2,18 @@
 // subjects only. Connected as each service of the running system, the test tries every subject the
 // contracts name (with a header that keeps JetStream from storing anything) and a durable consumer on
 // another service's stream: what is not its own is refused, and the suite prints what each may publish.
-import { BUS_USERS, busInboxPrefix, STREAMS, SUBJECTS, type BusUserName } from '@omc/contracts';
-import { AckPolicy, connect } from 'nats';
+// The services that watch a subject of another's stream may neither read it unfiltered nor delete its
+// owner's consumers; and each service's Redis user is refused the game's hash and FLUSHALL.
+import { execFileSync } from 'node:child_process';
+import {
+  BUS_USERS,
+  busInboxPrefix,
+  REDIS_USER_NAMES,
+  STREAMS,
+  SUBJECTS,
+  type BusUserName,
+} from '@omc/contracts';
+import { AckPolicy, connect, DeliverPolicy } from 'nats';
 import { afterAll, describe, expect, it } from 'vitest';
 import { figures, invariant, reportFigures, suite } from '../src/context.js';
 
@@ -76,5 +86,71 @@ describe('least privilege on the bus', () => {
     }
     figures.busPermissions.push(...lines);
     expect(lines).toHaveLength(4);
+  });
+
+  it("refuses the watchers an unfiltered consumer on auth's stream and the deletion of another's consumer", async () => {
+    const { natsUrls } = suite();
+    for (const name of ['game', 'realtime'] as const) {
+      const url = new URL(natsUrls[name]!);
+      const nc = await connect({
+        servers: `${url.hostname}:${url.port}`,
+        user: decodeURIComponent(url.username),
+        pass: decodeURIComponent(url.password),
+        inboxPrefix: busInboxPrefix(name),
+        name: `bus-permissions-watcher-${name}`,
+      });
+      try {
+        const jsm = await nc.jetstreamManager();
+        const outcome = (call: Promise<unknown>) =>
+          call.then(
+            () => 'allowed',
+            (error) => (refused(error) ? 'refused' : `failed: ${(error as Error).message}`),
+          );
+        const unfiltered = await outcome(
+          jsm.consumers.add(STREAMS.auth.name, {
+            ack_policy: AckPolicy.None,
+            deliver_policy: DeliverPolicy.New,
+          }),
+        );
+        invariant(`${name} may not read AUTH_EVENTS unfiltered`, unfiltered === 'refused', unfiltered);
+        expect(unfiltered).toBe('refused');
+        for (const [stream, durable] of [
+          [STREAMS.auth.name, 'auth-mail'],
+          [STREAMS.auth.name, 'payments-users'],
+        ] as const) {
+          const deleted = await outcome(jsm.consumers.delete(stream, durable));
+          invariant(`${name} may not delete ${durable}`, deleted === 'refused', deleted);
+          expect(deleted).toBe('refused');
+        }
+      } finally {
+        await nc.close();
+      }
+    }
+  });
+
+  it("refuses each service's Redis user the game's hash (but the game's) and FLUSHALL", () => {
+    const { redisUrls } = suite();
+    const cli = (url: string, ...args: string[]) => {
+      try {
+        return execFileSync('redis-cli', ['-u', url, '--no-auth-warning', ...args], {
+          encoding: 'utf8',
+        }).trim();
+      } catch (error) {
+        return String((error as { stdout?: string }).stdout ?? error).trim();
+      }
+    };
+    for (const name of REDIS_USER_NAMES) {
+      const url = redisUrls[name]!;
+      const flush = cli(url, 'FLUSHALL');
+      invariant(`${name}'s Redis user may not FLUSHALL`, flush.startsWith('NOPERM'), flush);
+      expect(flush).toMatch(/^NOPERM/);
+      // A field no one uses: refused to all but the game, whose hash it is.
+      const write = cli(url, 'HSET', '{omc:game}:game', 'bus-permissions-probe', '1');
+      if (name === 'game') cli(url, 'HDEL', '{omc:game}:game', 'bus-permissions-probe');
+      else {
+        invariant(`${name}'s Redis user may not write the game's hash`, write.startsWith('NOPERM'), write);
+        expect(write).toMatch(/^NOPERM/);
+      }
+    }
   });
 });

@@ -486,7 +486,16 @@ describe('docker compose up --scale, under chaos', () => {
         name: 'Redis wiped (FLUSHALL)',
         async fault(buy) {
           await buy();
-          const wiped = docker(['exec', only('redis').id, 'redis-cli', 'FLUSHALL']);
+          // As the operators' Redis user: no service's user may FLUSHALL, the default user only PING.
+          const admin = ['--user', 'admin', '--pass', env.REDIS_ADMIN_PASSWORD ?? 'dev-only-admin-redis'];
+          const wiped = docker([
+            'exec',
+            only('redis').id,
+            'redis-cli',
+            '--no-auth-warning',
+            ...admin,
+            'FLUSHALL',
+          ]);
           if (wiped.stdout.trim() !== 'OK') throw new Error(`FLUSHALL: ${wiped.stdout}${wiped.stderr}`);
         },
       },
