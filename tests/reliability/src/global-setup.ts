@@ -58,7 +58,9 @@ export default async function setup(project: TestProject) {
     redisAppendOnly: true,
     env: { ...SUITE_ENV, OMC_INFRA: 'native' },
     // Auth logs what it does with accounts at info, where a leaked token would be (the log check reads it).
-    envFor: { auth: { LOG_LEVEL: 'info' } },
+    // Braintree's batch settles each sale a second after it is made, so a winner's collect is not held
+    // for an unsettled purchase (docs/payments.md, "Clawbacks and payout holds") longer than that.
+    envFor: { auth: { LOG_LEVEL: 'info' }, emulators: { SETTLE_AFTER_MS: '1000' } },
     log: () => undefined,
     // A loaded machine (a shared one, CI beside other suites) may take longer than a minute to start one.
     readyTimeoutMs: 180_000,
