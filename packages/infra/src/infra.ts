@@ -72,6 +72,43 @@ export function ensureInfraInstalled(
   if ([env.DATABASE_URL, env.REDIS_URL, env.NATS_URL].some((url) => !url)) ensureNativeServers(log);
 }
 
+/** Debian's servers for each of the three no URL was given for, side by side; all or none. */
+async function startNativeServers(
+  options: InfraOptions,
+  given: Record<ServerName, string | undefined>,
+  users: { redisPasswords: Record<string, string>; natsConfig: string },
+  log: (line: string) => void,
+): Promise<Partial<Record<ServerName, ServerHandle>>> {
+  const started: Partial<Record<ServerName, ServerHandle>> = {};
+  ensureNativeServers(log);
+  mkdirSync(options.dir, { recursive: true });
+  const jobs: Promise<void>[] = [];
+  if (!given.postgres)
+    jobs.push(
+      startPostgres(join(options.dir, 'postgres'), { durable: options.persistent }).then(
+        (h) => void (started.postgres = h),
+      ),
+    );
+  if (!given.redis)
+    jobs.push(
+      startRedis(join(options.dir, 'redis'), {
+        appendOnly: options.redisAppendOnly,
+        passwords: users.redisPasswords,
+      }).then((h) => void (started.redis = h)),
+    );
+  if (!given.nats)
+    jobs.push(
+      startNats(join(options.dir, 'nats'), { config: users.natsConfig }).then((h) => void (started.nats = h)),
+    );
+  const results = await Promise.allSettled(jobs);
+  const failure = results.find((r) => r.status === 'rejected');
+  if (failure) {
+    await Promise.allSettled(Object.values(started).map((h) => h.stop()));
+    throw (failure as PromiseRejectedResult).reason;
+  }
+  return started;
+}
+
 export async function startInfra(options: InfraOptions): Promise<Infra> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => console.log(line));
@@ -111,32 +148,7 @@ export async function startInfra(options: InfraOptions): Promise<Infra> {
     }
     if (native) {
       source = needed.length === 3 ? 'native' : 'mixed';
-      ensureNativeServers(log);
-      mkdirSync(options.dir, { recursive: true });
-      const jobs: Promise<void>[] = [];
-      if (!given.postgres)
-        jobs.push(
-          startPostgres(join(options.dir, 'postgres'), { durable: options.persistent }).then(
-            (h) => void (started.postgres = h),
-          ),
-        );
-      if (!given.redis)
-        jobs.push(
-          startRedis(join(options.dir, 'redis'), {
-            appendOnly: options.redisAppendOnly,
-            passwords: redisPasswords,
-          }).then((h) => void (started.redis = h)),
-        );
-      if (!given.nats)
-        jobs.push(
-          startNats(join(options.dir, 'nats'), { config: natsConfig }).then((h) => void (started.nats = h)),
-        );
-      const results = await Promise.allSettled(jobs);
-      const failure = results.find((r) => r.status === 'rejected');
-      if (failure) {
-        await Promise.allSettled(Object.values(started).map((h) => h.stop()));
-        throw (failure as PromiseRejectedResult).reason;
-      }
+      started = await startNativeServers(options, given, { redisPasswords, natsConfig }, log);
     }
     for (const [name, handle] of Object.entries(started)) {
       if (given[name as keyof typeof given]) {
