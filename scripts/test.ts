@@ -158,13 +158,14 @@ const concurrency = sharedServers || chaos ? 1 : Number(process.env.TEST_CONCURR
 // Longest first (as measured in CI), so the two lanes end together instead of one waiting on a long
 // suite started last.
 const LONGEST_FIRST = [
-  '@omc/run-tests',
   '@omc/reliability-tests',
   '@omc/e2e',
   '@omc/game',
-  '@omc/replicas-tests',
-  '@omc/ops-tests',
   '@omc/auth',
+  '@omc/payments',
+  '@omc/ops-tests',
+  '@omc/run-tests',
+  '@omc/replicas-tests',
 ];
 const rank = (name: string) => {
   const at = LONGEST_FIRST.indexOf(name);
