@@ -12,8 +12,11 @@ import type { TestInfra } from './global-setup.js';
 export type { TestInfra } from './global-setup.js';
 export { workspaceRoot } from './paths.js';
 
+/** The servers of this test file's worker (each worker has a set of its own). */
 export function testInfra(): TestInfra {
-  return inject('infra');
+  const sets = inject('infraSets');
+  const worker = Number(process.env.VITEST_POOL_ID ?? 1);
+  return sets[(worker - 1) % sets.length]!;
 }
 
 /**

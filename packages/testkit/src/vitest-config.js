@@ -2,12 +2,17 @@
 // vitest loads a configuration's imports with Node, which runs no TypeScript.
 import { defineConfig } from 'vitest/config';
 
+// Test files wait on servers, timers and child processes more than they compute: two run side by side,
+// each with servers of its own (global-setup.ts). Servers given by URL are shared: one file at a time.
+const shared = Boolean(process.env.DATABASE_URL || process.env.REDIS_URL || process.env.NATS_URL);
+const workers = shared ? 1 : Math.max(1, Number(process.env.OMC_TEST_FILE_WORKERS ?? 2));
+
 export function serviceTestConfig() {
   return defineConfig({
     test: {
       globalSetup: ['./test/global-setup.ts'],
-      // Test files share one set of servers; each file gets its own database, and runs alone.
-      fileParallelism: false,
+      fileParallelism: workers > 1,
+      maxWorkers: workers,
       testTimeout: 30_000,
       hookTimeout: 60_000,
     },
