@@ -89,6 +89,8 @@ describe('docker-compose.yml', () => {
     const postgres = service('postgres');
     // PID 1 adopts orphans; a postmaster that reaps one exiting non-zero restarts into crash recovery.
     expect(postgres.init).toBe(true);
+    // The init runs as the container's user: the image's, so no process of it is root.
+    expect(postgres.user).toBe('postgres');
     expect(postgres.healthcheck!.test[0]).toBe('CMD');
     expect(postgres.command).toEqual(['postgres', '-c', 'max_connections=300']);
     expect(postgres.shm_size).toBe('256mb');
