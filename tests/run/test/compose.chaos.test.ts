@@ -61,10 +61,10 @@ const figures: {
   bases?: Record<string, string>;
 } = {};
 
-function compose(args: string[], timeout = 300_000) {
+function compose(args: string[], timeout = 300_000, name = project) {
   return spawnSync(
     engine!.compose[0]!,
-    [...engine!.compose.slice(1), '-p', project, '-f', join(ROOT, 'docker-compose.yml'), ...args],
+    [...engine!.compose.slice(1), '-p', name, '-f', join(ROOT, 'docker-compose.yml'), ...args],
     {
       cwd: ROOT,
       env,
@@ -76,6 +76,38 @@ function compose(args: string[], timeout = 300_000) {
 
 function docker(args: string[]) {
   return spawnSync(engine!.docker, args, { encoding: 'utf8', timeout: 30_000 });
+}
+
+/**
+ * Removes the stacks an earlier run of this suite left behind (its process gone: killed, or the machine
+ * restarted): their containers come back with the engine (`restart: unless-stopped`) and would share
+ * the machine, and its two cores, with this run.
+ */
+function removeLeftStacks(): void {
+  const labels = docker([
+    'ps',
+    '-a',
+    '--filter',
+    'label=com.docker.compose.project',
+    '--format',
+    '{{.Label "com.docker.compose.project"}}',
+  ]).stdout;
+  const left = new Set(labels.split('\n').filter((p) => /^omc-compose-\d+$/.test(p) && p !== project));
+  for (const name of left) {
+    if (processAlive(Number(name.slice('omc-compose-'.length)))) continue;
+    log(`[containers] removing ${name}, left by an earlier run`);
+    const down = compose(['down', '-v', '--remove-orphans', '--timeout', '5'], 300_000, name);
+    if (down.status !== 0) log(`[containers] compose down ${name} said:\n${down.stderr}`);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 interface ContainerState {
@@ -242,6 +274,7 @@ beforeAll(async () => {
   log(
     `[containers] Docker engine ${engine.serverVersion}${engine.startedPid ? ' (started here)' : ''}; client ${engine.docker}; ${engine.compose.join(' ')}`,
   );
+  removeLeftStacks();
   figures.bases = await baseImages(engine.docker, log);
   env = {
     ...process.env,
