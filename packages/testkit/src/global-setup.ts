@@ -40,9 +40,7 @@ export function infraGlobalSetup(options: {
   return async function setup(project: TestProject) {
     // Servers given by URL are one set: the configuration runs the files one at a time then.
     const sets = sharedServersGiven() ? 1 : Math.max(1, project.config.maxWorkers);
-    const started = await Promise.allSettled(
-      Array.from({ length: sets }, () => startSet(options)),
-    );
+    const started = await Promise.allSettled(Array.from({ length: sets }, () => startSet(options)));
     const stops = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value.stop] : []));
     const stopAll = async () => {
       await Promise.allSettled(stops.map((stop) => stop()));
