@@ -160,11 +160,16 @@ const concurrency = sharedServers || chaos ? 1 : Number(process.env.TEST_CONCURR
 const LONGEST_FIRST = [
   '@omc/reliability-tests',
   '@omc/e2e',
-  '@omc/game',
-  '@omc/auth',
-  '@omc/payments',
-  '@omc/ops-tests',
   '@omc/run-tests',
+  '@omc/ops-tests',
+  '@omc/auth',
+  '@omc/game',
+  '@omc/system-tests',
+  '@omc/spec-client-tests',
+  '@omc/payments',
+  '@omc/web',
+  '@omc/gateway',
+  '@omc/realtime',
   '@omc/replicas-tests',
 ];
 const rank = (name: string) => {
@@ -174,15 +179,7 @@ const rank = (name: string) => {
 // Suites of a few seconds to half a minute share the third lane with the static checks, so the two long
 // lanes carry only the long suites (gateway and realtime stay there: their live tests kill instances and
 // wait on timers, which a third busy lane would starve).
-const SHORT = new Set([
-  '@omc/contracts',
-  '@omc/client',
-  '@omc/bench',
-  '@omc/emulators',
-  '@omc/service-kit',
-  '@omc/spec-client-tests',
-  '@omc/system-tests',
-]);
+const SHORT = new Set(['@omc/contracts', '@omc/client', '@omc/bench', '@omc/emulators', '@omc/service-kit']);
 const lanes = only.length === 0 && concurrency > 1 && !chaos;
 const short = lanes ? packages.filter((p) => SHORT.has(p.name)) : [];
 const queue = packages.filter((p) => !short.includes(p)).sort((a, b) => rank(a.name) - rank(b.name));

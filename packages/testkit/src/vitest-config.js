@@ -13,6 +13,10 @@ export function serviceTestConfig() {
       globalSetup: ['./test/global-setup.ts'],
       fileParallelism: workers > 1,
       maxWorkers: workers,
+      // A worker keeps the modules it loaded from one file to the next: the services' code is loaded
+      // once a worker, not once a file (half the suites' CPU). Each file builds its own app, database
+      // and clients; a file that mocks a module imports afresh and forgets it after.
+      isolate: false,
       testTimeout: 30_000,
       hookTimeout: 60_000,
     },

@@ -1,8 +1,6 @@
 // The rule is read from contracts, not written again: with another rule in contracts (only standard
 // players privileged), the click script and the balance follow it.
-import { describe, expect, it, vi } from 'vitest';
-import { hasUnlimitedClicks } from '../src/engine/redis/user-record.js';
-import { SCRIPT_ROUND, useClickScript } from './scripts.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 vi.mock('@omc/contracts', async (importOriginal) => {
   const contracts = await importOriginal<typeof import('@omc/contracts')>();
@@ -12,6 +10,16 @@ vi.mock('@omc/contracts', async (importOriginal) => {
     PRIVILEGED_ROLES,
     isPrivileged: (role: string | null | undefined) => role === 'standard',
   };
+});
+
+// Test files share their worker's modules (isolate: false): the game's modules are imported afresh so
+// they see the mock, and forgotten again after, so the next file sees the real contracts.
+vi.resetModules();
+const { hasUnlimitedClicks } = await import('../src/engine/redis/user-record.js');
+const { SCRIPT_ROUND, useClickScript } = await import('./scripts.js');
+afterAll(() => {
+  vi.doUnmock('@omc/contracts');
+  vi.resetModules();
 });
 
 describe('the privileged roles come from contracts', () => {
