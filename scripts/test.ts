@@ -154,9 +154,9 @@ const packages = testedPackages().filter(
 );
 // Shared servers given by URL cannot isolate packages from each other: run one at a time then.
 const sharedServers = Boolean(process.env.DATABASE_URL || process.env.REDIS_URL || process.env.NATS_URL);
-const concurrency = sharedServers || chaos ? 1 : Number(process.env.TEST_CONCURRENCY ?? 3);
-// Longest first (as measured in CI), so the lanes end together instead of one waiting on a long suite
-// started last. Three lanes: the suites wait on servers, browsers and timers a third of their time.
+const concurrency = sharedServers || chaos ? 1 : Number(process.env.TEST_CONCURRENCY ?? 2);
+// Longest first (as measured in CI), so the two lanes end together instead of one waiting on a long
+// suite started last.
 const LONGEST_FIRST = [
   '@omc/reliability-tests',
   '@omc/e2e',
@@ -167,6 +167,7 @@ const LONGEST_FIRST = [
   '@omc/system-tests',
   '@omc/spec-client-tests',
   '@omc/payments',
+  '@omc/web',
   '@omc/gateway',
   '@omc/realtime',
   '@omc/replicas-tests',
@@ -175,16 +176,10 @@ const rank = (name: string) => {
   const at = LONGEST_FIRST.indexOf(name);
   return at === -1 ? LONGEST_FIRST.length : at;
 };
-// Suites without servers share a lane of their own with the static checks, so the long lanes carry only
-// the suites that start servers.
-const SHORT = new Set([
-  '@omc/web',
-  '@omc/contracts',
-  '@omc/client',
-  '@omc/bench',
-  '@omc/emulators',
-  '@omc/service-kit',
-]);
+// Suites of a few seconds to half a minute share the third lane with the static checks, so the two long
+// lanes carry only the long suites (gateway and realtime stay there: their live tests kill instances and
+// wait on timers, which a third busy lane would starve).
+const SHORT = new Set(['@omc/contracts', '@omc/client', '@omc/bench', '@omc/emulators', '@omc/service-kit']);
 const lanes = only.length === 0 && concurrency > 1 && !chaos;
 const short = lanes ? packages.filter((p) => SHORT.has(p.name)) : [];
 const queue = packages.filter((p) => !short.includes(p)).sort((a, b) => rank(a.name) - rank(b.name));
