@@ -64,9 +64,9 @@ function guardRun(): RunGuard {
     await guard.system?.stop();
   };
   const watchdog = setTimeout(() => {
-    console.error('[bench] the run took longer than 20 minutes; stopping');
+    console.error('[bench] the run took longer than 25 minutes; stopping');
     void shutdown().finally(() => process.exit(1));
-  }, 20 * 60_000);
+  }, 25 * 60_000);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => void shutdown().finally(() => process.exit(130)));
   }
