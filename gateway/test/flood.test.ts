@@ -77,9 +77,31 @@ describe('gateway under a flood of clicks', () => {
   });
 
   it('lets clicks through again once the flood has passed', async () => {
-    const answer = fetch(`${gateway.url}/api/game/click`, { method: 'POST' });
-    await expect.poll(() => held.length, { timeout: 10_000, interval: 10 }).toBe(1);
-    held.shift()!();
-    expect((await answer).status).toBe(200);
+    // A gateway whose event loop ran late for a whole interval has no room (a machine short of CPU):
+    // the player sends again after each refusal's Retry-After, as the web app does, and gets through.
+    const reachesGame = () =>
+      new Promise<'reached the game' | 'neither reached the game nor answered'>((resolve) => {
+        const started = Date.now();
+        const timer = setInterval(() => {
+          if (held.length > 0 || Date.now() - started > 30_000) {
+            clearInterval(timer);
+            resolve(held.length > 0 ? 'reached the game' : 'neither reached the game nor answered');
+          }
+        }, 10);
+      });
+    for (let attempt = 1; ; attempt++) {
+      const answer = fetch(`${gateway.url}/api/game/click`, { method: 'POST' });
+      const first = await Promise.race([answer, reachesGame()]);
+      if (first === 'reached the game') {
+        held.shift()!();
+        expect((await answer).status).toBe(200);
+        return;
+      }
+      expect(first, `attempt ${attempt}`).not.toBe('neither reached the game nor answered');
+      const refused = first as Response;
+      expect(refused.status, `attempt ${attempt}`).toBe(503);
+      expect(attempt, 'refused on every attempt').toBeLessThan(5);
+      await new Promise((r) => setTimeout(r, Number(refused.headers.get('retry-after')) * 1000));
+    }
   });
 });
