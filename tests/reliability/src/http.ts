@@ -100,9 +100,15 @@ export async function login(
   emailOrUsername: string,
   password: string,
 ): Promise<{ token: string; cookie?: string }> {
-  const answer = await call('POST', '/api/user/login', { body: { emailOrUsername, password } });
-  if (answer.status !== 200) throw new Error(`login ${emailOrUsername}: ${answer.status} ${answer.text}`);
-  return { token: answer.body.token, cookie: refreshCookie(answer) };
+  // A 503 says "try again in a moment" (a store slower than its deadline on a busy machine): the player
+  // signs in again after its Retry-After, as the message asks; any other refusal is the answer.
+  for (let attempt = 1; ; attempt++) {
+    const answer = await call('POST', '/api/user/login', { body: { emailOrUsername, password } });
+    if (answer.status === 200) return { token: answer.body.token, cookie: refreshCookie(answer) };
+    if (answer.status !== 503 || attempt >= 5)
+      throw new Error(`login ${emailOrUsername}: ${answer.status} ${answer.text}`);
+    await sleep(1000 * Number(answer.headers.get('retry-after') ?? 1));
+  }
 }
 
 export async function loginAdmin(): Promise<Player> {

@@ -1,0 +1,3 @@
+import { sessionEndRace } from './session-end-race.js';
+
+sessionEndRace(['logout', 'end one session', 'sign out everywhere', 'password reset', 'account deletion']);
