@@ -10,6 +10,8 @@ export default defineConfig({
     exclude: chaos ? [] : ['test/**/*.chaos.test.ts'],
     // Each file drives whole systems (a compose project, `npm start`): one at a time on a small machine.
     fileParallelism: false,
+    // Files share the worker's modules (none mocks one): loaded once, not once a file.
+    isolate: false,
     testTimeout: 300_000,
     // A cold image build, or installing Debian's docker.io, tmux or debootstrap, takes minutes.
     hookTimeout: 1_200_000,
