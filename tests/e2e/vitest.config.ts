@@ -11,6 +11,8 @@ export default defineConfig({
     globalSetup: ['./test/global-setup.ts'],
     // One system for the whole suite; the scenarios share its round, so they run in order.
     fileParallelism: false,
+    // Files share the worker's modules (none mocks one): loaded once, not once a file.
+    isolate: false,
     sequence: { concurrent: false },
     testTimeout: 60_000,
     hookTimeout: 300_000,

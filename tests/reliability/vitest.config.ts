@@ -11,6 +11,8 @@ export default defineConfig({
     exclude: chaos ? [] : ['test/**/*.chaos.test.ts'],
     // One system for the whole suite; faults must not overlap, so files run one at a time.
     fileParallelism: false,
+    // Files share the worker's modules (none mocks one): loaded once, not once a file.
+    isolate: false,
     testTimeout: 180_000,
     hookTimeout: 180_000,
     teardownTimeout: 60_000,
