@@ -5,7 +5,8 @@
 // Imports resolve from each file's own folder either way, so a package still sees only its dependencies.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 
 const root = process.cwd();
 
@@ -48,9 +49,18 @@ function readConfig(dir: string): PackageConfig {
   return { dir, ...raw, include: raw.include ?? ['**/*'] };
 }
 
-/** Runs tsc on a project; true when it found nothing. */
+// The checker is TypeScript 7 (the native compiler, as `typescript-native`): the same checks as the
+// packages' TypeScript 5 in a fraction of the time. TypeScript 5 stays the library the linter and the
+// project's own checks read code with (typescript-eslint supports no later one).
+const nativeTsc = join(
+  dirname(createRequire(join(root, 'package.json')).resolve('typescript-native/package.json')),
+  'bin',
+  'tsc',
+);
+
+/** Runs the checker on a project; true when it found nothing. */
 function tsc(project: string): boolean {
-  const run = spawnSync('pnpm', ['exec', 'tsc', '-p', project, '--pretty', 'false'], {
+  const run = spawnSync(process.execPath, [nativeTsc, '-p', project, '--pretty', 'false'], {
     cwd: root,
     stdio: 'inherit',
   });
