@@ -2,7 +2,7 @@
 // its own servers unless DATABASE_URL, REDIS_URL and NATS_URL are given), with one summary at the end.
 // `npm run test:chaos` (`--chaos`): the long fault suites alone, the `*.chaos.test.ts` files, one
 // package at a time (each kills, pauses and restarts parts of a whole system and times its recovery).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -137,17 +137,35 @@ if (process.getuid?.() === 0) {
 }
 
 // The suites that serve the web app (browser, system, client contract) would each build it when missing
-// or stale, and a build empties web/dist while another suite is serving it: build it once, first.
-if (only.length === 0) {
-  const web = spawnSync('pnpm', ['--filter', '@omc/web', 'run', 'build'], {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, NODE_ENV: 'production' },
+// or stale, and a build empties web/dist while another suite is serving it: build it once, before the long
+// suites start. The static checks and the short suites need no build and start beside it.
+function buildWeb(): Promise<boolean> {
+  if (only.length > 0) return Promise.resolve(true);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn('pnpm', ['--filter', '@omc/web', 'run', 'build'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NODE_ENV: 'production' },
+    });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('exit', (code) => {
+      const ok = code === 0;
+      process.stdout.write(`\n===== web build =====\n${ok ? 'ok\n' : output}`);
+      if (!ok)
+        outcomes.push({
+          pkg: { name: 'web build', dir: 'web' },
+          code: code ?? 1,
+          passed: 0,
+          failed: 1,
+          skipped: 0,
+          seconds: (Date.now() - started) / 1000,
+        });
+      resolve(ok);
+    });
   });
-  if (web.status !== 0) {
-    console.error('the web app did not build');
-    process.exit(1);
-  }
 }
 const packages = testedPackages().filter(
   (p) => only.length === 0 || only.some((o) => p.name.includes(o) || p.dir.includes(o)),
@@ -203,8 +221,11 @@ async function staticChecks(): Promise<void> {
   );
   outcomes.push(await runCheck('sql in repos', 'pnpm', ['exec', 'tsx', 'scripts/checks/sql-in-repos.ts']));
 }
+const webBuilt = buildWeb();
 await Promise.all([
   ...Array.from({ length: concurrency }, async () => {
+    // Without the web app the long suites would each fail on it: the build's failure is the one reported.
+    if (!(await webBuilt)) return;
     for (let pkg = queue.shift(); pkg; pkg = queue.shift()) outcomes.push(await runPackage(pkg));
   }),
   staticChecks(),
