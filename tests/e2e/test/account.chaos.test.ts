@@ -1,0 +1,3 @@
+import { accountJourney } from './account-journey';
+
+accountJourney(['en']);
