@@ -178,14 +178,14 @@ const concurrency = sharedServers || chaos ? 1 : Number(process.env.TEST_CONCURR
 const LONGEST_FIRST = [
   '@omc/reliability-tests',
   '@omc/e2e',
-  '@omc/run-tests',
   '@omc/ops-tests',
   '@omc/auth',
   '@omc/game',
+  '@omc/web',
+  '@omc/run-tests',
+  '@omc/payments',
   '@omc/system-tests',
   '@omc/spec-client-tests',
-  '@omc/payments',
-  '@omc/web',
   '@omc/gateway',
   '@omc/realtime',
   '@omc/replicas-tests',
@@ -195,13 +195,13 @@ const rank = (name: string) => {
   return at === -1 ? LONGEST_FIRST.length : at;
 };
 // Suites of a few seconds to half a minute share the third lane with the static checks, so the two long
-// lanes carry only the long suites (gateway and realtime stay there: their live tests kill instances and
-// wait on timers, which a third busy lane would starve).
+// lanes start with the long suites; once its checks are done, the third lane takes long suites too.
 const SHORT = new Set(['@omc/contracts', '@omc/client', '@omc/bench', '@omc/emulators', '@omc/service-kit']);
 const lanes = only.length === 0 && concurrency > 1 && !chaos;
 const short = lanes ? packages.filter((p) => SHORT.has(p.name)) : [];
 const queue = packages.filter((p) => !short.includes(p)).sort((a, b) => rank(a.name) - rank(b.name));
 const outcomes: Outcome[] = [];
+const webBuilt = buildWeb();
 // The static checks (after the short suites) run as a third lane beside the long suites, in the time
 // those spend waiting on servers, containers and browsers, rather than after them.
 async function staticChecks(): Promise<void> {
@@ -220,8 +220,11 @@ async function staticChecks(): Promise<void> {
     await runCheck('function length', 'pnpm', ['exec', 'tsx', 'scripts/checks/function-length.ts']),
   );
   outcomes.push(await runCheck('sql in repos', 'pnpm', ['exec', 'tsx', 'scripts/checks/sql-in-repos.ts']));
+  // Then this lane takes the shortest of the long suites left, from the end of the queue, so the three
+  // lanes end together instead of two carrying the second half alone.
+  if (!(await webBuilt)) return;
+  for (let pkg = queue.pop(); pkg; pkg = queue.pop()) outcomes.push(await runPackage(pkg));
 }
-const webBuilt = buildWeb();
 await Promise.all([
   ...Array.from({ length: concurrency }, async () => {
     // Without the web app the long suites would each fail on it: the build's failure is the one reported.
