@@ -4,13 +4,7 @@
 import { ROUTES, UNLIMITED_CLICKS } from '@omc/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { click, gameProfile, profile, untilGameKnows } from '../src/actions.js';
-import {
-  figures,
-  invariant,
-  reportFigures,
-  suite,
-  violations,
-} from '../src/context.js';
+import { figures, invariant, reportFigures, suite, violations } from '../src/context.js';
 import {
   call,
   grantRole,
