@@ -1,9 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
+// `npm test` leaves the long suites (`*.chaos.test.ts`: each image's production tree, deployed and
+// started) to `npm run test:chaos`, which sets OMC_SUITE=chaos.
+const chaos = process.env.OMC_SUITE === 'chaos';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // The image-tree test runs pnpm and node processes; one file at a time keeps the machine calm.
+    include: chaos ? ['test/**/*.chaos.test.ts'] : ['test/**/*.test.ts'],
+    exclude: chaos ? [] : ['test/**/*.chaos.test.ts'],
+    // Files that run pnpm, whole systems and Prometheus: one at a time keeps the machine calm.
     fileParallelism: false,
     // Files share the worker's modules (none mocks one): loaded once, not once a file.
     isolate: false,

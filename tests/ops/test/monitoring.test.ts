@@ -1,7 +1,7 @@
 // The operator's alerts and dashboard: promtool accepts the rules and passes their unit tests (and
 // refuses a broken copy), the PrometheusRule and the dashboard's ConfigMap are exactly what their sources
 // generate, every dashboard query is PromQL that Prometheus parses, and every alert is tested and
-// explained in docs/operations.md. metrics.test.ts checks the metric names against a running system.
+// explained in docs/operations.md. running-system.test.ts checks the metric names against a running system.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
