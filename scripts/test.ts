@@ -137,8 +137,8 @@ if (process.getuid?.() === 0) {
 }
 
 // The suites that serve the web app (browser, system, client contract) would each build it when missing
-// or stale, and a build empties web/dist while another suite is serving it: build it once, before those
-// start. The static checks, the short suites and the services' own suites need none and start beside it.
+// or stale, and a build empties web/dist while another suite is serving it: build it once, before the long
+// suites start. The static checks and the short suites need no build and start beside it.
 function buildWeb(): Promise<boolean> {
   if (only.length > 0) return Promise.resolve(true);
   const started = Date.now();
@@ -202,28 +202,6 @@ const short = lanes ? packages.filter((p) => SHORT.has(p.name)) : [];
 const queue = packages.filter((p) => !short.includes(p)).sort((a, b) => rank(a.name) - rank(b.name));
 const outcomes: Outcome[] = [];
 const webBuilt = buildWeb();
-let webReady = false;
-void webBuilt.then(() => (webReady = true));
-// The suites that start a whole system (its gateway serves web/dist) or `npm start`; the others test
-// their own code and servers, and start while the web app builds.
-const SERVES_WEB = new Set([
-  '@omc/reliability-tests',
-  '@omc/e2e',
-  '@omc/ops-tests',
-  '@omc/run-tests',
-  '@omc/system-tests',
-  '@omc/spec-client-tests',
-  '@omc/replicas-tests',
-]);
-
-/** The next long suite for a lane: the longest left, or while the web app builds, the longest that needs none. */
-async function nextLong(): Promise<Pkg | undefined> {
-  if (!webReady) {
-    const at = queue.findIndex((p) => !SERVES_WEB.has(p.name));
-    if (at !== -1) return queue.splice(at, 1)[0];
-  }
-  return (await webBuilt) ? queue.shift() : undefined;
-}
 // The static checks (after the short suites) run as a third lane beside the long suites, in the time
 // those spend waiting on servers, containers and browsers, rather than after them.
 async function staticChecks(): Promise<void> {
@@ -249,8 +227,9 @@ async function staticChecks(): Promise<void> {
 }
 await Promise.all([
   ...Array.from({ length: concurrency }, async () => {
-    // Without the web app the suites that serve it would each fail on it: the build's failure is reported.
-    for (let pkg = await nextLong(); pkg; pkg = await nextLong()) outcomes.push(await runPackage(pkg));
+    // Without the web app the long suites would each fail on it: the build's failure is the one reported.
+    if (!(await webBuilt)) return;
+    for (let pkg = queue.shift(); pkg; pkg = queue.shift()) outcomes.push(await runPackage(pkg));
   }),
   staticChecks(),
 ]);
