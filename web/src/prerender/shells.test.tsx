@@ -19,7 +19,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import { StrictMode } from 'react';
-import { hydrateRoot } from 'react-dom/client';
+import { hydrateRoot, type Root } from 'react-dom/client';
 import { MemoryRouter } from 'react-router-dom';
 import { describe, expect, it } from 'vitest';
 import { queryKeys } from '../api/keys';
@@ -81,8 +81,9 @@ describe('the welcome screen drawn at build time', () => {
     await i18n.changeLanguage(language);
     setAppI18n(i18n);
     const errors: unknown[] = [];
+    let root: Root | undefined;
     await act(async () => {
-      hydrateRoot(
+      root = hydrateRoot(
         container,
         <StrictMode>
           <MemoryRouter initialEntries={['/']}>
@@ -98,6 +99,8 @@ describe('the welcome screen drawn at build time', () => {
     // The same heading node: React took over the drawn page instead of drawing another.
     expect(heading.isConnected).toBe(true);
     expect(container.querySelector('h1')).toBe(heading);
+    // Unmounted, as a page is left: the next test file may share this document.
+    act(() => root?.unmount());
     container.remove();
   });
 });
