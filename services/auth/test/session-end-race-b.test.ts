@@ -1,3 +1,3 @@
 import { sessionEndRace } from './session-end-race.js';
 
-sessionEndRace(['password change', 'email change undo', 'refresh-token reuse', 'suspension']);
+sessionEndRace(['password change', 'email change undo', 'refresh-token reuse', 'suspension'], 10);

@@ -2,7 +2,8 @@
 // refreshes as fast as auth answers while the owner (or an admin) ends the session. No chain may survive:
 // after the ending, the last cookie the loop got is refused, the session holds no live refresh token, and
 // the ending was announced (auth.session.ended.v1). A suspension's sessions stay ended after a restore.
-// The ways are run by two files (session-end-race-*.test.ts), which two workers run side by side.
+// `npm test` runs each way 10 rounds, in two files (session-end-race-*.test.ts) that two workers run side by
+// side; `npm run test:chaos` runs every way 50 rounds (session-end-race.chaos.test.ts).
 import { SUBJECTS } from '@omc/contracts';
 import type { SunkMail } from '@omc/testkit';
 import { eventually } from '@omc/testkit';
@@ -18,8 +19,6 @@ import {
   startAuth,
   type AuthHarness,
 } from './support.js';
-
-const ROUNDS = 50;
 
 /** The account whose session ends, as its owner holds it (a token of another session, the password). */
 interface Owner {
@@ -61,8 +60,8 @@ export type WayName =
   | 'suspension'
   | 'account deletion';
 
-/** The race against each of the named ways, `ROUNDS` rounds each. */
-export const sessionEndRace = (names: readonly WayName[]) =>
+/** The race against each of the named ways, `rounds` rounds each. */
+export const sessionEndRace = (names: readonly WayName[], rounds: number) =>
   describe('a refresh in flight never survives the end of its session', () => {
     let h: AuthHarness;
     let adminToken: string;
@@ -182,12 +181,12 @@ export const sessionEndRace = (names: readonly WayName[]) =>
 
     const ways = allWays.filter((way) => names.includes(way.name));
     it.each(ways.map((way) => [way.name, way] as const))(
-      `%s: ${ROUNDS} rounds against a refresh loop, 0 survivors`,
+      `%s: ${rounds} rounds against a refresh loop, 0 survivors`,
       async (_name, way) => {
         const survivors: string[] = [];
         const ended: string[] = [];
         let owner: Owner | undefined;
-        for (let i = 0; i < ROUNDS; i++) {
+        for (let i = 0; i < rounds; i++) {
           if (!owner || way.freshAccount) {
             const registered = await register(h.app);
             owner = { ...registered, token: registered.token };
