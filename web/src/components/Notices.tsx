@@ -1,6 +1,15 @@
 // Alerts of the client contract (transaction ids, winners, errors) as toasts: a translation key with its
 // values, so a language change re-renders them, or a server message shown as sent.
-import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from 'react';
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+} from 'react';
 import { useTranslation } from 'react-i18next';
 
 export type NoticeTone = 'success' | 'error' | 'info' | 'winner';
@@ -21,13 +30,26 @@ export function NoticesProvider({ children }: { children: ReactNode }) {
   const { t } = useTranslation();
   const [notices, setNotices] = useState<Notice[]>([]);
   const nextId = useRef(1);
+  // Each notice's own timer, cleared when the provider goes (no state set on a page that is gone).
+  const timers = useRef(new Set<ReturnType<typeof setTimeout>>());
+  useEffect(() => {
+    const pending = timers.current;
+    return () => {
+      for (const timer of pending) clearTimeout(timer);
+      pending.clear();
+    };
+  }, []);
 
   const dismiss = useCallback((id: number) => setNotices((list) => list.filter((n) => n.id !== id)), []);
   const notify = useCallback(
     (notice: NoticeInput) => {
       const id = nextId.current++;
       setNotices((list) => [...list.slice(-3), { ...notice, id }]);
-      setTimeout(() => dismiss(id), LIFETIME_MS);
+      const timer = setTimeout(() => {
+        timers.current.delete(timer);
+        dismiss(id);
+      }, LIFETIME_MS);
+      timers.current.add(timer);
     },
     [dismiss],
   );

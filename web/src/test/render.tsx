@@ -5,6 +5,19 @@ import { AppRoutes } from '../app/AppRoutes';
 import { AppProviders, createQueryClient } from '../app/providers';
 import type { GameSocket } from '../features/game/live';
 
+// The app loads these pages when opened (app/AppRoutes.tsx); loading them here first, once per file that
+// renders the app, lets a lazy page show as soon as a test opens it instead of after its first compile.
+await Promise.all([
+  import('../features/admin/PlayerMoneyPage'),
+  import('../features/admin/PlayersPage'),
+  import('../features/admin/RoleManagerPage'),
+  import('../features/auth/EmailChangePages'),
+  import('../features/auth/ResetPasswordPage'),
+  import('../features/auth/VerifyEmailPage'),
+  import('../features/profile/ProfilePage'),
+  import('../features/winners/WinnersPage'),
+]);
+
 /** A socket that the test drives: `emit` plays a server event. */
 export function fakeSocket() {
   const handlers = new Map<string, ((payload?: unknown) => void)[]>();
