@@ -177,16 +177,16 @@ const concurrency = sharedServers || chaos ? 1 : Number(process.env.TEST_CONCURR
 // suite started last.
 const LONGEST_FIRST = [
   '@omc/reliability-tests',
-  '@omc/e2e',
-  '@omc/ops-tests',
-  '@omc/auth',
-  '@omc/game',
   '@omc/web',
-  '@omc/run-tests',
+  '@omc/e2e',
+  '@omc/game',
+  '@omc/auth',
+  '@omc/ops-tests',
+  '@omc/gateway',
+  '@omc/spec-client-tests',
   '@omc/payments',
   '@omc/system-tests',
-  '@omc/spec-client-tests',
-  '@omc/gateway',
+  '@omc/run-tests',
   '@omc/realtime',
   '@omc/replicas-tests',
 ];
