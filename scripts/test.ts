@@ -177,11 +177,11 @@ const concurrency = sharedServers || chaos ? 1 : Number(process.env.TEST_CONCURR
 // suite started last.
 const LONGEST_FIRST = [
   '@omc/reliability-tests',
-  '@omc/web',
   '@omc/e2e',
-  '@omc/game',
-  '@omc/auth',
   '@omc/ops-tests',
+  '@omc/auth',
+  '@omc/game',
+  '@omc/web',
   '@omc/gateway',
   '@omc/spec-client-tests',
   '@omc/payments',
