@@ -124,8 +124,10 @@ describe('connection caps and the head count', () => {
   it("gives a dead instance's slots back: its leases lapse when it stops renewing them", async () => {
     const dying = new Redis(redis.urlFor('realtime'));
     const living = new Redis(redis.urlFor('realtime'));
-    const crashed = new AddressLeases(dying, 2, 400);
-    const survivor = new AddressLeases(living, 2, 400);
+    // Leases of 2 s, renewed every 667 ms: a stall of a busy machine between two lines below does not
+    // lapse them before the instance dies.
+    const crashed = new AddressLeases(dying, 2, 2000);
+    const survivor = new AddressLeases(living, 2, 2000);
     try {
       expect(await crashed.acquire('192.0.2.99', 'dead:1')).toBe(true);
       expect(await crashed.acquire('192.0.2.99', 'dead:2')).toBe(true);
