@@ -96,6 +96,11 @@ describe('docker-compose.yml', () => {
     expect(postgres.shm_size).toBe('256mb');
   });
 
+  it('runs Redis as its own user, its probe too', () => {
+    expect(service('redis').user).toBe('redis');
+    expect(service('redis').healthcheck!.test[0]).toBe('CMD');
+  });
+
   it('runs Redis with a user per service, as REDIS_USERS defines them, and a default user that may only PING', () => {
     const command = service('redis').command as string[];
     const users = redisUserArgs(
