@@ -16,7 +16,9 @@ export class Stores {
     const client = new pg.Client({
       connectionString: this.databaseUrls[service],
       options: '-c default_transaction_read_only=on',
-      connectionTimeoutMillis: 5000,
+      // The observer's own connection: longer than a paused store (15 s) and a loaded machine's slow
+      // connect, so a read the matrix makes is not taken for a loss when only the observer was slow.
+      connectionTimeoutMillis: 20_000,
       statement_timeout: 10_000,
     });
     await client.connect();
