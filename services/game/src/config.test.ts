@@ -32,7 +32,7 @@ describe('game configuration', () => {
       CLICK_RATE_PER_USER: 20,
       WINNERS_READ_TIMEOUT_MS: 1000,
       EVENT_ACK_WAIT_MS: 30_000,
-      WIN_CONFIRM_TIMEOUT_MS: 2000,
+      WIN_CONFIRM_TIMEOUT_MS: 1000,
     });
     expect(config.MILESTONES).toEqual([
       { at: 10, freeClicks: 100 },

@@ -115,8 +115,9 @@ export const configSchema = baseEnvSchema
      * The click that closes a round waits this long at most for its win's Postgres write before it is
      * answered: written, it says `won: true`; refused (a rebuild reopened the round), 503 with Retry-After;
      * still under way, an accepted click without `won` (the win reaches the player by the round-won event).
+     * Below the 2 s in which a click is answered while Postgres stalls (docs/reliability.md).
      */
-    WIN_CONFIRM_TIMEOUT_MS: env.int(2000, 10, 60_000),
+    WIN_CONFIRM_TIMEOUT_MS: env.int(1000, 10, 60_000),
     /** How often the write-behind journal is flushed from Redis to Postgres. */
     JOURNAL_FLUSH_MS: env.int(100, 5, 600_000),
     /**

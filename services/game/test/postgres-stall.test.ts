@@ -1,7 +1,8 @@
 // A Postgres that stalls (every process of it paused by SIGSTOP, as a node swapping or frozen looks) does
 // not take the winners list down: past a bounded wait a pod answers with the last list it read, and a pod
 // that never read one answers 503 with Retry-After at once instead of hanging. Once Postgres resumes, the
-// list is read from it again.
+// list is read from it again. The click that closes a round while Postgres stalls is answered once its
+// win's write passed WIN_CONFIRM_TIMEOUT_MS: accepted, without `won`, and the win is recorded on return.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startPostgres, withDescendants } from '@omc/infra';
@@ -81,5 +82,29 @@ describe('a stalled Postgres', () => {
       return response.statusCode === 200 ? response.json() : undefined;
     }, 'the winners list read again');
     expect(back).toEqual(before.json());
+  });
+
+  it('answers the closing click after its bound, not won, and records the win once Postgres is back', async () => {
+    const player = await h.registerUser();
+    stopped = withDescendants(postgres.pid);
+    for (const pid of stopped) process.kill(pid, 'SIGSTOP');
+    let closing: { round?: number; globalClicks?: number; won?: boolean } = {};
+    try {
+      const answers: Awaited<ReturnType<Harness['click']>>[] = [];
+      for (let i = 0; i < TARGET; i++) answers.push(await h.click(player));
+      expect(answers.map((answer) => answer.statusCode)).toEqual(Array(TARGET).fill(200));
+      closing = answers.at(-1)!.json();
+    } finally {
+      resume();
+    }
+    // Its win could not be confirmed within the bound: an accepted click, its round the second.
+    expect(closing).toMatchObject({ round: 2, globalClicks: TARGET });
+    expect(closing.won).toBeUndefined();
+    const listed = await eventually(async () => {
+      const response = await h.apps[1]!.inject('/api/winners');
+      const winners = response.statusCode === 200 ? response.json().winners : [];
+      return winners.find((winner: { round: number }) => winner.round === 2);
+    }, 'the second win listed');
+    expect(listed).toMatchObject({ userId: { username: player.username } });
   });
 });
