@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { Deployable } from './deployables.js';
+import { serviceBundle } from './bundles.js';
 
 export interface RunningProcess {
   name: string;
@@ -89,13 +90,14 @@ export async function launchProcess(
   const { name, deployable } = at;
   const logFile = createWriteStream(join(options.dir, 'logs', `${name}.log`), { flags: 'a' });
   // Watched: tsx's own watch mode (the package's tsx), which restarts it when a file it imports changes.
+  // Otherwise the deployable's bundle (bundles.ts): the same code, started without transpiling it.
   const args = options.watch?.includes(deployable.name)
     ? [
         createRequire(join(options.root, deployable.dir, 'package.json')).resolve('tsx/cli'),
         'watch',
         'src/main.ts',
       ]
-    : ['--import', 'tsx', 'src/main.ts'];
+    : ['--enable-source-maps', await serviceBundle(join(options.root, deployable.dir))];
   const child = spawn(process.execPath, args, {
     cwd: join(options.root, deployable.dir),
     env,

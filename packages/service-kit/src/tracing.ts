@@ -23,6 +23,7 @@ import {
 } from '@opentelemetry/api';
 import { headers as natsHeaders, type MsgHdrs } from 'nats';
 import { ConfigError, parseConfig } from './config.js';
+import { hookUrl } from './tracing-hook.js';
 import {
   resourceAttributes,
   samplerFrom,
@@ -74,10 +75,10 @@ export async function startTracing(service: string, options: TracingOptions = {}
 
   // ESM: the modules to instrument are wrapped as they load by import-in-the-middle's loader hook,
   // told which ones by the instrumentations as they are enabled (and only those: our TypeScript,
-  // loaded through tsx's hook, is left alone).
+  // loaded through tsx's hook or bundled, is left alone).
   const { createAddHookMessageChannel } = await import('import-in-the-middle');
   const { registerOptions, waitForAllMessagesAcknowledged } = createAddHookMessageChannel();
-  register('import-in-the-middle/hook.mjs', import.meta.url, registerOptions);
+  register(hookUrl(), import.meta.url, registerOptions);
 
   const [sdkNode, { HttpInstrumentation }, { UndiciInstrumentation }, { PgInstrumentation }] =
     await Promise.all([
