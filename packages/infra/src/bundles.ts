@@ -1,13 +1,14 @@
 // A deployable as one bundle of its own code: esbuild joins the TypeScript of the service and of the
 // workspace packages it imports (types stripped, nothing else changed) into `<package>/dist/<hash>/`,
-// and every third-party import stays an import of the installed package, by its resolved path. Started
+// and every third-party import stays an import of the installed package. Started
 // with plain Node it is ready in a third of the CPU that transpiling on load (tsx) takes; the tests,
 // the bench and `npm start` start processes many times, so that is most of a system's start-up.
 // src/main.ts's dynamic imports stay chunks of their own, loaded in the same order (tracing hooks
-// module loading before the service's modules are imported). The hash covers every input file, so a
-// changed source gives a new bundle and an unchanged one is built once per process that needs it.
+// module loading before the service's modules are imported). The folder is named by a hash of every
+// file the bundle can be made from, so a changed source gives a new bundle and an unchanged one is built
+// once, by whichever process needs it first.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, version, type Plugin } from 'esbuild';
@@ -67,21 +68,58 @@ function thirdPartyExternal(packageDir: string): Plugin {
 
 const built = new Map<string, Promise<string>>();
 
-/** The bundle's entry for the package at `dir` (absolute), built on first use in this process. */
-export function serviceBundle(dir: string): Promise<string> {
+/** The bundle's entry for the deployable at `dir` (absolute) of the workspace at `root`. */
+export function serviceBundle(root: string, dir: string): Promise<string> {
   let entry = built.get(dir);
   if (!entry) {
-    entry = buildBundle(dir);
+    entry = bundleOf(root, dir);
     built.set(dir, entry);
     entry.catch(() => built.delete(dir));
   }
   return entry;
 }
 
-async function buildBundle(dir: string): Promise<string> {
+/** Code files under `dir`, tests left out. */
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.(ts|tsx|js|mjs|json)$/.test(f) && !/\.test\.tsx?$/.test(f))
+    .map((f) => join(dir, f));
+}
+
+/**
+ * What a bundle is made from: the deployable's sources, the workspace packages' (a deployable imports
+ * only those), the lockfile (which third-party files it imports) and how it is bundled (this file,
+ * esbuild's version). Read before building, so a bundle already built is used as it is.
+ */
+function sourceKey(root: string, dir: string): string {
+  const packages = join(root, 'packages');
+  const files = [
+    join(root, 'pnpm-lock.yaml'),
+    ...sourcesUnder(join(dir, 'src')),
+    ...readdirSync(packages).flatMap((p) => {
+      const src = join(packages, p, 'src');
+      return existsSync(src) ? sourcesUnder(src) : [];
+    }),
+  ].sort();
+  const hash = createHash('sha256')
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .update(version);
+  for (const file of files) hash.update(file).update(readFileSync(file));
+  return hash.digest('hex').slice(0, 16);
+}
+
+async function bundleOf(root: string, dir: string): Promise<string> {
   const dist = join(dir, 'dist');
+  const target = join(dist, sourceKey(root, dir));
+  const entry = join(target, 'main.js');
+  if (existsSync(entry)) {
+    // In use: not pruned as old by the next build of changed sources.
+    const now = new Date();
+    utimesSync(target, now, now);
+    return entry;
+  }
   const scratch = join(dist, `.build-${process.pid}-${Date.now()}`);
-  const result = await build({
+  await build({
     entryPoints: { main: join(dir, 'src', 'main.ts') },
     absWorkingDir: dir,
     bundle: true,
@@ -97,19 +135,9 @@ async function buildBundle(dir: string): Promise<string> {
     entryNames: '[name]',
     chunkNames: 'chunks/[name]-[hash]',
     sourcemap: 'linked',
-    metafile: true,
     logLevel: 'error',
     plugins: [thirdPartyExternal(dir)],
   });
-  // The inputs, and how they were bundled (this file, esbuild's version).
-  const hash = createHash('sha256')
-    .update(readFileSync(fileURLToPath(import.meta.url)))
-    .update(version);
-  for (const input of Object.keys(result.metafile.inputs).sort()) {
-    hash.update(input);
-    if (!input.includes(':')) hash.update(readFileSync(resolve(dir, input)));
-  }
-  const target = join(dist, hash.digest('hex').slice(0, 16));
   try {
     renameSync(scratch, target);
   } catch {
@@ -117,7 +145,7 @@ async function buildBundle(dir: string): Promise<string> {
     rmSync(scratch, { recursive: true, force: true });
   }
   pruneOld(dist, target);
-  return join(target, 'main.js');
+  return entry;
 }
 
 /** Bundles of older sources: removed once an hour old (a process started from one has loaded it). */

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { caughtMails, killByPid, mailsTo, startMailCatcher } from '@omc/infra';
 import { expect, it } from 'vitest';
+import { waitFor } from '../src/http.js';
 
 it('leaves out a mail the catcher was writing when it was killed', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'omc-inbox-'));
@@ -17,7 +18,16 @@ it('leaves out a mail the catcher was writing when it was killed', async () => {
     logFile: createWriteStream(join(dir, 'maildev.log')),
   });
   try {
-    const listed = (await (await fetch(`${catcher.uiUrl}/email`)).json()) as { to?: unknown }[];
+    // maildev reads its folder after it answers: the empty mail is listed once it has.
+    const { value: listed } = await waitFor(
+      'maildev to list the mail it read back',
+      async () => {
+        const all = (await (await fetch(`${catcher.uiUrl}/email`)).json()) as { to?: unknown }[];
+        return all.length > 0 ? all : undefined;
+      },
+      30_000,
+      100,
+    );
     expect(listed.filter((m) => !Array.isArray(m.to))).toHaveLength(1);
     expect(await caughtMails(catcher.uiUrl)).toEqual([]);
     expect(await mailsTo(catcher.uiUrl, 'player@example.com')).toEqual([]);
