@@ -4,7 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { ensureWebBuilt, freePort, startSystem, type RunningProcess, type System } from '@omc/infra';
+import {
+  ensureWebBuilt,
+  freePort,
+  startSystem,
+  type RunningProcess,
+  type System,
+  serviceBundle,
+} from '@omc/infra';
 import type { BenchSettings } from './settings.js';
 import { refreshCookieOf, type TokenHolder } from './tokens.js';
 
@@ -134,7 +141,7 @@ export async function registerUsers(
       users.push({ username, token: json.token, refreshCookie: refreshCookieOf(setCookies) });
     }
   };
-  await Promise.all(Array.from({ length: 4 }, lane));
+  await Promise.all(Array.from({ length: 12 }, lane));
   log(`[bench] registered ${users.length} users`);
   return users;
 }
@@ -218,18 +225,22 @@ export async function startBenchSystem(
     const baselineInternalPort = await freePort();
     let baseline: ChildProcess | undefined;
     const startBaseline = async () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        cwd: join(root, gateway.deployable.dir),
-        env: {
-          ...gateway.env,
-          GAME_URL: upstreamUrl,
-          PORT: String(baselinePort),
-          GATEWAY_PORT: String(baselinePort),
-          GATEWAY_INTERNAL_PORT: String(baselineInternalPort),
-          INSTANCE_NAME: 'gateway-baseline',
+      const child = spawn(
+        process.execPath,
+        ['--enable-source-maps', await serviceBundle(root, join(root, gateway.deployable.dir))],
+        {
+          cwd: join(root, gateway.deployable.dir),
+          env: {
+            ...gateway.env,
+            GAME_URL: upstreamUrl,
+            PORT: String(baselinePort),
+            GATEWAY_PORT: String(baselinePort),
+            GATEWAY_INTERNAL_PORT: String(baselineInternalPort),
+            INSTANCE_NAME: 'gateway-baseline',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
         },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      );
       child.stdout?.pipe(baselineLog, { end: false });
       child.stderr?.pipe(baselineLog, { end: false });
       extra.push(child);

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, startSystem } from '@omc/infra';
+import { freePort, startSystem, serviceBundle } from '@omc/infra';
 import { Pool } from 'undici';
 import { cpuSeconds } from './proc.js';
 
@@ -56,18 +56,22 @@ async function main(): Promise<void> {
     const gateway = system.processes.find((p) => p.name === 'gateway')!;
     const port = await freePort();
     const internal = await freePort();
-    twoHop = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: join(root, gateway.deployable.dir),
-      env: {
-        ...gateway.env,
-        PORT: String(port),
-        GATEWAY_PORT: String(port),
-        GATEWAY_INTERNAL_PORT: String(internal),
-        INSTANCE_NAME: 'gateway-two-hops',
-        PROFILE_IN_ONE_HOP: 'false',
+    twoHop = spawn(
+      process.execPath,
+      ['--enable-source-maps', await serviceBundle(root, join(root, gateway.deployable.dir))],
+      {
+        cwd: join(root, gateway.deployable.dir),
+        env: {
+          ...gateway.env,
+          PORT: String(port),
+          GATEWAY_PORT: String(port),
+          GATEWAY_INTERNAL_PORT: String(internal),
+          INSTANCE_NAME: 'gateway-two-hops',
+          PROFILE_IN_ONE_HOP: 'false',
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    );
     for (let i = 0; i < 300; i++) {
       const ok = await fetch(`http://127.0.0.1:${internal}/readyz`).then(
         (r) => r.ok,

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@omc/infra';
+import { freePort, serviceBundle } from '@omc/infra';
 import { stopChild, waitReady, type BenchSystem } from './bench-system.js';
 import { cpuSeconds } from './proc.js';
 
@@ -46,8 +46,14 @@ export async function startRealtimeFleet(
   const logs = createWriteStream(join(root, '.data', 'bench', 'logs', `fleet-${options.label}.log`), {
     flags: 'a',
   });
+  // Started as the system's own processes are: from their deployable's bundle (@omc/infra bundles.ts).
+  const entries = {
+    realtime: await serviceBundle(root, join(root, realtime.deployable.dir)),
+    gateway: await serviceBundle(root, join(root, gateway.deployable.dir)),
+  };
   const spawnLogged = (dir: string, env: NodeJS.ProcessEnv) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const entry = dir === gateway.deployable.dir ? entries.gateway : entries.realtime;
+    const child = spawn(process.execPath, ['--enable-source-maps', entry], {
       cwd: join(root, dir),
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

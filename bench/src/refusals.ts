@@ -7,7 +7,7 @@
 // and the gateway's CPU per accepted click and per early refusal (ratios within this run).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort, startInfra } from '@omc/infra';
+import { freePort, startInfra, serviceBundle } from '@omc/infra';
 import { Pool } from 'undici';
 import { runImpolite, sendClick } from './impolite.js';
 import { cpuSeconds } from './proc.js';
@@ -150,25 +150,29 @@ async function main(): Promise<void> {
     const startGateway = async (penaltyKeys: number, extra: Record<string, string> = {}) => {
       const port = await freePort();
       const internal = await freePort();
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        cwd: join(root, 'gateway'),
-        env: {
-          ...process.env,
-          GATEWAY_PORT: String(port),
-          GATEWAY_INTERNAL_PORT: String(internal),
-          GAME_URL: upstreamUrl,
-          AUTH_URL: upstreamUrl,
-          PAYMENTS_URL: upstreamUrl,
-          REALTIME_URLS: upstreamUrl,
-          REDIS_URL: infra.redisUrl,
-          RATE_LIMIT_PER_IP: '0',
-          LOG_LEVEL: 'warn',
-          OTEL_TRACES_SAMPLER: 'always_off',
-          CLICK_PENALTY_MAX_KEYS: String(penaltyKeys),
-          ...extra,
+      const child = spawn(
+        process.execPath,
+        ['--enable-source-maps', await serviceBundle(root, join(root, 'gateway'))],
+        {
+          cwd: join(root, 'gateway'),
+          env: {
+            ...process.env,
+            GATEWAY_PORT: String(port),
+            GATEWAY_INTERNAL_PORT: String(internal),
+            GAME_URL: upstreamUrl,
+            AUTH_URL: upstreamUrl,
+            PAYMENTS_URL: upstreamUrl,
+            REALTIME_URLS: upstreamUrl,
+            REDIS_URL: infra.redisUrl,
+            RATE_LIMIT_PER_IP: '0',
+            LOG_LEVEL: 'warn',
+            OTEL_TRACES_SAMPLER: 'always_off',
+            CLICK_PENALTY_MAX_KEYS: String(penaltyKeys),
+            ...extra,
+          },
+          stdio: ['ignore', 'ignore', 'inherit'],
         },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
+      );
       children.push(child);
       await waitReady(`http://127.0.0.1:${internal}/readyz`, child, 'gateway');
       return { url: `http://127.0.0.1:${port}`, child };

@@ -52,8 +52,8 @@ export interface BenchSettings {
   lighthouseReportsDir?: string;
   openLoop: {
     /**
-     * Where the listening sockets connect, one sweep each (BENCH_OPEN_LOOP_VIA=realtime,gateway): as
-     * production routes them (straight to realtime) and as `npm start` does (through the gateway).
+     * Where the listening sockets connect, one sweep each: as production routes them (straight to
+     * realtime); BENCH_OPEN_LOOP_VIA=realtime,gateway adds the gateway's tunnel, as `npm start` serves them.
      */
     via: ('realtime' | 'gateway')[];
     listeners: number;
@@ -128,14 +128,14 @@ const full: BenchSettings = {
   concurrencies: [8, 16, 32, 64],
   p99BoundMs: 50,
   stepDurationS: 4,
-  ratioPairs: 3,
+  ratioPairs: 2,
   warmupS: 2,
   redisBenchmarkRequests: 200_000,
   redisBenchmarkClients: 50,
-  socketCounts: [500, 1000, 2000, 5000],
+  socketCounts: [1000, 2000, 5000],
   socketsPerWorker: 1000,
   connectConcurrency: 40,
-  fanoutDurationS: 6,
+  fanoutDurationS: 5,
   fanoutBaselineS: 3,
   clickConnectionsAtHalfRate: 32,
   roundEndSockets: 2000,
@@ -147,7 +147,7 @@ const full: BenchSettings = {
   sessionCheck: { accounts: 5_000, queries: 20_000, rounds: 10 },
   freshAuthority: { requests: 4_000, rounds: 10, clicks: 500 },
   openLoop: {
-    via: ['realtime', 'gateway'],
+    via: ['realtime'],
     listeners: 1000,
     timed: 50,
     startRate: 1000,
@@ -167,7 +167,7 @@ const full: BenchSettings = {
     fleetClients: 2000,
     fleetDurationS: 5,
   },
-  bursts: { tries: 3, stepS: 4 },
+  bursts: { tries: 2, stepS: 4 },
   quiet: { minIdlePercent: 80, lighthouseMinIdlePercent: 90, sampleS: 2, maxWaitS: 60 },
 };
 

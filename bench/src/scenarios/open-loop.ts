@@ -90,10 +90,10 @@ export async function measureOpenLoop(
 
   const sweep: OpenLoopPoint[] = [];
   try {
-    // Two warm-up steps, not counted (half the first rate, then the first rate): fresh processes answer
-    // their first thousands of requests slowly, code not yet optimised and pools still opening.
+    // A warm-up step at the first rate, not counted: fresh processes answer their first thousands of
+    // requests slowly, code not yet optimised and pools still opening.
     log('[bench]   open loop warm-up:');
-    for (const rate of [o.startRate / 2, o.startRate]) await step(rate);
+    await step(o.startRate);
     // A rate holds when one step of it holds; a step that does not is tried once more before the rate
     // counts as too high, so one stall of a shared machine (another process's burst) does not end the
     // sweep below rates that hold. Both tries are in the sweep's record.

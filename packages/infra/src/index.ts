@@ -36,6 +36,7 @@ export {
   type PrometheusTarget,
 } from './prometheus.js';
 export { startBalancer, type Balancer } from './balancer.js';
+export { serviceBundle } from './bundles.js';
 export { startMailCatcher, type MailCatcher } from './mail-catcher.js';
 export { ensureWebBuilt, webBuildIsCurrent } from './web-build.js';
 export { caughtMails, linkIn, mailedLink, mailsTo, tokenOf, type CaughtMail } from './inbox.js';
