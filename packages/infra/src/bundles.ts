@@ -1,12 +1,12 @@
 // A deployable as one bundle of its own code: esbuild joins the TypeScript of the service and of the
-// workspace packages it imports (types stripped, nothing else changed) into `<package>/dist/<hash>/`,
-// and every third-party import stays an import of the installed package. Started
-// with plain Node it is ready in a third of the CPU that transpiling on load (tsx) takes; the tests,
-// the bench and `npm start` start processes many times, so that is most of a system's start-up.
-// src/main.ts's dynamic imports stay chunks of their own, loaded in the same order (tracing hooks
-// module loading before the service's modules are imported). The folder is named by a hash of every
-// file the bundle can be made from, so a changed source gives a new bundle and an unchanged one is built
-// once, by whichever process needs it first.
+// workspace packages it imports (types stripped, nothing else changed) into `<package>/dist/<hash>/`;
+// every third-party import stays an import of the installed package. Started with plain Node it is
+// ready on a third of the CPU that transpiling on load (tsx) takes; the tests, the bench and
+// `npm start` start processes many times, so that was most of a system's start-up. src/main.ts's
+// dynamic imports stay chunks of their own, loaded in the same order (tracing hooks module loading
+// before the service's modules are imported). The folder is named by a hash of every file the bundle
+// can be made from, so a changed source gives a new bundle and an unchanged one is built once, by
+// whichever process needs it first.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join, resolve } from 'node:path';
