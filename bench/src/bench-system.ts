@@ -225,22 +225,18 @@ export async function startBenchSystem(
     const baselineInternalPort = await freePort();
     let baseline: ChildProcess | undefined;
     const startBaseline = async () => {
-      const child = spawn(
-        process.execPath,
-        ['--enable-source-maps', await serviceBundle(root, join(root, gateway.deployable.dir))],
-        {
-          cwd: join(root, gateway.deployable.dir),
-          env: {
-            ...gateway.env,
-            GAME_URL: upstreamUrl,
-            PORT: String(baselinePort),
-            GATEWAY_PORT: String(baselinePort),
-            GATEWAY_INTERNAL_PORT: String(baselineInternalPort),
-            INSTANCE_NAME: 'gateway-baseline',
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
+      const child = spawn(process.execPath, [await serviceBundle(root, join(root, gateway.deployable.dir))], {
+        cwd: join(root, gateway.deployable.dir),
+        env: {
+          ...gateway.env,
+          GAME_URL: upstreamUrl,
+          PORT: String(baselinePort),
+          GATEWAY_PORT: String(baselinePort),
+          GATEWAY_INTERNAL_PORT: String(baselineInternalPort),
+          INSTANCE_NAME: 'gateway-baseline',
         },
-      );
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child.stdout?.pipe(baselineLog, { end: false });
       child.stderr?.pipe(baselineLog, { end: false });
       extra.push(child);

@@ -56,22 +56,18 @@ async function main(): Promise<void> {
     const gateway = system.processes.find((p) => p.name === 'gateway')!;
     const port = await freePort();
     const internal = await freePort();
-    twoHop = spawn(
-      process.execPath,
-      ['--enable-source-maps', await serviceBundle(root, join(root, gateway.deployable.dir))],
-      {
-        cwd: join(root, gateway.deployable.dir),
-        env: {
-          ...gateway.env,
-          PORT: String(port),
-          GATEWAY_PORT: String(port),
-          GATEWAY_INTERNAL_PORT: String(internal),
-          INSTANCE_NAME: 'gateway-two-hops',
-          PROFILE_IN_ONE_HOP: 'false',
-        },
-        stdio: ['ignore', 'ignore', 'inherit'],
+    twoHop = spawn(process.execPath, [await serviceBundle(root, join(root, gateway.deployable.dir))], {
+      cwd: join(root, gateway.deployable.dir),
+      env: {
+        ...gateway.env,
+        PORT: String(port),
+        GATEWAY_PORT: String(port),
+        GATEWAY_INTERNAL_PORT: String(internal),
+        INSTANCE_NAME: 'gateway-two-hops',
+        PROFILE_IN_ONE_HOP: 'false',
       },
-    );
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     for (let i = 0; i < 300; i++) {
       const ok = await fetch(`http://127.0.0.1:${internal}/readyz`).then(
         (r) => r.ok,

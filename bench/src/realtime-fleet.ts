@@ -53,7 +53,7 @@ export async function startRealtimeFleet(
   };
   const spawnLogged = (dir: string, env: NodeJS.ProcessEnv) => {
     const entry = dir === gateway.deployable.dir ? entries.gateway : entries.realtime;
-    const child = spawn(process.execPath, ['--enable-source-maps', entry], {
+    const child = spawn(process.execPath, [entry], {
       cwd: join(root, dir),
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -150,29 +150,25 @@ async function main(): Promise<void> {
     const startGateway = async (penaltyKeys: number, extra: Record<string, string> = {}) => {
       const port = await freePort();
       const internal = await freePort();
-      const child = spawn(
-        process.execPath,
-        ['--enable-source-maps', await serviceBundle(root, join(root, 'gateway'))],
-        {
-          cwd: join(root, 'gateway'),
-          env: {
-            ...process.env,
-            GATEWAY_PORT: String(port),
-            GATEWAY_INTERNAL_PORT: String(internal),
-            GAME_URL: upstreamUrl,
-            AUTH_URL: upstreamUrl,
-            PAYMENTS_URL: upstreamUrl,
-            REALTIME_URLS: upstreamUrl,
-            REDIS_URL: infra.redisUrl,
-            RATE_LIMIT_PER_IP: '0',
-            LOG_LEVEL: 'warn',
-            OTEL_TRACES_SAMPLER: 'always_off',
-            CLICK_PENALTY_MAX_KEYS: String(penaltyKeys),
-            ...extra,
-          },
-          stdio: ['ignore', 'ignore', 'inherit'],
+      const child = spawn(process.execPath, [await serviceBundle(root, join(root, 'gateway'))], {
+        cwd: join(root, 'gateway'),
+        env: {
+          ...process.env,
+          GATEWAY_PORT: String(port),
+          GATEWAY_INTERNAL_PORT: String(internal),
+          GAME_URL: upstreamUrl,
+          AUTH_URL: upstreamUrl,
+          PAYMENTS_URL: upstreamUrl,
+          REALTIME_URLS: upstreamUrl,
+          REDIS_URL: infra.redisUrl,
+          RATE_LIMIT_PER_IP: '0',
+          LOG_LEVEL: 'warn',
+          OTEL_TRACES_SAMPLER: 'always_off',
+          CLICK_PENALTY_MAX_KEYS: String(penaltyKeys),
+          ...extra,
         },
-      );
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
       children.push(child);
       await waitReady(`http://127.0.0.1:${internal}/readyz`, child, 'gateway');
       return { url: `http://127.0.0.1:${port}`, child };

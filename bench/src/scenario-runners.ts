@@ -199,6 +199,7 @@ async function fleet(run: ScenarioRun): Promise<void> {
       run.bs,
       crowd.fleetClients,
       crowd.fleetDurationS,
+      crowd.fleetSharded,
       run.log,
       realtimeCpuProfDir,
     );

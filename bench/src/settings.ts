@@ -90,6 +90,8 @@ export interface BenchSettings {
     rolloutClickRate: number;
     fleetClients: number;
     fleetDurationS: number;
+    /** BENCH_FLEET_SHARDED=1: a third fleet run, three processes on the sharded Redis adapter. */
+    fleetSharded: boolean;
   };
   /** The bursts scenario (scenarios/bursts.ts): tries of each burst, seconds of each polite or overload step. */
   bursts: { tries: number; stepS: number };
@@ -166,6 +168,7 @@ const full: BenchSettings = {
     rolloutClickRate: 200,
     fleetClients: 2000,
     fleetDurationS: 5,
+    fleetSharded: false,
   },
   bursts: { tries: 2, stepS: 4 },
   quiet: { minIdlePercent: 80, lighthouseMinIdlePercent: 90, sampleS: 2, maxWaitS: 60 },
@@ -208,6 +211,7 @@ const quick: BenchSettings = {
     rolloutClickRate: 200,
     fleetClients: 100,
     fleetDurationS: 4,
+    fleetSharded: false,
   },
   bursts: { tries: 1, stepS: 3 },
   quiet: { ...full.quiet, maxWaitS: 30 },
@@ -259,8 +263,8 @@ function scenarioList(argv: string[], env: NodeJS.ProcessEnv): Scenario[] | unde
 /**
  * `--quick` (or BENCH_PROFILE=quick) for the short run; `--scenarios=open-loop,fanout` (or
  * BENCH_SCENARIOS) for a subset, e.g. to repeat one; BENCH_SOCKETS=500,1000, BENCH_SOCKET_VIA,
- * BENCH_SOCKET_CLIENT, BENCH_OPEN_LOOP_VIA, BENCH_REFUSALS_VIA, BENCH_QUIET_IDLE and BENCH_QUIET_WAIT_S
- * override.
+ * BENCH_SOCKET_CLIENT, BENCH_OPEN_LOOP_VIA, BENCH_REFUSALS_VIA, BENCH_FLEET_SHARDED, BENCH_QUIET_IDLE and
+ * BENCH_QUIET_WAIT_S override.
  */
 export function loadSettings(
   argv: string[] = process.argv.slice(2),
@@ -298,6 +302,7 @@ export function loadSettings(
     settings.fanoutClickRate = rate;
   }
   if (env.BENCH_REALTIME_CPU_PROF) settings.realtimeCpuProfDir = env.BENCH_REALTIME_CPU_PROF;
+  if (env.BENCH_FLEET_SHARDED === '1') settings.crowd = { ...settings.crowd, fleetSharded: true };
   if (env.BENCH_LIGHTHOUSE_RUNS) {
     const runs = Number(env.BENCH_LIGHTHOUSE_RUNS);
     if (!Number.isInteger(runs) || runs < 1 || runs > 9)

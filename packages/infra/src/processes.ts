@@ -97,7 +97,7 @@ export async function launchProcess(
         'watch',
         'src/main.ts',
       ]
-    : ['--enable-source-maps', await serviceBundle(options.root, join(options.root, deployable.dir))];
+    : [await serviceBundle(options.root, join(options.root, deployable.dir))];
   const child = spawn(process.execPath, args, {
     cwd: join(options.root, deployable.dir),
     env,
