@@ -30,6 +30,15 @@ export interface RealtimeFleet {
   stop(): Promise<void>;
 }
 
+/** A deployable started as the system's own processes are: from its bundle (@omc/infra bundles.ts). */
+async function spawnBundled(root: string, dir: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  return spawn(process.execPath, [await serviceBundle(root, join(root, dir))], {
+    cwd: join(root, dir),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
 export async function startRealtimeFleet(
   root: string,
   bs: BenchSystem,
@@ -46,18 +55,8 @@ export async function startRealtimeFleet(
   const logs = createWriteStream(join(root, '.data', 'bench', 'logs', `fleet-${options.label}.log`), {
     flags: 'a',
   });
-  // Started as the system's own processes are: from their deployable's bundle (@omc/infra bundles.ts).
-  const entries = {
-    realtime: await serviceBundle(root, join(root, realtime.deployable.dir)),
-    gateway: await serviceBundle(root, join(root, gateway.deployable.dir)),
-  };
-  const spawnLogged = (dir: string, env: NodeJS.ProcessEnv) => {
-    const entry = dir === gateway.deployable.dir ? entries.gateway : entries.realtime;
-    const child = spawn(process.execPath, [entry], {
-      cwd: join(root, dir),
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  const spawnLogged = async (dir: string, env: NodeJS.ProcessEnv) => {
+    const child = await spawnBundled(root, dir, env);
     child.stdout?.pipe(logs, { end: false });
     child.stderr?.pipe(logs, { end: false });
     return child;
@@ -75,7 +74,7 @@ export async function startRealtimeFleet(
           BENCH_CPU_PROFILE_FILE: join(options.cpuProfDir, `${name}-${Date.now()}.cpuprofile`),
         }
       : {};
-    const child = spawnLogged(realtime.deployable.dir, {
+    const child = await spawnLogged(realtime.deployable.dir, {
       ...realtime.env,
       ...options.env,
       ...profile,
@@ -100,7 +99,7 @@ export async function startRealtimeFleet(
       ports.map((port, i) => startMember(`bench-${options.label}-${i + 1}`, port, (m) => members.push(m))),
     );
     const [port, internalPort] = [await freePort(), await freePort()];
-    gatewayChild = spawnLogged(gateway.deployable.dir, {
+    gatewayChild = await spawnLogged(gateway.deployable.dir, {
       ...gateway.env,
       PORT: String(port),
       GATEWAY_PORT: String(port),

@@ -68,9 +68,13 @@ describe('a late win write from another instance and a rebuild', () => {
     await eventually(async () => (await roundsWon(late)) === 1, 'the round closed in Redis');
 
     // Redis loses everything; the third instance rebuilds from Postgres: round 1 at 30 clicks.
+    // Until the rebuild is done a state read may be answered with the last state this instance saw (a
+    // Redis slower than STALE_READ_MS): the rebuilt state is waited for, and a wrong one never comes.
     await h.restartRedisEmpty();
-    await eventually(async () => (await replay.inject('/api/game/state')).statusCode === 200, 'rebuilt');
-    expect(await h.state(undefined, replay)).toMatchObject({ globalClicks: 30 });
+    await eventually(
+      async () => (await h.state(undefined, replay).catch(() => undefined))?.globalClicks === 30,
+      'rebuilt from Postgres: round 1 at 30 clicks',
+    );
 
     // Now the late write goes through; the round it closed was reopened by the rebuild, so the write is
     // refused and the closing click is not told it won: its click was not recorded, it tries again.
