@@ -288,8 +288,19 @@ describe('collects', () => {
       'an unverified collect leaves the winnings',
       (await paymentsProfile(winner))?.potEarned === earned,
     );
-    // The winner uses the link in the mail, as a player would; from then on the collect pays.
+    // The winner uses the link in the mail, as a player would; from then on the collect pays, once the
+    // winner's own earlier purchase has settled: a collect reads it from Braintree, and the money pass
+    // releases the hold within RECONCILE_INTERVAL_MS (30 s) of it settling (docs/payments.md, "Release").
     await verifyEmails([winner]);
+    await waitFor(
+      "the winner's purchases settled (no payout hold)",
+      async () => {
+        const profile = (await paymentsProfile(winner)) as { payoutHeld?: string } | undefined;
+        return profile && profile.payoutHeld === undefined ? true : undefined;
+      },
+      60_000,
+      500,
+    );
     figures.attacks += 8;
     const burst = await Promise.all(Array.from({ length: 8 }, () => collect(winner)));
     collects.push(...burst);
