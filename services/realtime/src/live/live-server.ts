@@ -19,7 +19,7 @@ import { compileTrust } from '@omc/service-kit';
 import type { Deps } from '../deps.js';
 import { createAddressCap, TooManyConnections } from './address-cap.js';
 import { EVERYONE, startBroadcast } from './broadcast.js';
-import { drainSockets } from './drain.js';
+import { drainSockets, moveSocket } from './drain.js';
 import { LatestState, stateView } from './game-state.js';
 import { createLiveMetrics } from './live-metrics.js';
 import { startPresence } from './presence.js';
@@ -155,7 +155,9 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
       stamps.stop(),
       endedSessions.stop(),
     ]);
-    live.local.disconnectSockets(true);
+    // Any socket still here (the window ran out) is moved as well: a server-side disconnect would tell
+    // its client not to come back.
+    for (const socket of live.of('/').sockets.values()) moveSocket(socket);
     await cap.close();
     live.engine.close();
     await Promise.resolve(live.of('/').adapter.close()).catch(() => undefined);
