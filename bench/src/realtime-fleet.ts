@@ -21,8 +21,12 @@ export interface RealtimeFleet {
   members: FleetMember[];
   /** Sends `signal` to member `i` and waits for it to exit. */
   stopMember(i: number, signal: NodeJS.Signals): Promise<void>;
-  /** Starts member `i` again on its port. */
-  restartMember(i: number): Promise<void>;
+  /**
+   * Replaces member `i` as the deployment rolls realtime out (maxSurge, maxUnavailable 0): its successor
+   * is started on the spare port and ready before the member gets SIGTERM (the drain) and exits; the
+   * member's port is the spare from then on. Needs `spare` in the options.
+   */
+  replaceMember(i: number): Promise<void>;
   /** CPU seconds used so far by the live members. */
   cpu(): number;
   /** Sockets each member holds now (null: not answering). */
@@ -48,6 +52,8 @@ export async function startRealtimeFleet(
     label: string;
     /** A directory where each member writes a CPU profile when it stops (BENCH_REALTIME_CPU_PROF). */
     cpuProfDir?: string;
+    /** A port the gateway lists beside the members' for a member's successor (replaceMember). */
+    spare?: boolean;
   },
 ): Promise<RealtimeFleet> {
   const realtime = bs.process('realtime');
@@ -98,6 +104,7 @@ export async function startRealtimeFleet(
     await Promise.all(
       ports.map((port, i) => startMember(`bench-${options.label}-${i + 1}`, port, (m) => members.push(m))),
     );
+    let spare = options.spare ? await freePort() : undefined;
     const [port, internalPort] = [await freePort(), await freePort()];
     gatewayChild = await spawnLogged(gateway.deployable.dir, {
       ...gateway.env,
@@ -105,7 +112,9 @@ export async function startRealtimeFleet(
       GATEWAY_PORT: String(port),
       GATEWAY_INTERNAL_PORT: String(internalPort),
       INSTANCE_NAME: `gateway-${options.label}`,
-      REALTIME_URLS: members.map((m) => m.url).join(','),
+      REALTIME_URLS: [...members.map((m) => m.url), ...(spare ? [`http://127.0.0.1:${spare}`] : [])].join(
+        ',',
+      ),
     });
     await waitReady(`http://127.0.0.1:${internalPort}`, gatewayChild, `gateway of ${options.label}`);
     return {
@@ -118,9 +127,14 @@ export async function startRealtimeFleet(
         process.kill(child.pid!, signal);
         await exited;
       },
-      async restartMember(i) {
-        const member = members[i]!;
-        await startMember(member.name, member.port, (started) => (members[i] = started));
+      async replaceMember(i) {
+        if (spare === undefined) throw new Error('replaceMember needs a fleet started with a spare port');
+        const leaving = members[i]!;
+        await startMember(`${leaving.name}-next`, spare, (started) => (members[i] = started));
+        const exited = new Promise<void>((resolve) => leaving.child.once('exit', () => resolve()));
+        process.kill(leaving.child.pid!, 'SIGTERM');
+        await exited;
+        spare = leaving.port;
       },
       cpu: () =>
         members.reduce((sum, m) => {

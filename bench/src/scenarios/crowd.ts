@@ -2,8 +2,9 @@
 // the bench's own behind a gateway of their own, web-app-like clients (crowd-worker.ts), and
 //  - storm: one of two processes is killed (SIGKILL): every client back with a state within 10 s, HTTP
 //    reads per returning client, 5xx, and the other players' click to screen during the storm / before;
-//  - rollout: every process restarted in turn (SIGTERM: the drain) under clients and clicks: the longest
-//    any client went without a state, against the drain window, and the errors the web app would show;
+//  - rollout: every process replaced in turn as the deployment does (its successor started and ready
+//    first, then SIGTERM: the drain) under clients and clicks: the longest any client went without a
+//    state, against the drain window, and the errors the web app would show;
 //  - fleet: realtime CPU per delivered message with 3 processes / 1 (same clients, clicks, run, in turn), and
 //    with Redis 7's sharded adapter / the classic one.
 import type { BenchSystem } from '../bench-system.js';
@@ -25,6 +26,8 @@ export const CROWD_TARGETS = {
  * keep the run short; the longest a client may go without a state is measured against it.
  */
 const DRAIN_ENV = { DRAIN_MS: '8000', SHUTDOWN_GRACE_MS: '11000' };
+/** The rollout drains as k8s/base/realtime does (docs/operations.md, "Rolling out realtime"). */
+const ROLLOUT_DRAIN_ENV = { DRAIN_MS: '15000', SHUTDOWN_GRACE_MS: '20000' };
 const CLIENTS_PER_WORKER = 1000;
 /**
  * How long the fleet's clients are connected before the measured window: a process runs its per-socket
@@ -237,7 +240,12 @@ export async function measureRollout(
   log: (line: string) => void,
 ): Promise<RolloutResult> {
   const processes = 2;
-  const fleet = await startRealtimeFleet(root, bs, { count: processes, env: DRAIN_ENV, label: 'rollout' });
+  const fleet = await startRealtimeFleet(root, bs, {
+    count: processes,
+    env: ROLLOUT_DRAIN_ENV,
+    label: 'rollout',
+    spare: true,
+  });
   const clicker = startClicker(bs, fleet.gatewayUrl, clickRate);
   let crowd: Awaited<ReturnType<typeof openCrowd>> | undefined;
   try {
@@ -247,9 +255,8 @@ export async function measureRollout(
     await sleep(1000);
     await crowd.record();
     for (let i = 0; i < processes; i += 1) {
-      await fleet.stopMember(i, 'SIGTERM');
-      await fleet.restartMember(i);
-      log(`[bench] rollout: process ${i + 1} of ${processes} restarted`);
+      await fleet.replaceMember(i);
+      log(`[bench] rollout: process ${i + 1} of ${processes} replaced`);
     }
     const back = await allUp(crowd, 30_000);
     await sleep(1000);
@@ -260,7 +267,7 @@ export async function measureRollout(
       connected: crowd.connected,
       processes,
       clickRate,
-      drainMs: Number(DRAIN_ENV.DRAIN_MS),
+      drainMs: Number(ROLLOUT_DRAIN_ENV.DRAIN_MS),
       longestWithoutStateMs: s.maxGapMs,
       errorsShown: s.shownErrors,
       moves: s.moves,
@@ -408,7 +415,7 @@ export function crowdChecks(crowd: CrowdResult | undefined): Check[] {
   }
   if (rollout)
     checks.push({
-      figure: `Rolling restart of ${rollout.processes} realtime processes under ${rollout.connected} clients and ${rollout.clickRate} clicks/s: longest without state (errors shown)`,
+      figure: `Rolling replacement of ${rollout.processes} realtime processes under ${rollout.connected} clients and ${rollout.clickRate} clicks/s: longest without state (errors shown)`,
       value: `${fmt(rollout.longestWithoutStateMs, ' ms')} (${rollout.errorsShown})`,
       target: `≤ ${rollout.drainMs} ms, the drain window (0)`,
       met:
