@@ -38,10 +38,16 @@ function tick(): void {
   for (const ws of sockets) ws.send(body, { binary: false });
 }
 
-async function listen(args: { hz: number }) {
+async function listen() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  ticker = setInterval(tick, Math.round(1000 / args.hz));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** Ticks from now on. Started once the sockets are in: a tick to thousands slows their arrival. */
+function start(args: { hz: number }) {
+  clearInterval(ticker);
+  ticker = setInterval(tick, Math.round(1000 / args.hz));
+  return { ticking: true };
 }
 
 async function close() {
@@ -51,4 +57,4 @@ async function close() {
   return { closed: true };
 }
 
-serveCalls({ listen, close });
+serveCalls({ listen, start, close });

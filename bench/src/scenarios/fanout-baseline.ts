@@ -26,9 +26,10 @@ export async function measureBaseline(
 ): Promise<FanoutBaseline> {
   const broadcaster = startWorker('trivial-broadcaster');
   try {
-    const { url } = await broadcaster.call<{ url: string }>('listen', { hz: settings.broadcastHz });
+    const { url } = await broadcaster.call<{ url: string }>('listen');
     const fleet = await connectFleet(bs, settings, count, url);
     try {
+      await broadcaster.call('start', { hz: settings.broadcastHz });
       await sleep(1000);
       await fleet.mark();
       const cpuBefore = cpuSeconds(broadcaster.pid);
