@@ -43,6 +43,14 @@ async function spawnBundled(root: string, dir: string, env: NodeJS.ProcessEnv): 
   });
 }
 
+/** Sends `signal` to a live child and waits for it to exit. */
+async function signalAndWait(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  process.kill(child.pid!, signal);
+  await exited;
+}
+
 export async function startRealtimeFleet(
   root: string,
   bs: BenchSystem,
@@ -120,20 +128,12 @@ export async function startRealtimeFleet(
     return {
       gatewayUrl: `http://127.0.0.1:${port}`,
       members,
-      async stopMember(i, signal) {
-        const { child } = members[i]!;
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-        process.kill(child.pid!, signal);
-        await exited;
-      },
+      stopMember: (i, signal) => signalAndWait(members[i]!.child, signal),
       async replaceMember(i) {
         if (spare === undefined) throw new Error('replaceMember needs a fleet started with a spare port');
         const leaving = members[i]!;
         await startMember(`${leaving.name}-next`, spare, (started) => (members[i] = started));
-        const exited = new Promise<void>((resolve) => leaving.child.once('exit', () => resolve()));
-        process.kill(leaving.child.pid!, 'SIGTERM');
-        await exited;
+        await signalAndWait(leaving.child, 'SIGTERM');
         spare = leaving.port;
       },
       cpu: () =>
