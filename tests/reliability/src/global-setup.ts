@@ -6,7 +6,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUS_USER_NAMES, freePort, startSystem, type ServerName, type System } from '@omc/infra';
+import {
+  BUS_USER_NAMES,
+  freePort,
+  serviceBundle,
+  startSystem,
+  type ServerName,
+  type System,
+} from '@omc/infra';
 import { REDIS_USER_NAMES } from '@omc/contracts';
 import { workspaceRoot } from '@omc/testkit';
 import type { TestProject } from 'vitest/node';
@@ -78,7 +85,9 @@ export default async function setup(project: TestProject) {
     if (!gateway) throw new Error('the system has no gateway');
     const port = await freePort();
     const internalPort = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    // From its bundle, as the system's own processes start.
+    const bundle = await serviceBundle(root, join(root, gateway.deployable.dir));
+    const child = spawn(process.execPath, [bundle], {
       cwd: join(root, gateway.deployable.dir),
       env: {
         ...gateway.env,
