@@ -549,6 +549,16 @@ describe('docker compose up --scale, under chaos', () => {
     for (const row of rows) {
       const result = await matrix.run(row);
       log(matrix.format());
+      // An outbox that did not drain: what its rows and its service's containers said.
+      for (const service of ['auth', 'game', 'payments'] as const) {
+        if (!result.lost.some((f) => f.startsWith(`${service} outbox`))) continue;
+        const left = await stores.query(
+          service,
+          `select subject, attempts, claimed_until, created_at from outbox where published_at is null`,
+        );
+        log(`[containers] ${service}'s unpublished outbox rows: ${JSON.stringify(left)}`);
+        log(compose(['logs', '--tail', '60', service]).stdout.slice(-8000));
+      }
       if (!storesLogged && result.lost.some((f) => f.startsWith('the row failed'))) {
         // What the stores said when a row could not even be judged.
         storesLogged = true;
