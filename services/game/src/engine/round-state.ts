@@ -33,6 +33,11 @@ export interface StaleState {
 
 type Db = Kysely<Database>;
 
+/** Whether `state` is at least as far on as `than`: a later round, or the same round at no lower count. */
+export function notOlder(state: HotState, than: HotState): boolean {
+  return state.round > than.round || (state.round === than.round && state.globalClicks >= than.globalClicks);
+}
+
 export class RoundState {
   private restoring: Promise<void> | undefined;
   private last: HotState | undefined;
@@ -67,9 +72,12 @@ export class RoundState {
     }
   }
 
-  /** Keeps the latest state seen (read, or returned by a click batch) for reads while Redis stalls. */
+  /**
+   * Keeps the newest state seen (read, or returned by a click batch) for reads while Redis stalls. A slow
+   * read that arrives after newer click batches does not put the counter back.
+   */
   remember(state: HotState): HotState {
-    this.last = state;
+    if (!this.last || notOlder(state, this.last)) this.last = state;
     return state;
   }
 
