@@ -2,6 +2,7 @@
 // guessing passwords, all through the gateway (identity.chaos.test.ts: a restart of auth, and guessing
 // from many addresses).
 import { ROUTES, UNLIMITED_CLICKS } from '@omc/contracts';
+import { eventually } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { click, gameProfile, profile, untilGameKnows } from '../src/actions.js';
 import { figures, invariant, reportFigures, suite, violations } from '../src/context.js';
@@ -171,6 +172,7 @@ describe('read-your-writes for role changes', () => {
     await untilGameKnows(target);
     const iterations = 20;
     const stale: string[] = [];
+    let confirmed = 0;
     for (let i = 0; i < iterations; i += 1) {
       const raised = i % 2 === 0 ? 'superuser' : 'admin';
       for (const role of [raised, 'standard'] as const) {
@@ -180,10 +182,20 @@ describe('read-your-writes for role changes', () => {
           body: { email: target.email, role },
         });
         invariant(
-          `updateRole to ${role} is 200`,
-          changed.status === 200,
+          `updateRole to ${role} is 200, or 202 when the game did not confirm it in time`,
+          changed.status === 200 || changed.status === 202,
           `${changed.status} ${changed.text.slice(0, 200)}`,
         );
+        // A 202 promises no read-your-writes (docs/auth.md): the game had not confirmed within
+        // UPSTREAM_TIMEOUT_MS, as on a loaded machine. The next change starts from a settled role.
+        if (changed.status !== 200) {
+          await eventually(
+            async () => (await profile(target))?.hasInfiniteClicks === (role !== 'standard'),
+            'the unconfirmed role change converged',
+          );
+          continue;
+        }
+        confirmed += 1;
         // The very next request, with the token issued before the change: no wait, no new sign-in.
         const clicked = await call('POST', '/api/game/click', { token: target.token });
         const free = clicked.status === 200 && clicked.body.freeClicks === UNLIMITED_CLICKS;
@@ -199,10 +211,13 @@ describe('read-your-writes for role changes', () => {
           stale.push(`#${i} ${role}: profile adminBalance ${mine?.adminBalance}`);
       }
     }
-    figures.roleChangesChecked += iterations * 2;
+    figures.roleChangesChecked += confirmed;
     figures.staleRoleReads += stale.length;
+    invariant(`a role change was confirmed (${confirmed} of ${iterations * 2})`, confirmed > 0, {
+      confirmed,
+    });
     invariant(
-      `no request after updateRole saw the old role (${iterations * 2} changes)`,
+      `no request after a confirmed updateRole saw the old role (${confirmed} changes)`,
       stale.length === 0,
       stale.slice(0, 6),
     );
