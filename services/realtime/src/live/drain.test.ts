@@ -10,7 +10,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A Socket.IO server whose handshakes wait at `gate` while `held` is set. */
+/** A Socket.IO server whose handshakes, once `hold()` is called, wait until `release()`. */
 async function server() {
   const http = createServer();
   const io = new Server(http, { transports: ['websocket'] });
