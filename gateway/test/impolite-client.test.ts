@@ -111,12 +111,29 @@ describe('a client that ignores Retry-After', () => {
     held = [];
     for (const r of release) r();
   };
-  /** One click let through to the game and answered. */
+  /**
+   * One click let through to the game and answered. A gateway whose event loop ran late (a loaded
+   * machine, docs/performance.md "A gateway short of CPU counts too") may shed it at the door with 503:
+   * the client then waits its Retry-After, as a polite one does, and sends it again.
+   */
   const clickThrough = async (name: string) => {
-    const answer = click(name);
-    await expect.poll(() => held.length, { timeout: 10_000, interval: 10 }).toBe(1);
-    releaseAll();
-    return answer;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const answer = click(name);
+      let answered: Awaited<typeof answer> | undefined;
+      void answer.then((a) => (answered = a));
+      while (held.length === 0 && !answered) {
+        expect(Date.now(), `${name}'s click reached the game`).toBeLessThan(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      if (!answered) {
+        expect(held.length).toBe(1);
+        releaseAll();
+        return answer;
+      }
+      if (answered.status !== 503) return answered;
+      await new Promise((resolve) => setTimeout(resolve, answered!.retryAfter * 1000 + 100));
+    }
   };
   /** A client refused for overload, then resending at once until it is refused for not waiting. */
   const catchImpolite = async (name: string) => {
