@@ -151,6 +151,18 @@ export async function startGame(options: { env?: Record<string, string>; instanc
       });
     },
 
+    /**
+     * A click sent until it is answered for good: a 503 (a batch Redis ran past its deadline on a loaded
+     * machine, docs/game.md) counted nothing and is sent again.
+     */
+    async clickCounted(user: TestUser, on: GameApp = app) {
+      for (;;) {
+        const response = await harness.click(user, on);
+        if (response.statusCode !== 503) return response;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+
     async state(user?: TestUser, on: GameApp = app) {
       const response = await on.inject({
         method: 'GET',
