@@ -2,7 +2,7 @@ import type { Language } from '@omc/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import { api, operations } from './http';
 import { markServerData } from './generations';
-import { profileRead } from './purchaseWatch';
+import { profileRead, purchasePollMs } from './purchaseWatch';
 import { queryKeys } from './keys';
 
 export const authApi = {
@@ -67,8 +67,9 @@ export const profileQuery = (token: string | null) =>
     enabled: Boolean(token),
     staleTime: 10_000,
     // Without the game's part the page has no balance to show: read again until it comes, no event
-    // being due to bring it.
-    refetchInterval: (query) => (query.state.data?.freeClicks === null ? gamePartRetryMs() : false),
+    // being due to bring it. After the player's own purchase, read again until it shows (a late event).
+    refetchInterval: (query) =>
+      query.state.data?.freeClicks === null ? gamePartRetryMs() : purchasePollMs(),
   });
 
 export const sessionsQuery = (token: string | null) =>

@@ -1,26 +1,41 @@
 // A purchase reaches the game a moment after the checkout answers (through an event), and its pot share
-// moves the pot everyone sees. So for a short while after the player's own purchase, a pot change is the
-// sign to read the profile again; once the profile shows the purchase, pot changes are other players'.
+// moves the pot everyone sees. So for a while after the player's own purchase, a pot change is the sign
+// to read the profile again; once the profile shows the purchase, pot changes are other players'. A
+// purchase whose event is late or lost reaches the game by the game's reconciliation pass instead: the
+// profile is also read on a slow timer until it shows the purchase, so the player sees it either way.
 import type { ProfileResponse } from '@omc/contracts';
 
-export const PURCHASE_WATCH_MS = 15_000;
+/**
+ * How long a purchase is watched for: the game applies one whose event was lost within one
+ * reconciliation interval (`EVENT_RECONCILE_INTERVAL_MS`, 60 s) plus a pass (docs/reliability.md, "The
+ * outbox is the record, the bus is the doorbell").
+ */
+export const PURCHASE_WATCH_MS = 75_000;
+/** While a purchase is watched the profile is read at least this often: 5 s, longer as it lasts (at most 15 s). */
+const PURCHASE_POLL_MS = { first: 5_000, last: 15_000 };
 /** While a purchase or the player's own win is awaited, the live page reads the profile at most this often. */
 export const PROFILE_RELOAD_MS = 1000;
 
 type Balance = Pick<ProfileResponse, 'purchasedClicks' | 'hasInfiniteClicks'> &
   Partial<Pick<ProfileResponse, 'potEarned'>>;
 
-let watch: { until: number; before: Balance | undefined } | null = null;
+let watch: { since: number; until: number; before: Balance | undefined } | null = null;
 
 /** The player's checkout succeeded: watch the pot until the profile shows what was bought. */
 export function watchPurchase(before: Balance | undefined, now = Date.now()): void {
-  watch = { until: now + PURCHASE_WATCH_MS, before };
+  watch = { since: now, until: now + PURCHASE_WATCH_MS, before };
 }
 
 /** Whether a pot change may carry the player's own purchase. */
 export function awaitingPurchase(now = Date.now()): boolean {
   if (watch && now >= watch.until) watch = null;
   return watch !== null;
+}
+
+/** When to read the profile again while a purchase is watched (false: not watching). */
+export function purchasePollMs(now = Date.now()): number | false {
+  if (!watch || !awaitingPurchase(now)) return false;
+  return Math.min(PURCHASE_POLL_MS.last, Math.max(PURCHASE_POLL_MS.first, (now - watch.since) / 2));
 }
 
 // A win is credited by payments a moment after the winner event reaches the browser (payments checks the
