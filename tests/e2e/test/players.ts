@@ -84,6 +84,30 @@ export async function shownFreeClicks(page: Page): Promise<string> {
   return ((await page.getByTestId('free-clicks').textContent()) ?? '').trim();
 }
 
+/**
+ * How long a purchase may take to reach the player's screen: its event brings it at once, and one that
+ * is late or lost is applied by the game's reconciliation pass within `EVENT_RECONCILE_INTERVAL_MS`
+ * (60 s) plus a pass (docs/reliability.md, "The outbox is the record, the bus is the doorbell"); the web
+ * app reads the profile that long after a purchase (web/src/api/purchaseWatch.ts).
+ */
+export const PURCHASE_CREDIT_MS = 75_000;
+
+/** The player buys the 100-click pack with the emulator's approved test card and sees it credited. */
+export async function buyPackThroughUi(page: Page): Promise<void> {
+  const before = Number(await shownFreeClicks(page));
+  await page.getByRole('button', { name: 'Comprar clics' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Comprar clics' });
+  await dialog.getByText('100 clics').click();
+  await dialog.getByLabel('Tarjeta de prueba (aprobada)').check();
+  await dialog.getByRole('button', { name: /^Pagar/ }).click();
+  await page.getByTestId('notice-success').filter({ hasText: 'Compra completada' }).waitFor();
+  await until(
+    () => shownFreeClicks(page),
+    (v) => v === String(before + 100),
+    PURCHASE_CREDIT_MS,
+  );
+}
+
 /** Polls until `read` returns what `check` accepts, then returns it. */
 export async function until<T>(
   read: () => Promise<T>,
