@@ -7,12 +7,14 @@ import { launchBrowser, newPlayer } from './browser';
 import {
   buyPackThroughUi,
   clickButton,
+  grewByPotShare,
   loginThroughUi,
   PURCHASE_CREDIT_MS,
   registerThroughUi,
   serverCount,
   shownCount,
   shownFreeClicks,
+  shownPot,
   uniqueName,
   until,
   setPayoutEmailThroughUi,
@@ -58,11 +60,6 @@ async function newWatcher() {
   return watcher;
 }
 
-/** The pot as the page shows it ("0,49 €"), in euros. */
-function euros(text: string | null): number {
-  return Number((text ?? '').replace(/[^\d,]/g, '').replace(',', '.'));
-}
-
 describe('a round played in the browser', () => {
   it('registers and clicks down to zero free clicks, then the button is disabled', async () => {
     const { page, context } = await newSignedUpPlayer('ana');
@@ -89,7 +86,7 @@ describe('a round played in the browser', () => {
   it('buys a pack with the emulator test nonces: a declined card is refused, a valid one credits the clicks', async () => {
     const { page, context } = await newSignedUpPlayer('bea');
     // The suite's files share one round: another test may have left purchases in its pot.
-    const potBefore = euros(await page.getByTestId('pot').textContent());
+    const potBefore = await shownPot(page);
     await page.getByRole('button', { name: 'Comprar clics' }).click();
     const dialog = page.getByRole('dialog', { name: 'Comprar clics' });
     await expect.poll(() => dialog.getByRole('note').textContent()).toContain('no se mueve dinero real');
@@ -114,10 +111,7 @@ describe('a round played in the browser', () => {
     );
     expect(await clickButton(page).isEnabled()).toBe(true);
     // Half of the price went to the round's pot.
-    await until(
-      async () => euros(await page.getByTestId('pot').textContent()),
-      (pot) => [49, 50].includes(Math.round((pot - potBefore) * 100)),
-    );
+    await until(() => shownPot(page), grewByPotShare(potBefore));
     await context.close();
   }, 120_000);
 
@@ -146,7 +140,7 @@ describe('a round played in the browser', () => {
     await buyPackThroughUi(page);
     const missing = roundTarget - (await serverCount(page));
     expect(missing).toBeGreaterThan(0);
-    const potAtWin = euros(await page.getByTestId('pot').textContent());
+    const potAtWin = await shownPot(page);
     // Quick presses, as a player racing for the pot would: no wait for the flash animation to settle.
     for (let i = 0; i < missing; i++) await clickButton(page).click({ force: true, noWaitAfter: true });
     // Both browsers at once: an alert stays up for 8 s, so waiting for one after the other could miss it.

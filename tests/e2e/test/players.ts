@@ -92,9 +92,23 @@ export async function shownFreeClicks(page: Page): Promise<string> {
  */
 export const PURCHASE_CREDIT_MS = 75_000;
 
-/** The player buys the 100-click pack with the emulator's approved test card and sees it credited. */
+/** The pot as the page shows it ("0,49 €"), in euros. */
+export async function shownPot(page: Page): Promise<number> {
+  const text = await page.getByTestId('pot').textContent();
+  return Number((text ?? '').replace(/[^\d,]/g, '').replace(',', '.'));
+}
+
+/** Whether the pot grew by a pack's pot share (half of 0.99: 0.49 or 0.50). */
+export const grewByPotShare = (before: number) => (pot: number) =>
+  [49, 50].includes(Math.round((pot - before) * 100));
+
+/**
+ * The player buys the 100-click pack with the emulator's approved test card and sees it credited: the
+ * clicks in their balance and the pot share in the pot.
+ */
 export async function buyPackThroughUi(page: Page): Promise<void> {
   const before = Number(await shownFreeClicks(page));
+  const potBefore = await shownPot(page);
   await page.getByRole('button', { name: 'Comprar clics' }).click();
   const dialog = page.getByRole('dialog', { name: 'Comprar clics' });
   await dialog.getByText('100 clics').click();
@@ -106,6 +120,7 @@ export async function buyPackThroughUi(page: Page): Promise<void> {
     (v) => v === String(before + 100),
     PURCHASE_CREDIT_MS,
   );
+  await until(() => shownPot(page), grewByPotShare(potBefore));
 }
 
 /** Polls until `read` returns what `check` accepts, then returns it. */
