@@ -212,28 +212,8 @@ const SHORT = new Set(['@omc/contracts', '@omc/client', '@omc/bench', '@omc/emul
 const lanes = only.length === 0 && concurrency > 1 && !chaos;
 const short = lanes ? packages.filter((p) => SHORT.has(p.name)) : [];
 const queue = packages.filter((p) => !short.includes(p)).sort((a, b) => rank(a.name) - rank(b.name));
-// The service suites start each service alone (no gateway, no web app): the long lanes begin with
-// these while the web app builds, instead of waiting for it.
-const WITHOUT_WEB = new Set(['@omc/auth', '@omc/game', '@omc/payments', '@omc/realtime']);
 const outcomes: Outcome[] = [];
 const webBuilt = buildWeb();
-let web: 'building' | 'built' | 'failed' = 'building';
-void webBuilt.then((ok) => (web = ok ? 'built' : 'failed'));
-
-/** The next long suite a lane can run now: the first in the queue, or one without the web app while it builds. */
-async function nextLong(): Promise<Pkg | undefined> {
-  const withoutWeb = () => {
-    const at = queue.findIndex((p) => WITHOUT_WEB.has(p.name));
-    return at === -1 ? undefined : queue.splice(at, 1)[0];
-  };
-  if (web === 'building') {
-    const pkg = withoutWeb();
-    if (pkg) return pkg;
-    await webBuilt;
-  }
-  // Without the web app the other suites would each fail on it: the build's failure is the one reported.
-  return web === 'built' ? queue.shift() : withoutWeb();
-}
 // The static checks (after the short suites) run as a third lane beside the long suites, in the time
 // those spend waiting on servers, containers and browsers, rather than after them.
 async function staticChecks(): Promise<void> {
@@ -253,7 +233,9 @@ async function staticChecks(): Promise<void> {
 }
 await Promise.all([
   ...Array.from({ length: concurrency }, async () => {
-    for (let pkg = await nextLong(); pkg; pkg = await nextLong()) outcomes.push(await runPackage(pkg));
+    // Without the web app the long suites would each fail on it: the build's failure is the one reported.
+    if (!(await webBuilt)) return;
+    for (let pkg = queue.shift(); pkg; pkg = queue.shift()) outcomes.push(await runPackage(pkg));
   }),
   staticChecks(),
 ]);
