@@ -1,6 +1,7 @@
-// `npm start` stopped the other ways it is stopped: Ctrl-C while its output goes through a pipe the same
-// Ctrl-C ends, and SIGTERM to the npm process (what a process manager sends). Either way every process and
-// server it started is gone within the bound docs/operations.md gives, and the gateway no longer answers.
+// `npm start` stopped every way it is stopped: Ctrl-C in a real terminal (tmux), as a developer stops it;
+// Ctrl-C while its output goes through a pipe the same Ctrl-C ends; and SIGTERM to the npm process (what a
+// process manager sends). Each way every process and server it started is gone within the bound
+// docs/operations.md gives, and the gateway no longer answers.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, it } from 'vitest';
@@ -11,6 +12,12 @@ beforeAll(prepareTerminal);
 afterEach(cleanUp);
 
 describe('stopping npm start', () => {
+  it('Ctrl-C in the terminal stops every process and server it started', async () => {
+    const { marker, gatewayUrl } = await npmStartInTerminal();
+    tmux(['send-keys', '-t', 'omc', 'C-c']);
+    await expectAllGone(marker, gatewayUrl, 'Ctrl-C');
+  });
+
   it('Ctrl-C stops everything when the output goes through a pipe that the same Ctrl-C ends', async () => {
     // `npm start 2>&1 | tee start.log`: tee dies with the Ctrl-C, and every line npm start writes while it
     // stops goes to a closed pipe; that must not cut the stop short and leave servers behind.
