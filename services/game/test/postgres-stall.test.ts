@@ -39,6 +39,8 @@ describe('a stalled Postgres', () => {
         ROUND_TARGET: String(TARGET),
         MILESTONES: '',
         WINNERS_READ_TIMEOUT_MS: '300',
+        // The production bound, which the closing click outlasts while Postgres is paused.
+        WIN_CONFIRM_TIMEOUT_MS: '1000',
       },
     });
   });

@@ -67,6 +67,10 @@ export async function startGame(options: { env?: Record<string, string>; instanc
         CLICK_QUEUE_IN_FLIGHT: '0',
         // Auth's calls answer on a listener of their own; any free port.
         INTERNAL_PORT: '0',
+        // The closing click says `won` once its win is in Postgres, if that takes under this bound; on a
+        // loaded machine the write may outlast the 1 s default, and the tests that count winners by the
+        // click's answer would see none. postgres-stall.test.ts tests the bound itself.
+        WIN_CONFIRM_TIMEOUT_MS: '30000',
         ...options.env,
       }),
     )

@@ -191,10 +191,13 @@ export async function winners(): Promise<Winner[]> {
   return answer.status === 200 ? answer.body.winners : [];
 }
 
-/** Clicks as a privileged player until the round is won by them; returns the winning click. */
+/**
+ * Clicks as a privileged player until the round is won by them; returns the winning click. A click the
+ * game is too busy for (503) is sent again after Retry-After, as the web app does.
+ */
 export async function winRound(player: Player, maxClicks = 100_000): Promise<ClickRecord> {
   for (let i = 0; i < maxClicks; i++) {
-    const record = await click(player);
+    const record = await clickAsPlayer(player, []);
     if (record.won) return record;
     if (record.status !== 200 && record.status !== 429)
       throw new Error(`click refused while winning a round: ${record.status}`);

@@ -330,35 +330,39 @@ describe('collects', () => {
   });
 
   it('a payout whose answer is lost is paid once', async () => {
+    // A winner of this test's own, ready to collect: a payout email set and the account email verified.
+    const payee = await grantRole(admin.token, await registerPlayer('payee'), 'superuser');
+    expect(await setPayoutEmail(payee)).toBe(200);
+    await verifyEmails([payee]);
+    await untilGameKnows(payee);
     purchases.push(await checkout(buyer, '0.99', newKey()));
-    const before = (await paymentsProfile(winner))?.potEarned ?? 0;
-    await winRound(winner);
+    await winRound(payee);
     await waitFor(
       'the winnings to be credited',
-      async () => ((await paymentsProfile(winner))?.potEarned ?? 0) > before,
+      async () => ((await paymentsProfile(payee))?.potEarned ?? 0) > 0,
     );
     const payoutsBefore = (await providerRecords()).payouts.length;
     await emulatorFault({ target: 'paypal.payouts', kind: 'timeout', delayMs: 500, afterEffect: true });
-    const first = await collect(winner);
+    const first = await collect(payee);
     collects.push(first);
     let settled = first;
     for (
       let i = 0;
-      i < 40 && settled.status !== 200 && ((await paymentsProfile(winner))?.potEarned ?? 0) > 0;
+      i < 40 && settled.status !== 200 && ((await paymentsProfile(payee))?.potEarned ?? 0) > 0;
       i++
     ) {
       await new Promise((r) => setTimeout(r, 500));
-      settled = await collect(winner);
+      settled = await collect(payee);
       collects.push(settled);
     }
     await waitFor(
       'the payout to settle',
-      async () => (await paymentsProfile(winner))?.potEarned === 0,
+      async () => (await paymentsProfile(payee))?.potEarned === 0,
       30_000,
     ).catch(() => undefined);
     const payouts = (await providerRecords()).payouts.slice(payoutsBefore);
     invariant('the lost payout is paid exactly once', payouts.length === 1, payouts);
-    invariant('nothing left to collect', (await paymentsProfile(winner))?.potEarned === 0);
+    invariant('nothing left to collect', (await paymentsProfile(payee))?.potEarned === 0);
     expect(violations()).toEqual([]);
   });
 
