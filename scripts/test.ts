@@ -222,10 +222,8 @@ async function staticChecks(): Promise<void> {
   outcomes.push(await runCheck('lint', 'eslint', ['.']));
   outcomes.push(await runCheck('format', 'prettier', ['--check', '--log-level=warn', '.']));
   outcomes.push(await runCheck('typecheck', 'tsx', ['scripts/typecheck.ts']));
-  outcomes.push(await runCheck('import circles', 'tsx', ['scripts/checks/import-circles.ts']));
-  outcomes.push(await runCheck('docs references', 'tsx', ['scripts/checks/docs-references.ts']));
-  outcomes.push(await runCheck('function length', 'tsx', ['scripts/checks/function-length.ts']));
-  outcomes.push(await runCheck('sql in repos', 'tsx', ['scripts/checks/sql-in-repos.ts']));
+  // Import circles, docs references, function length and SQL outside repositories, in one process.
+  outcomes.push(await runCheck('code checks', 'tsx', ['scripts/checks/all.ts']));
   // Then this lane takes the shortest of the long suites left, from the end of the queue, so the three
   // lanes end together instead of two carrying the second half alone.
   if (!(await webBuilt)) return;

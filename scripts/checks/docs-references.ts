@@ -16,9 +16,16 @@
 //   a name the code, manifests or images use.
 // Paths and names with a placeholder (`<service>`, `*`, `{a,b}`) are not checked.
 import { readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join, normalize, relative } from 'node:path';
+import { basename, dirname, join, normalize } from 'node:path';
 import ts from 'typescript';
-import { filesUnder, root, workspacePackages, type WorkspacePackage } from './workspace-files.js';
+import {
+  filesUnder,
+  root,
+  runWhenMain,
+  workspacePackages,
+  type CheckReport,
+  type WorkspacePackage,
+} from './workspace-files.js';
 
 /** Variables of the platform and its tools, which no config.ts of ours declares. */
 const STANDARD_VARIABLES = new Set([
@@ -425,14 +432,19 @@ export function oversized(files: { file: string; bytes: number }[]): string[] {
 export const checkDocsSize = (): string[] =>
   oversized(filesUnder('docs', () => true).map((file) => ({ file, bytes: statSync(join(root, file)).size })));
 
-if (process.argv[1] && relative(root, process.argv[1]).startsWith('scripts/checks/docs-references')) {
+/** The check over the docs and the project's files. */
+export function checkDocsReferences(): CheckReport {
   const tree = diskTree();
   const findings = [...new Map(checkDocs(tree).map((f) => [`${f.page}:${f.line}: ${f.what}`, f])).keys()];
-  for (const finding of findings) console.log(`${finding} does not exist`);
   const oversize = checkDocsSize();
-  for (const finding of oversize) console.log(finding);
-  console.log(
-    `${pagesOf(tree).length} pages, ${findings.length} reference(s) to nothing, ${oversize.length} over the size budget`,
-  );
-  process.exit(findings.length + oversize.length > 0 ? 1 : 0);
+  return {
+    lines: [
+      ...findings.map((finding) => `${finding} does not exist`),
+      ...oversize,
+      `${pagesOf(tree).length} pages, ${findings.length} reference(s) to nothing, ${oversize.length} over the size budget`,
+    ],
+    failed: findings.length + oversize.length > 0,
+  };
 }
+
+runWhenMain(import.meta.filename, checkDocsReferences);

@@ -2,9 +2,9 @@
 // spans more than 120 lines, so each holds one job a reader can take in. Tests and the bench's report
 // writer (a long, flat table of rows) are outside the rule. Prints each long function and exits 1.
 import { readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import ts from 'typescript';
-import { filesUnder, root, workspacePackages } from './workspace-files.js';
+import { filesUnder, root, runWhenMain, workspacePackages, type CheckReport } from './workspace-files.js';
 
 export const MAX_FUNCTION_LINES = 120;
 
@@ -55,7 +55,8 @@ export const findLongFunctions = (files: { file: string; text: string }[]): Long
     .filter(({ file }) => !isTest(file) && !EXEMPT.has(file))
     .flatMap(({ file, text }) => longFunctions(file, text));
 
-if (process.argv[1] && relative(root, process.argv[1]).startsWith('scripts/checks/function-length')) {
+/** The check over the workspace's files. */
+export function checkFunctionLength(): CheckReport {
   const files = [
     ...workspacePackages().flatMap((pkg) => filesUnder(pkg.dir, isSource)),
     ...filesUnder('scripts', isSource),
@@ -63,8 +64,13 @@ if (process.argv[1] && relative(root, process.argv[1]).startsWith('scripts/check
   const found = findLongFunctions(
     files.map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') })),
   );
-  for (const f of found)
-    console.log(`${f.file}:${f.line} ${f.name}: ${f.lines} lines (at most ${MAX_FUNCTION_LINES})`);
-  console.log(`${files.length} files, ${found.length} function(s) over ${MAX_FUNCTION_LINES} lines`);
-  process.exit(found.length > 0 ? 1 : 0);
+  return {
+    lines: [
+      ...found.map((f) => `${f.file}:${f.line} ${f.name}: ${f.lines} lines (at most ${MAX_FUNCTION_LINES})`),
+      `${files.length} files, ${found.length} function(s) over ${MAX_FUNCTION_LINES} lines`,
+    ],
+    failed: found.length > 0,
+  };
 }
+
+runWhenMain(import.meta.filename, checkFunctionLength);

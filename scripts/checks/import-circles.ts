@@ -2,9 +2,16 @@
 // imports and workspace packages by their exports, type-only imports included, since a circle of types
 // still ties two files together) must have no circle. Prints each circle found and exits 1.
 import { readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import ts from 'typescript';
-import { filesUnder, root, workspacePackages, type WorkspacePackage } from './workspace-files.js';
+import {
+  filesUnder,
+  root,
+  runWhenMain,
+  workspacePackages,
+  type CheckReport,
+  type WorkspacePackage,
+} from './workspace-files.js';
 
 const isSource = (name: string) => /\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts');
 
@@ -92,7 +99,8 @@ export function circles(graph: Map<string, string[]>): string[][] {
 export const findCircles = (files: SourceFile[], packages: WorkspacePackage[]): string[][] =>
   circles(importGraph(files, packages));
 
-if (process.argv[1] && relative(root, process.argv[1]).startsWith('scripts/checks/import-circles')) {
+/** The check over the workspace's files. */
+export function checkImportCircles(): CheckReport {
   const packages = workspacePackages();
   const files = [
     ...packages.flatMap((pkg) => filesUnder(pkg.dir, isSource)),
@@ -102,7 +110,13 @@ if (process.argv[1] && relative(root, process.argv[1]).startsWith('scripts/check
     files.map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') })),
     packages,
   );
-  for (const component of found) console.log(`import circle among:\n  ${component.join('\n  ')}`);
-  console.log(`${files.length} files, ${found.length} import circle(s)`);
-  process.exit(found.length > 0 ? 1 : 0);
+  return {
+    lines: [
+      ...found.map((component) => `import circle among:\n  ${component.join('\n  ')}`),
+      `${files.length} files, ${found.length} import circle(s)`,
+    ],
+    failed: found.length > 0,
+  };
 }
+
+runWhenMain(import.meta.filename, checkImportCircles);

@@ -7,9 +7,9 @@
 // or other helper of it, every `CompiledQuery.raw`, `executeQuery` and pg `query` call, and every string
 // that reads as a statement (`select … from`, `insert into`, `create table` …). Prints each and exits 1.
 import { readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import ts from 'typescript';
-import { filesUnder, root } from './workspace-files.js';
+import { filesUnder, root, runWhenMain, type CheckReport } from './workspace-files.js';
 
 export const SCANNED = ['services', 'gateway', 'packages'];
 /** Files that hold SQL for a reason other than a store's tables, each with that reason. */
@@ -127,12 +127,19 @@ export function findViolations(files: { file: string; text: string }[]): Stateme
     .flatMap(({ file, text }) => statementsIn(file, text));
 }
 
-if (process.argv[1] && relative(root, process.argv[1]).startsWith('scripts/checks/sql-in-repos')) {
+/** The check over the workspace's files. */
+export function checkSqlInRepos(): CheckReport {
   const files = SCANNED.flatMap((dir) => filesUnder(dir, isSource))
     .filter((file) => !sqlMayLiveIn(file))
     .map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
   const found = findViolations(files);
-  for (const s of found) console.log(`${s.file}:${s.line}: ${s.form} outside a *.repo.ts file`);
-  console.log(`${files.length} files, ${found.length} statement(s) outside *.repo.ts`);
-  process.exit(found.length > 0 ? 1 : 0);
+  return {
+    lines: [
+      ...found.map((s) => `${s.file}:${s.line}: ${s.form} outside a *.repo.ts file`),
+      `${files.length} files, ${found.length} statement(s) outside *.repo.ts`,
+    ],
+    failed: found.length > 0,
+  };
 }
+
+runWhenMain(import.meta.filename, checkSqlInRepos);

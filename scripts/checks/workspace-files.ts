@@ -5,6 +5,20 @@ import { basename, join, relative } from 'node:path';
 
 export const root = process.cwd();
 
+/** What a check found: the lines it prints, and whether that fails `npm test`. */
+export interface CheckReport {
+  lines: string[];
+  failed: boolean;
+}
+
+/** Runs a check as a script of its own (`tsx scripts/checks/<name>.ts`) when that file is the one run. */
+export function runWhenMain(file: string, check: () => CheckReport): void {
+  if (!process.argv[1] || relative(root, process.argv[1]) !== relative(root, file)) return;
+  const report = check();
+  for (const line of report.lines) console.log(line);
+  process.exit(report.failed ? 1 : 0);
+}
+
 /** Folders no check reads: installed, built, generated or run-time data. */
 const SKIPPED = new Set(['node_modules', 'dist', '.data', '.git']);
 
