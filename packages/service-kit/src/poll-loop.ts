@@ -8,6 +8,8 @@ export interface PollLoop {
   nudge(): void;
   /** Resolves once the pass under way (if any) has finished and no other will start. */
   stop(): Promise<void>;
+  /** Resolves once the loop sleeps: no pass under way and none due before the interval or a nudge. */
+  idle(): Promise<void>;
 }
 
 export interface PollLoopOptions {
@@ -23,9 +25,13 @@ export function startPollLoop(pass: () => Promise<boolean>, options: PollLoopOpt
   let wake: (() => void) | undefined;
   /** A nudge that came while a pass was running: the next pass follows at once. */
   let nudged = false;
+  let sleeping = false;
+  const idlers: (() => void)[] = [];
 
   const pause = () =>
     new Promise<void>((resolve) => {
+      sleeping = true;
+      for (const idle of idlers.splice(0)) idle();
       const timer = setTimeout(resolve, options.intervalMs);
       wake = () => {
         clearTimeout(timer);
@@ -33,6 +39,7 @@ export function startPollLoop(pass: () => Promise<boolean>, options: PollLoopOpt
       };
     }).finally(() => {
       wake = undefined;
+      sleeping = false;
     });
 
   const run = async () => {
@@ -47,7 +54,9 @@ export function startPollLoop(pass: () => Promise<boolean>, options: PollLoopOpt
       if (!more && !nudged && !stopped) await pause();
     }
   };
-  const running = run();
+  const running = run().finally(() => {
+    for (const idle of idlers.splice(0)) idle();
+  });
 
   return {
     nudge() {
@@ -58,6 +67,10 @@ export function startPollLoop(pass: () => Promise<boolean>, options: PollLoopOpt
       stopped = true;
       wake?.();
       await running;
+    },
+    idle() {
+      if (sleeping || stopped) return Promise.resolve();
+      return new Promise<void>((resolve) => idlers.push(resolve));
     },
   };
 }

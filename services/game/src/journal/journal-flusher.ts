@@ -126,6 +126,8 @@ export function startJournalFlusher(
         loop.nudge();
         await sleep(10);
       }
+      // A nudge may have queued one more pass: drained means none runs until the next tick or nudge.
+      await loop.idle();
     },
     async stop() {
       await loop.stop();
