@@ -118,7 +118,7 @@ describe('a Redis restart mid-round', () => {
     const [buyer] = await h.registerUsers(1);
     // The pot as the test before left it (flushed, so a rebuild keeps it): this purchase adds its share.
     await h.app.game.flushJournal();
-    const potBefore = (await h.state(buyer)).pot;
+    const potBefore = Number((await h.state(buyer)).pot);
     const purchase = h.purchaseEvent(buyer!, 'clicks100', 50);
     await h.publish(purchase);
     await eventually(async () => (await h.balance(buyer!)).purchasedClicks === 100, 'purchase applied');
