@@ -190,16 +190,16 @@ const concurrency = sharedServers || chaos ? 1 : Number(process.env.TEST_CONCURR
 const LONGEST_FIRST = [
   '@omc/reliability-tests',
   '@omc/e2e',
-  '@omc/ops-tests',
-  '@omc/auth',
   '@omc/game',
-  '@omc/web',
-  '@omc/gateway',
-  '@omc/spec-client-tests',
+  '@omc/auth',
+  '@omc/ops-tests',
   '@omc/payments',
-  '@omc/system-tests',
-  '@omc/run-tests',
+  '@omc/gateway',
+  '@omc/web',
   '@omc/realtime',
+  '@omc/system-tests',
+  '@omc/spec-client-tests',
+  '@omc/run-tests',
   '@omc/replicas-tests',
 ];
 const rank = (name: string) => {
