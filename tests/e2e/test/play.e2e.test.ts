@@ -9,6 +9,7 @@ import {
   clickButton,
   grewByPotShare,
   loginThroughUi,
+  pressUntilWon,
   PURCHASE_CREDIT_MS,
   registerThroughUi,
   serverCount,
@@ -141,14 +142,16 @@ describe('a round played in the browser', () => {
     const missing = roundTarget - (await serverCount(page));
     expect(missing).toBeGreaterThan(0);
     const potAtWin = await shownPot(page);
-    // Quick presses, as a player racing for the pot would: no wait for the flash animation to settle.
-    for (let i = 0; i < missing; i++) await clickButton(page).click({ force: true, noWaitAfter: true });
-    // Both browsers at once: an alert stays up for 8 s, so waiting for one after the other could miss it.
-    await Promise.all(
+    // The alert in both browsers, watched for from before the first press: it stays up for 8 s, so
+    // looking for it only once the presses are done could miss it.
+    const alerts = Promise.all(
       [page, watcher.page].map((browserPage) =>
-        browserPage.getByTestId('notice-winner').filter({ hasText: username }).waitFor({ timeout: 30_000 }),
+        browserPage.getByTestId('notice-winner').filter({ hasText: username }).waitFor({ timeout: 120_000 }),
       ),
     );
+    alerts.catch(() => undefined);
+    await pressUntilWon(page, username, roundTarget);
+    await alerts;
     // The round restarted.
     await until(
       () => shownCount(watcher.page),

@@ -145,11 +145,41 @@ export function clickButton(page: Page) {
 
 /** The round's counter straight from the API, to know how far the target is. */
 export async function serverCount(page: Page): Promise<number> {
+  return (await serverState(page)).globalClicks;
+}
+
+/** The game's state straight from the API: the round's counter and the last round's winner. */
+async function serverState(page: Page): Promise<{ globalClicks: number; lastWinner: string | null }> {
   return page.evaluate(async () => {
     const response = await fetch('/api/game/state');
-    const body = (await response.json()) as { gameState: { globalClicks: number } };
-    return body.gameState.globalClicks;
+    const body = (await response.json()) as {
+      gameState: { globalClicks: number; lastWinner: string | null };
+    };
+    return body.gameState;
   });
+}
+
+/**
+ * Presses +1 until this player's click closes the round, as a player racing for the pot would: quick
+ * presses without waiting for each answer, and once the counter stops moving (every press answered),
+ * the presses a busy game turned away (after the page's own retries, busyRetry.ts) made again.
+ */
+export async function pressUntilWon(page: Page, username: string, target: number): Promise<void> {
+  for (let volley = 0; volley < 5; volley++) {
+    const { globalClicks, lastWinner } = await serverState(page);
+    if (lastWinner === username) return;
+    for (let i = globalClicks; i < target; i++)
+      await clickButton(page).click({ force: true, noWaitAfter: true });
+    // Settled: two reads a second apart agree (a busy refusal is retried within 1 + 2 + 4 s).
+    let before = JSON.stringify(await serverState(page));
+    for (let quiet = 0; quiet < 2;) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const now = JSON.stringify(await serverState(page));
+      quiet = now === before ? quiet + 1 : 0;
+      before = now;
+    }
+  }
+  expect((await serverState(page)).lastWinner, 'the round won by this player').toBe(username);
 }
 
 /**
