@@ -111,8 +111,8 @@ describe('a round played in the browser', () => {
       PURCHASE_CREDIT_MS,
     );
     expect(await clickButton(page).isEnabled()).toBe(true);
-    // Half of the price went to the round's pot.
-    await until(() => shownPot(page), grewByPotShare(potBefore));
+    // Half of the price went to the round's pot (by the live state, within the purchase's bound).
+    await until(() => shownPot(page), grewByPotShare(potBefore), PURCHASE_CREDIT_MS);
     await context.close();
   }, 120_000);
 

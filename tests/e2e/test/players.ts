@@ -120,7 +120,8 @@ export async function buyPackThroughUi(page: Page): Promise<void> {
     (v) => v === String(before + 100),
     PURCHASE_CREDIT_MS,
   );
-  await until(() => shownPot(page), grewByPotShare(potBefore));
+  // The pot share comes with the same purchase, by the live state: the same bound.
+  await until(() => shownPot(page), grewByPotShare(potBefore), PURCHASE_CREDIT_MS);
 }
 
 /** Polls until `read` returns what `check` accepts, then returns it. */
