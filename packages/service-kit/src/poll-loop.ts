@@ -32,14 +32,17 @@ export function startPollLoop(pass: () => Promise<boolean>, options: PollLoopOpt
     new Promise<void>((resolve) => {
       sleeping = true;
       for (const idle of idlers.splice(0)) idle();
-      const timer = setTimeout(resolve, options.intervalMs);
-      wake = () => {
-        clearTimeout(timer);
+      // Awake from the moment the timer fires or a nudge comes, not a turn later: idle() is exact.
+      const end = () => {
+        sleeping = false;
+        wake = undefined;
         resolve();
       };
-    }).finally(() => {
-      wake = undefined;
-      sleeping = false;
+      const timer = setTimeout(end, options.intervalMs);
+      wake = () => {
+        clearTimeout(timer);
+        end();
+      };
     });
 
   const run = async () => {
