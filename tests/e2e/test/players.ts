@@ -171,7 +171,9 @@ export async function pressUntilWon(page: Page, username: string, target: number
     if (lastWinner === username) return;
     for (let i = globalClicks; i < target; i++)
       await clickButton(page).click({ force: true, noWaitAfter: true });
-    // Settled: two reads a second apart agree (a busy refusal is retried within 1 + 2 + 4 s).
+    // Settled: the state unchanged for two seconds. A press still waiting out a busy retry (pauses of
+    // 1-6 s) may land after the next volley; it then counts in the next round, and every press is this
+    // player's, so the closing one is too.
     let before = JSON.stringify(await serverState(page));
     for (let quiet = 0; quiet < 2;) {
       await new Promise((r) => setTimeout(r, 1000));
