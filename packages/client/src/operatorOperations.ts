@@ -24,9 +24,26 @@ export const audit = /* @__PURE__ */ op('GET', '/api/admin/audit', {
 });
 export const updateRole = /* @__PURE__ */ op('POST', '/api/admin/updateRole', {
   body: c.UpdateRoleRequest,
-  response: c.MessageResponse,
+  response: c.UpdateRoleAnswer,
 });
-export const adminCollect = /* @__PURE__ */ op('POST', '/api/admin/collect', { response: c.CollectResponse });
+export const adminCollect = /* @__PURE__ */ op('POST', '/api/admin/collect', {
+  body: c.AdminCollectRequest,
+  response: c.AdminCollectAnswer,
+});
+export const approvals = /* @__PURE__ */ op('GET', '/api/admin/approvals', {
+  query: c.ApprovalsQuery,
+  response: c.ApprovalsAnswer,
+});
+export const approveApproval = /* @__PURE__ */ op('POST', '/api/admin/approvals/:id/approve', {
+  params: c.ApprovalIdParams,
+  body: c.ApproveRequest,
+  response: c.ApprovalDecision,
+});
+export const refuseApproval = /* @__PURE__ */ op('POST', '/api/admin/approvals/:id/refuse', {
+  params: c.ApprovalIdParams,
+  body: c.RefuseRequest,
+  response: c.ApprovalDecision,
+});
 export const refundPurchase = /* @__PURE__ */ op('POST', '/api/admin/purchases/:id/refund', {
   params: c.PurchaseIdParams,
   body: c.RefundRequest,

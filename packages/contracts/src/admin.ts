@@ -85,6 +85,11 @@ export const AUDIT_ACTIONS = [
   'sessions.ended_everywhere',
   'house.collected',
   'purchase.refunded',
+  'approval.requested',
+  'approval.approved',
+  'approval.failed',
+  'approval.refused',
+  'approval.expired',
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS, {
   error: `action must be one of ${AUDIT_ACTIONS.join(', ')}`,

@@ -102,9 +102,6 @@ export const AdminUser = z.object({ username: z.string(), email: z.string().null
 export const AdminUsersResponse = z.object({ users: z.array(AdminUser) });
 export type AdminUsersResponse = z.infer<typeof AdminUsersResponse>;
 
-export const UpdateRoleRequest = z.object({ email: EmailField, role: Role });
-export type UpdateRoleRequest = z.infer<typeof UpdateRoleRequest>;
-
 /** Claims of the access token (JWT, EdDSA), verified by every service with auth's public key. */
 export const AccessTokenClaims = z.object({
   sub: z.uuid(),

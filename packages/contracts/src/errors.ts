@@ -82,6 +82,21 @@ export const ERRORS = define({
     meaning:
       'A refund refused: the purchase is disputed at the provider (a lost dispute is taken back as a clawback); nothing moved.',
   },
+  APPROVAL_OWN_REQUEST: {
+    status: 403,
+    message: 'Another admin must approve or refuse this request: you opened it',
+    meaning: 'An admin tried to decide a two-admin request they opened themselves.',
+  },
+  APPROVAL_CLOSED: {
+    status: 409,
+    meaning: 'The two-admin request was already approved, refused or has expired; nothing was done.',
+  },
+  PRIVILEGED_CANNOT_WIN: {
+    status: 409,
+    message:
+      'An admin or superuser cannot make the winning click: a player must make it. Your click was not counted.',
+    meaning: "A privileged account's click that would have been the round's target click; nothing counted.",
+  },
   PROVIDER_UNAVAILABLE: { status: 502, meaning: 'Braintree or PayPal did not answer.' },
   PROVIDER_REFUSED: { status: 502, meaning: 'Braintree or PayPal refused; nothing moved.' },
   UPSTREAM_UNAVAILABLE: { meaning: 'The gateway could not reach the service behind it (502, 503 or 504).' },

@@ -4,6 +4,7 @@ export * from './validation.js';
 export * from './packs.js';
 export * from './auth.js';
 export * from './admin.js';
+export * from './approvals.js';
 export * from './refunds.js';
 export * from './balances.js';
 export * from './game.js';

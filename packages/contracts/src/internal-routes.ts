@@ -2,6 +2,7 @@
 // services' caller check reads and the catalogue test walks. A caller proves who it is with a short-lived
 // credential signed by its own key (SERVICE_CREDENTIAL_HEADER); a route not listed here is refused.
 import { INTERNAL_AUDIT_PATH } from './admin.js';
+import { INTERNAL_HOUSE_PAYOUT_PATH } from './approvals.js';
 import { INTERNAL_ACCOUNT_PATH } from './auth.js';
 import { INTERNAL_USER_BALANCES_PATH } from './balances.js';
 import { INTERNAL_COMPLETED_PURCHASES_PATH, INTERNAL_WINS_PATH, internalRefundPath } from './internal.js';
@@ -68,6 +69,7 @@ export const INTERNAL_ROUTES: readonly InternalRouteContract[] = [
   { method: 'GET', path: INTERNAL_COMPLETED_PURCHASES_PATH, service: 'payments', callers: ['game'] },
   { method: 'POST', path: INTERNAL_PAYOUT_EMAIL_TOKEN_PATH, service: 'payments', callers: ['auth'] },
   { method: 'GET', path: internalRefundPath(':id'), service: 'payments', callers: ['game'] },
+  { method: 'POST', path: INTERNAL_HOUSE_PAYOUT_PATH, service: 'payments', callers: ['auth'] },
 ];
 
 /** The services that call `service`'s internal routes: the public keys it must hold. */

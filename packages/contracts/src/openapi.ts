@@ -37,7 +37,11 @@ const SUMMARIES: Record<string, string> = {
   'POST /api/admin/users/:id/suspend': 'Suspend an account: it cannot sign in, click, buy or collect (admin)',
   'POST /api/admin/users/:id/restore': 'Lift a suspension (admin)',
   'GET /api/admin/audit': 'The audit log, newest first, filtered and paged (admin)',
-  'POST /api/admin/updateRole': "Change an account's role (admin)",
+  'POST /api/admin/updateRole':
+    "Change an account's role (admin); a grant of superuser or admin opens a request a second admin approves",
+  'GET /api/admin/approvals': 'The two-admin requests, newest first (admin)',
+  'POST /api/admin/approvals/:id/approve': "Approve another admin's request and carry it out (admin)",
+  'POST /api/admin/approvals/:id/refuse': "Refuse another admin's request; nothing is done (admin)",
   'GET /api/game/state': 'The round as everyone sees it: counter, pot, last winner, last clicker',
   'GET /api/game/rules': 'The round target, milestones and click packs with prices',
   'GET /api/game/profile': "The caller's click balance",
@@ -51,7 +55,8 @@ const SUMMARIES: Record<string, string> = {
   'POST /api/winners/confirm-payout-email':
     'Confirm a new PayPal email with the token mailed to the account email',
   'POST /api/winners/collect': 'Pay the uncollected winnings out to PayPal',
-  'POST /api/admin/collect': 'Pay the house pot out to PayPal (admin)',
+  'POST /api/admin/collect':
+    'Ask to pay the house pot out to PayPal (admin): paid once a second admin approves',
   'POST /api/admin/purchases/:id/refund':
     'Refund a purchase (void when not settled), once, taking back its clicks and pot share (admin)',
   'GET /api/admin/purchases':

@@ -2,6 +2,7 @@
 // bad-input tests walk, so a new route is covered the day it is added here.
 import type { z } from 'zod';
 import * as admin from './admin.js';
+import * as approvals from './approvals.js';
 import * as auth from './auth.js';
 import { MessageResponse } from './common.js';
 import * as game from './game.js';
@@ -208,8 +209,49 @@ export const ROUTES: readonly RouteContract[] = [
     path: '/api/admin/updateRole',
     service: 'auth',
     auth: 'admin',
-    body: auth.UpdateRoleRequest,
-    response: MessageResponse,
+    body: approvals.UpdateRoleRequest,
+    // 202 with the pending request when the grant needs a second admin (superuser, admin) and the
+    // deployment has had two admins; otherwise made at once.
+    response: approvals.UpdateRoleAnswer,
+    successStatuses: [200, 202],
+  },
+  {
+    method: 'GET',
+    path: '/api/admin/approvals',
+    service: 'auth',
+    auth: 'admin',
+    query: approvals.ApprovalsQuery,
+    response: approvals.ApprovalsAnswer,
+  },
+  {
+    method: 'POST',
+    path: '/api/admin/approvals/:id/approve',
+    service: 'auth',
+    auth: 'admin',
+    params: approvals.ApprovalIdParams,
+    body: approvals.ApproveRequest,
+    response: approvals.ApprovalDecision,
+    // 202: a role granted that the game has not confirmed yet (its event brings it there).
+    successStatuses: [200, 202],
+  },
+  {
+    method: 'POST',
+    path: '/api/admin/approvals/:id/refuse',
+    service: 'auth',
+    auth: 'admin',
+    params: approvals.ApprovalIdParams,
+    body: approvals.RefuseRequest,
+    response: approvals.ApprovalDecision,
+  },
+  // Opens a house payout request (202); the payout is made when a second admin approves it.
+  {
+    method: 'POST',
+    path: '/api/admin/collect',
+    service: 'auth',
+    auth: 'admin',
+    body: approvals.AdminCollectRequest,
+    // 200 with the payout (one admin), or 202 with the request a second admin decides.
+    response: approvals.AdminCollectAnswer,
     successStatuses: [200, 202],
   },
   {
@@ -278,13 +320,6 @@ export const ROUTES: readonly RouteContract[] = [
   },
   {
     method: 'POST',
-    path: '/api/admin/collect',
-    service: 'payments',
-    auth: 'admin',
-    response: payments.CollectResponse,
-  },
-  {
-    method: 'POST',
     path: '/api/admin/purchases/:id/refund',
     service: 'payments',
     auth: 'admin',
@@ -326,7 +361,8 @@ export const ROUTE_PREFIXES: readonly { prefix: string; service: Service | 'real
   { prefix: '/api/admin/users', service: 'auth' },
   { prefix: '/api/admin/updateRole', service: 'auth' },
   { prefix: '/api/admin/audit', service: 'auth' },
-  { prefix: '/api/admin/collect', service: 'payments' },
+  { prefix: '/api/admin/approvals', service: 'auth' },
+  { prefix: '/api/admin/collect', service: 'auth' },
   { prefix: '/api/admin/purchases', service: 'payments' },
   { prefix: '/api/admin/payouts', service: 'payments' },
   { prefix: '/api/game', service: 'game' },

@@ -11,6 +11,8 @@ import {
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/admin.routes.js';
+import { approvalRoutes } from './approvals/approvals.routes.js';
+import { expireOverdue } from './approvals/approvals.service.js';
 import { emailChangeRoutes } from './email-change/email-change.routes.js';
 import { purgeOldEmailChanges } from './email-change/email-changes.repo.js';
 import type { AuthContext } from './context.js';
@@ -102,6 +104,7 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
     userRoutes,
     sessionRoutes,
     adminRoutes,
+    approvalRoutes,
     internalRoutes,
     payoutEmailMailRoutes,
     accountSecurityRoutes,
@@ -150,6 +153,13 @@ export async function start(app: AuthApp): Promise<void> {
   purge();
   const purgeTimer = setInterval(purge, 60 * 60_000).unref();
   app.addHook('onClose', async () => clearInterval(purgeTimer));
+
+  // Two-admin requests past their expiry are marked, audited and mailed within a minute (every read of
+  // the list, and every decision, marks them first).
+  const expire = () =>
+    void expireOverdue(ctx).catch((err) => deps.log.warn({ err }, 'approval expiry sweep failed'));
+  const expiryTimer = setInterval(expire, 60_000).unref();
+  app.addHook('onClose', async () => clearInterval(expiryTimer));
 
   const bootstrap = await ensureBootstrapAdmin(ctx);
   if (bootstrap === 'taken') {

@@ -10,3 +10,16 @@ export function ignoreJsonBody(scope: FastifyInstance): void {
     done(null, undefined),
   );
 }
+
+/**
+ * For routes whose body is optional (the original client posts none): an empty body sent as JSON is read
+ * as no body; any other is parsed as JSON, and a body that does not parse is a 400 as everywhere.
+ */
+export function optionalJsonBody(scope: FastifyInstance): void {
+  const json = scope.getDefaultJsonParser('error', 'error');
+  scope.removeContentTypeParser('application/json');
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    json(request, body as string, done);
+  });
+}

@@ -102,10 +102,17 @@ export const configSchema = baseEnvSchema
     /** Mails one address may be sent per RESET_WINDOW_MS, all kinds together; past it, 429. */
     MAIL_MAX_PER_ADDRESS: env.int(6, 0),
     /**
-     * Seconds after signing in with a password during which an email or payout-email change needs no
-     * password again; later, the current password is asked for.
+     * Seconds after signing in with a password during which an email or payout-email change, or an
+     * admin's two-admin request or approval, needs no password again; later, the current password is asked for.
      */
     REAUTH_WINDOW_SECONDS: env.int(300, 0, 3600),
+    /**
+     * Hours a two-admin request (a grant of superuser or admin, a house payout) waits for a second admin;
+     * then it expires and nothing is done.
+     */
+    APPROVAL_TTL_HOURS: env.int(24, 1, 7 * 24),
+    /** How long an approved house payout waits for payments' answer before saying it is still in progress. */
+    HOUSE_PAYOUT_TIMEOUT_MS: env.int(30_000, 1000, 120_000),
     /**
      * Hours the old address may still undo an email change once it is confirmed (the change then
      * settles); an unconfirmed change stays undoable until its confirm link expires.

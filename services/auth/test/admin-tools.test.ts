@@ -247,12 +247,14 @@ describe('operator tools', () => {
 
   describe('the audit log', () => {
     it('names the admin who changed a role, with what changed and from where', async () => {
+      // A demotion: one admin's act (a grant of superuser or admin needs two: approvals.test.ts).
       const player = await register(h.app);
+      await h.deps.db.updateTable('users').set({ role: 'superuser' }).where('id', '=', player.id).execute();
       const response = await h.app.inject({
         method: 'POST',
         url: '/api/admin/updateRole',
         headers: asAdmin(),
-        payload: { email: player.email, role: 'superuser' },
+        payload: { email: player.email, role: 'standard' },
       });
       expect(response.statusCode).toBeLessThan(300);
       const [entry] = AuditPage.parse(
@@ -262,7 +264,7 @@ describe('operator tools', () => {
         action: 'role.changed',
         actor: { id: adminId, label: ADMIN.username },
         target: { id: player.id, label: player.username },
-        detail: { from: 'standard', to: 'superuser' },
+        detail: { from: 'superuser', to: 'standard' },
         ip: adminIp,
       });
       // The role event the other services hear names the admin too.
@@ -271,7 +273,7 @@ describe('operator tools', () => {
         'the role event',
       );
       const event = h.events.of(SUBJECTS.userRoleChanged).find((e) => e.data.userId === player.id)!;
-      expect(event.data).toMatchObject({ role: 'superuser', previousRole: 'standard', changedBy: adminId });
+      expect(event.data).toMatchObject({ role: 'standard', previousRole: 'superuser', changedBy: adminId });
     });
 
     it("records a player's own security events: password change and sign out everywhere", async () => {

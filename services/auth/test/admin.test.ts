@@ -6,7 +6,16 @@ import { createMetrics } from '@omc/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, start } from '../src/app.js';
 import { authCounters } from '../src/deps.js';
-import { ADMIN, bearer, loginToken, newUser, register, startAuth, type AuthHarness } from './support.js';
+import {
+  ADMIN,
+  bearer,
+  loginToken,
+  newUser,
+  register,
+  secondAdmin,
+  startAuth,
+  type AuthHarness,
+} from './support.js';
 
 describe('roles and admin routes', () => {
   let h: AuthHarness;
@@ -26,6 +35,25 @@ describe('roles and admin routes', () => {
       headers: bearer(token),
       payload: { email, role },
     });
+  /**
+   * A role change as the routes allow it: a grant of superuser or admin asked by `token`'s admin and
+   * approved by another admin made for it (and demoted again after, so the admin count stays).
+   */
+  async function grant(token: string, email: string, role: Role) {
+    const asked = await updateRole(token, email, role);
+    if (asked.statusCode !== 202 || !asked.json().approval) return asked;
+    const approver = await secondAdmin(h, 'approver');
+    try {
+      return await h.app.inject({
+        method: 'POST',
+        url: `/api/admin/approvals/${asked.json().approval.id}/approve`,
+        headers: bearer(approver.token),
+        payload: {},
+      });
+    } finally {
+      await h.deps.db.updateTable('users').set({ role: 'standard' }).where('id', '=', approver.id).execute();
+    }
+  }
   const listUsers = (token?: string) =>
     h.app.inject({ url: '/api/admin/users', headers: token ? bearer(token) : {} });
 
@@ -41,7 +69,7 @@ describe('roles and admin routes', () => {
 
   async function userWithRole(role: Role) {
     const user = await register(h.app, newUser(role));
-    if (role !== 'standard') expect((await updateRole(adminToken, user.email, role)).statusCode).toBe(200);
+    if (role !== 'standard') expect((await grant(adminToken, user.email, role)).statusCode).toBe(200);
     return user;
   }
 
@@ -102,9 +130,9 @@ describe('roles and admin routes', () => {
   describe('updateRole', () => {
     it('changes the role, finds the user by email in any case, and says so', async () => {
       const user = await register(h.app);
-      const response = await updateRole(adminToken, user.email.toUpperCase(), 'superuser');
+      const response = await grant(adminToken, user.email.toUpperCase(), 'superuser');
       expect(response.statusCode).toBe(200);
-      expect(MessageResponse.parse(response.json()).message).toBe('Role updated');
+      expect(MessageResponse.parse(response.json()).message).toBe('Approved: role updated');
       const { users } = AdminUsersResponse.parse((await listUsers(adminToken)).json());
       expect(users).toContainEqual({ username: user.username, email: user.email, role: 'superuser' });
       expect(
@@ -115,7 +143,7 @@ describe('roles and admin routes', () => {
     it('takes effect on the very next request, with the old token still in hand', async () => {
       const user = await register(h.app);
       expect((await listUsers(user.token)).statusCode).toBe(403);
-      await updateRole(adminToken, user.email, 'admin');
+      await grant(adminToken, user.email, 'admin');
       expect((await listUsers(user.token)).statusCode).toBe(200);
       await updateRole(adminToken, user.email, 'standard');
       expect((await listUsers(user.token)).statusCode).toBe(403);
@@ -124,13 +152,14 @@ describe('roles and admin routes', () => {
     it("tells the game before answering, with auth's own sequence as the change's version, and no clock", async () => {
       const user = await register(h.app);
       const before = h.game.roleCalls.length;
-      const response = await updateRole(adminToken, user.email, 'superuser');
+      const response = await grant(adminToken, user.email, 'superuser');
       expect(response.statusCode).toBe(200);
+      // The approving admin's token: the admin who carried the change out.
       expect(h.game.roleCalls.slice(before)).toEqual([
         {
           userId: user.id,
           body: { role: 'superuser', roleVersion: expect.any(Number) },
-          authorization: `Bearer ${adminToken}`,
+          authorization: expect.stringMatching(/^Bearer /),
         },
       ]);
       const { roleVersion } = h.game.roleCalls.at(-1)!.body;
@@ -155,7 +184,7 @@ describe('roles and admin routes', () => {
         const user = await register(h.app);
         h.game.mode = mode;
         try {
-          const response = await updateRole(adminToken, user.email, 'superuser');
+          const response = await grant(adminToken, user.email, 'superuser');
           expect(response.statusCode, mode).toBe(202);
           expect(MessageResponse.parse(response.json()).message, mode).toMatch(
             /^Role updated\. The game did not confirm/,
@@ -196,7 +225,7 @@ describe('roles and admin routes', () => {
     it('two admins demoting each other at once leave exactly one admin', async () => {
       await onlyBootstrapAdmin();
       const second = await register(h.app);
-      await updateRole(adminToken, second.email, 'admin');
+      await grant(adminToken, second.email, 'admin');
       const secondToken = await loginToken(h.app, second.username, second.password);
       const results = await Promise.all([
         updateRole(adminToken, second.email, 'standard'),
@@ -249,7 +278,7 @@ describe('roles and admin routes', () => {
       await restart();
       expect(await roleOf(ADMIN.email)).toBe('standard');
       // Leave the bootstrap admin as the only admin for the other tests.
-      expect((await updateRole(otherToken, ADMIN.email, 'admin')).statusCode).toBe(200);
+      expect((await grant(otherToken, ADMIN.email, 'admin')).statusCode).toBe(200);
       await onlyBootstrapAdmin();
     });
 

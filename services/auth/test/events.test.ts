@@ -10,8 +10,10 @@ import {
   ADMIN,
   bearer,
   collectEvents,
+  grantRole,
   loginToken,
   register,
+  secondAdmin,
   startAuth,
   type AuthHarness,
 } from './support.js';
@@ -62,12 +64,13 @@ describe('events', () => {
     });
     expect(confirmed.statusCode).toBe(200);
     const adminToken = await loginToken(h.app, ADMIN.username, ADMIN.password);
-    const promote = await h.app.inject({
-      method: 'POST',
-      url: '/api/admin/updateRole',
-      headers: bearer(adminToken),
-      payload: { email: `r_${user.email}`, role: 'superuser' },
-    });
+    const approver = await secondAdmin(h);
+    const promote = await grantRole(
+      h,
+      { requester: adminToken, approver: approver.token },
+      `r_${user.email}`,
+      'superuser',
+    );
     expect(promote.statusCode).toBe(200);
     // Signed in again, by the new address.
     const fresh = await loginToken(h.app, `r_${user.email}`, user.password);

@@ -1,6 +1,16 @@
 // GET /internal/account: what the other services ask on money paths, the account as it is now.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, bearer, fromPayments, loginToken, register, startAuth, type AuthHarness } from './support.js';
+import {
+  ADMIN,
+  bearer,
+  fromPayments,
+  grantRole,
+  loginToken,
+  register,
+  secondAdmin,
+  startAuth,
+  type AuthHarness,
+} from './support.js';
 
 describe('the account for the other services', () => {
   let h: AuthHarness;
@@ -21,12 +31,8 @@ describe('the account for the other services', () => {
       securityEpoch: 0,
     });
     const admin = await loginToken(h.app, ADMIN.username, ADMIN.password);
-    const promote = await h.app.inject({
-      method: 'POST',
-      url: '/api/admin/updateRole',
-      headers: bearer(admin),
-      payload: { email: user.email, role: 'admin' },
-    });
+    const approver = await secondAdmin(h);
+    const promote = await grantRole(h, { requester: admin, approver: approver.token }, user.email, 'admin');
     expect(promote.statusCode).toBe(200);
     // The same old token: the answer is the new role.
     expect((await account(user.token)).json()).toEqual({

@@ -47,6 +47,10 @@ export interface StandIn {
   balanceCalls: string[][];
   /** What the balances batch answers per user id (absent ids are left out), as `mode` says. */
   balances: Map<string, unknown>;
+  /** House payouts asked (POST /internal/house-payouts, payments' part), with their caller's headers. */
+  housePayoutCalls: { body: Record<string, unknown>; credential?: string }[];
+  /** What a house payout answers: 200 with a batch by default. */
+  housePayoutAnswer: { status: number; body: unknown };
   close(): Promise<void>;
 }
 
@@ -73,8 +77,17 @@ export async function startStandIn(path: string, fallback: unknown): Promise<Sta
     suspensionCalls: [],
     balanceCalls: [],
     balances: new Map(),
+    housePayoutCalls: [],
+    housePayoutAnswer: { status: 200, body: { transactionId: 'house-batch-1', amount: 12.5 } },
     close: () => server.close(),
   };
+  server.post<{ Body: Record<string, unknown> }>('/internal/house-payouts', async (request, reply) => {
+    standIn.housePayoutCalls.push({
+      body: request.body,
+      credential: request.headers['x-omc-service-credential'] as string | undefined,
+    });
+    return reply.status(standIn.housePayoutAnswer.status).send(standIn.housePayoutAnswer.body);
+  });
   server.post<{ Params: { requestId: string } }>(
     '/internal/payout-email/:requestId/token',
     async (request, reply) => {
@@ -300,4 +313,36 @@ export async function loginToken(
   const response = await login(app, emailOrUsername, password);
   if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
   return response.json().token;
+}
+
+/**
+ * A second admin, made in the database as an operator would: two-admin acts need one that is not the
+ * bootstrap admin. Signed in, so within the reauthentication window.
+ */
+export async function secondAdmin(h: AuthHarness, prefix = 'second_admin') {
+  const user = await register(h.app, newUser(prefix));
+  await h.deps.db.updateTable('users').set({ role: 'admin' }).where('id', '=', user.id).execute();
+  return { ...user, token: await loginToken(h.app, user.username, user.password) };
+}
+
+/** Grants a role the way the admin routes allow: one admin asks, the other approves when it needs two. */
+export async function grantRole(
+  h: AuthHarness,
+  admins: { requester: string; approver: string },
+  email: string,
+  role: 'standard' | 'superuser' | 'admin',
+) {
+  const asked = await h.app.inject({
+    method: 'POST',
+    url: '/api/admin/updateRole',
+    headers: bearer(admins.requester),
+    payload: { email, role },
+  });
+  if (asked.statusCode !== 202 || !asked.json().approval) return asked;
+  return h.app.inject({
+    method: 'POST',
+    url: `/api/admin/approvals/${asked.json().approval.id}/approve`,
+    headers: bearer(admins.approver),
+    payload: {},
+  });
 }

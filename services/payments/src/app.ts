@@ -17,6 +17,7 @@ import type { Deps } from './deps.js';
 import { startConsumers } from './events/consumers.js';
 import { observeMoney, paymentsMetrics } from './metrics.js';
 import {
+  internalHousePayoutRoutes,
   internalPayoutEmailRoutes,
   payoutEmailConfirmRoutes,
   payoutRoutes,
@@ -146,6 +147,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     webhookRoutes,
     internalPurchasesRoutes,
     internalPayoutEmailRoutes,
+    internalHousePayoutRoutes,
     internalRefundRoutes,
     refundRoutes,
     balancesRoutes,

@@ -2,6 +2,7 @@
 // and Redis, and the provider emulator in this process on a free port, reached by the real SDK.
 import { startEmulator, type RunningEmulator } from '@omc/emulators';
 import {
+  INTERNAL_HOUSE_PAYOUT_PATH,
   INTERNAL_PAYOUT_EMAIL_MAIL_PATH,
   INTERNAL_WINS_PATH,
   InternalPayoutEmailMail,
@@ -373,4 +374,28 @@ export async function mintPayoutToken(
   if (minted.statusCode !== 200)
     throw new Error(`no token for ${requestId}: ${minted.statusCode} ${minted.body}`);
   return minted.json().token as string;
+}
+
+/**
+ * Auth's call once two admins agreed on a house payout: the requesting admin's account as auth states it
+ * (an admin with a verified email unless `account` says otherwise).
+ */
+export function payHouse(
+  app: { inject: PaymentsApp['inject'] },
+  userId: string,
+  account: { role?: string; emailVerified?: boolean; securityEpoch?: number } = {},
+  headers: Record<string, string> = internalCallHeaders('auth', 'payments'),
+) {
+  return app.inject({
+    method: 'POST',
+    url: INTERNAL_HOUSE_PAYOUT_PATH,
+    headers,
+    payload: {
+      approvalId: randomUUID(),
+      userId,
+      role: account.role ?? 'admin',
+      emailVerified: account.emailVerified ?? true,
+      securityEpoch: account.securityEpoch ?? 0,
+    },
+  });
 }

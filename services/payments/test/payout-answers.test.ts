@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { moneyAuditOf } from '../src/audit/money-audit.repo.js';
 import { ACCOUNTS, winningsAccount } from '../src/ledger/accounts.js';
 import { balance } from '../src/ledger/ledger.repo.js';
-import { newUserId, startHarness, type Harness } from './harness.js';
+import { newUserId, payHouse, startHarness, type Harness } from './harness.js';
 
 describe("PayPal's answers and item statuses", () => {
   let h: Harness;
@@ -328,11 +328,7 @@ describe("PayPal's answers and item statuses", () => {
       await h.setPayoutEmail(admin, 'house@example.com');
       const house = await balance(h.deps.db, ACCOUNTS.house);
       expect(house).toBeGreaterThan(0);
-      const collected = await h.app.inject({
-        method: 'POST',
-        url: '/api/admin/collect',
-        headers: { authorization: `Bearer ${admin}` },
-      });
+      const collected = await payHouse(h.app, adminId);
       expect(collected.statusCode).toBe(200);
       expect(await balance(h.deps.db, ACCOUNTS.house)).toBe(0);
       const [payout] = await h.emulator.client.payouts();

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ACCOUNTS, winningsAccount } from '../src/ledger/accounts.js';
 import { balance } from '../src/ledger/ledger.repo.js';
-import { newUserId, startHarness, type Harness } from './harness.js';
+import { newUserId, payHouse, startHarness, type Harness } from './harness.js';
+import { internalCallHeaders } from '@omc/testkit';
 
 describe('winnings and payouts', () => {
   let h: Harness;
@@ -317,7 +318,7 @@ describe('winnings and payouts', () => {
     });
   });
 
-  it('lets only a current admin collect the house pot and see its balance', async () => {
+  it('pays the house pot only when auth asks, after two admins agreed, and only to an admin', async () => {
     const houseBefore = await balance(h.deps.db, ACCOUNTS.house);
     await fillPot(['1.99']);
     const house = await balance(h.deps.db, ACCOUNTS.house);
@@ -332,39 +333,31 @@ describe('winnings and payouts', () => {
       preferredLanguage: 'es',
     });
     const standard = await h.token({ sub: newUserId(), role: 'standard' });
-    expect((await post('/api/admin/collect', standard)).statusCode).toBe(403);
     expect((await profile(standard)).adminBalance).toBeNull();
     await eventually(
       async () => (await profile(adminToken)).adminBalance === house / 100,
       'admin sees the house balance',
     );
-
     await h.setPayoutEmail(adminToken, 'boss@example.com');
-    const collected = await post('/api/admin/collect', adminToken);
+
+    // No public route pays the house here any more: one admin's token alone moves nothing.
+    expect((await post('/api/admin/collect', adminToken)).statusCode).toBe(404);
+    // Only auth's credential is taken, and only for an admin.
+    expect((await payHouse(h.app, adminId, {}, internalCallHeaders('game', 'payments'))).statusCode).toBe(
+      403,
+    );
+    expect((await payHouse(h.app, adminId, { role: 'standard' })).statusCode).toBe(403);
+    expect(await h.emulator.client.payouts()).toHaveLength(0);
+
+    const collected = await payHouse(h.app, adminId);
     expect(collected.statusCode).toBe(200);
+    expect(collected.json().amount).toBe(house / 100);
     expect((await h.emulator.client.payouts()).map((p) => p.amountCents)).toEqual([house]);
     expect((await profile(adminToken)).adminBalance).toBe(0);
-    // The audit log (auth's) hears of it, with the admin's own token naming the actor.
-    expect(h.auth.audited).toEqual([
-      {
-        authorization: `Bearer ${adminToken}`,
-        body: {
-          action: 'house.collected',
-          detail: { transactionId: collected.json().transactionId, amount: house / 100 },
-          ip: expect.any(String),
-        },
-      },
-    ]);
-
-    // Demoted: the token still says admin, the current role does not.
-    await fillPot(['0.99']);
-    await h.publish(SUBJECTS.userRoleChanged, { userId: adminId, role: 'standard', previousRole: 'admin' });
-    h.auth.roles.set(adminId, 'standard');
-    expect((await post('/api/admin/collect', adminToken)).statusCode).toBe(403);
-    await eventually(
-      async () => (await profile(adminToken)).adminBalance === null,
-      'the balance hidden once the event is applied',
-    );
+    // Auth records the payout in its audit log with the approval; payments does not call back.
+    expect(h.auth.audited).toEqual([]);
+    // Nothing left: a second approval pays nothing.
+    expect((await payHouse(h.app, adminId)).statusCode).toBe(409);
   });
 
   describe('money paths ask auth, the source of truth, not the token or a late event', () => {
@@ -376,7 +369,6 @@ describe('winnings and payouts', () => {
       for (const [url, body] of [
         ['/api/winners/setPaymentMethod', { paypalEmail: 'thief@example.com' }],
         ['/api/winners/collect', undefined],
-        ['/api/admin/collect', undefined],
         [
           '/api/payments/checkout',
           { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: `gone-${randomUUID()}` },
@@ -397,7 +389,6 @@ describe('winnings and payouts', () => {
       for (const [url, body] of [
         ['/api/winners/setPaymentMethod', { paypalEmail: 'thief@example.com' }],
         ['/api/winners/collect', undefined],
-        ['/api/admin/collect', undefined],
         [
           '/api/payments/checkout',
           { paymentMethodNonce: 'fake-valid-nonce', amount: '0.99', idempotencyKey: `ended-${randomUUID()}` },
@@ -456,28 +447,6 @@ describe('winnings and payouts', () => {
       expect(gone.statusCode).toBe(401);
     });
 
-    it('refuses the house pot to an admin demoted a moment ago, before the event arrives', async () => {
-      await fillPot(['1.99']);
-      const adminId = newUserId();
-      const adminToken = await h.token({ sub: adminId, role: 'admin' });
-      await h.publish(SUBJECTS.userRegistered, {
-        userId: adminId,
-        username: 'late',
-        email: 'late@example.com',
-        role: 'admin',
-        preferredLanguage: 'es',
-      });
-      await eventually(
-        async () => (await profile(adminToken)).adminBalance !== null,
-        'payments to know the admin',
-      );
-      await h.setPayoutEmail(adminToken, 'late@example.com');
-      h.auth.roles.set(adminId, 'standard');
-      const refused = await post('/api/admin/collect', adminToken);
-      expect(refused.statusCode).toBe(403);
-      expect(await h.emulator.client.payouts()).toHaveLength(0);
-    });
-
     it('refuses to collect winnings until the account email is verified, moving nothing, then pays', async () => {
       const w = await winner();
       expect((await h.setPayoutEmail(w.token, 'fresh@example.com')).statusCode).toBe(200);
@@ -531,14 +500,12 @@ describe('winnings and payouts', () => {
       );
       await h.setPayoutEmail(adminToken, 'unsure@example.com');
       const house = await balance(h.deps.db, ACCOUNTS.house);
-      h.auth.unverified.add(adminId);
-      const refused = await post('/api/admin/collect', adminToken);
+      const refused = await payHouse(h.app, adminId, { emailVerified: false });
       expect(refused.statusCode).toBe(403);
       expect(refused.json().code).toBe(EMAIL_NOT_VERIFIED);
       expect(await h.emulator.client.payouts()).toHaveLength(0);
       expect(await balance(h.deps.db, ACCOUNTS.house)).toBe(house);
-      h.auth.unverified.delete(adminId);
-      expect((await post('/api/admin/collect', adminToken)).statusCode).toBe(200);
+      expect((await payHouse(h.app, adminId)).statusCode).toBe(200);
       expect(await balance(h.deps.db, ACCOUNTS.house)).toBe(0);
     });
 

@@ -53,6 +53,78 @@ describe("round wins against the game's record", () => {
       'the event handled',
     );
 
+  describe('staff never win the pot', () => {
+    const wonBy = async (winnerUserId: string, at?: Date) => {
+      const pot = await fillPot();
+      const houseBefore = await balance(h.deps.db, ACCOUNTS.house);
+      const recorded = win(winnerUserId, pot, at);
+      h.game.wins.set(recorded.round, recorded);
+      await handled((await h.publish(SUBJECTS.roundWon, recorded)).id);
+      return {
+        pot,
+        house: (await balance(h.deps.db, ACCOUNTS.house)) - houseBefore,
+        winnings: await balance(h.deps.db, winningsAccount(winnerUserId)),
+      };
+    };
+    const registered = async (role: 'standard' | 'superuser' | 'admin') => {
+      const userId = newUserId();
+      await h.publish(SUBJECTS.userRegistered, {
+        userId,
+        username: `staff_${role}`,
+        email: `${userId}@example.com`,
+        role,
+        preferredLanguage: 'es',
+      });
+      await eventually(
+        async () =>
+          (await h.deps.db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst()) !==
+          undefined,
+        'payments to know the user',
+      );
+      return userId;
+    };
+
+    it.each(['superuser', 'admin'] as const)(
+      'a round won by a %s credits its pot to the house, not to them',
+      async (role) => {
+        const staff = await registered(role);
+        const { pot, house, winnings } = await wonBy(staff);
+        expect(winnings).toBe(0);
+        expect(house).toBe(pot);
+      },
+    );
+
+    it("a winner whose role changed around the winning click is treated as staff; a player's win is theirs", async () => {
+      const demoted = await registered('superuser');
+      // Demoted just after the winning click: the role at the click is uncertain, the house takes the pot.
+      const at = new Date();
+      await h.publish(SUBJECTS.userRoleChanged, {
+        userId: demoted,
+        role: 'standard',
+        previousRole: 'superuser',
+      });
+      await eventually(
+        async () =>
+          (
+            await h.deps.db
+              .selectFrom('users')
+              .select('role')
+              .where('id', '=', demoted)
+              .executeTakeFirstOrThrow()
+          ).role === 'standard',
+        'the demotion applied',
+      );
+      const late = await wonBy(demoted, at);
+      expect(late.winnings).toBe(0);
+      expect(late.house).toBe(late.pot);
+
+      const player = await registered('standard');
+      const fair = await wonBy(player);
+      expect(fair.winnings).toBe(fair.pot);
+      expect(fair.house).toBe(0);
+    });
+  });
+
   it('credits nothing for a forged round won event (a round the game has no win for)', async () => {
     await fillPot();
     const potBefore = await balance(h.deps.db, ACCOUNTS.roundPot);

@@ -19,9 +19,20 @@ export const adminApi = {
     api.call(operations.restoreUser, { token, params: { id }, body: { reason } }),
   audit: (token: string, query: { targetId?: string; cursor?: string }) =>
     api.call(operations.audit, { token, query: { ...query, limit: 50 } }),
-  updateRole: (token: string, body: { email: string; role: Role }) =>
+  updateRole: (token: string, body: { email: string; role: Role; currentPassword?: string }) =>
     api.call(operations.updateRole, { token, body }),
-  collect: (token: string) => api.call(operations.adminCollect, { token }),
+  /** Opens a house payout request: another admin approves it before anything is paid. */
+  collect: (token: string, currentPassword?: string) =>
+    api.call(operations.adminCollect, { token, body: currentPassword ? { currentPassword } : {} }),
+  approvals: (token: string) => api.call(operations.approvals, { token, query: { status: 'pending' } }),
+  approve: (token: string, id: string, currentPassword?: string) =>
+    api.call(operations.approveApproval, {
+      token,
+      params: { id },
+      body: currentPassword ? { currentPassword } : {},
+    }),
+  refuse: (token: string, id: string) =>
+    api.call(operations.refuseApproval, { token, params: { id }, body: {} }),
   /** The whole list, as the role manager reads it (no paging parameters: the original answer). */
   allUsers: (token: string) => api.call(operations.adminUsers, { token }),
 };

@@ -6,5 +6,6 @@ export const queryKeys = {
   gameRules: ['game', 'rules'] as const,
   winners: ['winners'] as const,
   adminUsers: ['admin', 'users'] as const,
+  approvals: ['admin', 'approvals'] as const,
   clientToken: (token: string | null) => ['payments', 'clientToken', token] as const,
 };

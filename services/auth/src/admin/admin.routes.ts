@@ -1,26 +1,29 @@
 import {
   AdminUsersAnswer,
+  ROLES_NEEDING_APPROVAL,
+  UpdateRoleAnswer,
   AdminUsersQuery,
   AuditPage,
   AuditQuery,
-  MessageResponse,
   RestoreRequest,
   SuspendRequest,
   SuspensionResponse,
   UpdateRoleRequest,
   UserIdParams,
 } from '@omc/contracts';
-import { badRequest, callerOf, freshAuthority } from '@omc/service-kit';
+import { badRequest, callerOf, freshAuthority, notFound } from '@omc/service-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuthContext } from '../context.js';
+import { actingOf, PENDING_MESSAGE } from '../approvals/approvals.routes.js';
+import { openApproval } from '../approvals/approvals.service.js';
 import { auditPage } from '../audit/audit.service.js';
 import { accountOf, signedIn } from '../users/current-user.js';
-import { listUsers } from '../users/users.repo.js';
+import { findUserByEmail, listUsers } from '../users/users.repo.js';
 import { updateRole } from './admin.service.js';
 import { balancesOf } from './balances.js';
 import { adminEntry, usersPage } from './directory.service.js';
-import { tellGameTheRole } from './game-role-sync.js';
+import { GAME_LATE_MESSAGE, tellGameRoleOrWarn } from './game-role-sync.js';
 import { tellGameTheSuspension } from './game-suspension-sync.js';
 import { restoreUser, suspendUser, type Actor, type SuspensionOutcome } from './suspension.service.js';
 
@@ -116,26 +119,40 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
 
   app.post(
     '/api/admin/updateRole',
-    { schema: { body: UpdateRoleRequest, response: { 200: MessageResponse, 202: MessageResponse } } },
+    { schema: { body: UpdateRoleRequest, response: { 200: UpdateRoleAnswer, 202: UpdateRoleAnswer } } },
     async (request, reply) => {
-      const { role } = request.body;
-      const result = await updateRole(ctx, request.body.email, role, actorOf(request));
+      const { role, email, currentPassword } = request.body;
+      // Superuser and admin need a second admin: the call opens a request and nothing changes yet.
+      if (ROLES_NEEDING_APPROVAL.includes(role)) {
+        const target = await findUserByEmail(ctx.deps.db, email);
+        if (!target) throw notFound('No user has this email');
+        if (target.role === role) return { message: 'Role unchanged' };
+        const opened = await openApproval(
+          ctx,
+          actingOf(request, currentPassword),
+          { kind: 'role', target, role },
+          callerOf(request),
+        );
+        if (opened.pending)
+          return reply.code(202).send({ message: PENDING_MESSAGE, approval: opened.approval });
+        if (!opened.role?.changed) return { message: 'Role unchanged' };
+        const { userId, roleVersion } = opened.role;
+        if (await tellGameRoleOrWarn(ctx, request, { userId, role, roleVersion }))
+          return { message: 'Role updated', approval: opened.approval };
+        return reply.code(202).send({ message: GAME_LATE_MESSAGE, approval: opened.approval });
+      }
+      const result = await updateRole(ctx, email, role, actorOf(request));
       if (!result.changed) return { message: 'Role unchanged' };
       // Read-your-writes: the game has the new role before this answers, or the admin is told it has not.
-      const told = await tellGameTheRole(ctx.deps, callerOf(request), {
-        userId: result.userId,
-        role,
-        roleVersion: result.roleVersion,
-      });
-      if (told.confirmed) return { message: 'Role updated' };
-      request.log.warn(
-        { reason: told.reason, userId: result.userId },
-        'the game did not confirm a role change',
-      );
-      return reply.code(202).send({
-        message:
-          "Role updated. The game did not confirm it in time: the player's clicks may follow the old role for a few seconds.",
-      });
+      if (
+        await tellGameRoleOrWarn(ctx, request, {
+          userId: result.userId,
+          role,
+          roleVersion: result.roleVersion,
+        })
+      )
+        return { message: 'Role updated' };
+      return reply.code(202).send({ message: GAME_LATE_MESSAGE });
     },
   );
 }

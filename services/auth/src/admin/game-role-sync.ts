@@ -4,7 +4,9 @@
 // older one never wins. No clock travels.
 // If the game does not confirm in time the change still stands and the event brings it there.
 import { InternalRoleApplied, internalUserRolePath, type Role } from '@omc/contracts';
-import { forwardedHeaders, type Caller } from '@omc/service-kit';
+import { callerOf, forwardedHeaders, type Caller } from '@omc/service-kit';
+import type { FastifyRequest } from 'fastify';
+import type { AuthContext } from '../context.js';
 import type { Deps } from '../deps.js';
 
 export type GameSyncResult = { confirmed: true } | { confirmed: false; reason: string };
@@ -41,4 +43,22 @@ export async function tellGameTheRole(
     const name = (error as Error).name;
     return { confirmed: false, reason: name === 'TimeoutError' ? 'timed out' : (error as Error).message };
   }
+}
+
+export const GAME_LATE_MESSAGE =
+  "Role updated. The game did not confirm it in time: the player's clicks may follow the old role for a few seconds.";
+
+/** Tells the game with the request's caller; whether it confirmed (a warning is logged when not). */
+export async function tellGameRoleOrWarn(
+  ctx: AuthContext,
+  request: FastifyRequest,
+  change: { userId: string; role: Role; roleVersion: number },
+): Promise<boolean> {
+  const told = await tellGameTheRole(ctx.deps, callerOf(request), change);
+  if (!told.confirmed)
+    request.log.warn(
+      { reason: told.reason, userId: change.userId },
+      'the game did not confirm a role change',
+    );
+  return told.confirmed;
 }

@@ -1,4 +1,4 @@
-import type { Language, Role } from '@omc/contracts';
+import type { ApprovalKind, ApprovalStatus, Language, Role } from '@omc/contracts';
 import type { OutboxTable } from '@omc/service-kit';
 import type { ColumnType, Generated } from 'kysely';
 
@@ -114,7 +114,33 @@ export interface MailQueueTable {
   sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** A two-admin request (approvals.service.ts). */
+export interface ApprovalsTable {
+  id: string;
+  kind: ApprovalKind;
+  status: ColumnType<ApprovalStatus, ApprovalStatus | undefined, ApprovalStatus>;
+  requested_by: string;
+  requested_by_label: string;
+  target_id: string | null;
+  target_label: string | null;
+  role: Role | null;
+  created_at: Date;
+  expires_at: Date;
+  decided_by: ColumnType<string | null, string | null | undefined, string | null>;
+  decided_by_label: ColumnType<string | null, string | null | undefined, string | null>;
+  decided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  outcome: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+}
+
+/** One row once the deployment has had two admins: from then on the two-admin rule holds (0025). */
+export interface ApprovalRuleTable {
+  id: Generated<boolean>;
+  two_admins_since: Date;
+}
+
 export interface Database extends OutboxTable {
+  approvals: ApprovalsTable;
+  approval_rule: ApprovalRuleTable;
   password_reset_tokens: PasswordResetTokensTable;
   email_changes: EmailChangesTable;
   sessions: SessionsTable;

@@ -10,7 +10,8 @@ export type MailKind =
   | 'emailChangeNotice'
   | 'emailChangeUndone'
   | 'confirmPayoutEmail'
-  | 'payoutEmailNotice';
+  | 'payoutEmailNotice'
+  | 'approvalStep';
 
 interface Words {
   subject: string;
@@ -29,6 +30,14 @@ export interface MailParams {
    * a link (see defangAddress).
    */
   address?: string;
+  /** A two-admin request (approvalStep): which step, which act, and who. */
+  step?: 'requested' | 'approved' | 'failed' | 'refused' | 'expired';
+  act?: 'role' | 'housePayout';
+  role?: string;
+  target?: string;
+  requester?: string;
+  decider?: string;
+  reason?: string;
 }
 
 interface Common {
@@ -89,7 +98,122 @@ export function defangAddress(address: string): string {
   return address.replace(/:\/\//g, '[://]').replace(/\./g, '[.]');
 }
 
+type StepWords = Record<NonNullable<MailParams['step']>, (p: MailParams) => string>;
+
+/** One language's words for a two-admin request: the act, then what happened to it. */
+function approvalWords(
+  subject: string,
+  act: (p: MailParams) => string,
+  steps: StepWords,
+  reason: (r: string) => string,
+): Words {
+  return {
+    subject,
+    paragraphs: (p) => [act(p), steps[p.step ?? 'requested'](p), ...(p.reason ? [reason(p.reason)] : [])],
+  };
+}
+
+const APPROVAL_STEP: Record<Language, Words> = {
+  es: approvalWords(
+    'Acto de administración que necesita dos administradores',
+    (p) =>
+      p.act === 'housePayout'
+        ? `Solicitud: pagar todo el bote de la casa a la cuenta de PayPal de ${p.requester}.`
+        : `Solicitud: dar el rol ${p.role} a ${p.target}.`,
+    {
+      requested: (p) =>
+        `${p.requester} la ha pedido. Otro administrador debe aprobarla o rechazarla en la gestión de roles; caduca en ${p.hours} horas.`,
+      approved: (p) => `${p.decider} la ha aprobado y se ha llevado a cabo.`,
+      failed: (p) => `${p.decider} la ha aprobado, pero no se ha podido llevar a cabo.`,
+      refused: (p) => `${p.decider} la ha rechazado; no se ha hecho nada.`,
+      expired: () => 'Ha caducado sin que nadie la aprobara; no se ha hecho nada.',
+    },
+    (r) => `Motivo: ${r}`,
+  ),
+  en: approvalWords(
+    'An admin act that needs two admins',
+    (p) =>
+      p.act === 'housePayout'
+        ? `Request: pay the whole house pot to the PayPal account of ${p.requester}.`
+        : `Request: give the ${p.role} role to ${p.target}.`,
+    {
+      requested: (p) =>
+        `${p.requester} asked for it. Another admin must approve or refuse it in the role manager; it expires in ${p.hours} hours.`,
+      approved: (p) => `${p.decider} approved it, and it was carried out.`,
+      failed: (p) => `${p.decider} approved it, but it could not be carried out.`,
+      refused: (p) => `${p.decider} refused it; nothing was done.`,
+      expired: () => 'It expired without an approval; nothing was done.',
+    },
+    (r) => `Reason: ${r}`,
+  ),
+  fr: approvalWords(
+    'Un acte d’administration qui demande deux administrateurs',
+    (p) =>
+      p.act === 'housePayout'
+        ? `Demande : verser toute la cagnotte de la maison au compte PayPal de ${p.requester}.`
+        : `Demande : donner le rôle ${p.role} à ${p.target}.`,
+    {
+      requested: (p) =>
+        `${p.requester} l’a demandé. Un autre administrateur doit l’approuver ou la refuser dans la gestion des rôles ; elle expire dans ${p.hours} heures.`,
+      approved: (p) => `${p.decider} l’a approuvée et elle a été exécutée.`,
+      failed: (p) => `${p.decider} l’a approuvée, mais elle n’a pas pu être exécutée.`,
+      refused: (p) => `${p.decider} l’a refusée ; rien n’a été fait.`,
+      expired: () => 'Elle a expiré sans approbation ; rien n’a été fait.',
+    },
+    (r) => `Motif : ${r}`,
+  ),
+  de: approvalWords(
+    'Eine Admin-Aktion, die zwei Admins braucht',
+    (p) =>
+      p.act === 'housePayout'
+        ? `Antrag: den ganzen Hauspot an das PayPal-Konto von ${p.requester} auszahlen.`
+        : `Antrag: ${p.target} die Rolle ${p.role} geben.`,
+    {
+      requested: (p) =>
+        `${p.requester} hat ihn gestellt. Ein anderer Admin muss ihn in der Rollenverwaltung genehmigen oder ablehnen; er läuft in ${p.hours} Stunden ab.`,
+      approved: (p) => `${p.decider} hat ihn genehmigt, und er wurde ausgeführt.`,
+      failed: (p) => `${p.decider} hat ihn genehmigt, aber er konnte nicht ausgeführt werden.`,
+      refused: (p) => `${p.decider} hat ihn abgelehnt; nichts wurde getan.`,
+      expired: () => 'Er ist ohne Genehmigung abgelaufen; nichts wurde getan.',
+    },
+    (r) => `Grund: ${r}`,
+  ),
+  it: approvalWords(
+    'Un atto di amministrazione che richiede due amministratori',
+    (p) =>
+      p.act === 'housePayout'
+        ? `Richiesta: pagare l’intero montepremi della casa sul conto PayPal di ${p.requester}.`
+        : `Richiesta: dare il ruolo ${p.role} a ${p.target}.`,
+    {
+      requested: (p) =>
+        `${p.requester} l’ha chiesta. Un altro amministratore deve approvarla o rifiutarla nella gestione dei ruoli; scade tra ${p.hours} ore.`,
+      approved: (p) => `${p.decider} l’ha approvata ed è stata eseguita.`,
+      failed: (p) => `${p.decider} l’ha approvata, ma non è stato possibile eseguirla.`,
+      refused: (p) => `${p.decider} l’ha rifiutata; non è stato fatto nulla.`,
+      expired: () => 'È scaduta senza approvazione; non è stato fatto nulla.',
+    },
+    (r) => `Motivo: ${r}`,
+  ),
+  pt: approvalWords(
+    'Um ato de administração que precisa de dois administradores',
+    (p) =>
+      p.act === 'housePayout'
+        ? `Pedido: pagar todo o pote da casa à conta PayPal de ${p.requester}.`
+        : `Pedido: dar o papel ${p.role} a ${p.target}.`,
+    {
+      requested: (p) =>
+        `${p.requester} fez o pedido. Outro administrador tem de o aprovar ou recusar na gestão de papéis; expira em ${p.hours} horas.`,
+      approved: (p) => `${p.decider} aprovou-o e foi executado.`,
+      failed: (p) => `${p.decider} aprovou-o, mas não foi possível executá-lo.`,
+      refused: (p) => `${p.decider} recusou-o; nada foi feito.`,
+      expired: () => 'Expirou sem aprovação; nada foi feito.',
+    },
+    (r) => `Motivo: ${r}`,
+  ),
+};
+
 const KINDS: Record<MailKind, Record<Language, Words>> = {
+  approvalStep: APPROVAL_STEP,
   confirmPayoutEmail: {
     es: {
       subject: 'Confirma tu nuevo correo de PayPal para cobrar',
@@ -466,6 +590,7 @@ const NOTICE: Record<MailKind, 'ignore' | 'security'> = {
   emailChangeUndone: 'security',
   confirmPayoutEmail: 'security',
   payoutEmailNotice: 'security',
+  approvalStep: 'security',
 };
 
 export interface RenderedMail {

@@ -179,7 +179,8 @@ export async function roundsCreditedWrong(db: Kysely<Database>) {
     await sql<{ round: number }>`
     select w.round from round_wins w
     left join ledger_transactions t on t.reference = 'round:' || w.round::text
-    left join ledger_entries e on e.transaction_id = t.id and e.account_id = 'winnings:' || w.winner_user_id::text
+    left join ledger_entries e on e.transaction_id = t.id
+      and e.account_id in ('winnings:' || w.winner_user_id::text, 'house')
     group by w.round, w.credited_cents having coalesce(sum(e.amount_cents), 0) <> w.credited_cents`.execute(
       db,
     )

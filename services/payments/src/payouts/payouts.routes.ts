@@ -2,7 +2,9 @@ import {
   CollectResponse,
   ConfirmPayoutEmailRequest,
   ERROR_CODE,
+  INTERNAL_HOUSE_PAYOUT_PATH,
   INTERNAL_PAYOUT_EMAIL_TOKEN_PATH,
+  InternalHousePayout,
   InternalPayoutEmailToken,
   InternalPayoutEmailTokenParams,
   MessageResponse,
@@ -10,12 +12,11 @@ import {
   SetPaymentMethodRequest,
   type InternalAccount,
 } from '@omc/contracts';
-import { AppError, authenticate, authorityOf, callerOf, freshAuthority, requireRole } from '@omc/service-kit';
+import { AppError, authenticate, authorityOf, callerOf, freshAuthority } from '@omc/service-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { PaymentsContext } from '../context.js';
 import { currentAccount } from '../users/account-check.js';
-import { recordInAuditLog } from '../users/audit-trail.js';
 
 export async function payoutRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
   const { payouts, accounts, payoutEmail } = ctx;
@@ -44,27 +45,6 @@ export async function payoutRoutes(app: FastifyInstance, ctx: PaymentsContext): 
   typed.post('/api/winners/collect', { schema: { response: { 200: CollectResponse } } }, async (request) => {
     return payouts.collect(account(request), 'winnings');
   });
-
-  const admin = { onRequest: requireRole('admin', (request) => account(request).role) };
-  typed.post(
-    '/api/admin/collect',
-    { ...admin, schema: { response: { 200: CollectResponse } } },
-    async (request) => {
-      const caller = callerOf(request);
-      const paid = await payouts.collect(account(request), 'house');
-      const { AUTH_URL, AUTH_TIMEOUT_MS } = ctx.deps.config;
-      const audit = { authUrl: AUTH_URL, timeoutMs: AUTH_TIMEOUT_MS, credentials: ctx.deps.credentials };
-      await recordInAuditLog(audit, caller, {
-        action: 'house.collected',
-        detail: {
-          transactionId: paid.transactionId,
-          ...(paid.amount === undefined ? {} : { amount: paid.amount }),
-        },
-        ip: request.ip,
-      });
-      return paid;
-    },
-  );
 }
 
 /** Opened from the link mailed to the account's email, maybe on a device that is not signed in: no token. */
@@ -78,6 +58,25 @@ export async function payoutEmailConfirmRoutes(app: FastifyInstance, ctx: Paymen
       return { message: `PayPal email confirmed: winnings are paid to ${paypalEmail}` };
     },
   );
+}
+
+/**
+ * The house pot paid out, once two admins agreed in auth (services/auth/src/approvals): auth alone may
+ * call it (INTERNAL_ROUTES) and states the requesting admin's account as it has it now. The same collect
+ * as a winner's: a confirmed payout email, a positive balance, one payout of the house at a time.
+ */
+export async function internalHousePayoutRoutes(app: FastifyInstance, ctx: PaymentsContext): Promise<void> {
+  app
+    .withTypeProvider<ZodTypeProvider>()
+    .post(
+      INTERNAL_HOUSE_PAYOUT_PATH,
+      { schema: { body: InternalHousePayout, response: { 200: CollectResponse } } },
+      async (request) => {
+        const { userId, role, emailVerified, securityEpoch, approvalId } = request.body;
+        request.log.info({ approvalId, userId }, 'house payout approved by two admins');
+        return ctx.payouts.collect({ userId, role, emailVerified, securityEpoch }, 'house');
+      },
+    );
 }
 
 /**

@@ -9,6 +9,15 @@ export async function findUserRole(db: Db, userId: string) {
   return db.selectFrom('users').select(['role', 'deleted_at']).where('id', '=', userId).executeTakeFirst();
 }
 
+/** The role payments holds for the user and when auth last changed it (null: never since registration). */
+export async function findRoleRecord(db: Db, userId: string) {
+  return db
+    .selectFrom('users')
+    .select(['role', 'role_changed_at'])
+    .where('id', '=', userId)
+    .executeTakeFirst();
+}
+
 export async function upsertRegisteredUser(
   db: Db,
   user: { id: string; username: string; email: string; role: Role },

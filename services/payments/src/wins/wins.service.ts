@@ -1,6 +1,6 @@
 // A won round moves its pot from the round pot account to the winner's winnings, once per round, and only
 // as the game recorded it: an event names a round, the game's record says who won it and what it held.
-import type { EventEnvelope, InternalWin, SUBJECTS } from '@omc/contracts';
+import { isPrivileged, type EventEnvelope, type InternalWin, type Role, type SUBJECTS } from '@omc/contracts';
 import { processOnce } from '@omc/service-kit';
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
@@ -8,7 +8,26 @@ import type { Database } from '../db/schema.js';
 import { ACCOUNTS, winningsAccount } from '../ledger/accounts.js';
 import { balance, lockAccount, postMovement } from '../ledger/ledger.repo.js';
 import type { GameRecord } from './game-record.js';
+import { findRoleRecord } from '../users/users.repo.js';
 import { creditedRoundsSince, insertRoundWin } from './wins.repo.js';
+
+/**
+ * A role change this close before the winning click, or any time after it, leaves the role at the click
+ * uncertain: the pot then goes to the house (docs/game.md, "Staff never win the pot").
+ */
+export const STAFF_ROLE_MARGIN_MS = 60_000;
+
+/**
+ * Whether the round's pot goes to the house rather than the winner: the winner is an admin or a superuser
+ * as payments holds the role, or their role changed around the winning click.
+ */
+export async function potGoesToHouse(db: Transaction<Database>, win: InternalWin): Promise<boolean> {
+  const record = await findRoleRecord(db, win.winnerUserId);
+  if (!record) return false;
+  if (isPrivileged(record.role as Role)) return true;
+  const changedAt = record.role_changed_at ? new Date(record.role_changed_at).getTime() : null;
+  return changedAt !== null && changedAt >= Date.parse(win.wonAt) - STAFF_ROLE_MARGIN_MS;
+}
 
 /** Credits the recorded win once, in the caller's transaction; false when the round was already credited. */
 export async function creditRecordedWin(
@@ -31,6 +50,9 @@ export async function creditRecordedWin(
       eventId: source,
     });
     if (!inserted) return false;
+    const toHouse = await potGoesToHouse(trx, win);
+    if (toHouse)
+      log.warn({ round, winnerUserId }, 'round won by an admin or superuser: its pot goes to the house');
     if (credited < potCents)
       log.error(
         { round, potCents, available },
@@ -41,7 +63,7 @@ export async function creditRecordedWin(
       reference: `round:${round}`,
       entries: [
         { accountId: ACCOUNTS.roundPot, amountCents: -credited },
-        { accountId: winningsAccount(winnerUserId), amountCents: credited },
+        { accountId: toHouse ? ACCOUNTS.house : winningsAccount(winnerUserId), amountCents: credited },
       ],
     });
     return true;

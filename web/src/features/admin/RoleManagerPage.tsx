@@ -1,4 +1,4 @@
-import { ROLES, type Role } from '@omc/contracts';
+import { ROLES, ROLES_NEEDING_APPROVAL, type Role } from '@omc/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -8,15 +8,17 @@ import { errorText } from '../../api/http';
 import { queryKeys } from '../../api/keys';
 import { FormMessage } from '../../components/FormMessage';
 import { PageHeader } from '../../components/PageHeader';
+import { PasswordInput } from '../../components/PasswordInput';
 import { useSession } from '../../session/SessionProvider';
 import { useTimedClose } from '../profile/useTimedClose';
+import { PendingApprovals } from './PendingApprovals';
 
 const ROLE_CHOICES: Role[] = ['admin', 'superuser', 'standard'];
 
 export function RoleManagerPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const { token } = useSession();
+  const { token, username } = useSession();
   const queryClient = useQueryClient();
   const users = useQuery(adminUsersQuery(token));
   const selectId = useId();
@@ -24,16 +26,28 @@ export function RoleManagerPage() {
   const [role, setRole] = useState<Role | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [success, setSuccess] = useState<string | null>(null);
+  const [currentPassword, setCurrentPassword] = useState('');
   const later = useTimedClose();
 
   const selectable = (users.data?.users ?? []).filter((u) => u.email);
   const selected = selectable.find((u) => u.email === email);
   // The choice defaults to the selected user's current role.
   const chosenRole = role ?? selected?.role ?? null;
+  // Superuser and admin need a second admin's approval and this admin's password.
+  const needsApproval =
+    chosenRole !== null && chosenRole !== selected?.role && ROLES_NEEDING_APPROVAL.includes(chosenRole);
 
   const save = useMutation({
-    mutationFn: (body: { email: string; role: Role }) => adminApi.updateRole(token!, body),
-    onSuccess: () => {
+    mutationFn: (body: { email: string; role: Role; currentPassword?: string }) =>
+      adminApi.updateRole(token!, body),
+    onSuccess: (answer) => {
+      setCurrentPassword('');
+      if (answer.approval?.status === 'pending') {
+        // Nothing changed yet: the request waits in the list below for another admin.
+        setSuccess(t('roleManager.pending'));
+        void queryClient.invalidateQueries({ queryKey: queryKeys.approvals });
+        return;
+      }
       setSuccess(t('roleManager.success'));
       void queryClient.invalidateQueries({ queryKey: queryKeys.adminUsers });
       later(() => navigate('/profile'));
@@ -46,7 +60,8 @@ export function RoleManagerPage() {
     setSuccess(null);
     if (!selected || !chosenRole) return setError(t('roleManager.selectBoth'));
     setError(null);
-    save.mutate({ email: selected.email!, role: chosenRole });
+    const password = needsApproval && currentPassword ? { currentPassword } : {};
+    save.mutate({ email: selected.email!, role: chosenRole, ...password });
   };
 
   return (
@@ -95,6 +110,14 @@ export function RoleManagerPage() {
               </label>
             ))}
           </fieldset>
+          {needsApproval ? (
+            <PasswordInput
+              id="role-current-password"
+              label={t('roleManager.password')}
+              value={currentPassword}
+              onChange={(e) => setCurrentPassword(e.target.value)}
+            />
+          ) : null}
           <FormMessage error={error} success={success} />
           <div className="form__actions">
             <button type="button" className="btn btn--ghost" onClick={() => navigate('/profile')}>
@@ -105,6 +128,7 @@ export function RoleManagerPage() {
             </button>
           </div>
         </form>
+        <PendingApprovals myUsername={username} />
       </main>
     </div>
   );

@@ -137,6 +137,7 @@ describe('role manager', () => {
           ],
         }),
       'POST /api/admin/updateRole': () => json(200, { message: 'Rol actualizado' }),
+      'GET /api/admin/approvals': () => json(200, { approvals: [] }),
     });
     const user = userEvent.setup();
     renderApp('/admin/roles');
@@ -157,6 +158,56 @@ describe('role manager', () => {
     expect(screen.getByTestId('location')).toHaveTextContent('/admin/roles');
     await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent('/profile'), {
       timeout: 2000,
+    });
+  });
+
+  it('a grant of admin asks for the password and waits; another admin approves a pending request', async () => {
+    storeSession(makeToken({ role: 'admin', exp: inFifteenMinutes() }), { role: 'admin', username: 'ana' });
+    const pending = {
+      id: '6f1c3a8e-0c4e-4b8e-9d4a-2f7b9a1c0d11',
+      kind: 'role',
+      status: 'pending',
+      requestedBy: { id: '5e0c3a8e-0c4e-4b8e-9d4a-2f7b9a1c0d11', username: 'carla' },
+      target: { id: '4d0c3a8e-0c4e-4b8e-9d4a-2f7b9a1c0d11', username: 'dani' },
+      role: 'superuser',
+      createdAt: '2026-01-01T10:00:00.000Z',
+      expiresAt: '2026-01-02T10:00:00.000Z',
+      decidedBy: null,
+      decidedAt: null,
+      outcome: null,
+    };
+    const api = fakeApi({
+      'GET /api/user/profile': () => json(200, profile({ role: 'admin', adminBalance: 0 })),
+      'GET /api/admin/users': () =>
+        json(200, { users: [{ username: 'bea', email: 'bea@example.com', role: 'standard' }] }),
+      'POST /api/admin/updateRole': () =>
+        json(202, { message: 'Waiting for a second admin', approval: { ...pending, id: pending.target.id } }),
+      'GET /api/admin/approvals': () => json(200, { approvals: [pending] }),
+      'POST /api/admin/approvals/:id/approve': () =>
+        json(200, { message: 'Approved: role updated', approval: { ...pending, status: 'approved' } }),
+    });
+    const user = userEvent.setup();
+    renderApp('/admin/roles');
+    const select = await screen.findByLabelText('Usuario');
+    await screen.findByRole('option', { name: 'bea (bea@example.com) · Estándar' });
+    await user.selectOptions(select, 'bea@example.com');
+    await user.click(screen.getByLabelText('Administrador'));
+    await user.type(screen.getByLabelText(/^Tu contraseña \(/), 'my-password');
+    await user.click(screen.getByRole('button', { name: 'Guardar' }));
+    expect(await screen.findByText(/otro administrador debe aprobarla/)).toBeInTheDocument();
+    expect(api.callsTo('POST', '/api/admin/updateRole')[0]!.body).toEqual({
+      email: 'bea@example.com',
+      role: 'admin',
+      currentPassword: 'my-password',
+    });
+    expect(screen.getByTestId('location')).toHaveTextContent('/admin/roles');
+
+    expect(await screen.findByText('carla pide dar el rol Superusuario a dani.')).toBeInTheDocument();
+    await user.type(screen.getByLabelText('Tu contraseña'), 'approver-password');
+    await user.click(screen.getByRole('button', { name: 'Aprobar' }));
+    expect(await screen.findByText('Solicitud aprobada.')).toBeInTheDocument();
+    expect(api.callsTo('POST', `/api/admin/approvals/${pending.id}/approve`)[0]!.body).toEqual({
+      currentPassword: 'approver-password',
     });
   });
 });

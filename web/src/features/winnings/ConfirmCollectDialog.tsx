@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Dialog } from '../../components/Dialog';
 import { VERIFY_FIRST_TEXT_ID, VerifyFirst } from './VerifyFirst';
@@ -17,6 +18,7 @@ export function ConfirmCollectDialog({
   onEdit,
   onCancel,
   onConfirm,
+  children,
 }: {
   open: boolean;
   title: string;
@@ -27,6 +29,8 @@ export function ConfirmCollectDialog({
   onEdit: () => void;
   onCancel: () => void;
   onConfirm: () => void;
+  /** More to fill in before confirming (the admin's password for the house pot). */
+  children?: ReactNode;
 }) {
   const { t } = useTranslation();
   const unverified = verifyEmail !== null;
@@ -40,6 +44,7 @@ export function ConfirmCollectDialog({
           <dt>{t('winnings.paypalEmail')}</dt>
           <dd translate="no">{email}</dd>
         </dl>
+        {children}
         <div className="form__actions">
           <button type="button" className="btn btn--ghost" onClick={onEdit}>
             {t('winnings.edit')}

@@ -13,6 +13,7 @@ import { roleVersionsMigration } from './0010_role_versions.js';
 import { adminToolsMigration } from './0015_admin_tools.js';
 import { linksMintedAtSendMigration } from './0020_links_minted_at_send.js';
 import { securityEpochMigration } from './0023_security_epoch.js';
+import { approvalsMigration } from './0025_approvals.js';
 
 export const migrations: Record<string, Migration> = {
   ...kitMigrations,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0015_admin_tools': adminToolsMigration,
   '0020_links_minted_at_send': linksMintedAtSendMigration,
   '0023_security_epoch': securityEpochMigration,
+  '0025_approvals': approvalsMigration,
 };
