@@ -28,7 +28,7 @@ export type UpdateRoleRequest = z.infer<typeof UpdateRoleRequest>;
 /** `POST /api/admin/collect`: no body in the original client (a sign-in within the window), or the password. */
 export const AdminCollectRequest = z
   .strictObject({ currentPassword: CurrentPasswordField.optional() })
-  .optional();
+  .nullish();
 export type AdminCollectRequest = z.infer<typeof AdminCollectRequest>;
 
 const Party = z.object({ id: z.string().nullable(), username: z.string().nullable() });
@@ -78,7 +78,7 @@ export const ApprovalIdParams = z.object({ id: z.uuid({ error: 'id must be an ap
 export type ApprovalIdParams = z.infer<typeof ApprovalIdParams>;
 
 /** Approving needs the approver's own password within the window, as opening does. */
-export const ApproveRequest = z.strictObject({ currentPassword: CurrentPasswordField.optional() }).optional();
+export const ApproveRequest = z.strictObject({ currentPassword: CurrentPasswordField.optional() }).nullish();
 export type ApproveRequest = z.infer<typeof ApproveRequest>;
 
 export const RefuseRequest = z
@@ -89,7 +89,7 @@ export const RefuseRequest = z
       .max(500, { error: 'reason must be at most 500 characters' })
       .optional(),
   })
-  .optional();
+  .nullish();
 export type RefuseRequest = z.infer<typeof RefuseRequest>;
 
 export const ApprovalDecision = z.object({

@@ -1,3 +1,4 @@
+import { badRequest } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 
 /**
@@ -20,6 +21,9 @@ export function optionalJsonBody(scope: FastifyInstance): void {
   scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    json(request, body as string, done);
+    // No body reaches the schema as null; a JSON `null` sent as the body is not "no body".
+    json(request, body as string, (error, parsed) =>
+      error || parsed !== null ? done(error, parsed) : done(badRequest('body must be a JSON object')),
+    );
   });
 }

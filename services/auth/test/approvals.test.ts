@@ -249,6 +249,20 @@ describe('two admins for privileged acts', () => {
     }
   });
 
+  it('a JSON null or an unknown key is a 400, no body is none', async () => {
+    for (const payload of ['null', '{"password":"x"}', '[]']) {
+      const answer = await h.app.inject({
+        method: 'POST',
+        url: '/api/admin/collect',
+        headers: { ...bearer(root), 'content-type': 'application/json' },
+        payload,
+      });
+      expect(answer.statusCode, payload).toBe(400);
+    }
+    const none = await h.app.inject({ method: 'POST', url: '/api/admin/collect', headers: bearer(root) });
+    expect(none.statusCode).toBe(202);
+  });
+
   it('demoting and granting standard stay one admin acts; a player sees no requests', async () => {
     const player = await register(h.app, newUser('plain'));
     await h.deps.db.updateTable('users').set({ role: 'superuser' }).where('id', '=', player.id).execute();
