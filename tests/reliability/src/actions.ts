@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { setPayoutEmailFromCatcher, verifyEmailsFromCatcher } from '@omc/infra';
 import { figures, suite } from './context.js';
-import { call, waitFor, type Player } from './http.js';
+import { approvedIfPending, call, waitFor, type Answer, type Player } from './http.js';
 
 /** Braintree's published test nonce for a valid card; the emulator honours it as the provider does. */
 export const VALID_NONCE = 'fake-valid-nonce';
@@ -128,7 +128,24 @@ export async function verifyAdmin(admin: Player): Promise<void> {
 }
 
 export async function collect(player: Player, path = '/api/winners/collect'): Promise<CollectRecord> {
-  const answer = await call('POST', path, { token: player.token, timeoutMs: 20_000 });
+  return collectRecord(player, await call('POST', path, { token: player.token, timeoutMs: 20_000 }));
+}
+
+/**
+ * The house payout as two admins make it (docs/auth.md): the admin asks with their password, the deputy
+ * approves, and the approval's answer carries the payout.
+ */
+export async function collectHouse(admin: Player): Promise<CollectRecord> {
+  const asked = await call('POST', '/api/admin/collect', {
+    token: admin.token,
+    body: { currentPassword: admin.password },
+    timeoutMs: 20_000,
+  });
+  const answer = await approvedIfPending(asked);
+  return collectRecord(admin, answer.body?.payout ? { ...answer, body: answer.body.payout } : answer);
+}
+
+function collectRecord(player: Player, answer: Answer): CollectRecord {
   const record: CollectRecord = { user: player.username, status: answer.status };
   if (answer.status === 200) {
     record.transactionId = answer.body.transactionId;
@@ -203,4 +220,27 @@ export async function winRound(player: Player, maxClicks = 100_000): Promise<Cli
       throw new Error(`click refused while winning a round: ${record.status}`);
   }
   throw new Error(`no win in ${maxClicks} clicks`);
+}
+
+/** Braintree's settlement batch, now: every sale made so far settles (the emulator's nightly batch). */
+export async function settleSales(): Promise<void> {
+  const settled = await fetch(`${suite().urls.emulators}/__emulator/braintree/settlement-batch`, {
+    method: 'POST',
+  });
+  if (settled.status !== 200) throw new Error(`settlement batch: ${settled.status}`);
+}
+
+/**
+ * Wins the round as a player who keeps the pot: a standard account with the unlimited pass, bought for it
+ * (a staff account's win goes to the house, docs/game.md). The sale settles at once, so the winner's
+ * collect is not held for it (docs/payments.md, "Clawbacks and payout holds").
+ */
+export async function winRoundWithPass(player: Player, purchases: PurchaseRecord[]): Promise<ClickRecord> {
+  const pass = await checkout(player, '9.99', newKey());
+  purchases.push(pass);
+  if (pass.success !== true) throw new Error(`the unlimited pass was not bought: ${pass.status}`);
+  await waitFor('the unlimited pass', async () => (await gameProfile(player))?.hasInfiniteClicks === true);
+  const won = await winRound(player);
+  await settleSales();
+  return won;
 }

@@ -24,6 +24,8 @@ export interface SuiteContext {
   /** Where each service answers its internal routes: its port, and the game's internal listener too. */
   callUrls: Record<'auth' | 'game' | 'payments' | 'game:internal', string>;
   admin: { username: string; email: string; password: string };
+  /** A second admin, who approves the grants the tests ask of the admin (two-admin rule, docs/auth.md). */
+  deputy: { username: string; email: string; password: string };
   controlUrl: string;
   /** The mail catcher's inbox API (maildev: GET /email), where auth's mail arrives. */
   mailUrl: string;

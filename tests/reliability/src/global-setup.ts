@@ -198,6 +198,7 @@ export default async function setup(project: TestProject) {
     return found.url;
   };
   const gameCalls = system.processes.find((p) => p.name === 'game')?.env.INTERNAL_PORT;
+  const deputy = await makeDeputyAdmin(system.gatewayUrl, system.admin);
   const context: SuiteContext = {
     gatewayUrl: system.gatewayUrl,
     urls: Object.fromEntries(system.processes.map((p) => [p.name, p.internalUrl])),
@@ -216,6 +217,7 @@ export default async function setup(project: TestProject) {
       'game:internal': `http://127.0.0.1:${gameCalls}`,
     },
     admin: system.admin,
+    deputy,
     controlUrl: `http://127.0.0.1:${controlPort}`,
     mailUrl: system.mail?.uiUrl ?? '',
     logsDir: join(dir, 'logs'),
@@ -245,4 +247,40 @@ export default async function setup(project: TestProject) {
     }
     await system.stop();
   };
+}
+
+/**
+ * A second admin, granted by the bootstrap admin while it is the only one (so at once). From then on the
+ * system holds the two-admin rule (docs/auth.md), and the deputy approves what the tests ask of the admin.
+ */
+async function makeDeputyAdmin(
+  gatewayUrl: string,
+  admin: SuiteContext['admin'],
+): Promise<SuiteContext['deputy']> {
+  const post = async (path: string, body: unknown, token?: string) => {
+    const response = await fetch(`${gatewayUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    const answer = (await response.json().catch(() => ({}))) as Record<string, any>;
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  const deputy = {
+    username: 'reliability_deputy',
+    email: 'reliability-deputy@example.com',
+    password: 'reliability-deputy-password',
+  };
+  await post('/api/user/register', deputy);
+  const { token } = await post('/api/user/login', {
+    emailOrUsername: admin.username,
+    password: admin.password,
+  });
+  await post(
+    '/api/admin/updateRole',
+    { email: deputy.email, role: 'admin', currentPassword: admin.password },
+    token,
+  );
+  return deputy;
 }

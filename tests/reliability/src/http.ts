@@ -117,16 +117,46 @@ export async function loginAdmin(): Promise<Player> {
   return { ...admin, ...session };
 }
 
-/** Gives a user a role through the admin's public route; the player signs in again to carry it. */
+/**
+ * Changes a user's role as the admin routes allow: the admin (`adminToken`, the bootstrap admin's) asks
+ * with their password; a grant that waits for a second admin is approved by the deputy. Returns the answer
+ * that made the change (200, or 202 when the game had not confirmed it in time).
+ */
+export async function updateRole(
+  adminToken: string,
+  email: string,
+  role: 'standard' | 'superuser' | 'admin',
+): Promise<Answer> {
+  const { admin } = suite();
+  const asked = await call('POST', '/api/admin/updateRole', {
+    token: adminToken,
+    body: { email, role, ...(role === 'standard' ? {} : { currentPassword: admin.password }) },
+  });
+  return approvedIfPending(asked);
+}
+
+/** A request that waits for a second admin (202 pending), approved by the deputy; any other answer as is. */
+export async function approvedIfPending(asked: Answer): Promise<Answer> {
+  if (asked.status !== 202 || asked.body?.approval?.status !== 'pending') return asked;
+  const { deputy } = suite();
+  // One sign-in a few minutes, well inside the access token's life; the password goes with each approval.
+  if (!deputySession || Date.now() - deputySession.at > 180_000)
+    deputySession = { at: Date.now(), token: (await login(deputy.username, deputy.password)).token };
+  return call('POST', `/api/admin/approvals/${asked.body.approval.id}/approve`, {
+    token: deputySession.token,
+    body: { currentPassword: deputy.password },
+    timeoutMs: 20_000,
+  });
+}
+let deputySession: { at: number; token: string } | undefined;
+
+/** Gives a user a role through the admin's public routes; the player signs in again to carry it. */
 export async function grantRole(
   adminToken: string,
   player: Player,
   role: 'standard' | 'superuser' | 'admin',
 ): Promise<Player> {
-  const answer = await call('POST', '/api/admin/updateRole', {
-    token: adminToken,
-    body: { email: player.email, role },
-  });
+  const answer = await updateRole(adminToken, player.email, role);
   // 202: the role is changed, the game had not confirmed it yet (its event brings it there).
   if (answer.status !== 200 && answer.status !== 202)
     throw new Error(`updateRole ${player.username}: ${answer.status} ${answer.text}`);

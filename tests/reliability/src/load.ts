@@ -1,10 +1,12 @@
 // Mixed traffic: players clicking (and buying when their clicks run out), a privileged player closing
-// rounds, winners collecting, the house collecting, and sockets connecting and dropping. Every outcome
-// is recorded so the invariants can be checked against what the clients were told.
+// rounds (its pots go to the house), winners collecting, two admins paying out the house, and sockets
+// connecting and dropping. Every outcome is recorded so the invariants can be checked against what the
+// clients were told.
 import {
   checkout,
   click,
   collect,
+  collectHouse,
   newKey,
   setPayoutEmail,
   untilGameKnows,
@@ -117,7 +119,7 @@ export class MixedLoad {
   private async houseLoop(): Promise<void> {
     while (this.running) {
       await sleep(4000);
-      if (this.running) this.collects.push(await collect(this.cast.admin, '/api/admin/collect'));
+      if (this.running) this.collects.push(await collectHouse(this.cast.admin));
     }
   }
 

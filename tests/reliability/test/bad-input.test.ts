@@ -141,13 +141,16 @@ describe('every route from the catalogue, with bad bodies', () => {
   it('bodies of the wrong shape name the field', async () => {
     for (const route of ROUTES.filter((r) => r.body)) {
       const fields = bodyFields(route);
-      const empty = await call(route.method, route.path, { token: tokenFor(route), body: {} });
-      expectClientError(`empty object on ${label(route)}`, empty, [400]);
-      invariant(
-        `empty object on ${label(route)} names a field`,
-        fields.some((f) => JSON.stringify(empty.body ?? {}).includes(f)),
-        empty.text.slice(0, 200),
-      );
+      // A body whose every field is optional (a password asked only outside the window) may be empty.
+      if (!route.body!.safeParse({}).success) {
+        const empty = await call(route.method, route.path, { token: tokenFor(route), body: {} });
+        expectClientError(`empty object on ${label(route)}`, empty, [400]);
+        invariant(
+          `empty object on ${label(route)} names a field`,
+          fields.some((f) => JSON.stringify(empty.body ?? {}).includes(f)),
+          empty.text.slice(0, 200),
+        );
+      }
       for (const field of fields) {
         for (const wrong of [{ $gt: '' }, ['a', 'b'], 12345, null, true, 'x'.repeat(5000)]) {
           const valid = VALID_BODIES[route.path];

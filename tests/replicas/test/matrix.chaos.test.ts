@@ -166,6 +166,41 @@ const ROWS: Row[] = [
     },
   },
   {
+    name: 'a lost dispute while a payments replica is killed',
+    async fault(buy) {
+      await buy();
+      // A player's sale (not the sentinel's, whose pack the row checks) is disputed and lost; Braintree's
+      // signed notification reaches the balancer while one payments replica dies. The clawback takes the
+      // purchase's unspent clicks and pot share back within its bound (audit.ts).
+      const sale = traffic.purchases.filter((p) => p.success && p.transactionId).at(-1);
+      if (!sale) throw new Error('no player has bought anything yet');
+      const emulator = system.urls.emulators!;
+      const signed = (await (
+        await fetch(`${emulator}/__emulator/braintree/webhooks`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ kind: 'dispute_lost', transactionId: sale.transactionId }),
+        })
+      ).json()) as Record<string, string>;
+      await system.stopProcess('payments', 'SIGKILL');
+      matrix.restarting = sleep(2000).then(() => system.restartProcess('payments'));
+      let delivered = 0;
+      for (let attempt = 0; attempt < 20 && delivered !== 200; attempt++) {
+        delivered = await fetch(`${system.gatewayUrl}/api/payments/webhooks/braintree`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(signed).toString(),
+        }).then(
+          (r) => r.status,
+          () => 0,
+        );
+        if (delivered !== 200) await sleep(500);
+      }
+      if (delivered !== 200) throw new Error(`the dispute notification was not taken: ${delivered}`);
+      return `dispute on ${sale.transactionId}`;
+    },
+  },
+  {
     name: 'NATS killed, unsynced tail lost',
     async fault(buy) {
       // The game's replicas are behind (paused, as a busy or stalled pod is), so the purchase's event
@@ -250,6 +285,8 @@ test('the chaos matrix loses nothing and doubles nothing, with the web app serve
     await matrix.run(row);
     console.log(matrix.format());
   }
+  const disputed = matrix.results.find((r) => r.row.startsWith('a lost dispute'));
+  expect.soft(disputed?.clawbacks, 'the lost dispute was clawed back').toBeGreaterThan(0);
   for (const r of matrix.results) {
     expect.soft(r.lost, `${r.row}: lost`).toEqual([]);
     expect.soft(r.doubled, `${r.row}: doubled`).toEqual([]);
