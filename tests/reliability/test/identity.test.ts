@@ -90,6 +90,43 @@ describe('tokens nobody was issued', () => {
 });
 
 describe('roles', () => {
+  it('a grant of admin or superuser by one admin changes nothing until the second admin approves', async () => {
+    for (const role of ['admin', 'superuser'] as const) {
+      const target = await registerPlayer(`two_${role}`);
+      const fresh = await loginAdmin();
+      const asked = await call('POST', '/api/admin/updateRole', {
+        token: fresh.token,
+        body: { email: target.email, role },
+      });
+      figures.attacks += 1;
+      invariant(
+        `a grant of ${role} by one admin is a 202 request, pending`,
+        asked.status === 202 && asked.body?.approval?.status === 'pending',
+        `${asked.status} ${asked.text.slice(0, 200)}`,
+      );
+      const meanwhile = await profile(target);
+      invariant(`the ${role} grant waits: still standard`, meanwhile?.role === 'standard', meanwhile);
+      const own = await call('POST', `/api/admin/approvals/${asked.body.approval.id}/approve`, {
+        token: fresh.token,
+        body: {},
+      });
+      invariant(`the admin who asked cannot approve (${own.status})`, own.status === 403, own.text);
+      const { deputy } = suite();
+      const approver = await login(deputy.username, deputy.password);
+      const approved = await call('POST', `/api/admin/approvals/${asked.body.approval.id}/approve`, {
+        token: approver.token,
+        body: {},
+      });
+      invariant(
+        `the deputy's approval makes the ${role} grant (${approved.status})`,
+        approved.status === 200 || approved.status === 202,
+        approved.text.slice(0, 200),
+      );
+      await eventually(async () => (await profile(target))?.role === role, `${target.username} is ${role}`);
+    }
+    expect(violations()).toEqual([]);
+  });
+
   it('a standard user cannot reach admin routes nor raise their own role', async () => {
     for (const route of ROUTES.filter((r) => r.auth === 'admin')) {
       figures.attacks += 1;
