@@ -25,3 +25,23 @@ describe('a histogram between two readings of /metrics', () => {
     expect(readHistogram('', 'realtime_tick_write_seconds').size).toBe(0);
   });
 });
+
+describe('a histogram with labels', () => {
+  it('reads only the series whose labels include the one asked for', () => {
+    const text = [
+      'gateway_click_admission_wait_seconds_bucket{le="0.001",outcome="admitted"} 7',
+      'gateway_click_admission_wait_seconds_bucket{le="+Inf",outcome="admitted"} 9',
+      'gateway_click_admission_wait_seconds_bucket{le="0.001",outcome="refused"} 1',
+      'gateway_click_admission_wait_seconds_bucket{le="+Inf",outcome="refused"} 4',
+    ].join('\n');
+    const name = 'gateway_click_admission_wait_seconds';
+    expect([...readHistogram(text, name, 'outcome="admitted"')]).toEqual([
+      [0.001, 7],
+      [Infinity, 9],
+    ]);
+    expect([...readHistogram(text, name)]).toEqual([
+      [0.001, 8],
+      [Infinity, 13],
+    ]);
+  });
+});

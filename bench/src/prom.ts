@@ -1,12 +1,14 @@
 // A histogram read from a service's Prometheus text (/metrics), for the difference between two readings.
 
-/** Cumulative counts by upper bound (`le`, in the metric's unit; `+Inf` last), summed over label sets. */
+/** Cumulative counts by upper bound (`le`, in the metric's unit; `+Inf` last). */
 export type Buckets = Map<number, number>;
 
-export function readHistogram(text: string, name: string): Buckets {
+/** The histogram's buckets summed over its label sets, or over those whose labels include `label`. */
+export function readHistogram(text: string, name: string, label?: string): Buckets {
   const buckets: Buckets = new Map();
   const pattern = new RegExp(`^${name}_bucket\\{(?:[^}]*,)?le="([^"]+)"[^}]*\\} (\\S+)$`, 'gm');
-  for (const [, le, value] of text.matchAll(pattern)) {
+  for (const [line, le, value] of text.matchAll(pattern)) {
+    if (label !== undefined && !line.includes(label)) continue;
     const bound = le === '+Inf' ? Infinity : Number(le);
     buckets.set(bound, (buckets.get(bound) ?? 0) + Number(value));
   }

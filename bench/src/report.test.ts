@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildResults, markdown, type Machine } from './report.js';
+import { budgetTable, buildResults, markdown, type Machine } from './report.js';
 import type { ScenarioRecord } from './scenario-start.js';
 import type { FanoutPoint } from './scenarios/fanout.js';
 import type { OpenLoopPoint, OpenLoopScenario } from './scenarios/open-loop.js';
@@ -42,6 +42,10 @@ const point = (connected: number, cpu: number, baseline: number | null): FanoutP
   bytesPerSocketPerSecond: 950,
   bytesExact: true,
   coresByProcess: { realtime: 0.1 },
+  stages: [
+    { stage: 'publish slot', budgetMs: 100, p50Ms: 50, p99Ms: 100, samples: 50 },
+    { stage: 'socket writes', budgetMs: 5, p50Ms: 2.5, p99Ms: null, samples: 0 },
+  ],
   baseline:
     baseline === null
       ? null
@@ -82,6 +86,16 @@ describe('the fan-out figures in the report', () => {
     expect(table).toContain('clicks asked at 2000/s');
     expect(table).toContain('| 12 µs | 10 µs | 1.2 |');
     expect(table).toContain('| 100 ms | 25 / 50 ms |');
+  });
+});
+
+describe('the latency budget in the report', () => {
+  it("prints each stage's p50 / p99 beside its budget at each client count, and the whole", () => {
+    const lines = budgetTable([point(1000, 5, null)], 100).join('\n');
+    expect(lines).toContain('p99 ≤ 125 ms');
+    expect(lines).toContain('| publish slot | 100 ms | 50 / 100 ms ok |');
+    expect(lines).toContain('| socket writes | 5 ms | n/a |');
+    expect(lines).toContain('| **click to screen, whole** | 125 ms | 60 / 140 ms over |');
   });
 });
 

@@ -1,6 +1,7 @@
 // The run's figures as bench/results/latest.json (stable keys, for comparing runs over time) and as a
 // Markdown table with each figure beside its target.
 import type { FanoutPoint } from './scenarios/fanout.js';
+import { clickToScreenBudgetMs, TUNNEL_BUDGET_MS, type StageFigure } from './stages.js';
 import type { OpenLoopScenario } from './scenarios/open-loop.js';
 import { IMPOLITE_CONNECTIONS, type RefusalsScenario } from './scenarios/refusals.js';
 import type { RoundEndResult } from './scenarios/round-end.js';
@@ -553,6 +554,7 @@ export function markdown(results: Results): string {
       );
     }
     lines.push('');
+    lines.push(...budgetTable(results.details.fanout, results.tickMs));
     const names = [...new Set(results.details.fanout.flatMap((p) => Object.keys(p.coresByProcess ?? {})))];
     if (names.length > 0) {
       lines.push("Where the CPU went while the clients watched (cores used, of the machine's):");
@@ -657,4 +659,38 @@ export function markdown(results: Results): string {
     `Sockets connected through the ${results.machine.socketVia} (${results.machine.socketClient === 'socket.io' ? 'socket.io-client' : "Socket.IO's protocol on bare websockets"}); every machine-dependent figure is a ratio to a baseline of the same run. Whole run: ${Math.round(results.details.durationS)} s.`,
   );
   return lines.join('\n') + '\n';
+}
+
+/**
+ * The latency budget (stages.ts) beside what each stage measured at each client count of the cost curve:
+ * p50 / p99 (histogram bucket bounds, so "at most"), and whether the p99 is within the stage's share.
+ */
+export function budgetTable(points: FanoutPoint[], tickMs: number): string[] {
+  const stages = points[0]?.stages ?? [];
+  if (stages.length === 0) return [];
+  const lines = [
+    `The latency budget of a click, button to screen (p99 ≤ ${clickToScreenBudgetMs(tickMs)} ms, the tick + 25; each stage's p50 / p99 as bucket bounds, at the cost curve's click rate; docs/performance.md, "The latency budget"):`,
+    '',
+    `| Stage | Budget (p99) | ${points.map((p) => `${p.connected} clients`).join(' | ')} |`,
+    `|---|---|${points.map(() => '---|').join('')}`,
+  ];
+  const cell = (f: StageFigure | undefined) =>
+    !f || f.samples === 0
+      ? 'n/a'
+      : `${fmt(f.p50Ms)} / ${fmt(f.p99Ms, ' ms')} ${f.p99Ms !== null && f.p99Ms <= f.budgetMs ? 'ok' : 'over'}`;
+  for (const [i, s] of stages.entries())
+    lines.push(`| ${s.stage} | ${s.budgetMs} ms | ${points.map((p) => cell(p.stages[i])).join(' | ')} |`);
+  lines.push(
+    `| tunnel and the browser's socket | ${TUNNEL_BUDGET_MS} ms | ${points.map(() => 'in the whole').join(' | ')} |`,
+  );
+  lines.push(
+    `| **click to screen, whole** | ${clickToScreenBudgetMs(tickMs)} ms | ${points
+      .map(
+        (p) =>
+          `${fmt(p.clickToScreen.p50Ms)} / ${fmt(p.clickToScreen.p99Ms, ' ms')} ${p.clickToScreen.p99Ms !== null && p.clickToScreen.p99Ms <= clickToScreenBudgetMs(tickMs) ? 'ok' : 'over'}`,
+      )
+      .join(' | ')} |`,
+  );
+  lines.push('');
+  return lines;
 }

@@ -6,6 +6,7 @@ import type { OpenLoopResult } from '../open-loop.js';
 import { cpuSeconds } from '../proc.js';
 import { readHistogram, type Buckets } from '../prom.js';
 import type { BenchSettings } from '../settings.js';
+import { readStages, type StageReading } from '../stages.js';
 import type { Worker } from '../workers.js';
 import type { Fleet } from './sockets.js';
 
@@ -19,6 +20,9 @@ export interface FanoutWindow {
   writesAfter: Buckets | null;
   /** Cores used by each process or group. */
   coresByProcess: Record<string, number>;
+  /** Each stage of a click's way to the screen, read from the services' /metrics around the window. */
+  stagesBefore: StageReading;
+  stagesAfter: StageReading;
 }
 
 /** The processes whose CPU is accounted for, by group: the services, Redis and NATS, the load generators. */
@@ -71,6 +75,12 @@ export async function clickWhileWatching(
   const wallBefore = Date.now();
   // Realtime's /metrics is read outside the window whose CPU is counted.
   const writesBefore = await tickWrites(realtime.internalUrl);
+  const stageUrls = {
+    gateway: bs.process('gateway').internalUrl,
+    game: bs.process('game').internalUrl,
+    realtime: realtime.internalUrl,
+  };
+  const stagesBefore = await readStages(stageUrls);
   const cpuBefore = cpuSeconds(realtime.pid);
   // Clicks on a fixed schedule (the open-loop generator), not in a burst at the start of each second
   // (autocannon's rate, which left most ticks of a second with no change to send).
@@ -91,9 +101,18 @@ export async function clickWhileWatching(
   const cpuAfter = cpuSeconds(realtime.pid);
   const writesAfter = await tickWrites(realtime.internalUrl);
   const groupsAfter = cpuByGroup(groups);
+  const stagesAfter = await readStages(stageUrls);
   const wallSeconds = (Date.now() - wallBefore) / 1000;
   const coresByProcess: Record<string, number> = {};
   for (const name of Object.keys(groups))
     coresByProcess[name] = Math.round(((groupsAfter[name]! - groupsBefore[name]!) / wallSeconds) * 100) / 100;
-  return { load, realtimeCpu: cpuAfter - cpuBefore, writesBefore, writesAfter, coresByProcess };
+  return {
+    load,
+    realtimeCpu: cpuAfter - cpuBefore,
+    writesBefore,
+    writesAfter,
+    coresByProcess,
+    stagesBefore,
+    stagesAfter,
+  };
 }

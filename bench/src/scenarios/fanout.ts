@@ -9,6 +9,7 @@ import type { OpenLoopResult } from '../open-loop.js';
 import { rssBytes } from '../proc.js';
 import { bucketPercentile } from '../prom.js';
 import type { BenchSettings } from '../settings.js';
+import { stageFigures, type StageFigure } from '../stages.js';
 import { Histogram, median, ratio, sampleEvenly } from '../stats.js';
 import type { Worker } from '../workers.js';
 import { measureBaseline, type FanoutBaseline } from './fanout-baseline.js';
@@ -38,6 +39,8 @@ export interface FanoutPoint {
   observedTickMs: number | null;
   /** Wall time of realtime's tick writes (first socket to last), p50 and p99 as histogram bucket bounds. */
   tickWriteMs: { p50: number | null; p99: number | null } | null;
+  /** Each stage of the latency budget beside its share (stages.ts). */
+  stages: StageFigure[];
   messages: number;
   messagesPerSecond: number;
   realtimeCpuSeconds: number;
@@ -108,6 +111,7 @@ function fanoutPoint(
   window: FanoutWindow,
   received: { total: MeasureOutcome; histogram?: Histogram },
   rss: { before: number; with: number },
+  tickMs: number,
 ): FanoutPoint {
   const { load, writesBefore, writesAfter } = window;
   const { total, histogram } = received;
@@ -149,6 +153,7 @@ function fanoutPoint(
     bytesPerSocketPerSecond: ratio(total.bytes / seconds, total.connectedNow),
     bytesExact: total.bytesExact,
     coresByProcess: window.coresByProcess,
+    stages: stageFigures(window.stagesBefore, window.stagesAfter, tickMs),
     baseline: null,
     cpuRatioToBaseline: null,
   };
@@ -160,6 +165,11 @@ function logPoint(point: FanoutPoint, log: (line: string) => void): void {
       `(${point.clickToScreen.samples} samples, ${point.clickToScreen.missed} missed); tick seen ${point.observedTickMs?.toFixed(1)} ms; tick writes take p50 ≤ ${point.tickWriteMs?.p50 ?? '?'} / p99 ≤ ${point.tickWriteMs?.p99 ?? '?'} ms; ` +
       `${Math.round(point.messagesPerSecond)} msg/s; realtime CPU ${(point.realtimeCpuShare * 100).toFixed(0)}% = ${point.cpuMicrosPerMessage?.toFixed(2)} µs/msg; ` +
       `${((point.memoryPerSocketBytes ?? 0) / 1024).toFixed(1)} KiB/socket; ${point.bytesPerSocketPerSecond?.toFixed(0)} B/s/socket`,
+  );
+  log(
+    `[bench]   stages p50 / p99 (budget): ${point.stages
+      .map((st) => `${st.stage} ${st.p50Ms ?? '?'} / ${st.p99Ms ?? '?'} (${st.budgetMs}) ms`)
+      .join('; ')}`,
   );
   log(
     `[bench]   cores used: ${Object.entries(point.coresByProcess)
@@ -192,7 +202,15 @@ export async function measureFanout(
     const rssWith = await steadyRss(realtime.pid);
     const window = await clickWhileWatching(bs, settings, fleet, clicker, clickRate);
     const received = await fleet.measure(answeredAcks(window.load));
-    point = fanoutPoint(count, clickRate, fleet, window, received, { before: rssBefore, with: rssWith });
+    point = fanoutPoint(
+      count,
+      clickRate,
+      fleet,
+      window,
+      received,
+      { before: rssBefore, with: rssWith },
+      1000 / settings.broadcastHz,
+    );
     logPoint(point, log);
   } finally {
     await fleet.close();

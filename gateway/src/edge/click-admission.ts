@@ -4,7 +4,7 @@
 // the path has had no room for CLICK_INTERVAL_MS (a standing queue, or a gateway short of CPU reading
 // clicks late: not a burst), clicks that waited past CLICK_TARGET_MS get 503 and Retry-After. docs/performance.md states the rule.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Admission, type Metrics, watchLoopLag } from '@omc/service-kit';
+import { Admission, admissionWaits, type Metrics, watchLoopLag } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { clickMetrics } from './click-metrics.js';
 import { refuseOverloaded } from './click-refusals.js';
@@ -46,6 +46,11 @@ export function clickAdmission(app: FastifyInstance, options: ClickAdmissionOpti
     intervalMs: options.intervalMs,
     priorDelay: lag.now,
     onTimeAt: lag.onTimeAt,
+    onDecided: admissionWaits(
+      metrics,
+      'gateway_click_admission_wait_seconds',
+      "A click's wait for its turn to go to the game (or for its refusal), by outcome",
+    ),
   });
   const retryAfterS = admission.retryAfterSeconds();
   const count = clickMetrics(metrics, admission, () => earlyRetries);

@@ -15,6 +15,8 @@
 // quiet spell, or one of a steady trickle that met a moment's lag, finds a loop that kept time until
 // then, and is served.
 
+import { STAGE_BUCKETS, type Metrics } from './metrics.js';
+
 export interface AdmissionOptions {
   /** Requests running at once at most; the rest wait. */
   maxInFlight: number;
@@ -33,6 +35,11 @@ export interface AdmissionOptions {
    */
   onTimeAt?: () => number;
   now?: () => number;
+  /**
+   * Each request's wait from its arrival (less any `priorDelay`) to its turn or its refusal, in ms:
+   * the admission's stage of a request's latency (docs/performance.md, "The latency budget").
+   */
+  onDecided?: (outcome: 'admitted' | 'refused', waitedMs: number) => void;
   /** Runs `check` every `ms` while requests wait (a test drives `check` itself); returns a stopper. */
   every?: (ms: number, check: () => void) => () => void;
 }
@@ -52,10 +59,17 @@ export interface AdmissionStats {
 export type Leave = () => void;
 
 interface Waiter {
+  /** When it arrived, less its prior delay. */
   at: number;
   admit: (leave: Leave) => void;
   refuse: () => void;
   gone: boolean;
+}
+
+/** Admission's `onDecided` as the histogram `name`, by outcome (admitted, refused), in seconds. */
+export function admissionWaits(metrics: Metrics, name: string, help: string): AdmissionOptions['onDecided'] {
+  const waits = metrics.histogram(name, help, ['outcome'], STAGE_BUCKETS);
+  return (outcome, waitedMs) => waits.observe({ outcome }, Math.max(0, waitedMs) / 1000);
 }
 
 const realEvery = (ms: number, check: () => void) => {
@@ -92,11 +106,11 @@ export class Admission {
     const prior = this.priorDelay();
     if (this.inFlightNow < this.options.maxInFlight && this.waiting() === 0) {
       if (prior <= this.options.targetMs) this.roomAt = now;
-      else if (this.overloaded(now)) return this.refuseNow(refuse);
-      this.start(admit);
+      else if (this.overloaded(now)) return this.refuseNow(refuse, prior);
+      this.start(admit, prior);
       return () => undefined;
     }
-    if (this.waiting() >= this.options.maxQueue) return this.refuseNow(refuse);
+    if (this.waiting() >= this.options.maxQueue) return this.refuseNow(refuse, prior);
     const waiter: Waiter = { at: now - prior, admit, refuse, gone: false };
     this.queue.push(waiter);
     this.stopTimer ??= this.every(Math.max(1, Math.ceil(this.options.targetMs / 2)), () => this.check());
@@ -143,7 +157,7 @@ export class Admission {
     while (this.inFlightNow < this.options.maxInFlight && this.waiting() > 0) {
       const waiter = this.queue[this.head]!;
       this.shift();
-      this.start(waiter.admit);
+      this.start(waiter.admit, now - waiter.at);
       this.dropGone();
     }
     if (this.waiting() === 0) {
@@ -192,15 +206,17 @@ export class Admission {
     return this.options.priorDelay?.() ?? 0;
   }
 
-  private refuseNow(refuse: () => void): () => void {
+  private refuseNow(refuse: () => void, waitedMs: number): () => void {
     this.refusedTotal += 1;
+    this.options.onDecided?.('refused', waitedMs);
     refuse();
     return () => undefined;
   }
 
-  private start(admit: (leave: Leave) => void): void {
+  private start(admit: (leave: Leave) => void, waitedMs: number): void {
     this.inFlightNow += 1;
     this.admittedTotal += 1;
+    this.options.onDecided?.('admitted', waitedMs);
     let left = false;
     admit(() => {
       if (left) return;
@@ -215,6 +231,7 @@ export class Admission {
     this.shift();
     if (waiter.gone) return;
     this.refusedTotal += 1;
+    this.options.onDecided?.('refused', this.now() - waiter.at);
     waiter.refuse();
   }
 

@@ -4,6 +4,14 @@ import type { FastifyInstance } from 'fastify';
 import { readinessOf } from './health.js';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
+/**
+ * Buckets (seconds) of every stage of a click's way from button to screen, so the stages read alike
+ * beside their budget (docs/performance.md, "The latency budget").
+ */
+export const STAGE_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.25, 0.5, 1, 2.5,
+];
+
 export interface Metrics {
   registry: Registry;
   counter<L extends string>(name: string, help: string, labelNames?: readonly L[]): Counter<L>;

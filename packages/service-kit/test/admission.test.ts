@@ -277,3 +277,40 @@ describe('admission (CoDel over the wait for a turn)', () => {
     expect(await h.admission.run(async () => 'third')).toBe('third');
   });
 });
+
+describe("each request's wait, as onDecided reports it", () => {
+  it('is 0 for a turn given at once, the time in the queue for a later one, and for a refusal', () => {
+    let now = 0;
+    const decided: [string, number][] = [];
+    const admission = new Admission({
+      maxInFlight: 1,
+      maxQueue: 1,
+      targetMs: TARGET,
+      intervalMs: INTERVAL,
+      now: () => now,
+      every: () => () => undefined,
+      onDecided: (outcome, waited) => decided.push([outcome, waited]),
+    });
+    let leaveFirst: Leave | undefined;
+    admission.enter(
+      (leave) => (leaveFirst = leave),
+      () => undefined,
+    );
+    admission.enter(
+      () => undefined,
+      () => undefined,
+    );
+    // The queue holds one: a third is refused at once.
+    admission.enter(
+      () => undefined,
+      () => undefined,
+    );
+    now += 30;
+    leaveFirst!();
+    expect(decided).toEqual([
+      ['admitted', 0],
+      ['refused', 0],
+      ['admitted', 30],
+    ]);
+  });
+});

@@ -89,6 +89,8 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   backgrounds.set(app, background);
   const services = buildGameServices(deps, {
     onBatch: (size) => metrics.batchSize.observe(size),
+    onBatchWait: (ms) => metrics.batchWait.observe(ms / 1000),
+    onBatchRun: (ms) => metrics.batchRun.observe(ms / 1000),
     onOutcome: (outcome, count) => metrics.clicks.inc({ outcome }, count),
     onWin: () => metrics.roundsWon.inc(),
     onWinPersisted: () => signals.winPersisted.notify(),
@@ -179,7 +181,10 @@ export async function start(app: GameApp): Promise<void> {
   });
   const publisher = startStatePublisher(engine, background.signals.stateChanged, nats, log, deps.clock, {
     intervalMs: config.STATE_PUBLISH_MS,
-    onPublished: () => metrics.statePublished.inc(),
+    onPublished: (waitedMs) => {
+      metrics.statePublished.inc();
+      if (waitedMs !== undefined) metrics.publishWait.observe(waitedMs / 1000);
+    },
   });
   Object.assign(background, { outbox, flusher });
   await app.game.internal.listen({ port: config.INTERNAL_PORT, host: config.HOST });

@@ -1,4 +1,4 @@
-import type { Metrics } from '@omc/service-kit';
+import { STAGE_BUCKETS, type Metrics } from '@omc/service-kit';
 
 export interface RoundView {
   round: number;
@@ -38,6 +38,25 @@ export function gameMetrics(metrics: Metrics) {
       'Clicks sent to Redis in one script call',
       [],
       [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000],
+    ),
+    // A click's stages in the engine (docs/performance.md, "The latency budget").
+    batchWait: metrics.histogram(
+      'game_click_batch_wait_seconds',
+      "How long a batch's oldest click waited in the queue for it",
+      [],
+      STAGE_BUCKETS,
+    ),
+    batchRun: metrics.histogram(
+      'game_click_batch_seconds',
+      "One batch's script call: the way to Redis, the script, the way back",
+      [],
+      STAGE_BUCKETS,
+    ),
+    publishWait: metrics.histogram(
+      'game_state_publish_wait_seconds',
+      'From the first change after a publication to the publication that carries it (the publish slot)',
+      [],
+      STAGE_BUCKETS,
     ),
     roundsWon: metrics.counter('game_rounds_won_total', 'Rounds closed by this instance'),
     winAnswers: metrics.counter(

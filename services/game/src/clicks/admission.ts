@@ -5,7 +5,7 @@
 // standing queue, not a burst), or when the queue is full: nothing was counted, the page retries later.
 // The engine itself is unchanged: the turn wraps the one call that queues a click.
 import { ERROR_CODE, errorBody, errorMessage } from '@omc/contracts';
-import { Admission, type Metrics } from '@omc/service-kit';
+import { Admission, admissionWaits, type Metrics } from '@omc/service-kit';
 import type { FastifyReply } from 'fastify';
 
 export const OVERLOADED_CODE = ERROR_CODE.OVERLOADED;
@@ -34,6 +34,15 @@ export function clickGate(options: ClickQueueOptions, metrics?: Metrics): ClickG
     maxQueue: options.max,
     targetMs: options.targetMs,
     intervalMs: options.intervalMs,
+    ...(metrics
+      ? {
+          onDecided: admissionWaits(
+            metrics,
+            'game_click_admission_wait_seconds',
+            "A click's wait for its turn in the engine (or for its refusal), by outcome",
+          ),
+        }
+      : {}),
   });
   const shed = metrics?.counter(
     'game_clicks_shed_total',

@@ -19,6 +19,8 @@ export interface PendingClick {
   address: string;
   /** The token's security version (`sv`): older than the account's, the click is refused. */
   securityVersion: number;
+  /** When it was queued (performance.now()): its batch's wait is its oldest click's. */
+  queuedAt: number;
   resolve: (outcome: ClickOutcome) => void;
   reject: (error: Error) => void;
 }
@@ -71,7 +73,7 @@ export class ClickBatcher {
   click(userId: string, address = '', securityVersion = 0): Promise<ClickOutcome> {
     if (this.closed) return Promise.reject(unavailable());
     return new Promise((resolve, reject) => {
-      this.queue.push({ userId, address, securityVersion, resolve, reject });
+      this.queue.push({ userId, address, securityVersion, queuedAt: performance.now(), resolve, reject });
       this.kick();
     });
   }
@@ -107,6 +109,7 @@ export class ClickBatcher {
         if (wait > 0.5) await sleep(wait);
         this.lastBatchAt = performance.now();
         const batch = this.queue.splice(0, MAX_BATCH);
+        this.hooks.onBatchWait?.(this.lastBatchAt - batch[0]!.queuedAt);
         await this.runBatch(batch);
       }
     } finally {
@@ -187,6 +190,7 @@ export class ClickBatcher {
       try {
         this.hooks.onBatch?.(pending.length);
         const addresses = this.addressBuckets(pending);
+        const sent = performance.now();
         reply = await this.scripts.clickBatch(
           [KEYS.game, ...addresses.keys],
           [
@@ -201,6 +205,7 @@ export class ClickBatcher {
           ],
           pending.length,
         );
+        this.hooks.onBatchRun?.(performance.now() - sent);
       } catch (error) {
         this.log.warn({ err: error }, 'click batch failed');
         // The clicks queued meanwhile would wait for the same Redis: refused now, within the deadline.

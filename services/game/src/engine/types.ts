@@ -51,6 +51,10 @@ export interface UserLoader {
 
 export interface EngineHooks {
   onBatch?: (size: number) => void;
+  /** A batch's oldest click waited this long in the queue for it (ms). */
+  onBatchWait?: (waitedMs: number) => void;
+  /** A batch's script call took this long, Redis and the way there and back (ms). */
+  onBatchRun?: (ms: number) => void;
   onOutcome?: (outcome: string, count: number) => void;
   onWin?: (win: WinRecord) => void;
   onWinPersisted?: () => void;

@@ -36,7 +36,11 @@ export function startStatePublisher(
   nats: Nats,
   log: Logger,
   clock: () => number,
-  options: { intervalMs: number; onPublished?: () => void },
+  options: {
+    intervalMs: number;
+    /** After each publication: how long its first change waited for it (ms), when a change prompted it. */
+    onPublished?: (waitedMs: number | undefined) => void;
+  },
 ): StatePublisher {
   const encoder = new TextEncoder();
   /** What the next publication sends: a known state, or "read it from Redis" (which wins: it is newer). */
@@ -49,8 +53,10 @@ export function startStatePublisher(
 
   /** The trace of the latest change (a purchase credited, say), which the next publication continues. */
   let pendingTrace: Record<string, string> | undefined;
+  /** When the first change not yet published came (performance.now()). */
+  let changedAt: number | undefined;
 
-  const send = (state: HotState) => {
+  const send = (state: HotState, waitingSince?: number) => {
     const data = encoder.encode(JSON.stringify(stateEvent(state, clock())));
     const trace = pendingTrace;
     pendingTrace = undefined;
@@ -59,7 +65,7 @@ export function startStatePublisher(
         nats.nc.publish(SUBJECTS.gameState, data, { headers }),
       );
     else nats.nc.publish(SUBJECTS.gameState, data);
-    options.onPublished?.();
+    options.onPublished?.(waitingSince === undefined ? undefined : performance.now() - waitingSince);
   };
 
   const publish = () => {
@@ -73,16 +79,20 @@ export function startStatePublisher(
     if (stopped || reading || pending === undefined) return;
     const next = pending;
     pending = undefined;
+    // What changes from here on waits for the next publication.
+    const waitingSince = changedAt;
+    changedAt = undefined;
     if (next !== 'read') {
-      send(next);
+      send(next, waitingSince);
       return;
     }
     reading = true;
     engine
       .readState()
-      .then(send)
+      .then((state) => send(state, waitingSince))
       .catch((error: unknown) => {
         pending = 'read';
+        changedAt ??= waitingSince;
         log.debug({ err: error }, 'state not published');
       })
       .finally(() => {
@@ -115,6 +125,7 @@ export function startStatePublisher(
   const publisher: StatePublisher = {
     changed(state) {
       pendingTrace = traceCarrier() ?? pendingTrace;
+      changedAt ??= performance.now();
       if (pending !== 'read') pending = state ?? 'read';
       schedule();
     },
