@@ -118,19 +118,19 @@ export async function loginAdmin(): Promise<Player> {
 }
 
 /**
- * Changes a user's role as the admin routes allow: the admin (`adminToken`, the bootstrap admin's) asks
- * with their password; a grant that waits for a second admin is approved by the deputy. Returns the answer
+ * Changes a user's role as the admin routes allow: the admin (`adminToken`) asks with their password; a grant that waits for a second admin is approved by the deputy. Returns the answer
  * that made the change (200, or 202 when the game had not confirmed it in time).
  */
 export async function updateRole(
   adminToken: string,
   email: string,
   role: 'standard' | 'superuser' | 'admin',
+  /** The asking admin's password: the bootstrap admin's unless another admin asks. */
+  password = suite().admin.password,
 ): Promise<Answer> {
-  const { admin } = suite();
   const asked = await call('POST', '/api/admin/updateRole', {
     token: adminToken,
-    body: { email, role, ...(role === 'standard' ? {} : { currentPassword: admin.password }) },
+    body: { email, role, ...(role === 'standard' ? {} : { currentPassword: password }) },
   });
   return approvedIfPending(asked);
 }
