@@ -17,6 +17,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ADMIN,
+  bootstrapAdminId,
   bearer,
   fromPayments,
   freshIp,
@@ -36,13 +37,7 @@ describe('operator tools', () => {
   beforeAll(async () => {
     h = await startAuth();
     adminToken = await loginToken(h.app, ADMIN.username, ADMIN.password);
-    adminId = (
-      await h.deps.db
-        .selectFrom('users')
-        .select('id')
-        .where('email', '=', ADMIN.email)
-        .executeTakeFirstOrThrow()
-    ).id;
+    adminId = await bootstrapAdminId(h);
   });
   afterAll(async () => {
     await h?.close();

@@ -6,6 +6,7 @@ import { eventually } from '@omc/testkit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ADMIN,
+  bootstrapAdminId,
   bearer,
   loginToken,
   newUser,
@@ -178,13 +179,7 @@ describe('two admins for privileged acts', () => {
   });
 
   it('the house payout waits for a second admin, then payments pays the admin who asked', async () => {
-    const rootId = (
-      await h.deps.db
-        .selectFrom('users')
-        .select('id')
-        .where('email', '=', ADMIN.email)
-        .executeTakeFirstOrThrow()
-    ).id;
+    const rootId = await bootstrapAdminId(h);
     // The original client posts no body.
     const asked = await h.app.inject({ method: 'POST', url: '/api/admin/collect', headers: bearer(root) });
     expect(asked.statusCode).toBe(202);

@@ -315,6 +315,16 @@ export async function loginToken(
   return response.json().token;
 }
 
+/** The bootstrap admin's account id. */
+export async function bootstrapAdminId(h: AuthHarness): Promise<string> {
+  const row = await h.deps.db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', ADMIN.email)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
 /**
  * A second admin, made in the database as an operator would: two-admin acts need one that is not the
  * bootstrap admin. Signed in, so within the reauthentication window.
