@@ -3,6 +3,7 @@
 // each step is audited and mailed to every admin.
 import { ERROR_CODE, SUBJECTS, type Approval } from '@omc/contracts';
 import { eventually } from '@omc/testkit';
+import { updateRole } from '../src/admin/admin.service.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ADMIN,
@@ -256,6 +257,15 @@ describe('two admins for privileged acts', () => {
     }
     const none = await h.app.inject({ method: 'POST', url: '/api/admin/collect', headers: bearer(root) });
     expect(none.statusCode).toBe(202);
+  });
+
+  it('the one-admin role change refuses a grant of superuser or admin, whoever calls it', async () => {
+    const player = await register(h.app, newUser('direct'));
+    const ctx = (h.app as unknown as { auth: Parameters<typeof updateRole>[0] }).auth;
+    const actor = { id: 'x', username: 'someone', ip: '127.0.0.1' };
+    for (const role of ['admin', 'superuser'] as const)
+      await expect(updateRole(ctx, player.email, role, actor)).rejects.toThrow(/two-admin request/);
+    expect(await roleOf(h, player.id)).toBe('standard');
   });
 
   it('demoting and granting standard stay one admin acts; a player sees no requests', async () => {

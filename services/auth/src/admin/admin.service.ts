@@ -1,4 +1,4 @@
-import { makeEvent, SUBJECTS, type Role } from '@omc/contracts';
+import { makeEvent, ROLES_NEEDING_APPROVAL, SUBJECTS, type Role } from '@omc/contracts';
 import { conflict, notFound } from '@omc/service-kit';
 import type { Transaction } from 'kysely';
 import { appendAudit } from '../audit/audit.repo.js';
@@ -11,8 +11,9 @@ import type { Actor } from './suspension.service.js';
 export type RoleOutcome = { changed: false } | { changed: true; userId: string; roleVersion: number };
 
 /**
- * Sets a user's role. Demoting the last admin is refused, also when two admins demote each other at once.
- * A change is written to the audit log, naming the admin who made it, in the same transaction.
+ * Sets a user's role to standard, one admin's act. Demoting the last admin is refused, also when two
+ * admins demote each other at once. A change is written to the audit log, naming the admin who made it,
+ * in the same transaction. Superuser and admin are granted only through a request (approvals.service.ts).
  */
 export async function updateRole(
   ctx: AuthContext,
@@ -20,6 +21,8 @@ export async function updateRole(
   role: Role,
   actor: Actor,
 ): Promise<RoleOutcome> {
+  if (ROLES_NEEDING_APPROVAL.includes(role))
+    throw new Error(`a grant of ${role} goes through a two-admin request (openApproval), not updateRole`);
   const result = await ctx.deps.db
     .transaction()
     .execute(async (trx) => applyRole(trx, email, role, actor, {}));
