@@ -6,6 +6,7 @@ export {
   ensureDockerCompose,
   ensurePromtool,
   ensureTmux,
+  FETCH_BAD_PORTS,
   freePort,
   killByPid,
   processAlive,

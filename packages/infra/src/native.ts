@@ -49,6 +49,12 @@ function ephemeralRange(): [number, number] {
   return [49152, 65535];
 }
 
+/**
+ * Ports `fetch` refuses to connect to (the Fetch standard's "bad ports", which undici enforces): a
+ * service given one could never be probed ready. 10080 is the only one at or above 10000.
+ */
+export const FETCH_BAD_PORTS: ReadonlySet<number> = new Set([10080]);
+
 /** Ports this process handed out: never the same one twice, even before its server listens. */
 const handedOut = new Set<number>();
 
@@ -62,7 +68,7 @@ function bindsOn(port: number): Promise<boolean> {
 
 /**
  * A loopback port to listen on: free now, below the range outgoing connections take their source ports
- * from, and not handed out before by this process. Where that range leaves too little room below it,
+ * from, one `fetch` can reach, and not handed out before by this process. Where that range leaves too little room below it,
  * any port the kernel picks.
  */
 export async function freePort(): Promise<number> {
@@ -71,7 +77,7 @@ export async function freePort(): Promise<number> {
   if (ephemeralLow - low >= 5_000) {
     for (let attempt = 0; attempt < 100; attempt++) {
       const port = low + Math.floor(Math.random() * (ephemeralLow - low));
-      if (handedOut.has(port) || !(await bindsOn(port))) continue;
+      if (handedOut.has(port) || FETCH_BAD_PORTS.has(port) || !(await bindsOn(port))) continue;
       handedOut.add(port);
       return port;
     }

@@ -21,18 +21,23 @@ export interface RunningProcess {
 
 async function waitReady(url: string, child: ChildProcess, name: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  /** What the last probe got, for the error: a status and its report, or why no answer came. */
+  let last = 'no answer';
   while (Date.now() < deadline) {
     if (child.exitCode !== null)
       throw new Error(`${name} exited with code ${child.exitCode} during start-up (see its log)`);
     try {
       const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) });
       if (response.ok) return;
-    } catch {
+      last = `${response.status} ${(await response.text()).slice(0, 300)}`;
+    } catch (error) {
       // not listening yet
+      const cause = (error as { cause?: { message?: string } }).cause?.message;
+      last = cause ?? (error as Error).message;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`${name} was not ready at ${url}/readyz within ${timeoutMs} ms`);
+  throw new Error(`${name} was not ready at ${url}/readyz within ${timeoutMs} ms (last: ${last})`);
 }
 
 function pipeOutput(

@@ -1,4 +1,5 @@
 // The outside world's view: HTTP through the gateway only, every request counted in the figures.
+import { ERROR_CODE } from '@omc/contracts';
 import { samplePath } from '@omc/testkit';
 import { randomBytes } from 'node:crypto';
 import { figures, suite } from './context.js';
@@ -60,6 +61,26 @@ export async function call<T = any>(
   } catch {
     figures.requestsByStatus['none'] = (figures.requestsByStatus['none'] ?? 0) + 1;
     return { status: 0, body: undefined as T, text: '', headers: new Headers() };
+  }
+}
+
+/**
+ * A call whose answer must be the system's judgment of the request: a click the gateway shed for overload
+ * (503 OVERLOADED: not judged, only not let in now) is sent again after its Retry-After, as the web app
+ * does (web/src/features/game/busyRetry.ts), up to five times. Probes of every route use it, so a busy
+ * machine's shedding never stands in for the answer they check.
+ */
+export async function judged<T = any>(
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<Answer<T>> {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await call<T>(method, path, options);
+    const shed =
+      answer.status === 503 && (answer.body as { code?: string } | undefined)?.code === ERROR_CODE.OVERLOADED;
+    if (!shed || attempt >= 5) return answer;
+    await sleep(1000 * (Number(answer.headers.get('retry-after') ?? 1) || 1));
   }
 }
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { figures, invariant, reportFigures, violations } from '../src/context.js';
 import { VALID_BODIES } from '../src/samples.js';
-import { call, loginAdmin, registerPlayer, type Answer, type Player } from '../src/http.js';
+import { judged, loginAdmin, registerPlayer, type Answer, type Player } from '../src/http.js';
 
 let admin: Player;
 let player: Player;
@@ -94,7 +94,7 @@ describe('every route from the catalogue, with bad bodies', () => {
         '[1,2,',
         'nul',
       ]) {
-        const answer = await call(route.method, route.path, {
+        const answer = await judged(route.method, route.path, {
           token: tokenFor(route),
           raw,
           headers: { 'content-type': 'application/json' },
@@ -108,21 +108,21 @@ describe('every route from the catalogue, with bad bodies', () => {
   it('an oversized body is a 413 (or 400), and the service keeps answering', async () => {
     const big = JSON.stringify({ padding: 'x'.repeat(2 * 1024 * 1024) });
     for (const route of withBody) {
-      const answer = await call(route.method, route.path, {
+      const answer = await judged(route.method, route.path, {
         token: tokenFor(route),
         raw: big,
         headers: { 'content-type': 'application/json' },
       });
       expectClientError(`2 MB body on ${label(route)}`, answer, [400, 413]);
     }
-    expect((await call('GET', '/api/game/rules')).status).toBe(200);
+    expect((await judged('GET', '/api/game/rules')).status).toBe(200);
     expect(violations()).toEqual([]);
   });
 
   it('deeply nested bodies are refused without harm', async () => {
     for (const route of withBody) {
       for (const raw of [nested(5000), nestedArrays(20000)]) {
-        const answer = await call(route.method, route.path, {
+        const answer = await judged(route.method, route.path, {
           token: tokenFor(route),
           raw,
           headers: { 'content-type': 'application/json' },
@@ -143,7 +143,7 @@ describe('every route from the catalogue, with bad bodies', () => {
       const fields = bodyFields(route);
       // A body whose every field is optional (a password asked only outside the window) may be empty.
       if (!route.body!.safeParse({}).success) {
-        const empty = await call(route.method, route.path, { token: tokenFor(route), body: {} });
+        const empty = await judged(route.method, route.path, { token: tokenFor(route), body: {} });
         expectClientError(`empty object on ${label(route)}`, empty, [400]);
         invariant(
           `empty object on ${label(route)} names a field`,
@@ -155,7 +155,7 @@ describe('every route from the catalogue, with bad bodies', () => {
         for (const wrong of [{ $gt: '' }, ['a', 'b'], 12345, null, true, 'x'.repeat(5000)]) {
           const valid = VALID_BODIES[route.path];
           const body = { ...(valid ?? Object.fromEntries(fields.map((f) => [f, 'x']))), [field]: wrong };
-          const answer = await call(route.method, route.path, { token: tokenFor(route), body });
+          const answer = await judged(route.method, route.path, { token: tokenFor(route), body });
           expectClientError(
             `${field}=${JSON.stringify(wrong).slice(0, 20)} on ${label(route)}`,
             answer,
@@ -171,7 +171,7 @@ describe('every route from the catalogue, with bad bodies', () => {
         }
       }
       for (const raw of ['[]', '"text"', '42', 'null']) {
-        const answer = await call(route.method, route.path, {
+        const answer = await judged(route.method, route.path, {
           token: tokenFor(route),
           raw,
           headers: { 'content-type': 'application/json' },
@@ -186,14 +186,14 @@ describe('every route from the catalogue, with bad bodies', () => {
     for (const route of ROUTES.filter((r) => r.body)) {
       const raw =
         '{"__proto__":{"role":"admin","isAdmin":true},"constructor":{"prototype":{"role":"admin"}}}';
-      const answer = await call(route.method, route.path, {
+      const answer = await judged(route.method, route.path, {
         token: tokenFor(route),
         raw,
         headers: { 'content-type': 'application/json' },
       });
       expectClientError(`__proto__ body on ${label(route)}`, answer, [400]);
     }
-    const me = await call('GET', '/api/user/profile', { token: player.token });
+    const me = await judged('GET', '/api/user/profile', { token: player.token });
     expect(me.body.role).toBe('standard');
     expect(violations()).toEqual([]);
   });
@@ -209,7 +209,7 @@ describe('every route from the catalogue, with bad bodies', () => {
           '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--',
         ],
       ] as const) {
-        const answer = await call(route.method, route.path, {
+        const answer = await judged(route.method, route.path, {
           token: tokenFor(route),
           raw,
           headers: { 'content-type': type },
@@ -235,7 +235,7 @@ describe('every route from the catalogue, with text no store can hold', () => {
       for (const field of fields.filter((f) => !HASHED.has(f))) {
         const valid = VALID_BODIES[route.path] ?? Object.fromEntries(fields.map((f) => [f, 'x']));
         const body = { ...valid, [field]: 'a\u0000b' };
-        const answer = await call(route.method, route.path, { token: tokenFor(route), body });
+        const answer = await judged(route.method, route.path, { token: tokenFor(route), body });
         expectClientError(`NUL in ${field} on ${label(route)}`, answer, [400]);
         invariant(`NUL in ${field} on ${label(route)} names it`, answer.body?.field === field, answer.text);
       }
@@ -247,7 +247,7 @@ describe('every route from the catalogue, with text no store can hold', () => {
     for (const route of ROUTES) {
       for (const field of queryFields(route)) {
         for (const value of ['%00', 'a%00b', '%FF']) {
-          const answer = await call(route.method, `${route.path}?${field}=${value}`, {
+          const answer = await judged(route.method, `${route.path}?${field}=${value}`, {
             token: tokenFor(route),
             ...(canHaveBody(route) && route.body ? { body: VALID_BODIES[route.path] ?? {} } : {}),
           });
@@ -260,7 +260,7 @@ describe('every route from the catalogue, with text no store can hold', () => {
         }
       }
     }
-    const users = await call('GET', '/api/admin/users?query=%00', { token: admin.token });
+    const users = await judged('GET', '/api/admin/users?query=%00', { token: admin.token });
     expect(users.status, users.text).toBe(400);
     expect(violations()).toEqual([]);
   });
@@ -279,7 +279,7 @@ describe('every route from the catalogue, with bad queries and headers', () => {
         '?%zz=1',
       ]) {
         figures.attacks += 1;
-        const answer = await call(route.method, route.path + query, {
+        const answer = await judged(route.method, route.path + query, {
           token: tokenFor(route),
           ...(canHaveBody(route) && route.body ? { body: {} } : {}),
         });
@@ -290,7 +290,7 @@ describe('every route from the catalogue, with bad queries and headers', () => {
         );
       }
     }
-    const winners = await call('GET', '/api/winners?limit=abc');
+    const winners = await judged('GET', '/api/winners?limit=abc');
     expectClientError('limit=abc on GET /api/winners', winners, [400]);
     invariant(
       'the bad query names limit',
@@ -303,7 +303,7 @@ describe('every route from the catalogue, with bad queries and headers', () => {
   it('a huge header or URL is refused, not a 5xx', async () => {
     for (const route of ROUTES.slice(0, 4)) {
       figures.attacks += 2;
-      const longUrl = await call(route.method, `${route.path}?q=${'a'.repeat(100_000)}`, {
+      const longUrl = await judged(route.method, `${route.path}?q=${'a'.repeat(100_000)}`, {
         token: tokenFor(route),
       });
       invariant(
@@ -311,7 +311,7 @@ describe('every route from the catalogue, with bad queries and headers', () => {
         longUrl.status >= 400 && longUrl.status < 500,
         longUrl.status,
       );
-      const longHeader = await call(route.method, route.path, {
+      const longHeader = await judged(route.method, route.path, {
         token: tokenFor(route),
         headers: { 'x-padding': 'a'.repeat(100_000) },
       });
@@ -321,7 +321,7 @@ describe('every route from the catalogue, with bad queries and headers', () => {
         longHeader.status,
       );
     }
-    expect((await call('GET', '/api/game/rules')).status).toBe(200);
+    expect((await judged('GET', '/api/game/rules')).status).toBe(200);
     expect(violations()).toEqual([]);
   });
 
@@ -335,7 +335,7 @@ describe('every route from the catalogue, with bad queries and headers', () => {
         'Bearer \u00e9\u00e9.\u00e9.\u00e9',
       ]) {
         figures.attacks += 1;
-        const answer = await call(route.method, route.path, { headers: { authorization: value } });
+        const answer = await judged(route.method, route.path, { headers: { authorization: value } });
         invariant(
           `Authorization ${value.slice(0, 16)} on ${label(route)} is a 401 (or 400)`,
           answer.status === 401 || answer.status === 400,

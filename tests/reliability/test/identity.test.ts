@@ -8,6 +8,7 @@ import { gameProfile, profile, untilGameKnows } from '../src/actions.js';
 import { figures, invariant, reportFigures, suite, violations } from '../src/context.js';
 import {
   call,
+  judged,
   grantRole,
   updateRole,
   login,
@@ -69,7 +70,7 @@ describe('tokens nobody was issued', () => {
       for (const [name, token] of cases) {
         figures.attacks += 1;
         const body = sampleBody(route.path);
-        const answer = await call(route.method, route.path, {
+        const answer = await judged(route.method, route.path, {
           token,
           ...(body === undefined ? {} : { body }),
         });
@@ -94,7 +95,7 @@ describe('roles', () => {
     for (const role of ['admin', 'superuser'] as const) {
       const target = await registerPlayer(`two_${role}`);
       const fresh = await loginAdmin();
-      const asked = await call('POST', '/api/admin/updateRole', {
+      const asked = await judged('POST', '/api/admin/updateRole', {
         token: fresh.token,
         body: { email: target.email, role },
       });
@@ -106,14 +107,14 @@ describe('roles', () => {
       );
       const meanwhile = await profile(target);
       invariant(`the ${role} grant waits: still standard`, meanwhile?.role === 'standard', meanwhile);
-      const own = await call('POST', `/api/admin/approvals/${asked.body.approval.id}/approve`, {
+      const own = await judged('POST', `/api/admin/approvals/${asked.body.approval.id}/approve`, {
         token: fresh.token,
         body: {},
       });
       invariant(`the admin who asked cannot approve (${own.status})`, own.status === 403, own.text);
       const { deputy } = suite();
       const approver = await login(deputy.username, deputy.password);
-      const approved = await call('POST', `/api/admin/approvals/${asked.body.approval.id}/approve`, {
+      const approved = await judged('POST', `/api/admin/approvals/${asked.body.approval.id}/approve`, {
         token: approver.token,
         body: {},
       });
@@ -134,7 +135,7 @@ describe('roles', () => {
         route.path === '/api/admin/updateRole'
           ? { email: player.email, role: 'admin' }
           : sampleBody(route.path);
-      const answer = await call(route.method, route.path, {
+      const answer = await judged(route.method, route.path, {
         token: player.token,
         ...(body === undefined ? {} : { body }),
       });
@@ -145,7 +146,7 @@ describe('roles', () => {
       );
     }
     // Extra fields at sign-up do not choose a role.
-    const sneaky = await call('POST', '/api/user/register', {
+    const sneaky = await judged('POST', '/api/user/register', {
       body: {
         username: `role_${Date.now() % 1e8}`,
         email: `role_${Date.now()}@example.com`,
@@ -166,7 +167,7 @@ describe('roles', () => {
         sneaky.status >= 400 && sneaky.status < 500,
         sneaky.status,
       );
-    const me = await call('GET', '/api/user/profile', { token: player.token });
+    const me = await judged('GET', '/api/user/profile', { token: player.token });
     invariant('the player is still standard', me.body?.role === 'standard', me.body);
     expect(violations()).toEqual([]);
   });
@@ -174,10 +175,10 @@ describe('roles', () => {
   it('a role taken away takes effect on the next request, even with the old token', async () => {
     const promoted = await grantRole(admin.token, await registerPlayer('demote'), 'admin');
     const adminsToken = promoted.token;
-    expect((await call('GET', '/api/admin/users', { token: adminsToken })).status).toBe(200);
+    expect((await judged('GET', '/api/admin/users', { token: adminsToken })).status).toBe(200);
     await grantRole(admin.token, promoted, 'standard');
     figures.attacks += 1;
-    const stale = await call('GET', '/api/admin/users', { token: adminsToken });
+    const stale = await judged('GET', '/api/admin/users', { token: adminsToken });
     invariant(
       "a demoted admin's old token no longer opens admin routes",
       stale.status === 403,
@@ -192,7 +193,7 @@ describe('roles', () => {
     await sleep(1500); // the role change reaches the game by event
     const before = await gameProfile({ ...superuser, token: superToken });
     invariant('a demoted superuser is not unlimited any more', before?.hasInfiniteClicks === false, before);
-    const spent = await call('POST', '/api/game/click', { token: superToken });
+    const spent = await judged('POST', '/api/game/click', { token: superToken });
     // A click that lands on a milestone also earns its free clicks (MILESTONES).
     const reward = spent.body?.milestone?.freeClicks ?? 0;
     if (spent.status === 200)
@@ -233,7 +234,7 @@ describe('read-your-writes for role changes', () => {
         }
         confirmed += 1;
         // The very next request, with the token issued before the change: no wait, no new sign-in.
-        const clicked = await call('POST', '/api/game/click', { token: target.token });
+        const clicked = await judged('POST', '/api/game/click', { token: target.token });
         const free = clicked.status === 200 && clicked.body.freeClicks === UNLIMITED_CLICKS;
         if (role !== 'standard' && !free)
           stale.push(
@@ -265,7 +266,7 @@ describe('accounts that changed behind a live token', () => {
   it("a deleted account's still-valid token moves no money, at once", async () => {
     const gone = await registerPlayer('gone');
     await untilGameKnows(gone);
-    const deleted = await call('DELETE', '/api/user/delete-account', { token: gone.token });
+    const deleted = await judged('DELETE', '/api/user/delete-account', { token: gone.token });
     invariant(
       'delete-account answers 200',
       deleted.status === 200,
@@ -281,7 +282,10 @@ describe('accounts that changed behind a live token', () => {
       ],
     ] as const) {
       figures.attacks += 1;
-      const answer = await call(method, path, { token: gone.token, ...(body === undefined ? {} : { body }) });
+      const answer = await judged(method, path, {
+        token: gone.token,
+        ...(body === undefined ? {} : { body }),
+      });
       invariant(
         `the deleted account's token on ${path} is 401`,
         answer.status === 401,
@@ -297,16 +301,16 @@ describe('refresh tokens', () => {
     const victim = await registerPlayer('refresh');
     const session = await login(victim.username, victim.password);
     expect(session.cookie).toBeDefined();
-    const first = await call('POST', '/api/user/refresh', { cookie: session.cookie });
+    const first = await judged('POST', '/api/user/refresh', { cookie: session.cookie });
     expect(first.status).toBe(200);
     const rotated = refreshCookie(first);
     expect(rotated).toBeDefined();
     // After the grace for racing tabs, the old cookie is a stolen copy.
     await sleep(Number(suite().env.REFRESH_REUSE_GRACE_MS) + 300);
     figures.attacks += 1;
-    const replay = await call('POST', '/api/user/refresh', { cookie: session.cookie });
+    const replay = await judged('POST', '/api/user/refresh', { cookie: session.cookie });
     invariant('a replayed refresh token is refused', replay.status === 401, replay.status);
-    const legit = await call('POST', '/api/user/refresh', { cookie: rotated });
+    const legit = await judged('POST', '/api/user/refresh', { cookie: rotated });
     invariant(
       'after a replay the family is revoked (the newer token fails too)',
       legit.status === 401,
@@ -336,7 +340,7 @@ describe('refresh tokens', () => {
 
   it('a refresh cookie that was never issued is refused', async () => {
     figures.attacks += 1;
-    const answer = await call('POST', '/api/user/refresh', { cookie: 'omc_refresh=made-up-token-value' });
+    const answer = await judged('POST', '/api/user/refresh', { cookie: 'omc_refresh=made-up-token-value' });
     expect(answer.status).toBe(401);
     expect(answer.body.message).toBeTruthy();
   });
@@ -352,7 +356,7 @@ describe('password guessing and the per-address limit', () => {
       guesses <= 5,
       guesses,
     );
-    const right = await call('POST', '/api/user/login', {
+    const right = await judged('POST', '/api/user/login', {
       body: { emailOrUsername: target.username, password: target.password },
     });
     invariant(

@@ -8,7 +8,7 @@ import { mailedLink, tokenOf } from '@omc/infra';
 import { io } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invariant, reportFigures, suite } from '../src/context.js';
-import { call, login, loginAdmin, registerPlayer, sleep, waitFor, type Player } from '../src/http.js';
+import { judged, login, loginAdmin, registerPlayer, sleep, waitFor, type Player } from '../src/http.js';
 import { watch, type Watcher } from '../src/sockets.js';
 import { tokenClaims } from '../src/tokens.js';
 
@@ -89,26 +89,26 @@ describe('a session ended any way is refused on every route, the click and a soc
     {
       name: 'logout',
       end: async (c) =>
-        expectOk(await call('POST', '/api/user/refresh/logout', { cookie: c.cookie }), 'logout'),
+        expectOk(await judged('POST', '/api/user/refresh/logout', { cookie: c.cookie }), 'logout'),
     },
     {
       name: 'logout, token only',
       // A client whose refresh cookie is gone: the access token names the session to end.
       end: async (c) =>
-        expectOk(await call('POST', '/api/user/refresh/logout', { token: c.token }), 'logout by token'),
+        expectOk(await judged('POST', '/api/user/refresh/logout', { token: c.token }), 'logout by token'),
     },
     {
       name: 'end one session',
       end: async (c) => {
         const owner = await login(c.player.username, c.player.password);
-        expectOk(await call('DELETE', `/api/user/sessions/${c.sessionId}`, { token: owner.token }), 'end');
+        expectOk(await judged('DELETE', `/api/user/sessions/${c.sessionId}`, { token: owner.token }), 'end');
       },
     },
     {
       name: 'sign out everywhere',
       end: async (c) => {
         const owner = await login(c.player.username, c.player.password);
-        expectOk(await call('DELETE', '/api/user/sessions', { token: owner.token }), 'sign out everywhere');
+        expectOk(await judged('DELETE', '/api/user/sessions', { token: owner.token }), 'sign out everywhere');
       },
     },
     {
@@ -116,19 +116,19 @@ describe('a session ended any way is refused on every route, the click and a soc
       end: async (c) => {
         const owner = await login(c.player.username, c.player.password);
         const body = { currentPassword: c.player.password, newPassword: 'owner-new-password-1' };
-        expectOk(await call('PUT', '/api/user/change-password', { token: owner.token, body }), 'change');
+        expectOk(await judged('PUT', '/api/user/change-password', { token: owner.token, body }), 'change');
       },
     },
     {
       name: 'password reset',
       end: async (c) => {
         expectOk(
-          await call('POST', '/api/user/forgot-password', { body: { email: c.player.email } }),
+          await judged('POST', '/api/user/forgot-password', { body: { email: c.player.email } }),
           'forgot',
         );
         const link = await mailedLink(suite().mailUrl, c.player.email, 'reset-password');
         const body = { token: tokenOf(link), newPassword: 'owner-reset-password-1' };
-        expectOk(await call('POST', '/api/user/reset-password', { body }), 'reset');
+        expectOk(await judged('POST', '/api/user/reset-password', { body }), 'reset');
       },
     },
     {
@@ -137,12 +137,12 @@ describe('a session ended any way is refused on every route, the click and a soc
         const moved = `${c.player.username}_moved@example.net`;
         // The copied session, signed in a moment ago, moves the address; the old inbox undoes it.
         expectOk(
-          await call('PUT', '/api/user/change-email', { token: c.token, body: { email: moved } }),
+          await judged('PUT', '/api/user/change-email', { token: c.token, body: { email: moved } }),
           'move',
         );
         const undo = await mailedLink(suite().mailUrl, c.player.email, 'undo-email-change');
         expectOk(
-          await call('POST', '/api/user/undo-email-change', { body: { token: tokenOf(undo) } }),
+          await judged('POST', '/api/user/undo-email-change', { body: { token: tokenOf(undo) } }),
           'undo',
         );
       },
@@ -151,9 +151,9 @@ describe('a session ended any way is refused on every route, the click and a soc
       name: 'refresh-token reuse',
       end: async (c) => {
         // The thief refreshes with the copied cookie; the owner's browser presents it again past the grace.
-        expectOk(await call('POST', '/api/user/refresh', { cookie: c.cookie }), 'refresh');
+        expectOk(await judged('POST', '/api/user/refresh', { cookie: c.cookie }), 'refresh');
         await sleep(REUSE_GRACE_MS + 200);
-        const reused = await call('POST', '/api/user/refresh', { cookie: c.cookie });
+        const reused = await judged('POST', '/api/user/refresh', { cookie: c.cookie });
         expect(reused.status).toBe(401);
       },
     },
@@ -162,7 +162,7 @@ describe('a session ended any way is refused on every route, the click and a soc
       end: async (c) => {
         const body = { reason: 'matrix test' };
         expectOk(
-          await call('POST', `/api/admin/users/${c.userId}/suspend`, { token: adminToken, body }),
+          await judged('POST', `/api/admin/users/${c.userId}/suspend`, { token: adminToken, body }),
           'suspend',
         );
       },
@@ -171,7 +171,7 @@ describe('a session ended any way is refused on every route, the click and a soc
       name: 'account deletion',
       end: async (c) => {
         const owner = await login(c.player.username, c.player.password);
-        expectOk(await call('DELETE', '/api/user/delete-account', { token: owner.token }), 'delete');
+        expectOk(await judged('DELETE', '/api/user/delete-account', { token: owner.token }), 'delete');
       },
     },
   ];
@@ -193,7 +193,7 @@ describe('a session ended any way is refused on every route, the click and a soc
       // Controls: the copy works before the end, on the click and on a socket.
       await waitFor(
         'the game to know the player',
-        async () => (await call('POST', '/api/game/click', { token: copied.token })).status === 200,
+        async () => (await judged('POST', '/api/game/click', { token: copied.token })).status === 200,
       );
       const open: Watcher = watch(copied.token);
       await waitFor('the socket to connect', async () => open.socket.connected);
@@ -203,7 +203,7 @@ describe('a session ended any way is refused on every route, the click and a soc
       // The end reaches every service within moments (auth's outbox, then each instance's reader).
       await waitFor(
         `the click refused after ${way.name}`,
-        async () => refused('socket', await call('POST', '/api/game/click', { token: copied.token })),
+        async () => refused('socket', await judged('POST', '/api/game/click', { token: copied.token })),
         10_000,
       ).catch(() => undefined);
       await waitFor(`the socket closed after ${way.name}`, async () => !open.socket.connected, 10_000).catch(
@@ -211,7 +211,7 @@ describe('a session ended any way is refused on every route, the click and a soc
       );
       const row = new Map<string, number>();
       for (const route of TOKEN_ROUTES) {
-        const answer = await call(route.method, route.path, {
+        const answer = await judged(route.method, route.path, {
           token: copied.token,
           body: BODIES[label(route)],
         });
