@@ -10,6 +10,7 @@
 import type { BenchSystem } from '../bench-system.js';
 import type { CrowdSummary } from '../crowd-worker.js';
 import { startRealtimeFleet, type RealtimeFleet } from '../realtime-fleet.js';
+import { predictionError, predictMicrosPerMessage, processCost, type ProcessCost } from '../capacity.js';
 import type { Check } from '../check.js';
 import { ratio, round } from '../stats.js';
 import { startWorker, type Worker } from '../workers.js';
@@ -19,6 +20,8 @@ export const CROWD_TARGETS = {
   httpPerReturningClient: 0.1,
   clickToScreenStormRatio: 2,
   fleetCostRatio: 1.15,
+  /** The capacity model's prediction of 2 and 3 processes, as a fraction of what they then measure. */
+  fleetPredictionError: 0.15,
 };
 
 /**
@@ -72,10 +75,26 @@ export interface FleetPoint {
   cpuMicrosPerMessage: number | null;
   /** CPU (cores) each process uses with the clicks flowing and no client connected. */
   idleCoresPerProcess: number;
+  /**
+   * The same with one client listening (one process alone): what a process costs once it has anyone to
+   * send to, each state decoded and encoded whatever the number of its sockets.
+   */
+  listeningCoresPerProcess?: number;
+}
+
+/** The capacity model's prediction for a fleet, made from one process before the fleet was measured. */
+export interface FleetPrediction {
+  processes: number;
+  predictedMicrosPerMessage: number;
+  measuredMicrosPerMessage: number | null;
+  error: number | null;
 }
 
 export interface FleetCostResult {
   points: FleetPoint[];
+  /** One process's cost (capacity.ts), measured alone. */
+  processCost: ProcessCost | null;
+  predictions: FleetPrediction[];
   oneMicrosPerMessage: number | null;
   threeMicrosPerMessage: number | null;
   threeToOne: number | null;
@@ -308,6 +327,18 @@ async function fleetPoint(
     const idleBefore = fleet.cpu();
     await sleep(IDLE_WINDOW_S * 1000);
     const idleCoresPerProcess = (fleet.cpu() - idleBefore) / IDLE_WINDOW_S / processes;
+    let listeningCoresPerProcess: number | undefined;
+    if (processes === 1) {
+      const one = await openCrowd(bs, fleet, 1, 0);
+      try {
+        await sleep(1000);
+        const before = fleet.cpu();
+        await sleep(IDLE_WINDOW_S * 1000);
+        listeningCoresPerProcess = (fleet.cpu() - before) / IDLE_WINDOW_S;
+      } finally {
+        await one.close();
+      }
+    }
     crowd = await openCrowd(bs, fleet, count, 0);
     await sleep(FLEET_SETTLE_MS);
     await crowd.record();
@@ -322,6 +353,7 @@ async function fleetPoint(
       messages: s.messages,
       cpuMicrosPerMessage: ratio(cpu * 1e6, s.messages),
       idleCoresPerProcess,
+      ...(listeningCoresPerProcess === undefined ? {} : { listeningCoresPerProcess }),
     };
   } finally {
     await clicker.stop().catch(() => undefined);
@@ -341,8 +373,9 @@ function perMessage(points: FleetPoint[], processes: number, adapter: FleetPoint
 }
 
 /**
- * One process and three, and with `sharded` three on the sharded adapter, one run each; each ratio is
- * of the configurations' CPU per message.
+ * One process, two and three, and with `sharded` three on the sharded adapter, one run each; each ratio
+ * is of the configurations' CPU per message. Two and three are predicted from one before they run
+ * (capacity.ts).
  */
 export async function measureFleetCost(
   root: string,
@@ -356,11 +389,28 @@ export async function measureFleetCost(
   const points: FleetPoint[] = [];
   const runs: [number, FleetPoint['adapter']][] = [
     [1, 'classic'],
+    [2, 'classic'],
     [3, 'classic'],
     ...(sharded ? [[3, 'sharded'] as [number, FleetPoint['adapter']]] : []),
   ];
+  let cost: ProcessCost | null = null;
+  const predictions: FleetPrediction[] = [];
   for (const [processes, adapter] of runs) {
+    // The model's figure for this fleet is fixed before it runs, from the one process measured first.
+    const predicted = cost && adapter === 'classic' ? predictMicrosPerMessage(cost, processes) : null;
     const point = await fleetPoint(root, bs, processes, adapter, count, durationS, cpuProfDir);
+    if (processes === 1 && adapter === 'classic') cost = processCost(point, durationS);
+    if (predicted !== null) {
+      predictions.push({
+        processes,
+        predictedMicrosPerMessage: predicted,
+        measuredMicrosPerMessage: point.cpuMicrosPerMessage,
+        error: predictionError(predicted, point.cpuMicrosPerMessage),
+      });
+      log(
+        `[bench] fleet: ${processes} processes predicted ${round(predicted)} µs per message, measured ${fmt(point.cpuMicrosPerMessage, ' µs')}`,
+      );
+    }
     log(
       `[bench] fleet: ${processes} × ${adapter}, ${point.clients} clients: ${point.messages} messages, ${round(point.cpuMicrosPerMessage)} µs each; ${round(point.idleCoresPerProcess * 1000)} ms/s per process with no client`,
     );
@@ -370,6 +420,8 @@ export async function measureFleetCost(
   const three = perMessage(points, 3, 'classic');
   return {
     points,
+    processCost: cost,
+    predictions,
     oneMicrosPerMessage: one,
     threeMicrosPerMessage: three,
     threeToOne: ratio(three, one),
@@ -431,6 +483,21 @@ export function crowdChecks(crowd: CrowdResult | undefined): Check[] {
       target: `≤ ${CROWD_TARGETS.fleetCostRatio}`,
       met: fleet.threeToOne === null ? null : fleet.threeToOne <= CROWD_TARGETS.fleetCostRatio,
     });
+    const cost = fleet.processCost;
+    if (cost)
+      checks.push({
+        figure: `Capacity model: one realtime process's fixed share; CPU per delivered message beyond it (${clients} clients, ${fmt(cost.messagesPerSecond)} messages/s)`,
+        value: `${fmt(cost.fixedCores * 1000, ' ms/s')}; ${fmt(cost.microsPerMessage, ' µs')}`,
+        target: 'figure',
+        met: null,
+      });
+    for (const p of fleet.predictions ?? [])
+      checks.push({
+        figure: `Capacity model: realtime CPU per delivered message at ${p.processes} processes, predicted from one before measuring / measured`,
+        value: `${fmt(p.predictedMicrosPerMessage, ' µs')} / ${fmt(p.measuredMicrosPerMessage, ' µs')} (${p.error === null ? 'n/a' : `${round(p.error * 100)} % off`})`,
+        target: `within ${CROWD_TARGETS.fleetPredictionError * 100} %`,
+        met: p.error === null ? null : p.error <= CROWD_TARGETS.fleetPredictionError,
+      });
     if (fleet.points.some((p) => p.adapter === 'sharded'))
       checks.push({
         figure: 'Realtime CPU per delivered message, 3 processes: sharded Redis adapter / classic',
