@@ -85,8 +85,6 @@ export type InternalPayoutEmailMail = z.infer<typeof InternalPayoutEmailMail>;
  * works); 410 when the request may no longer be confirmed (confirmed, cancelled, expired, unknown).
  */
 export const INTERNAL_PAYOUT_EMAIL_TOKEN_PATH = '/internal/payout-email/:requestId/token';
-export const internalPayoutEmailTokenPath = (requestId: string) =>
-  `/internal/payout-email/${encodeURIComponent(requestId)}/token`;
 export const InternalPayoutEmailTokenParams = z.object({ requestId: z.uuid() });
 export const InternalPayoutEmailToken = z.object({ token: z.string().min(16).max(512) });
 export type InternalPayoutEmailToken = z.infer<typeof InternalPayoutEmailToken>;

@@ -30,3 +30,4 @@ export * from './address-budget.js';
 export * from './trust-proxy.js';
 export * from './address-leases.js';
 export * from './text-guard.js';
+export * from './internal-client.js';
