@@ -19,7 +19,7 @@ export function profilePool(url: string, config: Config): Pool {
 }
 
 /** The caller's request id, address, token and language, as each owner reads them. */
-export function headersFor(
+export function callerHeaders(
   request: FastifyRequest,
   extra: Record<string, string> = {},
 ): Record<string, string> {
@@ -62,7 +62,7 @@ export async function readPart<S extends z.ZodType>(
 ): Promise<Part<z.infer<S>>> {
   try {
     const signal = AbortSignal.timeout(timeoutMs);
-    const response = await read(upstream, path, headersFor(request), signal);
+    const response = await read(upstream, path, callerHeaders(request), signal);
     if (response.statusCode !== 200) {
       await response.body.dump();
       return { ok: false, reason: `status ${response.statusCode}` };

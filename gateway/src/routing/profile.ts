@@ -18,7 +18,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher, Pool } from 'undici';
 import type { Config } from '../config.js';
 import { upstreamFailure } from './api-proxy.js';
-import { headersFor, profilePool, read, readPart, type Part } from './profile-parts.js';
+import { callerHeaders, profilePool, read, readPart, type Part } from './profile-parts.js';
 
 export const PROFILE_PATH = '/api/user/profile';
 
@@ -56,7 +56,7 @@ function readAccount(auth: Pool, request: FastifyRequest): Promise<Account> {
   return read(
     auth,
     request.url,
-    headersFor(request, {
+    callerHeaders(request, {
       [PROFILE_PARTS_HEADER]: PROFILE_PARTS_ACCOUNT,
       ...(request.headers.cookie ? { cookie: request.headers.cookie } : {}),
     }),

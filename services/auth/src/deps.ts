@@ -1,6 +1,7 @@
 import {
   baseDeps,
   connectStores,
+  InternalClient,
   serviceCredentials,
   type BaseDeps,
   type Metrics,
@@ -26,10 +27,12 @@ export interface AuthCounters {
 export interface Deps extends BaseDeps, Stores<Database> {
   config: Config;
   counters: AuthCounters;
-  /** HTTP client for the game and payments calls (global fetch; a test may hand in another). */
+  /** HTTP client for the profile's reads of the game and payments (global fetch; a test may hand in another). */
   fetch: typeof fetch;
   /** Signs auth's internal calls and checks its internal callers (service-credential.ts). */
   credentials: ServiceCredentials;
+  /** Auth's calls to the game's and payments' internal routes. */
+  internal: InternalClient;
 }
 
 export function authCounters(metrics: Metrics): AuthCounters {
@@ -46,12 +49,19 @@ export function authCounters(metrics: Metrics): AuthCounters {
 export async function createDeps(config: Config): Promise<Deps> {
   const base = baseDeps({ name: 'auth', logLevel: config.LOG_LEVEL });
   const stores = await connectStores<Database>({ name: 'auth', config, log: base.log });
+  const credentials = serviceCredentials('auth', config);
   return {
     ...base,
     config,
     ...stores,
     counters: authCounters(base.metrics),
     fetch: globalThis.fetch,
-    credentials: serviceCredentials('auth', config),
+    credentials,
+    internal: new InternalClient({
+      credentials,
+      urls: { game: config.GAME_URL, payments: config.PAYMENTS_URL },
+      internalUrls: { game: config.GAME_INTERNAL_URL },
+      timeoutMs: { game: config.UPSTREAM_TIMEOUT_MS, payments: config.UPSTREAM_TIMEOUT_MS },
+    }),
   };
 }

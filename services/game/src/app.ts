@@ -114,9 +114,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
         {
           db: deps.db,
           purchases: services.purchases,
-          paymentsUrl: config.PAYMENTS_URL,
-          credentials: deps.credentials,
-          timeoutMs: config.PAYMENTS_TIMEOUT_MS,
+          internal: deps.internal,
           log: deps.log,
         },
         since,

@@ -1,6 +1,7 @@
 import {
   baseDeps,
   connectStores,
+  InternalClient,
   serviceCredentials,
   type BaseDeps,
   type ServiceCredentials,
@@ -13,6 +14,8 @@ export interface Deps extends BaseDeps, Stores<Database> {
   config: Config;
   /** Signs the game's internal calls and checks its internal callers (service-credential.ts). */
   credentials: ServiceCredentials;
+  /** The game's calls to payments' internal routes. */
+  internal: InternalClient;
 }
 
 export async function createDeps(config: Config): Promise<Deps> {
@@ -27,5 +30,11 @@ export async function createDeps(config: Config): Promise<Deps> {
     // holding requests open.
     redis: { autoResendUnfulfilledCommands: false, commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS },
   });
-  return { ...base, config, ...stores, credentials: serviceCredentials('game', config) };
+  const credentials = serviceCredentials('game', config);
+  const internal = new InternalClient({
+    credentials,
+    urls: { payments: config.PAYMENTS_URL },
+    timeoutMs: { payments: config.PAYMENTS_TIMEOUT_MS },
+  });
+  return { ...base, config, ...stores, credentials, internal };
 }

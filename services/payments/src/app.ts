@@ -76,30 +76,13 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   const nudge = () => outbox.relay?.nudge();
   const metrics = paymentsMetrics(deps.metrics, async () => (outbox.relay ? outbox.relay.backlog() : 0));
   const users = new UsersService(deps.db);
-  const accounts = new AccountCheck({
-    authUrl: deps.config.AUTH_URL,
-    timeoutMs: deps.config.AUTH_TIMEOUT_MS,
-    credentials: deps.credentials,
-  });
+  const accounts = new AccountCheck(deps.internal);
   const payoutEmail = new PayoutEmailService(
     deps,
-    new AuthPayoutMail({
-      authUrl: deps.config.AUTH_URL,
-      timeoutMs: deps.config.AUTH_TIMEOUT_MS,
-      mailTimeoutMs: deps.config.AUTH_PASSWORD_CHECK_TIMEOUT_MS,
-      credentials: deps.credentials,
-    }),
+    new AuthPayoutMail(deps.internal, deps.config.AUTH_PASSWORD_CHECK_TIMEOUT_MS),
   );
-  const game = new GameRecord({
-    gameUrl: deps.config.GAME_URL,
-    timeoutMs: deps.config.GAME_TIMEOUT_MS,
-    credentials: deps.credentials,
-  });
-  const takeBack = new GameTakeBack({
-    gameInternalUrl: deps.config.GAME_INTERNAL_URL,
-    timeoutMs: deps.config.GAME_TIMEOUT_MS,
-    credentials: deps.credentials,
-  });
+  const game = new GameRecord(deps.internal);
+  const takeBack = new GameTakeBack(deps.internal);
   const refunds = new RefundsService(deps, takeBack, metrics);
   const clawbacks = new ClawbacksService(deps, takeBack, refunds);
   const ctx: PaymentsContext = {

@@ -3,6 +3,7 @@ import {
   closeInOrder,
   connectNats,
   createDb,
+  InternalClient,
   serviceCredentials,
   type BaseDeps,
   type Nats,
@@ -23,6 +24,8 @@ export interface Deps extends BaseDeps {
   payouts: PayoutsClient;
   /** Signs payments' internal calls and checks its internal callers (service-credential.ts). */
   credentials: ServiceCredentials;
+  /** Payments' calls to auth's and the game's internal routes. */
+  internal: InternalClient;
 }
 
 export async function createDeps(
@@ -39,10 +42,17 @@ export async function createDeps(
       'payments use the local provider emulators: no real money moves',
     );
   }
+  const credentials = serviceCredentials('payments', config);
   return {
     ...base,
     config,
-    credentials: serviceCredentials('payments', config),
+    credentials,
+    internal: new InternalClient({
+      credentials,
+      urls: { auth: config.AUTH_URL, game: config.GAME_URL },
+      internalUrls: { game: config.GAME_INTERNAL_URL },
+      timeoutMs: { auth: config.AUTH_TIMEOUT_MS, game: config.GAME_TIMEOUT_MS },
+    }),
     db,
     nats,
     payments: overrides.payments ?? createBraintreeGateway(config),

@@ -10,6 +10,7 @@ import {
 } from '../../../scripts/checks/docs-references.js';
 import { findLongFunctions, MAX_FUNCTION_LINES } from '../../../scripts/checks/function-length.js';
 import { findCircles } from '../../../scripts/checks/import-circles.js';
+import { findHandCalls } from '../../../scripts/checks/internal-calls.js';
 import { findViolations } from '../../../scripts/checks/sql-in-repos.js';
 import type { WorkspacePackage } from '../../../scripts/checks/workspace-files.js';
 
@@ -63,6 +64,39 @@ describe('sql-in-repos', () => {
       'export const read = (params: URLSearchParams) => params.get("select");',
     );
     expect(findViolations([{ file: 'services/game/src/hint.ts', text: clean }])).toEqual([]);
+  });
+});
+
+describe('internal-calls', () => {
+  const HAND_MADE = lines(
+    "import { INTERNAL_ACCOUNT_PATH, internalRefundPath } from '@omc/contracts';", // 1
+    'export async function planted(deps: any, id: string) {', // 2
+    "  const headers = deps.credentials.headersFor('auth');", // 3
+    '  await fetch(`${deps.authUrl}${INTERNAL_ACCOUNT_PATH}`, { headers });', // 4
+    '  await deps.fetch(`${deps.paymentsUrl}${internalRefundPath(id)}`);', // 5
+    "  await fetch(deps.gameUrl + '/internal/wins/3');", // 6
+    '  await fetch(`${deps.gameUrl}/api/game/profile`);', // 7
+    "  // fetch('/internal/commented-out') is not read", // 8
+    '}', // 9
+  );
+
+  it('finds a credential built by hand and every fetch of an internal route, and nothing else', () => {
+    const found = findHandCalls([{ file: 'services/payments/src/users/account-check.ts', text: HAND_MADE }]);
+    expect(found.map((c) => [c.line, c.form])).toEqual([
+      [3, 'a service credential built by hand'],
+      [4, 'an internal route fetched by hand'],
+      [5, 'an internal route fetched by hand'],
+      [6, 'an internal route fetched by hand'],
+    ]);
+  });
+
+  it('lets the internal client, the credential module and tests make them', () => {
+    for (const file of [
+      'packages/service-kit/src/internal-client.ts',
+      'packages/service-kit/src/service-credential.ts',
+      'services/game/test/takebacks.test.ts',
+    ])
+      expect(findHandCalls([{ file, text: HAND_MADE }])).toEqual([]);
   });
 });
 

@@ -1,46 +1,14 @@
 // The balances beside one page of the admin list: one call to the game (clicks) and one to payments
 // (money) per page, in parallel, with the admin's own token forwarded; never one call per row. A service
 // that does not answer in time leaves its figures null: the page still answers.
-import {
-  GameBalances,
-  INTERNAL_USER_BALANCES_PATH,
-  MoneyBalances,
-  type AdminUserBalances,
-} from '@omc/contracts';
-import { forwardedHeaders, type Caller } from '@omc/service-kit';
-import type { z } from 'zod';
+import { INTERNAL, type AdminUserBalances } from '@omc/contracts';
+import { outcomeReason, type Caller, type InternalOutcome } from '@omc/service-kit';
 import type { Deps } from '../deps.js';
 
-async function ask<T extends z.ZodType>(
-  deps: Deps,
-  caller: Caller,
-  callee: 'game' | 'payments',
-  url: string,
-  schema: T,
-  userIds: string[],
-): Promise<z.infer<T> | null> {
-  try {
-    const response = await deps.fetch(url, {
-      method: 'POST',
-      headers: {
-        ...forwardedHeaders(caller),
-        ...deps.credentials.headersFor(callee),
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ userIds }),
-      signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS),
-    });
-    if (!response.ok) {
-      await response.body?.cancel().catch(() => undefined);
-      caller.log.warn({ url, status: response.status }, 'balances for the admin list unavailable');
-      return null;
-    }
-    const parsed = schema.safeParse(await response.json());
-    if (parsed.success) return parsed.data;
-    caller.log.warn({ url }, 'balances for the admin list do not match the contract');
-  } catch (error) {
-    caller.log.warn({ url, err: error }, 'balances for the admin list unavailable');
-  }
+/** A service's figures, or null (logged) when it did not give them. */
+function figures<T>(caller: Caller, service: string, answer: InternalOutcome<T>): T | null {
+  if (answer.kind === 'answered') return answer.data;
+  caller.log.warn({ service, reason: outcomeReason(answer) }, 'balances for the admin list unavailable');
   return null;
 }
 
@@ -51,23 +19,10 @@ export async function balancesOf(
 ): Promise<Map<string, AdminUserBalances>> {
   const out = new Map<string, AdminUserBalances>();
   if (userIds.length === 0) return out;
+  const call = { body: { userIds }, caller };
   const [game, money] = await Promise.all([
-    ask(
-      deps,
-      caller,
-      'game',
-      `${deps.config.GAME_INTERNAL_URL}${INTERNAL_USER_BALANCES_PATH}`,
-      GameBalances,
-      userIds,
-    ),
-    ask(
-      deps,
-      caller,
-      'payments',
-      `${deps.config.PAYMENTS_URL}${INTERNAL_USER_BALANCES_PATH}`,
-      MoneyBalances,
-      userIds,
-    ),
+    deps.internal.call(INTERNAL.clickBalances, call).then((a) => figures(caller, 'game', a)),
+    deps.internal.call(INTERNAL.moneyBalances, call).then((a) => figures(caller, 'payments', a)),
   ]);
   for (const id of userIds) {
     const clicks = game?.balances[id];

@@ -3,8 +3,8 @@
 // it. The game applies it only when newer than what it holds: the event that follows is a no-op, an
 // older one never wins. No clock travels.
 // If the game does not confirm in time the change still stands and the event brings it there.
-import { InternalRoleApplied, internalUserRolePath, type Role } from '@omc/contracts';
-import { callerOf, forwardedHeaders, type Caller } from '@omc/service-kit';
+import { INTERNAL, type Role } from '@omc/contracts';
+import { callerOf, outcomeReason, type Caller } from '@omc/service-kit';
 import type { FastifyRequest } from 'fastify';
 import type { AuthContext } from '../context.js';
 import type { Deps } from '../deps.js';
@@ -16,33 +16,13 @@ export async function tellGameTheRole(
   caller: Caller,
   change: { userId: string; role: Role; roleVersion: number },
 ): Promise<GameSyncResult> {
-  // The admin's own token: the game checks it like any other internal caller's.
-  const headers = {
-    ...forwardedHeaders(caller),
-    ...deps.credentials.headersFor('game'),
-    'content-type': 'application/json',
-  };
-  try {
-    const response = await deps.fetch(
-      `${deps.config.GAME_INTERNAL_URL}${internalUserRolePath(change.userId)}`,
-      {
-        method: 'PUT',
-        headers,
-        body: JSON.stringify({ role: change.role, roleVersion: change.roleVersion }),
-        signal: AbortSignal.timeout(deps.config.UPSTREAM_TIMEOUT_MS),
-      },
-    );
-    if (!response.ok) {
-      await response.body?.cancel().catch(() => undefined);
-      return { confirmed: false, reason: `status ${response.status}` };
-    }
-    const parsed = InternalRoleApplied.safeParse(await response.json());
-    if (!parsed.success) return { confirmed: false, reason: 'answer does not match the contract' };
-    return { confirmed: true };
-  } catch (error) {
-    const name = (error as Error).name;
-    return { confirmed: false, reason: name === 'TimeoutError' ? 'timed out' : (error as Error).message };
-  }
+  // The admin's own token goes along: the game checks it like any other internal caller's.
+  const told = await deps.internal.call(INTERNAL.userRole, {
+    params: { userId: change.userId },
+    body: { role: change.role, roleVersion: change.roleVersion },
+    caller,
+  });
+  return told.kind === 'answered' ? { confirmed: true } : { confirmed: false, reason: outcomeReason(told) };
 }
 
 export const GAME_LATE_MESSAGE =

@@ -3,13 +3,13 @@
 // confirmed payout email, a positive balance, one payout at a time) still apply. Its refusal reaches the
 // approver as payments gave it. No answer in time is not "not paid": payments finishes a payout it started.
 import {
-  CollectResponse,
   ERROR_CODE,
-  INTERNAL_HOUSE_PAYOUT_PATH,
+  INTERNAL,
   isErrorCode,
+  type CollectResponse,
   type InternalHousePayout,
 } from '@omc/contracts';
-import { AppError, forwardedHeaders, type Caller } from '@omc/service-kit';
+import { AppError, type Caller } from '@omc/service-kit';
 import type { Deps } from '../deps.js';
 import type { UserRow } from '../users/users.repo.js';
 
@@ -35,34 +35,22 @@ export async function payOutHouse(
     emailVerified: requester.email_verified_at !== null,
     securityEpoch: requester.security_epoch,
   };
-  let response: Response;
-  try {
-    response = await deps.fetch(`${deps.config.PAYMENTS_URL}${INTERNAL_HOUSE_PAYOUT_PATH}`, {
-      method: 'POST',
-      headers: {
-        ...forwardedHeaders(caller),
-        ...deps.credentials.headersFor('payments'),
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(deps.config.HOUSE_PAYOUT_TIMEOUT_MS),
-    });
-  } catch (error) {
-    return {
-      ok: false,
-      error: unsure((error as Error).name === 'TimeoutError' ? 'timed out' : 'unreachable'),
-    };
+  const paid = await deps.internal.call(INTERNAL.housePayout, {
+    body,
+    caller,
+    timeoutMs: deps.config.HOUSE_PAYOUT_TIMEOUT_MS,
+  });
+  switch (paid.kind) {
+    case 'answered':
+      return { ok: true, payout: paid.data };
+    case 'unreadable':
+      return { ok: false, error: unsure('unreadable answer') };
+    case 'unanswered':
+      return { ok: false, error: unsure(paid.reason === 'timed out' ? 'timed out' : 'unreachable') };
   }
-  const answer = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
-  if (response.ok) {
-    const parsed = CollectResponse.safeParse(answer);
-    return parsed.success
-      ? { ok: true, payout: parsed.data }
-      : { ok: false, error: unsure('unreadable answer') };
-  }
-  const message = typeof answer?.message === 'string' ? answer.message.slice(0, 500) : undefined;
-  if (!message || (response.status >= 500 && !isErrorCode(answer?.code)))
-    return { ok: false, error: unsure(`status ${response.status}`) };
-  const code = isErrorCode(answer?.code) ? answer.code : ERROR_CODE.CONFLICT;
-  return { ok: false, error: new AppError(code, response.status, message) };
+  const message = paid.body.message?.slice(0, 500);
+  if (!message || (paid.status >= 500 && !isErrorCode(paid.body.code)))
+    return { ok: false, error: unsure(`status ${paid.status}`) };
+  const code = isErrorCode(paid.body.code) ? paid.body.code : ERROR_CODE.CONFLICT;
+  return { ok: false, error: new AppError(code, paid.status, message) };
 }

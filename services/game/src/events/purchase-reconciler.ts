@@ -2,12 +2,8 @@
 // purchases it completed and applies those whose purchase.completed event never arrived (a NATS node that
 // lost its unsynced tail, a stream recreated). Applying is idempotent by purchase id (Postgres' record,
 // and the Redis purchases set for one in flight), so a pass racing the late event credits once.
-import {
-  INTERNAL_COMPLETED_PURCHASES_PATH,
-  InternalPurchasesResponse,
-  type InternalPurchase,
-} from '@omc/contracts';
-import type { ServiceCredentials } from '@omc/service-kit';
+import { INTERNAL, type InternalPurchase } from '@omc/contracts';
+import { outcomeReason, type InternalClient } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { knownPurchases } from '../db/purchases.repo.js';
@@ -19,9 +15,7 @@ const PAGE = 500;
 export interface PurchaseReconcilerOptions {
   db: Kysely<Database>;
   purchases: PurchasesService;
-  paymentsUrl: string;
-  credentials: ServiceCredentials;
-  timeoutMs: number;
+  internal: InternalClient;
   log: Logger;
 }
 
@@ -30,20 +24,12 @@ async function completedSince(
   since: Date,
   after?: InternalPurchase,
 ): Promise<InternalPurchase[]> {
-  const query = new URLSearchParams({ since: since.toISOString(), limit: String(PAGE) });
-  if (after) {
-    query.set('afterAt', after.completedAt);
-    query.set('afterId', after.purchaseId);
-  }
-  const response = await fetch(`${options.paymentsUrl}${INTERNAL_COMPLETED_PURCHASES_PATH}?${query}`, {
-    headers: { accept: 'application/json', ...options.credentials.headersFor('payments') },
-    signal: AbortSignal.timeout(options.timeoutMs),
-  });
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new Error(`payments answered ${response.status} for its completed purchases`);
-  }
-  return InternalPurchasesResponse.parse(await response.json()).purchases;
+  const query: Record<string, string> = { since: since.toISOString(), limit: String(PAGE) };
+  if (after) Object.assign(query, { afterAt: after.completedAt, afterId: after.purchaseId });
+  const asked = await options.internal.call(INTERNAL.completedPurchases, { query });
+  if (asked.kind !== 'answered')
+    throw new Error(`payments did not give its completed purchases: ${outcomeReason(asked)}`);
+  return asked.data.purchases;
 }
 
 /** One pass: applies every purchase payments completed since `since` that the game has not. */

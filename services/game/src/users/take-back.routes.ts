@@ -4,14 +4,8 @@
 // a refund by itself (the game was away, or payments restarted), it sends none, and the game then asks
 // payments whether that refund's money went back (GET /internal/refunds/:id) and takes back only the
 // purchase as payments recorded it: a caller without a token can only finish a refund payments holds.
-import {
-  InternalRefundState,
-  InternalTakeBack,
-  InternalTakeBackRequest,
-  PurchaseIdParams,
-  internalRefundPath,
-} from '@omc/contracts';
-import { AppError, authenticate, badRequest, forbidden, requireRole } from '@omc/service-kit';
+import { INTERNAL, InternalTakeBack, InternalTakeBackRequest, PurchaseIdParams } from '@omc/contracts';
+import { AppError, authenticate, badRequest, forbidden, outcomeReason, requireRole } from '@omc/service-kit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { GameContext } from '../context.js';
@@ -30,24 +24,16 @@ export async function takeBackRoutes(
 
   /** Payments' record of the refund: its money went back, and the purchase is the one it recorded. */
   const refundHeld = async (purchase: InternalTakeBackRequest): Promise<void> => {
-    const { PAYMENTS_URL, PAYMENTS_TIMEOUT_MS } = deps.config;
-    let state: InternalRefundState;
-    try {
-      const response = await fetch(`${PAYMENTS_URL}${internalRefundPath(purchase.purchaseId)}`, {
-        headers: { accept: 'application/json', ...deps.credentials.headersFor('payments') },
-        signal: AbortSignal.timeout(PAYMENTS_TIMEOUT_MS),
-      });
-      if (response.status === 404) throw forbidden('No refund of this purchase: an admin token is required');
-      if (!response.ok) throw new Error(`payments answered ${response.status}`);
-      state = InternalRefundState.parse(await response.json());
-    } catch (error) {
-      if (error instanceof AppError) throw error;
+    const asked = await deps.internal.call(INTERNAL.refund, { params: { id: purchase.purchaseId } });
+    if (asked.kind === 'refused' && asked.status === 404)
+      throw forbidden('No refund of this purchase: an admin token is required');
+    if (asked.kind !== 'answered')
       throw new AppError(
         'PAYMENTS_UNAVAILABLE',
         503,
-        `Payments could not confirm the refund (${(error as Error).message}); try again`,
+        `Payments could not confirm the refund (${outcomeReason(asked)}); try again`,
       );
-    }
+    const state = asked.data;
     if (state.status !== 'returned' && state.status !== 'completed')
       throw forbidden(`The refund of this purchase is ${state.status}: its money has not gone back`);
     if (JSON.stringify(state.purchase) !== JSON.stringify(InternalTakeBackRequest.parse(purchase)))

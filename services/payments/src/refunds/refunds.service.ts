@@ -166,15 +166,12 @@ export class RefundsService {
     const view = refundView(completed);
     // A copy for auth's audit log, with the admin's token; the record is payments' own, written with
     // the completion.
-    await recordInAuditLog(
-      {
-        authUrl: this.deps.config.AUTH_URL,
-        timeoutMs: this.deps.config.AUTH_TIMEOUT_MS,
-        credentials: this.deps.credentials,
-      },
-      caller,
-      { action: 'purchase.refunded', targetId: purchase.user_id, detail: auditDetail(purchase, view), ip },
-    );
+    await recordInAuditLog(this.deps.internal, caller, {
+      action: 'purchase.refunded',
+      targetId: purchase.user_id,
+      detail: auditDetail(purchase, view),
+      ip,
+    });
     const how = view.kind === 'void' ? 'voided (the charge had not settled)' : 'refunded';
     return {
       message: `Purchase ${how}: ${formatEuroAmount(completed.amount_cents)} € back to the buyer, ${view.clicksTakenBack} clicks taken back.`,

@@ -4,19 +4,12 @@
 import {
   AppError,
   callerOf,
-  forwardedHeaders,
   unauthorized,
   type AuthorityLookup,
   type Caller,
-  type ServiceCredentials,
+  type InternalClient,
 } from '@omc/service-kit';
-import { ERROR_CODE, INTERNAL_ACCOUNT_PATH, InternalAccount } from '@omc/contracts';
-
-export interface AccountCheckOptions {
-  authUrl: string;
-  timeoutMs: number;
-  credentials: ServiceCredentials;
-}
+import { ERROR_CODE, INTERNAL, type InternalAccount } from '@omc/contracts';
 
 const cannotAsk = () =>
   new AppError(
@@ -26,38 +19,24 @@ const cannotAsk = () =>
   );
 
 export class AccountCheck {
-  constructor(private readonly options: AccountCheckOptions) {}
+  constructor(private readonly internal: InternalClient) {}
 
   /**
    * The caller's account as auth has it now; 401 (with auth's reason) when the account no longer exists,
    * the token's session was ended or the token is older than the account's last security event.
    */
   async current(caller: Caller): Promise<InternalAccount> {
-    const headers = { ...forwardedHeaders(caller), ...this.options.credentials.headersFor('auth') };
-    let response: Response;
-    try {
-      response = await fetch(`${this.options.authUrl}${INTERNAL_ACCOUNT_PATH}`, {
-        headers,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-    } catch {
-      throw cannotAsk();
-    }
-    if (response.status === 401) {
-      // Auth says why: the account is gone, the session was ended, or the token predates a security
-      // event (a reset, a password or email change, sign out everywhere). Its words reach the player.
-      const body = (await response.json().catch(() => undefined)) as { message?: unknown } | undefined;
+    const asked = await this.internal.call(INTERNAL.account, { caller });
+    if (asked.kind === 'answered') return asked.data;
+    // Auth says why: the account is gone, the session was ended, or the token predates a security
+    // event (a reset, a password or email change, sign out everywhere). Its words reach the player.
+    if (asked.kind === 'refused' && asked.status === 401) {
+      const message = asked.body.message;
       throw unauthorized(
-        typeof body?.message === 'string' && body.message.length <= 300
-          ? body.message
-          : 'This session is no longer valid; please sign in again',
+        message && message.length <= 300 ? message : 'This session is no longer valid; please sign in again',
       );
     }
-    const parsed = response.ok
-      ? InternalAccount.safeParse(await response.json().catch(() => undefined))
-      : undefined;
-    if (!parsed?.success) throw cannotAsk();
-    return parsed.data;
+    throw cannotAsk();
   }
 }
 

@@ -3,28 +3,19 @@
 // an account's security epoch when the link comes back. No answer means nothing changes (503).
 import {
   ERROR_CODE,
-  INTERNAL_PAYOUT_EMAIL_MAIL_PATH,
+  INTERNAL,
   isErrorCode,
-  InternalAccountSecurity,
-  internalAccountSecurityPath,
+  type InternalAccountSecurity,
   type InternalPayoutEmailMail,
 } from '@omc/contracts';
 import {
   AppError,
-  forwardedHeaders,
   RetryLater,
   unauthorized,
   type Caller,
-  type ServiceCredentials,
+  type InternalClient,
+  type RefusalBody,
 } from '@omc/service-kit';
-
-export interface AuthPayoutMailOptions {
-  authUrl: string;
-  timeoutMs: number;
-  /** For the mail call, which may check a password (as slow as a login). */
-  mailTimeoutMs: number;
-  credentials: ServiceCredentials;
-}
 
 const cannotAsk = () =>
   new AppError(
@@ -34,65 +25,44 @@ const cannotAsk = () =>
   );
 
 /** Auth's refusal, passed on with its status, code, field and message (400, 401, 403, 429). */
-async function refusal(response: Response): Promise<AppError> {
-  const body = (await response.json().catch(() => undefined)) as
-    { message?: unknown; code?: unknown; field?: unknown } | undefined;
-  const message = typeof body?.message === 'string' && body.message.length <= 300 ? body.message : undefined;
-  if (response.status === 401)
-    return unauthorized(message ?? 'This session is no longer valid; please sign in again');
-  if (!message) return cannotAsk();
+function refusal(status: number, body: RefusalBody, headers: Headers): AppError {
+  const message = body.message && body.message.length <= 300 ? body.message : undefined;
+  if (status === 401) return unauthorized(message ?? 'This session is no longer valid; please sign in again');
+  if (!message || status >= 500) return cannotAsk();
   // Auth's mail quota: its Retry-After is passed on.
-  if (response.status === 429)
-    return new RetryLater(message, Math.max(1, Number(response.headers.get('retry-after')) || 1));
+  if (status === 429) return new RetryLater(message, Math.max(1, Number(headers.get('retry-after')) || 1));
   return new AppError(
-    isErrorCode(body?.code) ? body.code : ERROR_CODE.BAD_REQUEST,
-    response.status,
+    isErrorCode(body.code) ? body.code : ERROR_CODE.BAD_REQUEST,
+    status,
     message,
-    typeof body?.field === 'string' ? body.field : undefined,
+    body.field,
   );
 }
 
 export class AuthPayoutMail {
-  constructor(private readonly options: AuthPayoutMailOptions) {}
+  /** `mailTimeoutMs`: the mail call may check a password (as slow as a login). */
+  constructor(
+    private readonly internal: InternalClient,
+    private readonly mailTimeoutMs: number,
+  ) {}
 
   /** Asks auth to check the caller (password or recent sign-in) and to mail the link and the notices. */
   async mail(caller: Caller, body: InternalPayoutEmailMail): Promise<void> {
-    let response: Response;
-    try {
-      response = await fetch(`${this.options.authUrl}${INTERNAL_PAYOUT_EMAIL_MAIL_PATH}`, {
-        method: 'POST',
-        headers: {
-          ...forwardedHeaders(caller),
-          ...this.options.credentials.headersFor('auth'),
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.options.mailTimeoutMs),
-      });
-    } catch {
-      throw cannotAsk();
-    }
-    if (response.ok) return;
-    if (response.status >= 500) throw cannotAsk();
-    throw await refusal(response);
+    const asked = await this.internal.call(INTERNAL.payoutEmailMail, {
+      body,
+      caller,
+      timeoutMs: this.mailTimeoutMs,
+    });
+    if (asked.kind === 'answered') return;
+    if (asked.kind !== 'refused') throw cannotAsk();
+    throw refusal(asked.status, asked.body, asked.headers);
   }
 
   /** The account's security epoch and suspension now; undefined when auth has no such account. */
   async security(userId: string): Promise<InternalAccountSecurity | undefined> {
-    let response: Response;
-    try {
-      response = await fetch(`${this.options.authUrl}${internalAccountSecurityPath(userId)}`, {
-        headers: { accept: 'application/json', ...this.options.credentials.headersFor('auth') },
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-    } catch {
-      throw cannotAsk();
-    }
-    if (response.status === 404) return undefined;
-    const parsed = response.ok
-      ? InternalAccountSecurity.safeParse(await response.json().catch(() => undefined))
-      : undefined;
-    if (!parsed?.success) throw cannotAsk();
-    return parsed.data;
+    const asked = await this.internal.call(INTERNAL.accountSecurity, { params: { userId } });
+    if (asked.kind === 'answered') return asked.data;
+    if (asked.kind === 'refused' && asked.status === 404) return undefined;
+    throw cannotAsk();
   }
 }
