@@ -4,11 +4,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { filesUnder, root, runWhenMain, workspacePackages, type CheckReport } from './workspace-files.js';
+import {
+  filesUnder,
+  root,
+  runWhenMain,
+  workspacePackages,
+  type CheckReport,
+  isSource,
+} from './workspace-files.js';
 
 export const MAX_FUNCTION_LINES = 120;
 
-const isSource = (name: string) => /\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts');
 export const isTest = (file: string) =>
   /\.test\.tsx?$/.test(file) || /(^|\/)(test|tests|e2e)\//.test(file) || file.startsWith('tests/');
 /** Files outside the rule: the bench's report writer. */

@@ -6,14 +6,13 @@ import { dirname, join, normalize } from 'node:path';
 import ts from 'typescript';
 import {
   filesUnder,
+  isSource,
   root,
   runWhenMain,
   workspacePackages,
   type CheckReport,
   type WorkspacePackage,
 } from './workspace-files.js';
-
-const isSource = (name: string) => /\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts');
 
 /** `@omc/contracts` or `@omc/testkit/vitest-config` -> the file its package exports there. */
 function packageResolver(packages: WorkspacePackage[]): (specifier: string) => string | undefined {

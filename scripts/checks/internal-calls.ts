@@ -4,10 +4,8 @@
 // every TypeScript file of the services, the gateway and the packages (tests and test kits aside) and
 // flags a service credential built by hand (`headersFor(…)`) and a `fetch` whose address names an
 // internal route (`/internal/…`, an `INTERNAL_…_PATH` constant or an `internal…Path(…)` helper).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import ts from 'typescript';
-import { filesUnder, root, runWhenMain, type CheckReport } from './workspace-files.js';
+import { runWhenMain, sourcesUnder, type CheckReport } from './workspace-files.js';
 
 export const SCANNED = ['services', 'gateway', 'packages'];
 /** Where internal calls are made and credentials built: the client, and the credential's own module. */
@@ -16,7 +14,6 @@ export const ALLOWED = new Set([
   'packages/service-kit/src/service-credential.ts',
 ]);
 
-const isSource = (name: string) => /\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts');
 const mayCallByHand = (file: string): boolean =>
   ALLOWED.has(file) ||
   /\.test\.tsx?$/.test(file) ||
@@ -66,9 +63,7 @@ export function findHandCalls(files: { file: string; text: string }[]): HandCall
 
 /** The check over the workspace's files. */
 export function checkInternalCalls(): CheckReport {
-  const files = SCANNED.flatMap((dir) => filesUnder(dir, isSource))
-    .filter((file) => !mayCallByHand(file))
-    .map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+  const files = sourcesUnder(SCANNED, mayCallByHand);
   const found = findHandCalls(files);
   return {
     lines: [

@@ -6,10 +6,8 @@
 // `sql<T>` or not, under any name kysely's `sql` is imported as) and every `sql.raw`, `sql.lit`, `sql.ref`
 // or other helper of it, every `CompiledQuery.raw`, `executeQuery` and pg `query` call, and every string
 // that reads as a statement (`select … from`, `insert into`, `create table` …). Prints each and exits 1.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import ts from 'typescript';
-import { filesUnder, root, runWhenMain, type CheckReport } from './workspace-files.js';
+import { runWhenMain, sourcesUnder, type CheckReport } from './workspace-files.js';
 
 export const SCANNED = ['services', 'gateway', 'packages'];
 /** Files that hold SQL for a reason other than a store's tables, each with that reason. */
@@ -44,8 +42,6 @@ const RUNNERS = new Set(['executeQuery', 'query']);
 /** A string or template that reads as a statement. */
 const STATEMENT_TEXT =
   /^\s*(?:select\s[\s\S]*?\sfrom\s+[\w."]+(?:\s+(?:as\s+)?\w+)?(?:\s*$|\s*[;),]|\s+(?:where|join|left|right|inner|full|cross|natural|group|order|limit|offset|union|having|window|for)\b)|insert\s+into\s|update\s+\S+\s+set\s|delete\s+from\s|(?:create|drop|alter)\s+(?:table|index|view|database|schema|type|function|trigger)\s|with\s+\w+\s+as\s*\(|truncate\s)/i;
-
-const isSource = (name: string) => /\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts');
 
 export const sqlMayLiveIn = (file: string): boolean =>
   file.endsWith('.repo.ts') ||
@@ -129,9 +125,7 @@ export function findViolations(files: { file: string; text: string }[]): Stateme
 
 /** The check over the workspace's files. */
 export function checkSqlInRepos(): CheckReport {
-  const files = SCANNED.flatMap((dir) => filesUnder(dir, isSource))
-    .filter((file) => !sqlMayLiveIn(file))
-    .map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+  const files = sourcesUnder(SCANNED, sqlMayLiveIn);
   const found = findViolations(files);
   return {
     lines: [

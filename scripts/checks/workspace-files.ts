@@ -91,3 +91,17 @@ function gitFiles(dir: string): string[] | undefined {
     return undefined;
   }
 }
+
+/** A TypeScript source file's name (declarations aside). */
+export const isSource = (name: string): boolean => /\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts');
+
+/** The TypeScript sources under `dirs` with their text, less those `skip` names. */
+export function sourcesUnder(
+  dirs: readonly string[],
+  skip: (file: string) => boolean,
+): { file: string; text: string }[] {
+  return dirs
+    .flatMap((dir) => filesUnder(dir, isSource))
+    .filter((file) => !skip(file))
+    .map((file) => ({ file, text: readFileSync(join(root, file), 'utf8') }));
+}

@@ -1,7 +1,6 @@
 // The internal client against a real HTTP server standing in for the callee: what it sends (the route's
 // method and path, the caller's credential addressed to the callee, the player's token and request id,
 // the JSON body, the query) and the four outcomes it reads (answered, refused, unreadable, unanswered).
-import { generateKeyPairSync } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { INTERNAL, SERVICE_CREDENTIAL_HEADER } from '@omc/contracts';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -14,14 +13,7 @@ import {
   ServiceCredentials,
   type Caller,
 } from '../src/index.js';
-
-function keyPair() {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  return {
-    publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  };
-}
+import { keyPair } from './keys.js';
 
 const authKeys = keyPair();
 const auth = new ServiceCredentials('auth', { privateKey: authKeys.privateKey, callerKeys: {} });

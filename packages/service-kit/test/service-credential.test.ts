@@ -1,18 +1,10 @@
 // Internal callers: a route on /internal/* answers only the services its catalogue entry lists, each
 // proving itself with a short-lived credential signed by its own key; a route the catalogue does not
 // list cannot be registered.
-import { generateKeyPairSync } from 'node:crypto';
 import { INTERNAL_WINS_PATH, SERVICE_CREDENTIAL_HEADER } from '@omc/contracts';
 import { describe, expect, it } from 'vitest';
 import { createServer, registerInternalCallers, ServiceCredentials } from '../src/index.js';
-
-function keyPair() {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  return {
-    publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  };
-}
+import { keyPair } from './keys.js';
 
 const keys = { auth: keyPair(), game: keyPair(), payments: keyPair() };
 const signer = (service: 'auth' | 'game' | 'payments', now?: () => number) =>

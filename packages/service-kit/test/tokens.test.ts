@@ -1,6 +1,6 @@
 // Key rotation: verifiers accept every key listed in JWT_PUBLIC_KEY, each token names its key in kid,
 // and a token whose key is not listed (or that names no listed key) is refused.
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   authenticate,
@@ -12,14 +12,7 @@ import {
   requireRole,
   requireUser,
 } from '../src/index.js';
-
-function keyPair() {
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  return {
-    publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  };
-}
+import { keyPair } from './keys.js';
 
 async function issuer(keys: { publicKey: string; privateKey: string }) {
   const app = createServer({ name: 'issuer', logger: false });
