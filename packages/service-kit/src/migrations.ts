@@ -1,6 +1,7 @@
 // What an operator runs against a service's database: status, up (to the latest) and down (one step
 // or several), all through kysely's Migrator. Each service's src/migrate.ts is a thin CLI over these.
 import { Migrator, type Kysely, type Migration } from 'kysely';
+import { createDb } from './db.js';
 
 export interface MigrationState {
   name: string;
@@ -117,4 +118,26 @@ export async function runMigrationCommand(options: {
   }
   out(USAGE);
   return 2;
+}
+
+/**
+ * A service's `migrate` script (its src/migrate.ts): runs the command its arguments name on its database,
+ * one connection, closed after, and sets the process's exit code.
+ */
+export async function migrationCli(options: {
+  service: string;
+  databaseUrl: string;
+  migrations: Record<string, Migration>;
+}): Promise<void> {
+  const db = createDb(options.databaseUrl, { max: 1 });
+  try {
+    process.exitCode = await runMigrationCommand({
+      service: options.service,
+      argv: process.argv.slice(2),
+      db,
+      migrations: options.migrations,
+    });
+  } finally {
+    await db.destroy();
+  }
 }
