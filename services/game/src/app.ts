@@ -26,7 +26,7 @@ import { startStatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
 import { internalWinsRoutes } from './winners/internal-wins.routes.js';
 import { buildInternalApp } from './internal.js';
-import { EndedSessions, refuseEndedSessions, watchEndedSessions } from './users/ended-sessions.js';
+import { EndedSessions, refuseEndedSessions, watchEndedSessions } from './players/ended-sessions.js';
 import { winnersRoutes } from './winners/winners.routes.js';
 
 export interface GameApp extends FastifyInstance {

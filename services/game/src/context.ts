@@ -6,7 +6,7 @@ import type { GameMetrics } from './metrics.js';
 import { PlayersService } from './players/players.service.js';
 import { UsersInPlay } from './players/users-in-play.js';
 import { PurchasesService } from './purchases/purchases.service.js';
-import type { EndedSessions } from './users/ended-sessions.js';
+import type { EndedSessions } from './players/ended-sessions.js';
 
 /**
  * The game's services: the engine (the click path and the round's state), the users in play, purchases

@@ -6,10 +6,10 @@
 import { createServer, registerInternalCallers, registerTokens } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { GameContext } from './context.js';
-import { roleRoutes } from './users/role.routes.js';
-import { takeBackRoutes } from './users/take-back.routes.js';
-import { balancesRoutes } from './users/balances.routes.js';
-import { suspensionRoutes } from './users/suspension.routes.js';
+import { roleRoutes } from './players/role.routes.js';
+import { takeBackRoutes } from './purchases/take-back.routes.js';
+import { balancesRoutes } from './players/balances.routes.js';
+import { suspensionRoutes } from './players/suspension.routes.js';
 
 export async function buildInternalApp(
   ctx: GameContext,

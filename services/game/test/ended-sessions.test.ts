@@ -8,7 +8,7 @@ import { eventually, signAccessToken } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, start, type GameApp } from '../src/app.js';
 import { createDeps } from '../src/deps.js';
-import { EndedSessions, watchEndedSessions } from '../src/users/ended-sessions.js';
+import { EndedSessions, watchEndedSessions } from '../src/players/ended-sessions.js';
 import { connectNats, endedSessionRefusal } from '@omc/service-kit';
 import { pino } from 'pino';
 import { startGame, type Harness, type TestUser } from './support.js';

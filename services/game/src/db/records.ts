@@ -23,7 +23,7 @@ export interface PurchaseRecord {
   packId: string;
 }
 
-/** What a refunded purchase's take-back removed (redis/take-back.ts). */
+/** What a refunded purchase's take-back removed (purchases/take-back.scripts.ts). */
 export interface TakeBackRecord {
   id: string;
   userId: string;

@@ -2,8 +2,8 @@
 // per app and the services above it share: the Redis scripts (redis-commands.ts), the round state and
 // its rebuild (round-state.ts) and win writes (win-writer.ts). The users in play (players/) and purchases
 // (purchases/) are built on the same parts in context.ts. Postgres is brought up to date by the journal
-// flusher (journal/). Each Redis script and the decoder of its reply live side by side in redis/;
-// docs/game.md shows the data model.
+// flusher (journal/). Each Redis script and the decoder of its reply live side by side: the round's in
+// redis/, the players' and purchases' beside their services (*.scripts.ts); docs/game.md shows the data model.
 import type { Redis } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';

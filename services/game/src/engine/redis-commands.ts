@@ -3,9 +3,17 @@
 import type { ChainableCommander, Redis, Result } from 'ioredis';
 import { CLICK_BATCH, decodeClickBatchReply, type ClickBatchReply } from './redis/click-batch.js';
 import { decodeJournalStepReply, JOURNAL_STEP, type JournalStepReply } from './redis/journal-step.js';
-import { APPLY_PURCHASE, decodeApplyPurchaseReply, type ApplyPurchaseReply } from './redis/purchase.js';
+import {
+  APPLY_PURCHASE,
+  decodeApplyPurchaseReply,
+  type ApplyPurchaseReply,
+} from '../purchases/purchase.scripts.js';
 import { decodeRestoreStateReply, RESTORE_STATE } from './redis/restore-state.js';
-import { decodeTakeBackReply, TAKE_BACK_PURCHASE, type TakeBackReply } from './redis/take-back.js';
+import {
+  decodeTakeBackReply,
+  TAKE_BACK_PURCHASE,
+  type TakeBackReply,
+} from '../purchases/take-back.scripts.js';
 import {
   decodeChangedReply,
   decodeEvictIdleUsersReply,
@@ -16,7 +24,7 @@ import {
   UPDATE_USER_META,
   type EvictIdleUsersReply,
   type GrantSignupReply,
-} from './redis/users.js';
+} from '../players/players.scripts.js';
 
 type Arg = string | number;
 

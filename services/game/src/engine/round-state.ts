@@ -4,15 +4,15 @@ import type { Redis } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/schema.js';
-import { journalCursors } from '../db/journal.repo.js';
+import { journalCursors } from '../journal/journal.repo.js';
 import { lockStateWritesForRebuild } from '../db/locks.repo.js';
 import {
   advanceGeneration,
   adoptGeneration,
   currentGeneration,
   currentRoundSnapshot,
-} from '../db/state.repo.js';
-import { lastWonRound } from '../db/wins.repo.js';
+} from '../state/state.repo.js';
+import { lastWonRound } from '../winners/wins.repo.js';
 import { KEYS } from './keys.js';
 import type { GameRedis } from './redis-commands.js';
 import type { EngineHooks, HotState } from './types.js';

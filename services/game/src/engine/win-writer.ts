@@ -5,8 +5,8 @@ import type { Logger } from 'pino';
 import { backoff, RETRY_POLICIES } from '@omc/service-kit';
 import type { Database } from '../db/schema.js';
 import { lockStateWritesShared } from '../db/locks.repo.js';
-import { currentGeneration } from '../db/state.repo.js';
-import { recordWinOnce } from '../db/wins.repo.js';
+import { currentGeneration } from '../state/state.repo.js';
+import { recordWinOnce } from '../winners/wins.repo.js';
 import type { WinRecord } from './journal-types.js';
 import type { EngineHooks } from './types.js';
 

@@ -6,7 +6,7 @@ import { INTERNAL, type InternalPurchase } from '@omc/contracts';
 import { outcomeReason, type InternalClient } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { knownPurchases } from '../db/purchases.repo.js';
+import { knownPurchases } from '../purchases/purchases.repo.js';
 import type { Database } from '../db/schema.js';
 import type { PurchasesService } from '../purchases/purchases.service.js';
 

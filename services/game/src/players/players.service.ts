@@ -1,12 +1,12 @@
 // The game's players: what auth tells the game of an account (its sign-up, role, name, deletion, access
 // state and verified email) is written to Postgres first, then pushed to the user's record in Redis
-// (users-in-play.ts, idempotent by version). The internal routes (users/*.routes.ts) and the consumers
-// of auth's events (events/consumers.ts) both call in here.
+// (users-in-play.ts, idempotent by version; its scripts: players.scripts.ts). The internal routes beside
+// it (role, suspension, balances) and the consumers of auth's events (events/consumers.ts) call in here.
 import type { EventEnvelope, InternalSuspensionChange, Role, SUBJECTS } from '@omc/contracts';
 import { backoff, conflict, processOnce, RETRY_POLICIES } from '@omc/service-kit';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
-import { applyAccess, findUsers, insertUser, updateUser } from '../db/players.repo.js';
+import { applyAccess, findUsers, insertUser, updateUser } from './players.repo.js';
 import type { Database } from '../db/schema.js';
 import type { UserView } from '../engine/types.js';
 import type { UsersInPlay } from './users-in-play.js';

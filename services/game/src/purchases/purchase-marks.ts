@@ -1,7 +1,7 @@
 // Redis' purchases hash (the marks of purchases applied there) kept bounded against Postgres' record.
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
-import { purchasesRecordedBefore } from '../db/purchases.repo.js';
+import { purchasesRecordedBefore } from './purchases.repo.js';
 import type { Database } from '../db/schema.js';
 import { KEYS } from '../engine/keys.js';
 

@@ -1,14 +1,14 @@
 // Purchases in the round: a completed purchase applied to the current round, once, and a refunded one
-// taken back, once. Each is a Redis script (engine/redis/purchase.ts, take-back.ts) and its Postgres record,
+// taken back, once. Each is a Redis script (purchase.scripts.ts, take-back.scripts.ts) and its Postgres record,
 // one step for a rebuild (engine/rebuild-fence.ts). The consumer of payments' events, the reconciler and
-// payments' take-back call (users/take-back.routes.ts) call in here.
+// payments' take-back call (take-back.routes.ts) call in here.
 import type { PurchaseCompletedV1 } from '@omc/contracts';
 import type { Kysely, Transaction } from 'kysely';
 import type { z } from 'zod';
-import { purchaseRound, recordedTakeBack, recordPurchase, recordTakeBack } from '../db/purchases.repo.js';
+import { purchaseRound, recordedTakeBack, recordPurchase, recordTakeBack } from './purchases.repo.js';
 import type { Database } from '../db/schema.js';
 import { KEYS } from '../engine/keys.js';
-import type { TakeBackFigures } from '../engine/redis/take-back.js';
+import type { TakeBackFigures } from './take-back.scripts.js';
 import type { GameRedis } from '../engine/redis-commands.js';
 import { underRebuildFence, type Done } from '../engine/rebuild-fence.js';
 import type { RoundState } from '../engine/round-state.js';
@@ -62,7 +62,7 @@ export class PurchasesService {
   }
 
   /**
-   * Takes back, once, what a refunded purchase gave (redis/take-back.ts): applied first if its event has not
+   * Takes back, once, what a refunded purchase gave (take-back.scripts.ts): applied first if its event has not
    * arrived, so a refund racing its own purchase still leaves nothing of it. The same answer on every call.
    */
   async takeBack(purchase: Purchase): Promise<TakeBackFigures> {

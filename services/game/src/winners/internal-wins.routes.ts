@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { GameContext } from '../context.js';
-import { recordedWins } from '../db/winners.repo.js';
+import { recordedWins } from './winners.repo.js';
 
 export async function internalWinsRoutes(scope: FastifyInstance, { deps }: GameContext): Promise<void> {
   const app = scope.withTypeProvider<ZodTypeProvider>();

@@ -10,7 +10,7 @@ import { badRequest } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { GameContext } from '../context.js';
-import { listWinners } from '../db/winners.repo.js';
+import { listWinners } from './winners.repo.js';
 import { LastGoodPages } from './last-good.js';
 
 const encodeCursor = (round: number) => Buffer.from(`r${round}`).toString('base64url');

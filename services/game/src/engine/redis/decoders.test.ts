@@ -2,11 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { decodeClickBatchReply } from './click-batch.js';
 import { decodeJournalStepReply } from './journal-step.js';
-import { decodeApplyPurchaseReply } from './purchase.js';
+import { decodeApplyPurchaseReply } from '../../purchases/purchase.scripts.js';
 import { decodeRestoreStateReply } from './restore-state.js';
-import { decodeTakeBackReply } from './take-back.js';
+import { decodeTakeBackReply } from '../../purchases/take-back.scripts.js';
 import { decodeUserRecord } from './user-record.js';
-import { decodeChangedReply, decodeEvictIdleUsersReply } from './users.js';
+import { decodeChangedReply, decodeEvictIdleUsersReply } from '../../players/players.scripts.js';
 
 describe('click batch reply', () => {
   it('names the state after the batch and each click, wins included', () => {

@@ -1,5 +1,5 @@
 // The winners list: the public page, and the wins payments credits.
-import type { Db } from './db.js';
+import type { Db } from '../db/db.js';
 
 export interface WinnerRow {
   id: string;

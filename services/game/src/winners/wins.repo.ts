@@ -2,9 +2,9 @@
 import { makeEvent, SUBJECTS } from '@omc/contracts';
 import { enqueueEvent } from '@omc/service-kit';
 import type { Transaction } from 'kysely';
-import type { Database } from './schema.js';
-import type { Db } from './db.js';
-import type { WinRecord } from './records.js';
+import type { Database } from '../db/schema.js';
+import type { Db } from '../db/db.js';
+import type { WinRecord } from '../db/records.js';
 
 export const roundWonEventId = (round: number) => `game.round.won.${round}`;
 

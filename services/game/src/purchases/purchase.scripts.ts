@@ -1,5 +1,5 @@
 // Applying a purchase: the Lua script and the one function that decodes its reply.
-import { USER_RECORD_LUA } from './user-record.js';
+import { USER_RECORD_LUA } from '../engine/redis/user-record.js';
 
 /**
  * Applies a completed purchase once: clicks for the current round (or the pass for it) and the pot share.

@@ -1,6 +1,6 @@
 // The journal's cursors: how far the flush applied each Redis epoch's journal.
 import { sql } from 'kysely';
-import type { Db } from './db.js';
+import type { Db } from '../db/db.js';
 
 export interface JournalCursor {
   seq: number;

@@ -1,7 +1,7 @@
 // Purchases and their take-backs, and what each player bought for a round (user_rounds).
 import { sql } from 'kysely';
-import type { Db } from './db.js';
-import type { PurchaseRecord, TakeBackRecord } from './records.js';
+import type { Db } from '../db/db.js';
+import type { PurchaseRecord, TakeBackRecord } from '../db/records.js';
 
 export interface UserRoundRow {
   purchased: number;

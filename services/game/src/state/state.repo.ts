@@ -1,7 +1,7 @@
 // The round state as Postgres records it: the state generation Redis writes are accepted from, each
 // round's progress, and the snapshot a rebuild of Redis starts from.
 import { sql } from 'kysely';
-import type { Db } from './db.js';
+import type { Db } from '../db/db.js';
 
 export async function advanceRounds(
   db: Db,

@@ -1,5 +1,5 @@
 // Taking back a refunded purchase: the Lua script and the one function that decodes its reply.
-import { USER_RECORD_LUA } from './user-record.js';
+import { USER_RECORD_LUA } from '../engine/redis/user-record.js';
 
 /**
  * Takes back, once, what a refunded purchase gave, when its round is still in play: the buyer's unspent

@@ -1,7 +1,7 @@
 // The game's players: their record (role, name, deletion, access state) and their granted clicks.
 import type { Role } from '@omc/contracts';
 import { sql } from 'kysely';
-import type { Db } from './db.js';
+import type { Db } from '../db/db.js';
 
 export interface UserRow {
   id: string;

@@ -1,5 +1,5 @@
 // Loading users into Redis and following auth's changes: the Lua scripts and their reply decoders.
-import { USER_RECORD_LUA } from './user-record.js';
+import { USER_RECORD_LUA } from '../engine/redis/user-record.js';
 
 /**
  * Loads a user's balances from Postgres figures, only if Redis does not hold them yet (Redis is ahead of
