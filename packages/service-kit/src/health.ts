@@ -27,8 +27,8 @@ async function runCheck(check: Check, timeoutMs: number): Promise<string> {
 /** What registerMetrics reads to export readiness: the latest answer and how often it changed. */
 export interface Readiness {
   evaluate(): Promise<{ ready: boolean; report: Record<string, string> }>;
-  /** Called with the new state each time readiness changes (not on the first evaluation). */
-  onChange?: (ready: boolean) => void;
+  /** Calls `listener` with the new state each time readiness changes (not on the first evaluation). */
+  onChange(listener: (ready: boolean) => void): void;
 }
 
 const readinessByApp = new WeakMap<FastifyInstance, Readiness>();
@@ -49,14 +49,16 @@ export function registerHealth(
   reported: Record<string, Check> = {},
 ): void {
   let last: boolean | undefined;
+  const listeners: ((ready: boolean) => void)[] = [];
   const readiness: Readiness = {
+    onChange: (listener) => void listeners.push(listener),
     async evaluate() {
       const all = { ...reported, ...checks };
       const names = Object.keys(all);
       const results = await Promise.all(names.map((name) => runCheck(all[name]!, timeoutMs)));
       const report = Object.fromEntries(names.map((name, i) => [name, results[i]!]));
       const ready = names.every((name, i) => !(name in checks) || results[i] === 'ok');
-      if (last !== undefined && last !== ready) readiness.onChange?.(ready);
+      if (last !== undefined && last !== ready) for (const listener of listeners) listener(ready);
       last = ready;
       return { ready, report };
     },

@@ -130,7 +130,7 @@ function exportReadiness(app: FastifyInstance, metrics: Metrics): void {
       'Times /readyz changed between ready and not ready',
     );
     changes.inc(0);
-    readiness.onChange = () => changes.inc();
+    readiness.onChange(() => changes.inc());
     metrics.gauge(
       'service_ready',
       '1 while /readyz answers ready (every store it cannot serve without is up), else 0',
