@@ -133,6 +133,44 @@ export class InternalClient {
   }
 }
 
+/** The settings a service's internal client is made from: each callee's address and deadline it has. */
+export interface InternalClientSettings {
+  AUTH_URL?: string;
+  GAME_URL?: string;
+  /** The game's internal listener (its INTERNAL_PORT), where auth's and payments' calls to it go. */
+  GAME_INTERNAL_URL?: string;
+  PAYMENTS_URL?: string;
+  AUTH_TIMEOUT_MS?: number;
+  GAME_TIMEOUT_MS?: number;
+  PAYMENTS_TIMEOUT_MS?: number;
+  /** The deadline of a callee without one of its own. */
+  UPSTREAM_TIMEOUT_MS?: number;
+}
+
+/** A service's internal client, from the addresses and deadlines its configuration names. */
+export function internalClientFrom(
+  credentials: ServiceCredentials,
+  config: InternalClientSettings,
+): InternalClient {
+  const fallback = config.UPSTREAM_TIMEOUT_MS;
+  const defined = <T>(entries: [Service, T | undefined][]) =>
+    Object.fromEntries(entries.filter(([, value]) => value !== undefined)) as Partial<Record<Service, T>>;
+  return new InternalClient({
+    credentials,
+    urls: defined([
+      ['auth', config.AUTH_URL],
+      ['game', config.GAME_URL],
+      ['payments', config.PAYMENTS_URL],
+    ]),
+    internalUrls: defined([['game', config.GAME_INTERNAL_URL]]),
+    timeoutMs: defined([
+      ['auth', config.AUTH_TIMEOUT_MS ?? fallback],
+      ['game', config.GAME_TIMEOUT_MS ?? fallback],
+      ['payments', config.PAYMENTS_TIMEOUT_MS ?? fallback],
+    ]),
+  });
+}
+
 /** Why an outcome is not an answer, for a log line or an error message. */
 export function outcomeReason(outcome: InternalOutcome<unknown>): string {
   switch (outcome.kind) {

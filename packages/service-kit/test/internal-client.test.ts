@@ -8,6 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   InternalClient,
+  internalClientFrom,
   internalPath,
   outcomeReason,
   ServiceCredentials,
@@ -155,5 +156,30 @@ describe('the internal client', () => {
     await expect(noPayments.call(INTERNAL.refund, { params: { id: 'p' } })).rejects.toThrow(
       /no internal address/,
     );
+  });
+
+  it("is made from the addresses and deadlines a service's configuration names", async () => {
+    const made = internalClientFrom(auth, {
+      PAYMENTS_URL: base,
+      GAME_INTERNAL_URL: base,
+      UPSTREAM_TIMEOUT_MS: 50,
+    });
+    const role = await made.call(INTERNAL.userRole, {
+      params: { userId: 'u2' },
+      body: { role: 'standard', roleVersion: 1 },
+    });
+    expect(role.kind).toBe('answered');
+    // No deadline of its own for payments: the upstream one.
+    const slow = await made.call(INTERNAL.payoutEmailToken, { params: { requestId: 'slow' } });
+    expect(slow).toEqual({ kind: 'unanswered', reason: 'timed out' });
+    const own = internalClientFrom(auth, {
+      PAYMENTS_URL: base,
+      PAYMENTS_TIMEOUT_MS: 2000,
+      UPSTREAM_TIMEOUT_MS: 50,
+    });
+    expect((await own.call(INTERNAL.payoutEmailToken, { params: { requestId: 'slow' } })).kind).toBe(
+      'answered',
+    );
+    await expect(made.call(INTERNAL.account)).rejects.toThrow(/no internal address/);
   });
 });

@@ -1,8 +1,9 @@
 import {
   baseDeps,
   connectStores,
-  InternalClient,
+  internalClientFrom,
   serviceCredentials,
+  type InternalClient,
   type BaseDeps,
   type Metrics,
   type ServiceCredentials,
@@ -57,11 +58,6 @@ export async function createDeps(config: Config): Promise<Deps> {
     counters: authCounters(base.metrics),
     fetch: globalThis.fetch,
     credentials,
-    internal: new InternalClient({
-      credentials,
-      urls: { game: config.GAME_URL, payments: config.PAYMENTS_URL },
-      internalUrls: { game: config.GAME_INTERNAL_URL },
-      timeoutMs: { game: config.UPSTREAM_TIMEOUT_MS, payments: config.UPSTREAM_TIMEOUT_MS },
-    }),
+    internal: internalClientFrom(credentials, config),
   };
 }

@@ -1,8 +1,9 @@
 import {
   baseDeps,
   connectStores,
-  InternalClient,
+  internalClientFrom,
   serviceCredentials,
+  type InternalClient,
   type BaseDeps,
   type ServiceCredentials,
   type Stores,
@@ -31,10 +32,5 @@ export async function createDeps(config: Config): Promise<Deps> {
     redis: { autoResendUnfulfilledCommands: false, commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS },
   });
   const credentials = serviceCredentials('game', config);
-  const internal = new InternalClient({
-    credentials,
-    urls: { payments: config.PAYMENTS_URL },
-    timeoutMs: { payments: config.PAYMENTS_TIMEOUT_MS },
-  });
-  return { ...base, config, ...stores, credentials, internal };
+  return { ...base, config, ...stores, credentials, internal: internalClientFrom(credentials, config) };
 }
