@@ -104,3 +104,8 @@ export const serviceKeysEnvSchema = z.object({
 
 /** What the migration CLI needs: the database alone, so an operator can run it with no other secret. */
 export const migrateEnvSchema = z.object({ DATABASE_URL: env.url(['postgres', 'postgresql']) });
+
+/** The migration CLI's configuration (service-kit's migrationCli): DATABASE_URL only. */
+export function loadMigrateConfig(source: NodeJS.ProcessEnv = process.env) {
+  return parseConfig(migrateEnvSchema, source);
+}

@@ -1,6 +1,7 @@
 // What an operator runs against a service's database: status, up (to the latest) and down (one step
 // or several), all through kysely's Migrator. Each service's src/migrate.ts is a thin CLI over these.
 import { Migrator, type Kysely, type Migration } from 'kysely';
+import { ConfigError, loadMigrateConfig } from './config.js';
 import { createDb } from './db.js';
 
 export interface MigrationState {
@@ -121,15 +122,25 @@ export async function runMigrationCommand(options: {
 }
 
 /**
- * A service's `migrate` script (its src/migrate.ts): runs the command its arguments name on its database,
- * one connection, closed after, and sets the process's exit code.
+ * A service's `migrate` script (its src/migrate.ts): runs the command its arguments name on the database
+ * DATABASE_URL names (nothing else is read; a bad one exits with code 78, as a service does), one
+ * connection, closed after, and sets the process's exit code.
  */
 export async function migrationCli(options: {
   service: string;
-  databaseUrl: string;
   migrations: Record<string, Migration>;
+  env?: NodeJS.ProcessEnv;
 }): Promise<void> {
-  const db = createDb(options.databaseUrl, { max: 1 });
+  let databaseUrl: string;
+  try {
+    databaseUrl = loadMigrateConfig(options.env).DATABASE_URL;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`[${options.service} migrate] ${error.message}`);
+    process.exitCode = 78;
+    return;
+  }
+  const db = createDb(databaseUrl, { max: 1 });
   try {
     process.exitCode = await runMigrationCommand({
       service: options.service,

@@ -1,11 +1,4 @@
-import {
-  baseEnvSchema,
-  env,
-  migrateEnvSchema,
-  parseConfig,
-  retentionEnvSchema,
-  serviceKeysEnvSchema,
-} from '@omc/service-kit';
+import { baseEnvSchema, env, parseConfig, retentionEnvSchema, serviceKeysEnvSchema } from '@omc/service-kit';
 import { EmailField, PasswordField, UsernameField } from '@omc/contracts';
 import { z } from 'zod';
 
@@ -165,9 +158,4 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
   return parseConfig(configSchema as unknown as z.ZodObject, source) as Readonly<
     z.infer<typeof configSchema>
   >;
-}
-
-/** The migration CLI's configuration (src/migrate.ts): DATABASE_URL only. */
-export function loadMigrateConfig(source: NodeJS.ProcessEnv = process.env) {
-  return parseConfig(migrateEnvSchema, source);
 }

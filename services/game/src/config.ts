@@ -1,11 +1,4 @@
-import {
-  baseEnvSchema,
-  env,
-  migrateEnvSchema,
-  parseConfig,
-  retentionEnvSchema,
-  serviceKeysEnvSchema,
-} from '@omc/service-kit';
+import { baseEnvSchema, env, parseConfig, retentionEnvSchema, serviceKeysEnvSchema } from '@omc/service-kit';
 import { z } from 'zod';
 
 export interface MilestoneRule {
@@ -162,9 +155,4 @@ export type Config = ReturnType<typeof loadConfig>;
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env) {
   return parseConfig(configSchema, source);
-}
-
-/** The migration CLI's configuration (src/migrate.ts): DATABASE_URL only. */
-export function loadMigrateConfig(source: NodeJS.ProcessEnv = process.env) {
-  return parseConfig(migrateEnvSchema, source);
 }

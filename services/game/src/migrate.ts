@@ -1,7 +1,6 @@
 // The migration CLI: `pnpm --filter @omc/game migrate [status | up | down [steps]]`. With no argument it
 // runs what is pending and exits: the Kubernetes migration Job's command.
 import { migrationCli } from '@omc/service-kit';
-import { loadMigrateConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 
-await migrationCli({ service: 'game', databaseUrl: loadMigrateConfig().DATABASE_URL, migrations });
+await migrationCli({ service: 'game', migrations });

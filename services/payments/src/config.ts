@@ -2,7 +2,6 @@ import {
   baseEnvSchema,
   ConfigError,
   env,
-  migrateEnvSchema,
   parseConfig,
   retentionEnvSchema,
   serviceKeysEnvSchema,
@@ -180,9 +179,4 @@ function withoutTrailingSlashes(url: string): string {
   let end = url.length;
   while (end > 0 && url[end - 1] === '/') end -= 1;
   return url.slice(0, end);
-}
-
-/** The migration CLI's configuration (src/migrate.ts): DATABASE_URL only. */
-export function loadMigrateConfig(source: NodeJS.ProcessEnv = process.env) {
-  return parseConfig(migrateEnvSchema, source);
 }
