@@ -56,7 +56,7 @@ export interface InternalClientOptions {
 /** The route's path with its parameters filled in; a parameter the route names and the call lacks throws. */
 export function internalPath(
   route: InternalRouteContract,
-  params: InternalCall<never>['params'] = {},
+  params: Record<string, string | number> = {},
 ): string {
   return route.path.replace(/:(\w+)/g, (_, name: string) => {
     const value = params[name];
