@@ -112,8 +112,15 @@ export async function npmStartInTerminal(through = ''): Promise<{
   );
   const gatewayUrl = running[1]!.replace('localhost', '127.0.0.1');
   const started = marked(marker);
-  const pids = new Set(started.map((p) => p.pid));
-  const npm = started.find((p) => !pids.has(p.ppid))!;
+  // npm is the terminal shell's child. (Not "the marked process whose parent is unmarked": a daemonized
+  // server's parent is unmarked too, and /proc need not list processes in the order they started.)
+  const shell = Number(tmux(['display-message', '-p', '-t', 'omc', '#{pane_pid}']).stdout.trim());
+  const npm = started.find((p) => p.ppid === shell);
+  expect(
+    npm,
+    `npm among ${started.map((p) => `${p.comm} (${p.pid}, parent ${p.ppid})`).join(', ')}`,
+  ).toBeDefined();
+  expect(npm!.comm).toMatch(/^npm/);
   // Redis rewrites its environment with its process title: the servers are also known by their PID files.
   for (const [server, file] of SERVER_PID_FILES) {
     const pid = Number(readFileSync(join(dir, 'servers', file), 'utf8').split('\n')[0]);
@@ -123,7 +130,7 @@ export async function npmStartInTerminal(through = ''): Promise<{
   // The test means something only if the services are among them.
   expect(started.map((p) => p.comm).filter((n) => n === 'node').length).toBeGreaterThanOrEqual(7);
   expect((await fetch(`${gatewayUrl}/api/game/rules`)).status).toBe(200);
-  return { marker, gatewayUrl, npm, started };
+  return { marker, gatewayUrl, npm: npm!, started };
 }
 
 /** Every process and server the start carrying `marker` started is gone, and the gateway answers no more. */
