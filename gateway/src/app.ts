@@ -6,6 +6,8 @@ import {
   createServer,
   observeRequests,
   registerTextGuard,
+  startedHandle,
+  type Started,
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
@@ -138,11 +140,9 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   return app as GatewayApp;
 }
 
-/** Starts the internal listener; it closes with the public one. */
-export async function start(app: GatewayApp): Promise<void> {
+/** Starts the internal listener; its handle's stop() closes it. */
+export async function start(app: GatewayApp): Promise<Started> {
   const { deps, internal } = app.gateway;
-  app.addHook('onClose', async () => {
-    await internal.close();
-  });
   await internal.listen({ port: deps.config.GATEWAY_INTERNAL_PORT, host: deps.config.HOST });
+  return startedHandle({}, () => internal.close());
 }

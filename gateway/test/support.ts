@@ -105,7 +105,7 @@ export async function startGateway(env: Record<string, string>): Promise<Gateway
   const config = loadConfig({ LOG_LEVEL: 'silent', HOST: '127.0.0.1', GATEWAY_INTERNAL_PORT: '0', ...env });
   const deps = await createDeps(config);
   const app = await buildApp(deps, { logger: false });
-  await start(app);
+  const started = await start(app);
   await app.listen({ port: 0, host: config.HOST });
   const portOf = (server: FastifyInstance) => {
     const address = server.server.address();
@@ -118,6 +118,7 @@ export async function startGateway(env: Record<string, string>): Promise<Gateway
     internalUrl: `http://127.0.0.1:${portOf(app.gateway.internal)}`,
     async close() {
       await app.close();
+      await started.stop();
       await deps.close();
     },
   };

@@ -31,3 +31,5 @@ export * from './trust-proxy.js';
 export * from './address-leases.js';
 export * from './text-guard.js';
 export * from './internal-client.js';
+export * from './notifier.js';
+export * from './started.js';

@@ -83,6 +83,11 @@ const BATCH = 100;
  */
 const CLAIM_MS = 10_000;
 
+/** Events in a service's outbox not yet published (its /metrics gauge reads it at each scrape). */
+export function outboxBacklog(db: Kysely<any>): Promise<number> {
+  return countUnpublished(db as Kysely<OutboxTable>);
+}
+
 export function startOutboxRelay(
   db: Kysely<any>,
   nats: Nats,
@@ -136,7 +141,7 @@ export function startOutboxRelay(
     failureMessage: 'outbox relay pass failed',
   });
 
-  const backlog = () => countUnpublished(outboxDb);
+  const backlog = () => outboxBacklog(db);
 
   return {
     nudge: () => loop.nudge(),

@@ -5,9 +5,12 @@ import {
   ensureStream,
   migrateToLatest,
   observeConsumerLag,
-  type OutboxRelay,
+  Notifier,
+  outboxBacklog,
   startOutboxRelay,
   startRetention,
+  startedHandle,
+  type Started,
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/admin.routes.js';
@@ -17,7 +20,7 @@ import { emailChangeRoutes } from './email-change/email-change.routes.js';
 import { purgeOldEmailChanges } from './email-change/email-changes.repo.js';
 import type { AuthContext } from './context.js';
 import { migrations } from './db/migrations/index.js';
-import { startMail, type Mail } from './mail/index.js';
+import { startMail } from './mail/index.js';
 import { accountSecurityRoutes, payoutEmailMailRoutes } from './payout-email/payout-email.routes.js';
 import { passwordResetRoutes } from './password-reset/password-reset.routes.js';
 import { purgeOldResetTokens } from './password-reset/reset-tokens.repo.js';
@@ -36,21 +39,13 @@ export interface AuthApp extends FastifyInstance {
   auth: AuthContext;
 }
 
-export interface AuthAppOptions {
-  logger?: false;
+/** How often start()'s loops look for work they were not told of (tests shorten them). */
+export interface AuthStartOptions {
   outboxIntervalMs?: number;
   mailIntervalMs?: number;
 }
 
-/** What start() runs, kept with the app it belongs to. */
-interface Background {
-  options: AuthAppOptions;
-  relay?: OutboxRelay;
-  mail?: Mail;
-}
-const backgrounds = new WeakMap<FastifyInstance, Background>();
-
-export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promise<AuthApp> {
+export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<AuthApp> {
   const { config } = deps;
   const app = await createServiceApp(deps, {
     name: 'auth',
@@ -66,12 +61,10 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
   app.decorateRequest('account', null);
   app.decorateRequest('signedInAt', null);
 
-  const background: Background = { options };
-  backgrounds.set(app, background);
   const ctx: AuthContext = {
     deps,
-    relay: { nudge: () => background.relay?.nudge() },
-    mail: { nudge: () => background.mail?.sender.nudge() },
+    relay: new Notifier(),
+    mail: new Notifier(),
     guard: new LoginGuard(deps.redis, {
       windowMs: config.LOGIN_WINDOW_MS,
       lockoutMs: config.LOGIN_LOCKOUT_MS,
@@ -98,7 +91,7 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
   });
 
   deps.metrics.gauge('auth_outbox_backlog', 'Events written but not yet published', [], async function () {
-    this.set(background.relay ? await background.relay.backlog().catch(() => 0) : 0);
+    this.set(await outboxBacklog(deps.db).catch(() => -1));
   });
   for (const routes of [
     userRoutes,
@@ -117,31 +110,27 @@ export async function buildApp(deps: Deps, options: AuthAppOptions = {}): Promis
   return app as AuthApp;
 }
 
-/** Migrations, the stream, the outbox relay, the refresh token purge and the bootstrap admin. */
-export async function start(app: AuthApp): Promise<void> {
+/**
+ * Migrations, the stream, the outbox relay, the mail sender, the purges and the bootstrap admin; its
+ * handle's stop(), after the app is closed, stops the loops.
+ */
+export async function start(app: AuthApp, options: AuthStartOptions = {}): Promise<Started> {
   const ctx = app.auth;
   const { deps } = ctx;
-  const background = backgrounds.get(app)!;
   await migrateToLatest(deps.db, migrations);
   await ensureStream(deps.nats.jsm, STREAMS.auth, { replicas: deps.config.NATS_STREAM_REPLICAS });
   // auth-mail's lag and dead letters on /metrics, like every other durable consumer's.
   observeConsumerLag(deps.metrics, deps.nats);
 
   const relay = startOutboxRelay(deps.db, deps.nats, deps.log, {
-    ...(background.options.outboxIntervalMs ? { intervalMs: background.options.outboxIntervalMs } : {}),
+    ...(options.outboxIntervalMs ? { intervalMs: options.outboxIntervalMs } : {}),
     onPublished: (subject) => deps.counters.eventsPublished.inc({ subject }),
   });
-  background.relay = relay;
-  app.addHook('onClose', async () => relay.stop());
+  const stopNudgingRelay = ctx.relay.listen(() => relay.nudge());
   // Old outbox rows and processed-event marks are deleted (retention; sent mail: the mail sender).
   const retention = startRetention({ db: deps.db, log: deps.log, clock: deps.clock, config: deps.config });
-  app.addHook('onClose', async () => retention.stop());
-  const mail = startMail(
-    deps,
-    background.options.mailIntervalMs ? { intervalMs: background.options.mailIntervalMs } : {},
-  );
-  background.mail = mail;
-  app.addHook('onClose', async () => mail.stop());
+  const mail = startMail(deps, options.mailIntervalMs ? { intervalMs: options.mailIntervalMs } : {});
+  const stopNudgingMail = ctx.mail.listen(() => mail.sender.nudge());
 
   // Expired refresh tokens are of no use, not even for reuse detection: purge them now and then.
   const purge = () =>
@@ -152,14 +141,21 @@ export async function start(app: AuthApp): Promise<void> {
     ]).catch((err) => deps.log.warn({ err }, 'refresh token purge failed'));
   purge();
   const purgeTimer = setInterval(purge, 60 * 60_000).unref();
-  app.addHook('onClose', async () => clearInterval(purgeTimer));
 
   // Two-admin requests past their expiry are marked, audited and mailed within a minute (every read of
   // the list, and every decision, marks them first).
   const expire = () =>
     void expireOverdue(ctx).catch((err) => deps.log.warn({ err }, 'approval expiry sweep failed'));
   const expiryTimer = setInterval(expire, 60_000).unref();
-  app.addHook('onClose', async () => clearInterval(expiryTimer));
+  const started = startedHandle({}, async () => {
+    clearInterval(expiryTimer);
+    clearInterval(purgeTimer);
+    stopNudgingMail();
+    await mail.stop();
+    await retention.stop();
+    stopNudgingRelay();
+    await relay.stop();
+  });
 
   const bootstrap = await ensureBootstrapAdmin(ctx);
   if (bootstrap === 'taken') {
@@ -167,4 +163,5 @@ export async function start(app: AuthApp): Promise<void> {
       'bootstrap admin not created: its username or email belongs to an account it did not create',
     );
   } else if (bootstrap !== 'not configured') app.log.info({ outcome: bootstrap }, 'bootstrap admin ensured');
+  return started;
 }

@@ -264,8 +264,9 @@ describe('roles and admin routes', () => {
         { ...h.deps, metrics, counters: authCounters(metrics) },
         { logger: false },
       );
-      await start(again);
+      const started = await start(again);
       await again.close();
+      await started.stop();
     }
     const roleOf = async (email: string) =>
       (await h.deps.db.selectFrom('users').select('role').where('email', '=', email).executeTakeFirst())

@@ -196,8 +196,8 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
   });
   const deps = await createDeps(config);
   const events = await collectEvents(config.NATS_URL);
-  const app = await buildApp(deps, { logger: false, outboxIntervalMs: 50, mailIntervalMs: 50 });
-  await start(app);
+  const app = await buildApp(deps, { logger: false });
+  const started = await start(app, { outboxIntervalMs: 50, mailIntervalMs: 50 });
   return {
     app,
     deps,
@@ -208,6 +208,7 @@ export async function startAuth(env: Record<string, string> = {}): Promise<AuthH
     mail,
     async close() {
       await app.close();
+      await started.stop();
       await mail.close();
       await deps.close();
       await events.close();

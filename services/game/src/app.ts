@@ -8,7 +8,10 @@ import {
   startOutboxRelay,
   startPollLoop,
   startRetention,
-  type OutboxRelay,
+  Notifier,
+  outboxBacklog,
+  startedHandle,
+  type Started,
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { buildGameServices, closeGameServices, type GameContext } from './context.js';
@@ -18,9 +21,9 @@ import type { Deps } from './deps.js';
 import type { HotState } from './engine/game-engine.js';
 import { startGameConsumers } from './events/consumers.js';
 import { reconcilePurchases } from './events/purchase-reconciler.js';
-import { journalBacklog, startJournalFlusher, type JournalFlusher } from './journal/journal-flusher.js';
+import { journalBacklog, startJournalFlusher } from './journal/journal-flusher.js';
 import { gameMetrics } from './metrics.js';
-import { Notifier } from './notifier.js';
+
 import { prunePurchaseMarks } from './purchases/purchase-marks.js';
 import { startStatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
@@ -29,37 +32,31 @@ import { buildInternalApp } from './internal.js';
 import { EndedSessions, refuseEndedSessions, watchEndedSessions } from './players/ended-sessions.js';
 import { winnersRoutes } from './winners/winners.routes.js';
 
+/** What the game's services tell the loops start() runs: made with the app, listened to while they run. */
+export interface GameSignals {
+  /** The round state changed: the state publisher sends it on. */
+  stateChanged: Notifier<[state?: HotState]>;
+  /** A win was written with its event (outbox): the relay publishes it now. */
+  winPersisted: Notifier;
+}
+
 export interface GameApp extends FastifyInstance {
   game: GameContext & {
     /** The internal listener (INTERNAL_PORT): the routes only auth calls. start() makes it listen. */
     internal: FastifyInstance;
-    /** Writes everything Redis holds for Postgres now (tests, shutdown). */
-    flushJournal(timeoutMs?: number): Promise<void>;
-    /** Publishes every queued outbox event now (tests). */
-    drainOutbox(timeoutMs?: number): Promise<void>;
+    signals: GameSignals;
     /** One reconciliation pass with payments' completed purchases; the purchases it applied. */
     reconcilePurchases(): Promise<number>;
   };
 }
 
-/**
- * What the game's services tell the loops start() runs (built with the app, handed to the services,
- * listened to by each loop while it runs), and those loops once started (flushJournal, drainOutbox and
- * closing use them).
- */
-interface Background {
-  signals: {
-    /** The round state changed: the state publisher sends it on. */
-    stateChanged: Notifier<[state?: HotState]>;
-    /** A win was written with its event (outbox): the relay publishes it now. */
-    winPersisted: Notifier;
-  };
-  outbox?: OutboxRelay;
-  flusher?: JournalFlusher;
-  /** Stops the loops and the game's services, in order; an app never started only closes its services. */
-  stop?: () => Promise<void>;
+/** The loops start() runs, with what needs them running. */
+export interface GameStarted extends Started {
+  /** Writes everything Redis holds for Postgres now (tests, shutdown). */
+  flushJournal(timeoutMs?: number): Promise<void>;
+  /** Publishes every queued outbox event now (tests). */
+  drainOutbox(timeoutMs?: number): Promise<void>;
 }
-const backgrounds = new WeakMap<FastifyInstance, Background>();
 
 export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<GameApp> {
   const { config } = deps;
@@ -83,10 +80,14 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     },
   });
 
-  const metrics = gameMetrics(deps.metrics);
-  const signals = { stateChanged: new Notifier<[state?: HotState]>(), winPersisted: new Notifier() };
-  const background: Background = { signals };
-  backgrounds.set(app, background);
+  const metrics = gameMetrics(deps.metrics, {
+    outboxBacklog: () => outboxBacklog(deps.db),
+    journalBacklog: () => journalBacklog(deps.redis),
+    // Read at a scrape, once the services below are built.
+    round: () => services.engine.readState(),
+    roundTarget: config.ROUND_TARGET,
+  });
+  const signals: GameSignals = { stateChanged: new Notifier(), winPersisted: new Notifier() };
   const services = buildGameServices(deps, {
     onBatch: (size) => metrics.batchSize.observe(size),
     onBatchWait: (ms) => metrics.batchWait.observe(ms / 1000),
@@ -100,14 +101,10 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   });
   const ctx: GameContext = { deps, ...services, metrics, endedSessions };
   const internal = await buildInternalApp(ctx, { logger: options.logger });
-  const notStarted = async () => {
-    throw new Error('the game app is not started');
-  };
   app.decorate('game', {
     ...ctx,
     internal,
-    flushJournal: (timeoutMs?: number) => background.flusher?.drain(timeoutMs) ?? notStarted(),
-    drainOutbox: (timeoutMs?: number) => background.outbox?.drain(timeoutMs) ?? notStarted(),
+    signals,
     reconcilePurchases: async () => {
       const since = new Date(deps.clock() - config.EVENT_RECONCILE_LOOKBACK_HOURS * 3_600_000);
       const repaired = await reconcilePurchases(
@@ -139,18 +136,19 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   );
   for (const routes of [clickRoutes, stateRoutes, winnersRoutes, internalWinsRoutes])
     await app.register(routes, ctx);
-  app.addHook('onClose', async () => {
-    await internal.close();
-    await (background.stop ?? (() => closeGameServices(services)))();
-  });
+  // The services close with the loops that feed on them, in the stop() of start()'s handle.
+  app.addHook('onClose', async () => internal.close());
   return app as GameApp;
 }
 
-/** Migrations, streams, the outbox relay, the journal flusher, the state publisher and the consumers. */
-export async function start(app: GameApp): Promise<void> {
-  const { deps, engine, metrics } = app.game;
+/**
+ * Migrations, streams, the outbox relay, the journal flusher, the state publisher and the consumers.
+ * Its handle's stop(), after the app is closed, stops them, then the game's services, then drains the
+ * journal.
+ */
+export async function start(app: GameApp): Promise<GameStarted> {
+  const { deps, engine, metrics, signals } = app.game;
   const { config, db, redis, nats, log } = deps;
-  const background = backgrounds.get(app)!;
   await migrateToLatest(db, migrations);
   // The game publishes round wins and reads auth's and payments' events: make sure each stream exists,
   // whatever order the services start in (idempotent, same configuration as their owners'; where its
@@ -158,8 +156,7 @@ export async function start(app: GameApp): Promise<void> {
   for (const stream of [STREAMS.game, STREAMS.auth, STREAMS.payments])
     await ensureStream(nats.jsm, stream, { replicas: config.NATS_STREAM_REPLICAS });
   const outbox = startOutboxRelay(db, nats, log, { intervalMs: 100 });
-  const stopNudging = background.signals.winPersisted.listen(() => outbox.nudge());
-  metrics.observeOutboxBacklog(() => outbox.backlog());
+  const stopNudging = signals.winPersisted.listen(() => outbox.nudge());
   observeConsumerLag(deps.metrics, nats);
   const flusher = startJournalFlusher(db, redis, log, {
     intervalMs: config.JOURNAL_FLUSH_MS,
@@ -170,23 +167,21 @@ export async function start(app: GameApp): Promise<void> {
         .catch((error: unknown) => log.error({ err: error }, 'rebuilding a stale Redis state failed')),
     onFlushed: (entries) => metrics.journalFlushed.inc(entries),
   });
-  metrics.observeJournalBacklog(() => journalBacklog(redis));
+  const eviction = app.game.users.startEviction(log);
   // The fence check: a Redis that came back older than Postgres is rebuilt within FENCE_CHECK_MS.
   const fence = startPollLoop(async () => (await engine.verifyState(), false), {
     intervalMs: config.FENCE_CHECK_MS,
     log,
     failureMessage: 'comparing Redis with Postgres failed; will retry',
   });
-  const publisher = startStatePublisher(engine, background.signals.stateChanged, nats, log, deps.clock, {
+  const publisher = startStatePublisher(engine, signals.stateChanged, nats, log, deps.clock, {
     intervalMs: config.STATE_PUBLISH_MS,
     onPublished: (waitedMs) => {
       metrics.statePublished.inc();
       if (waitedMs !== undefined) metrics.publishWait.observe(waitedMs / 1000);
     },
   });
-  Object.assign(background, { outbox, flusher });
   await app.game.internal.listen({ port: config.INTERNAL_PORT, host: config.HOST });
-  metrics.observeRound(() => engine.readState(), config.ROUND_TARGET);
   // Every instance reads the sessions their owners ended (a shared durable consumer would tell only one).
   const endedSessions = watchEndedSessions({
     nats,
@@ -231,18 +226,25 @@ export async function start(app: GameApp): Promise<void> {
     config,
     also: () => prunePurchaseMarks(db, redis, deps.clock()),
   });
-  background.stop = async () => {
-    await retention.stop();
-    await reconciler?.stop();
-    await Promise.all([...consumers, endedSessions].map((c) => c.stop()));
-    await fence.stop();
-    await publisher.stop();
-    await closeGameServices(app.game);
-    await flusher
-      .drain(2000)
-      .catch((error) => log.warn({ err: error }, 'journal left in Redis for another instance'));
-    await flusher.stop();
-    stopNudging();
-    await outbox.stop();
-  };
+  return startedHandle<Omit<GameStarted, 'stop'>>(
+    {
+      flushJournal: (timeoutMs) => flusher.drain(timeoutMs),
+      drainOutbox: (timeoutMs) => outbox.drain(timeoutMs),
+    },
+    async () => {
+      await retention.stop();
+      await eviction.stop();
+      await reconciler?.stop();
+      await Promise.all([...consumers, endedSessions].map((c) => c.stop()));
+      await fence.stop();
+      await publisher.stop();
+      await closeGameServices(app.game);
+      await flusher
+        .drain(2000)
+        .catch((error) => log.warn({ err: error }, 'journal left in Redis for another instance'));
+      await flusher.stop();
+      stopNudging();
+      await outbox.stop();
+    },
+  );
 }

@@ -33,7 +33,7 @@ export interface GameContext extends GameServices {
 export function buildGameServices(deps: Deps, hooks: EngineHooks): GameServices {
   const { db, redis, config, log, clock } = deps;
   const round = openRound(db, redis, log, hooks);
-  const users = new UsersInPlay(db, redis, round.scripts, round.state, clock, hooks, log);
+  const users = new UsersInPlay(db, redis, round.scripts, round.state, clock, hooks);
   return {
     engine: new GameEngine(round, users, config, log, clock, hooks),
     users,
@@ -42,8 +42,7 @@ export function buildGameServices(deps: Deps, hooks: EngineHooks): GameServices 
   };
 }
 
-/** Stops evicting users, then stops taking clicks and waits for what is under way. */
-export async function closeGameServices({ users, engine }: GameServices): Promise<void> {
-  await users.close();
+/** Stops taking clicks and waits for what is under way (batches, win writes). */
+export async function closeGameServices({ engine }: GameServices): Promise<void> {
   await engine.close();
 }

@@ -6,28 +6,32 @@ export interface RoundView {
   potCents: number;
 }
 
-export function gameMetrics(metrics: Metrics) {
-  let backlog: () => Promise<number> = async () => 0;
-  let journal: () => Promise<number> = async () => 0;
-  let roundState: () => Promise<RoundView | undefined> = async () => undefined;
-  let target = 0;
+/** What the gauges read at each scrape. */
+export interface GameGaugeSources {
+  /** Outbox events not yet published. */
+  outboxBacklog: () => Promise<number>;
+  /** Journal entries in Redis not yet in Postgres. */
+  journalBacklog: () => Promise<number>;
+  /** The round as Redis holds it. */
+  round: () => Promise<RoundView | undefined>;
+  /** Clicks that end a round (ROUND_TARGET). */
+  roundTarget: number;
+}
+
+export function gameMetrics(metrics: Metrics, sources: GameGaugeSources) {
   // The round as Redis holds it, read at each scrape (one small read): its number, clicks, target, pot.
   const round = metrics.gauge('game_round', 'The round being played', [], async function collect() {
-    const state = await roundState().catch(() => undefined);
+    const state = await sources.round().catch(() => undefined);
     this.set(state?.round ?? -1);
     clicks.set(state?.globalClicks ?? -1);
     pot.set(state?.potCents ?? -1);
-    roundTarget.set(target);
+    roundTarget.set(sources.roundTarget);
   });
   const clicks = metrics.gauge('game_round_clicks', 'Clicks made in the round being played');
   const roundTarget = metrics.gauge('game_round_target', 'Clicks that end a round (ROUND_TARGET)');
   const pot = metrics.gauge('game_pot_cents', 'The pot of the round being played, in cents');
   return {
     round,
-    observeRound(source: () => Promise<RoundView | undefined>, roundTargetClicks: number) {
-      roundState = source;
-      target = roundTargetClicks;
-    },
     clicks: metrics.counter(
       'game_clicks_total',
       'Clicks by outcome (accepted, no_clicks, rate_limited, unknown_user, deleted_user)',
@@ -78,24 +82,18 @@ export function gameMetrics(metrics: Metrics) {
       'Outbox events not yet published',
       [],
       async function collect() {
-        this.set(await backlog().catch(() => -1));
+        this.set(await sources.outboxBacklog().catch(() => -1));
       },
     ),
-    observeOutboxBacklog(source: () => Promise<number>) {
-      backlog = source;
-    },
     // The write-behind journal: entries in Redis not yet in Postgres (-1 while Redis does not answer).
     journalBacklog: metrics.gauge(
       'game_journal_backlog_entries',
       'Journal entries in Redis not yet written to Postgres',
       [],
       async function collect() {
-        this.set(await journal().catch(() => -1));
+        this.set(await sources.journalBacklog().catch(() => -1));
       },
     ),
-    observeJournalBacklog(source: () => Promise<number>) {
-      journal = source;
-    },
     journalFlushed: metrics.counter(
       'game_journal_flushed_entries_total',
       'Journal entries written to Postgres by this instance',

@@ -93,7 +93,7 @@ describe('clicking', () => {
     for (const user of users)
       expect(await h.balance(user)).toEqual({ freeClicks: 0, purchasedClicks: 0, hasInfiniteClicks: false });
     // What Postgres holds agrees once the journal is flushed.
-    await h.app.game.flushJournal();
+    await h.flushJournal();
     const { db } = await import('./db-peek.js').then((m) => m.peek(h));
     const rows = await db
       .selectFrom('users')

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { makeEvent, SUBJECTS } from '@omc/contracts';
 import { eventually, signAccessToken } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, start, type GameApp } from '../src/app.js';
+import { buildApp, start, type GameApp, type GameStarted } from '../src/app.js';
 import { createDeps } from '../src/deps.js';
 import { EndedSessions, watchEndedSessions } from '../src/players/ended-sessions.js';
 import { connectNats, endedSessionRefusal } from '@omc/service-kit';
@@ -15,14 +15,15 @@ import { startGame, type Harness, type TestUser } from './support.js';
 
 describe('ended sessions', () => {
   let h: Harness;
-  let late: GameApp | undefined;
+  let late: { app: GameApp; started: GameStarted } | undefined;
   beforeAll(async () => {
     h = await startGame({ name: 'ended-sessions', instances: 2, env: { CLICK_RATE_PER_USER: '100000' } });
   });
   afterAll(async () => {
     if (late) {
-      await late.close();
-      await late.game.deps.close();
+      await late.app.close();
+      await late.started.stop();
+      await late.app.game.deps.close();
     }
     await h?.close();
   });
@@ -74,13 +75,13 @@ describe('ended sessions', () => {
 
     // An instance started afterwards (a new pod, a restart) reads the recent events at start.
     const deps = await createDeps(h.config);
-    late = await buildApp(deps, { logger: false });
-    await start(late);
+    const app = await buildApp(deps, { logger: false });
+    late = { app, started: await start(app) };
     await eventually(
-      async () => (await h.click(thief, late)).statusCode === 401,
+      async () => (await h.click(thief, app)).statusCode === 401,
       'the new instance refuses it',
     );
-    expect((await h.click(owner, late)).statusCode).toBe(200);
+    expect((await h.click(owner, app)).statusCode).toBe(200);
   });
 
   it('a pod that has not replayed the ended sessions is unready and refuses tokens with 503, guests served', async () => {
@@ -92,6 +93,7 @@ describe('ended sessions', () => {
     // Built, its replay not run yet (start() runs it): it cannot tell the thief from the owner.
     const deps = await createDeps(h.config);
     const pod = await buildApp(deps, { logger: false });
+    let started: GameStarted | undefined;
     try {
       const ready = await pod.inject('/readyz');
       expect(ready.statusCode).toBe(503);
@@ -104,13 +106,14 @@ describe('ended sessions', () => {
       }
       expect((await pod.inject('/api/game/rules')).statusCode).toBe(200);
 
-      await start(pod);
+      started = await start(pod);
       await eventually(() => pod.game.endedSessions.replayed, 'the replay at start');
       expect((await pod.inject('/readyz')).statusCode).toBe(200);
       expect((await h.click(thief, pod)).statusCode).toBe(401);
       expect((await h.click(owner, pod)).statusCode).toBe(200);
     } finally {
       await pod.close();
+      await started?.stop();
       await deps.close();
     }
   });

@@ -57,7 +57,7 @@ describe('a late win write from another instance and a rebuild', () => {
     const [first, late, replay] = [h.apps[0]!, h.apps[1]!, h.apps[2]!];
     const [early, lateWinner, replayWinner] = await h.registerUsers(3, 'superuser');
     for (let i = 0; i < 30; i++) expect((await h.click(early!, first)).statusCode).toBe(200);
-    await first.game.flushJournal();
+    await h.flushJournal(first);
 
     // The second instance closes the round; its win write waits for a Postgres connection, and the
     // closing click waits for its win's write.

@@ -17,12 +17,12 @@ describe('a Redis rolled back to an older copy', () => {
   async function playPastACopy(harness: Harness) {
     const buyer = await harness.registerUser();
     expect((await harness.click(buyer)).statusCode).toBe(200);
-    await harness.app.game.flushJournal();
+    await harness.flushJournal();
     const copy = await copyRedis(harness.redisUrl());
     for (let i = 0; i < 3; i++) expect((await harness.click(buyer)).statusCode).toBe(200);
     await harness.publish(harness.purchaseEvent(buyer, 'clicks100', 50));
     await eventually(async () => (await harness.balance(buyer)).purchasedClicks === 100, 'purchase applied');
-    await harness.app.game.flushJournal();
+    await harness.flushJournal();
     // 10 sign-up clicks - 4 spent + 100 bought.
     expect(await harness.balance(buyer)).toEqual({
       freeClicks: 106,
@@ -66,7 +66,7 @@ describe('a Redis rolled back to an older copy', () => {
     // On the old copy: 1 click recorded there, 10 - 1 clicks left; these 5 take its journal past the
     // position Postgres recorded, under numbers Postgres already applied other entries with.
     for (let i = 0; i < 5; i++) expect((await h.click(buyer)).statusCode).toBe(200);
-    await h.app.game.flushJournal();
+    await h.flushJournal();
 
     await eventually(
       async () => (await h!.state(buyer)).globalClicks === 4,
@@ -89,7 +89,7 @@ describe('a Redis rolled back to an older copy', () => {
     });
     const [player, winner] = await h.registerUsers(2, 'superuser');
     for (let i = 0; i < 15; i++) expect((await h.click(player!)).statusCode).toBe(200);
-    await h.app.game.flushJournal();
+    await h.flushJournal();
     const copy = await copyRedis(h.redisUrl());
     const last = [];
     for (let i = 0; i < 5; i++) last.push((await h.click(winner!)).json());

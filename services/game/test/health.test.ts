@@ -10,7 +10,7 @@ import {
   workspaceRoot,
 } from '@omc/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, start } from '../src/app.js';
+import { buildApp, start, type GameStarted } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
 
@@ -21,6 +21,7 @@ describe('game service health', () => {
   let redisPort: number;
   const redisDir = join(workspaceRoot(), '.data', 'test', `game-health-redis-${process.pid}`);
   let app: Awaited<ReturnType<typeof buildApp>>;
+  let started: GameStarted | undefined;
   let deps: Awaited<ReturnType<typeof createDeps>>;
 
   beforeAll(async () => {
@@ -36,11 +37,12 @@ describe('game service health', () => {
     });
     deps = await createDeps(config);
     app = await buildApp(deps, { logger: false });
-    await start(app);
+    started = await start(app);
   });
 
   afterAll(async () => {
     await app?.close();
+    await started?.stop();
     await deps?.close();
     await redis?.stop();
     rmSync(redisDir, { recursive: true, force: true });

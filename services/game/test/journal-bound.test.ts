@@ -27,7 +27,7 @@ describe('the journal backlog bound', () => {
     const metrics = await h.app.inject('/metrics');
     expect(metrics.body).toMatch(/^game_journal_backlog_entries\{[^}]*\} 3$/m);
 
-    await h.app.game.flushJournal();
+    await h.flushJournal();
     expect((await h.click(player)).json()).toMatchObject({ globalClicks: 4 });
   });
 });

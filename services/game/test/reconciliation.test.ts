@@ -92,7 +92,7 @@ describe('reconciliation with the producers’ records', () => {
   it("serves the round's recorded win to payments, and 404 for a round nobody won", async () => {
     const admin = await h.registerUser('admin', 'winner');
     await h.clickTimes(admin, 5, 1);
-    await h.app.game.flushJournal();
+    await h.flushJournal();
     const fromPayments = internalCallHeaders('payments', 'game');
     const list = await h.app.inject({
       headers: fromPayments,

@@ -55,7 +55,7 @@ describe('a Redis restart mid-round', () => {
     for (let i = 0; i < 5; i++) expect((await h.click(buyer!)).statusCode).toBe(200);
     for (let i = 0; i < 3; i++) expect((await h.click(player!)).statusCode).toBe(200);
     await clickMany(92);
-    await h.app.game.flushJournal();
+    await h.flushJournal();
     const flushed = await h.state(buyer);
     expect(flushed).toMatchObject({ globalClicks: 100, pot: 1 });
 
@@ -105,7 +105,7 @@ describe('a Redis restart mid-round', () => {
       [2, 1],
       [1, 0],
     ]);
-    await h.app.game.drainOutbox();
+    await h.drainOutbox();
     await eventually(() => inbox.received.length === 2, 'two round won events');
     await new Promise((r) => setTimeout(r, 300));
     expect(inbox.received.map((e) => [e.data.round, e.data.potCents])).toEqual([
@@ -117,7 +117,7 @@ describe('a Redis restart mid-round', () => {
   it('re-applies a purchase redelivered after the restart only once', async () => {
     const [buyer] = await h.registerUsers(1);
     // The pot as the test before left it (flushed, so a rebuild keeps it): this purchase adds its share.
-    await h.app.game.flushJournal();
+    await h.flushJournal();
     const potBefore = Number((await h.state(buyer)).pot);
     const purchase = h.purchaseEvent(buyer!, 'clicks100', 50);
     await h.publish(purchase);

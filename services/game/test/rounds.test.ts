@@ -52,7 +52,7 @@ describe('rounds', () => {
     await h.publish(pass);
     await eventually(async () => (await h.balance(passHolder!)).hasInfiniteClicks, 'pass applied');
     await eventually(async () => (await h.balance(buyer!)).purchasedClicks === 100, 'clicks applied');
-    await h.app.game.flushJournal();
+    await h.flushJournal();
     await new Promise((r) => setTimeout(r, 300));
     expect(await h.balance(buyer!)).toEqual({
       freeClicks: 110,
@@ -101,7 +101,7 @@ describe('rounds', () => {
     expect(after.pot).toBe(0);
     expect(after.lastWinner).toMatch(/^clicker_/);
 
-    await h.app.game.drainOutbox();
+    await h.drainOutbox();
     await eventually(() => inbox.received.length >= 1, 'round won event');
     await new Promise((r) => setTimeout(r, 300));
     expect(inbox.received).toHaveLength(1);
@@ -141,7 +141,7 @@ describe('rounds', () => {
     // The first click of the new round is paid from the granted balance again.
     const paid = await h.click(passHolder!);
     expect(paid.json()).toMatchObject({ globalClicks: 1, round: 3, freeClicks: 9 });
-    await h.app.game.drainOutbox();
+    await h.drainOutbox();
     await eventually(() => inbox.received.length === 2, 'second round won event');
     expect(inbox.received[1]!.data).toMatchObject({ round: 2, clicks: TARGET, potCents: 600 });
   });

@@ -69,7 +69,7 @@ describe('sign-up clicks with SIGNUP_FREE_CLICKS_AFTER_VERIFICATION on', () => {
     // Written to Postgres: a Redis rebuilt from it neither loses nor repeats the grant. The journal is
     // written first, as its flush would within 100 ms: a click still only in Redis's journal when Redis
     // is lost is within the loss the design allows (docs/game.md), and not what this test is about.
-    await h.app.game.flushJournal();
+    await h.flushJournal();
     await h.restartRedisEmpty();
     await eventually(
       async () => (await h.balance(user).catch(() => undefined))?.freeClicks === 9,

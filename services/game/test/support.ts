@@ -25,7 +25,7 @@ import {
   testInfra,
   workspaceRoot,
 } from '@omc/testkit';
-import { buildApp, start, type GameApp } from '../src/app.js';
+import { buildApp, start, type GameApp, type GameStarted } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type Deps } from '../src/deps.js';
 
@@ -77,11 +77,12 @@ export async function startGame(options: { env?: Record<string, string>; instanc
     .catch(stopEarly);
   const depsList: Deps[] = [];
   const apps: GameApp[] = [];
+  const started = new Map<GameApp, GameStarted>();
   for (let i = 0; i < (options.instances ?? 1); i++) {
     const deps = await createDeps(config);
     depsList.push(deps);
     const app = await buildApp(deps, { logger: false });
-    await start(app);
+    started.set(app, await start(app));
     apps.push(app);
   }
   const app = apps[0]!;
@@ -108,6 +109,10 @@ export async function startGame(options: { env?: Record<string, string>; instanc
     keys,
     publish,
     profile,
+    /** Writes everything Redis holds for Postgres now, by the instance `on`. */
+    flushJournal: (on: GameApp = app) => started.get(on)!.flushJournal(),
+    /** Publishes every event in the outbox now, by the instance `on`. */
+    drainOutbox: (on: GameApp = app) => started.get(on)!.drainOutbox(),
 
     async token(user: { id: string; username: string; role: Role }) {
       return signAccessToken(keys.privateKey, { sub: user.id, username: user.username, role: user.role });
@@ -236,7 +241,10 @@ export async function startGame(options: { env?: Record<string, string>; instanc
     },
 
     async close() {
-      for (const a of apps) await a.close();
+      for (const a of apps) {
+        await a.close();
+        await started.get(a)!.stop();
+      }
       for (const d of depsList) await d.close();
       await nats.close();
       await redis.stop();

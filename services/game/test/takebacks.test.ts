@@ -108,7 +108,7 @@ describe('taking back a refunded purchase', () => {
     await eventually(async () => (await h.balance(buyer)).purchasedClicks === 600, 'purchases applied');
     const potBefore = await pot();
     expect(InternalTakeBack.parse((await takeBack(refunded)).json())).toMatchObject({ clicks: 500 });
-    await h.app.game.flushJournal();
+    await h.flushJournal();
     await h.restartRedisEmpty();
     await eventually(
       async () => (await h.app.inject('/api/game/state')).statusCode === 200,

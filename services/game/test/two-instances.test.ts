@@ -114,7 +114,7 @@ describe('two game instances', () => {
     const roundTwo = counted(2).length;
     expect(roundTwo).toBeGreaterThan(0);
     await eventually(async () => (await h.state()).globalClicks === roundTwo, 'the new round counted');
-    await Promise.all(h.apps.map((a) => a.game.drainOutbox()));
+    await Promise.all(h.apps.map((a) => h.drainOutbox(a)));
     await eventually(() => inbox.received.length === 1, 'round won event');
     await new Promise((r) => setTimeout(r, 500));
     expect(inbox.received).toHaveLength(1);
@@ -130,7 +130,7 @@ describe('two game instances', () => {
     const [player] = await h.registerUsers(1);
     await h.publish(h.purchaseEvent(player!, 'clicks500', 100));
     await eventually(async () => (await h.balance(player!)).purchasedClicks === 500, 'purchase applied');
-    await Promise.all(h.apps.map((a) => a.game.flushJournal()));
+    await Promise.all(h.apps.map((a) => h.flushJournal(a)));
     const before = await h.state(player);
     await h.restartRedisEmpty();
     await eventually(

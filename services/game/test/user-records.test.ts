@@ -89,7 +89,7 @@ describe('users in the game hash', () => {
   it('brings an evicted user back from Postgres with the balance it had', async () => {
     const [player] = await h.registerUsers(1);
     for (let i = 0; i < 3; i++) expect((await h.click(player!)).statusCode).toBe(200);
-    await h.app.game.flushJournal();
+    await h.flushJournal();
     // Everything about the player is in Postgres: as if an hour had passed, the player leaves Redis.
     const evicted = await gameRedis(redis).evictIdleUsers(KEYS.game, '0', 10_000, Date.now() + 1);
     expect(evicted.evicted).toBeGreaterThanOrEqual(1);

@@ -5,7 +5,10 @@ import {
   startPollLoop,
   startRetention,
   startOutboxRelay,
-  type OutboxRelay,
+  Notifier,
+  outboxBacklog,
+  startedHandle,
+  type Started,
 } from '@omc/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { PaymentsContext } from './context.js';
@@ -45,8 +48,8 @@ import { WebhooksService } from './webhooks/webhooks.service.js';
 
 export interface PaymentsApp extends FastifyInstance {
   payments: PaymentsContext & {
-    /** Publishes every queued outbox event now (tests). */
-    drainOutbox(timeoutMs?: number): Promise<void>;
+    /** Told after a commit that wrote events: the outbox relay start() runs publishes them now. */
+    outboxWritten: Notifier;
     /** One reconciliation pass with the game's record of wins; the wins it credited (tests, the timer). */
     reconcileWins(): Promise<number>;
     /**
@@ -58,8 +61,11 @@ export interface PaymentsApp extends FastifyInstance {
   };
 }
 
-/** The outbox relay start() runs; the services' nudges reach it once it runs. */
-const outboxes = new WeakMap<FastifyInstance, { relay?: OutboxRelay }>();
+/** The loops start() runs, with what needs them running. */
+export interface PaymentsStarted extends Started {
+  /** Publishes every queued outbox event now (tests). */
+  drainOutbox(timeoutMs?: number): Promise<void>;
+}
 
 export async function buildApp(deps: Deps, options: { logger?: false } = {}): Promise<PaymentsApp> {
   const app = await createServiceApp(deps, {
@@ -71,10 +77,9 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
     internalCallers: deps.credentials,
   });
 
-  const outbox: { relay?: OutboxRelay } = {};
-  outboxes.set(app, outbox);
-  const nudge = () => outbox.relay?.nudge();
-  const metrics = paymentsMetrics(deps.metrics, async () => (outbox.relay ? outbox.relay.backlog() : 0));
+  const outboxWritten = new Notifier();
+  const nudge = () => outboxWritten.notify();
+  const metrics = paymentsMetrics(deps.metrics, () => outboxBacklog(deps.db));
   const users = new UsersService(deps.db);
   const accounts = new AccountCheck(deps.internal);
   const payoutEmail = new PayoutEmailService(
@@ -102,10 +107,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   const payoutItems = new PayoutItemsService(deps, metrics);
   app.decorate('payments', {
     ...ctx,
-    drainOutbox: async (timeoutMs?: number) => {
-      if (!outbox.relay) throw new Error('the payments app is not started');
-      await outbox.relay.drain(timeoutMs);
-    },
+    outboxWritten,
     reconcileWins: async () =>
       (await underLease(deps.db, 'wins', async () => {
         const lookback = deps.config.EVENT_RECONCILE_LOOKBACK_HOURS * 3_600_000;
@@ -139,12 +141,15 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   return app as PaymentsApp;
 }
 
-/** Migrations, the outbox relay, the consumers and the reconciliation timer. */
-export async function start(app: PaymentsApp): Promise<void> {
+/**
+ * Migrations, the outbox relay, the consumers and the reconciliation timers; its handle's stop(), after
+ * the app is closed, stops them.
+ */
+export async function start(app: PaymentsApp): Promise<PaymentsStarted> {
   const { deps, metrics, game } = app.payments;
   await migrateToLatest(deps.db, migrations);
   const relay = startOutboxRelay(deps.db, deps.nats, deps.log);
-  outboxes.get(app)!.relay = relay;
+  const stopNudging = app.payments.outboxWritten.listen(() => relay.nudge());
   const consumers = await startConsumers(deps, metrics, game);
   observeConsumerLag(deps.metrics, deps.nats);
   observeMoney(deps.metrics, deps.db, deps.log);
@@ -178,10 +183,11 @@ export async function start(app: PaymentsApp): Promise<void> {
     also: () => purgePayoutEmailChanges(deps.db, new Date(deps.clock()), PAYOUT_EMAIL_RETENTION_MS),
   });
 
-  app.addHook('onClose', async () => {
+  return startedHandle({ drainOutbox: (timeoutMs?: number) => relay.drain(timeoutMs) }, async () => {
     await retention.stop();
     await Promise.all(running.map((loop) => loop.stop()));
     await Promise.all(consumers.map((c) => c.stop()));
+    stopNudging();
     await relay.stop();
   });
 }

@@ -150,7 +150,7 @@ describe('checkout', () => {
       success: false,
       error: expect.stringMatching(/not accepted: Unknown or expired payment_method_nonce/),
     });
-    await h.app.payments.drainOutbox();
+    await h.drainOutbox();
     expect(purchaseEvents(userId)).toHaveLength(0);
     expect(await balance(h.deps.db, ACCOUNTS.braintreeCashIn)).toBe(-(await sumOfSucceeded()));
   });
@@ -184,7 +184,7 @@ describe('checkout', () => {
         .executeTakeFirstOrThrow()
     ).id;
     expect(await h.emulator.client.charges(purchaseId)).toHaveLength(1);
-    await h.app.payments.drainOutbox();
+    await h.drainOutbox();
     await eventually(() => purchaseEvents(userId).length >= 1, 'the purchase event');
     expect(purchaseEvents(userId)).toHaveLength(1);
   });

@@ -37,6 +37,8 @@ import { checkLedger } from '../src/ledger/check.js';
 export interface Harness {
   app: PaymentsApp;
   deps: Deps;
+  /** Publishes every event in the outbox now. */
+  drainOutbox(): Promise<void>;
   databaseUrl: string;
   emulator: RunningEmulator;
   nc: NatsConnection;
@@ -293,7 +295,7 @@ export async function startHarness(
     return answer.statusCode === 200 ? (answer.json() as { status: string }).status : undefined;
   };
   options.beforeStart?.(game);
-  await start(app);
+  const started = await start(app);
   const nc = await connect({ servers: infra.natsUrl });
   const published: EventEnvelope[] = [];
   const subscription: Subscription = nc.subscribe('payments.>', {
@@ -308,6 +310,7 @@ export async function startHarness(
   return {
     app,
     deps,
+    drainOutbox: () => started.drainOutbox(),
     databaseUrl: database.url,
     emulator,
     nc,
@@ -350,6 +353,7 @@ export async function startHarness(
       subscription.unsubscribe();
       await nc.close();
       await app.close();
+      await started.stop();
       await deps.close();
       await emulator.stop();
       await auth.close();

@@ -9,7 +9,6 @@ import { startNats, startRedis, type RedisHandle, type ServerHandle } from '@omc
 import { publishEvent } from '@omc/service-kit';
 import { eventually, generateTokenKeys, signAccessToken, workspaceRoot } from '@omc/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RealtimeApp } from '../src/app.js';
 import {
   connected,
   record,
@@ -37,8 +36,7 @@ describe('a fleet of realtime instances', () => {
     recorders.push(r);
     return r;
   };
-  const sockets = (instance: Instance) =>
-    (instance.app as RealtimeApp).realtime.live!.io.of('/').sockets.size;
+  const sockets = (instance: Instance) => instance.started.live.io.of('/').sockets.size;
   const launch = async (name: string, extra: Record<string, string> = {}) => {
     const instance = await startInstance(name, { ...env, ...extra });
     instances.push(instance);

@@ -14,7 +14,7 @@ import { eventually } from '@omc/testkit';
 import type { FastifyInstance } from 'fastify';
 import { createServer, connect as netConnect, type AddressInfo, type Socket as NetSocket } from 'node:net';
 import { io as connectSocket, type Socket } from 'socket.io-client';
-import { buildApp, start } from '../src/app.js';
+import { buildApp, start, type RealtimeStarted } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps, type Deps } from '../src/deps.js';
 
@@ -71,6 +71,7 @@ export interface Instance {
   url: string;
   app: FastifyInstance;
   deps: Deps;
+  started: RealtimeStarted;
   stop(): Promise<void>;
 }
 
@@ -79,7 +80,7 @@ export async function startInstance(name: string, env: Record<string, string>): 
   const config = loadConfig({ LOG_LEVEL: 'silent', INSTANCE_NAME: name, DRAIN_MS: '0', ...env });
   const deps = await createDeps(config);
   const app = await buildApp(deps, { logger: false });
-  await start(app);
+  const started = await start(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -89,10 +90,12 @@ export async function startInstance(name: string, env: Record<string, string>): 
     url: `http://127.0.0.1:${port}`,
     app,
     deps,
+    started,
     async stop() {
       if (stopped) return;
       stopped = true;
       await app.close();
+      await started.stop();
       await deps.close();
     },
   };

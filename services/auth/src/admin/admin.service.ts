@@ -26,7 +26,7 @@ export async function updateRole(
   const result = await ctx.deps.db
     .transaction()
     .execute(async (trx) => applyRole(trx, email, role, actor, {}));
-  if (result.changed) ctx.relay.nudge();
+  if (result.changed) ctx.relay.notify();
   return result;
 }
 

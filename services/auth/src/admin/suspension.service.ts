@@ -50,7 +50,7 @@ export async function suspendUser(
     });
     return { changed: true, user: user!, securityVersion };
   });
-  if (outcome.changed) ctx.relay.nudge();
+  if (outcome.changed) ctx.relay.notify();
   return outcome;
 }
 

@@ -179,9 +179,9 @@ export async function openApproval(
     if (!alone) return { row: inserted };
     return { row: inserted, done: await carryOut(ctx, trx, inserted, acting, user, now, true) };
   });
-  ctx.mail.nudge();
+  ctx.mail.notify();
   if (!opened.done) return { pending: true, approval: approvalView(opened.row) };
-  ctx.relay.nudge();
+  ctx.relay.notify();
   const { approved, role } = opened.done;
   if (approved.kind === 'role')
     return { pending: false, approval: approvalView(approved), ...(role ? { role } : {}) };
@@ -199,7 +199,7 @@ export async function expireOverdue(ctx: AuthContext): Promise<number> {
     }
     return overdue.length;
   });
-  if (expired > 0) ctx.mail.nudge();
+  if (expired > 0) ctx.mail.notify();
   return expired;
 }
 
@@ -260,7 +260,7 @@ export async function refuseApproval(
     );
     return decided;
   });
-  ctx.mail.nudge();
+  ctx.mail.notify();
   return approvalView(row);
 }
 
@@ -299,8 +299,8 @@ export async function approveApproval(
       );
     return carryOut(ctx, trx, row, acting, requester, now, false);
   });
-  ctx.relay.nudge();
-  ctx.mail.nudge();
+  ctx.relay.notify();
+  ctx.mail.notify();
   if (decided.approved.kind === 'role')
     return { approval: approvalView(decided.approved), ...(decided.role ? { role: decided.role } : {}) };
   return payHouse(ctx, acting, decided.approved, decided.requester, caller);
@@ -378,7 +378,7 @@ async function payHouse(
       });
     return recorded;
   });
-  ctx.mail.nudge();
+  ctx.mail.notify();
   if (!paid.ok) throw paid.error;
   return { approval: approvalView(row), payout: paid.payout };
 }

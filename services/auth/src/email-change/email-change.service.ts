@@ -96,7 +96,7 @@ export async function requestEmailChange(
       }),
     );
   });
-  ctx.relay.nudge();
+  ctx.relay.notify();
   return 'pending';
 }
 
@@ -178,7 +178,7 @@ export async function confirmEmailChange(
     await enqueue(trx, makeEvent(SUBJECTS.emailVerified, { userId: user.id, email: row.new_email }));
     return row.new_email;
   });
-  ctx.relay.nudge();
+  ctx.relay.notify();
   return email;
 }
 
@@ -264,6 +264,6 @@ export async function undoEmailChange(
       );
     return row.old_email;
   });
-  ctx.relay.nudge();
+  ctx.relay.notify();
   return email;
 }

@@ -57,7 +57,7 @@ async function issueReset(ctx: AuthContext, address: string): Promise<void> {
       }),
     );
   });
-  ctx.relay.nudge();
+  ctx.relay.notify();
 }
 
 const INVALID = 'This password reset link is not valid. Ask for a new one from "Forgot password?".';
@@ -100,5 +100,5 @@ export async function resetPassword(
       }),
     );
   });
-  ctx.relay.nudge();
+  ctx.relay.notify();
 }

@@ -71,5 +71,5 @@ export async function mailPayoutEmailConfirmation(
       );
     }
   });
-  ctx.mail.nudge();
+  ctx.mail.notify();
 }

@@ -47,7 +47,7 @@ export async function endSession(ctx: AuthContext, userId: string, sessionId: st
   const session = await findActiveSession(ctx.deps.db, userId, sessionId, now);
   if (!session) throw notFound('No active session of yours has this id');
   await ctx.deps.db.transaction().execute((trx) => endOneSession(trx, userId, sessionId, now));
-  ctx.relay.nudge();
+  ctx.relay.notify();
 }
 
 /**
@@ -77,6 +77,6 @@ export async function endOtherSessions(
       token: ctx.signAccessToken({ ...user, security_version: version }, currentSessionId),
     };
   });
-  ctx.relay.nudge();
+  ctx.relay.notify();
   return outcome;
 }

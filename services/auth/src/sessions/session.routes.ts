@@ -72,7 +72,7 @@ export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): P
         counters.refreshes.inc({ outcome: result.kind });
         if (result.kind === 'reused') {
           request.log.warn('rotated refresh token presented again; its session is ended');
-          ctx.relay.nudge();
+          ctx.relay.notify();
         }
         clearRefreshCookie(reply, config);
         throw unauthorized(
@@ -108,7 +108,7 @@ export async function sessionRoutes(scope: FastifyInstance, ctx: AuthContext): P
       const endedByToken = bearerSession
         ? await endSession(ctx.deps.db, bearerSession.userId, bearerSession.sessionId, now)
         : false;
-      if (endedByCookie || endedByToken) ctx.relay.nudge();
+      if (endedByCookie || endedByToken) ctx.relay.notify();
       clearRefreshCookie(reply, config);
       return { message: 'Logged out' };
     },

@@ -118,7 +118,7 @@ export async function register(
       });
       return { user, session };
     });
-    ctx.relay.nudge();
+    ctx.relay.notify();
     ctx.deps.counters.registrations.inc();
     return {
       user,
@@ -229,7 +229,7 @@ export async function changeUsername(ctx: AuthContext, user: UserRow, username: 
   } catch (error) {
     uniqueConflict(error);
   }
-  ctx.relay.nudge();
+  ctx.relay.notify();
 }
 
 /** Checks the current password under the same brute-force limits as login: wrong is a 400 naming it. */
@@ -297,7 +297,7 @@ export async function changePassword(
     });
     return ctx.signAccessToken({ ...user, security_version: version }, sessionId);
   });
-  ctx.relay.nudge();
+  ctx.relay.notify();
   return token;
 }
 
@@ -336,5 +336,5 @@ export async function deleteAccount(ctx: AuthContext, user: UserRow, caller: Cal
     await deleteUser(trx, user.id);
     await enqueue(trx, makeEvent(SUBJECTS.userDeleted, { userId: user.id }));
   });
-  ctx.relay.nudge();
+  ctx.relay.notify();
 }

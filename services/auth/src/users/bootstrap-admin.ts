@@ -51,6 +51,6 @@ export async function ensureBootstrapAdmin(ctx: AuthContext): Promise<BootstrapO
     );
     return 'created' as const;
   });
-  ctx.relay.nudge();
+  ctx.relay.notify();
   return outcome;
 }

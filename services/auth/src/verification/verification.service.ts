@@ -73,7 +73,7 @@ export async function verifyEmail(ctx: AuthContext, token: string, callerId?: st
     await updateUser(trx, user.id, { email_verified_at: new Date(now) });
     await enqueue(trx, makeEvent(SUBJECTS.emailVerified, { userId: user.id, email: user.email }));
   });
-  ctx.relay.nudge();
+  ctx.relay.notify();
 }
 
 /** Mails a new link; 409 when already verified, 429 past the limits (counted before any work). */
@@ -96,5 +96,5 @@ export async function resendVerification(ctx: AuthContext, userId: string, ip: s
     ...mailQuota(config, { accountId: user.id, to: [user.email] }),
   ]);
   await ctx.deps.db.transaction().execute((trx) => enqueue(trx, verificationRequest(user)));
-  ctx.relay.nudge();
+  ctx.relay.notify();
 }

@@ -23,12 +23,11 @@ export const EVICTION_SCAN = 1000;
 /** How often one slice of the game hash is scanned for idle users to evict. */
 const EVICTION_INTERVAL_MS = 5_000;
 
-/** The users in play; built with the round state, it evicts idle users every few seconds until closed. */
+/** The users in play, built with the round state; start() runs its eviction of idle users (startEviction). */
 export class UsersInPlay implements UserLoader {
   /** Ids Postgres did not know, until when (ms) they are not looked up again. */
   private readonly recentlyUnknown = new Map<string, number>();
   private evictionCursor = '0';
-  private readonly eviction: PollLoop;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -37,9 +36,11 @@ export class UsersInPlay implements UserLoader {
     private readonly state: RoundState,
     private readonly clock: () => number,
     private readonly hooks: EngineHooks,
-    log: Logger,
-  ) {
-    this.eviction = startPollLoop(async () => (await this.evictIdle(), false), {
+  ) {}
+
+  /** Evicts idle users every few seconds until the loop it returns is stopped. */
+  startEviction(log: Logger): PollLoop {
+    return startPollLoop(async () => (await this.evictIdle(), false), {
       intervalMs: EVICTION_INTERVAL_MS,
       log,
       failureMessage: 'evicting idle users from Redis failed; will retry',
@@ -200,11 +201,6 @@ export class UsersInPlay implements UserLoader {
   async suspensionReason(userId: string): Promise<string | null> {
     const user = decodeUserRecord(await this.redis.hget(KEYS.game, userId));
     return user?.suspended ? (user.suspendedReason ?? '') : null;
-  }
-
-  /** Stops the eviction loop (waits for a pass under way). */
-  close(): Promise<void> {
-    return this.eviction.stop();
   }
 
   /** One slice of the eviction scan (it also runs every few seconds); returns how many users it evicted. */

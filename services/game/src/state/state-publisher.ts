@@ -7,11 +7,10 @@
 // The game also answers game.state.current.v1 requests (realtime asks at start-up); one instance of the
 // queue group does.
 import { makeEvent, SUBJECTS, type EventEnvelope } from '@omc/contracts';
-import { publishTraced, traceCarrier, type Nats } from '@omc/service-kit';
+import { publishTraced, traceCarrier, type Nats, type Notifier } from '@omc/service-kit';
 import type { Subscription } from 'nats';
 import type { Logger } from 'pino';
 import type { GameEngine, HotState } from '../engine/game-engine.js';
-import type { Notifier } from '../notifier.js';
 
 export interface StatePublisher {
   /** The state changed: `state` is the new state when known, else it is read from Redis. */

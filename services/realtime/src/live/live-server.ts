@@ -41,6 +41,11 @@ export interface Live {
   io: LiveIo;
   /** Resolves once round won events are being consumed. */
   winnersReady: Promise<void>;
+  /**
+   * Moves every socket to another instance within DRAIN_MS and stops the feeds and ticks; run before the
+   * listener closes (Fastify's preClose), while Fastify answers 503 to everyone new.
+   */
+  close(): Promise<void>;
 }
 
 /** The Redis adapter (docs/decisions.md): classic pub/sub, or Redis 7's sharded pub/sub. */
@@ -144,7 +149,7 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     });
   });
 
-  app.addHook('preClose', async () => {
+  const close = async () => {
     // Fastify answers 503 to every request from here on (/readyz included): no one new is sent here.
     await drainSockets(app.server, live.of('/'), { windowMs: config.DRAIN_MS, moved: metrics.moved });
     broadcast.stop();
@@ -161,7 +166,7 @@ export async function attachLive(app: FastifyInstance, deps: Deps): Promise<Live
     await cap.close();
     live.engine.close();
     await Promise.resolve(live.of('/').adapter.close()).catch(() => undefined);
-  });
+  };
 
-  return { io: live, winnersReady: winnersFeed.ready };
+  return { io: live, winnersReady: winnersFeed.ready, close };
 }

@@ -1,7 +1,7 @@
-// A signal one part of the game gives and another listens to: the engine tells of a changed round
-// state or a win written, and the loops start() runs (the state publisher, the outbox relay) listen
-// while they run. Created before both and handed to both; a signal nobody listens to is dropped (a
-// loop that starts reads what it needs by itself: the publisher sends the whole state first).
+// A signal one part of a service gives and another listens to: a service tells of a changed round state
+// or of events written to the outbox, and the loops start() runs (a state publisher, the outbox relay)
+// listen while they run. Created before both and handed to both, so nothing is filled in later; a signal
+// nobody listens to is dropped (a loop that starts reads what it needs by itself).
 export class Notifier<Args extends unknown[] = []> {
   private readonly listeners = new Set<(...args: Args) => void>();
 
