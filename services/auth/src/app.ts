@@ -15,22 +15,31 @@ import {
 import type { FastifyInstance } from 'fastify';
 import { adminRoutes } from './admin/admin.routes.js';
 import { approvalRoutes } from './approvals/approvals.routes.js';
-import { expireOverdue } from './approvals/approvals.service.js';
+import { ApprovalsService } from './approvals/approvals.service.js';
+import { AdminService } from './admin/admin.service.js';
+import { SuspensionService } from './admin/suspension.service.js';
+import type { AuthBase } from './base.js';
 import { emailChangeRoutes } from './email-change/email-change.routes.js';
+import { EmailChangeService } from './email-change/email-change.service.js';
 import { purgeOldEmailChanges } from './email-change/email-changes.repo.js';
 import type { AuthContext } from './context.js';
 import { migrations } from './db/migrations/index.js';
 import { startMail } from './mail/index.js';
 import { accountSecurityRoutes, payoutEmailMailRoutes } from './payout-email/payout-email.routes.js';
+import { PayoutEmailService } from './payout-email/payout-email.service.js';
 import { passwordResetRoutes } from './password-reset/password-reset.routes.js';
+import { PasswordResetService } from './password-reset/password-reset.service.js';
 import { purgeOldResetTokens } from './password-reset/reset-tokens.repo.js';
 import { activeSessionRoutes } from './sessions/active-sessions.routes.js';
+import { ActiveSessionsService } from './sessions/active-sessions.service.js';
 import { verificationRoutes } from './verification/verification.routes.js';
+import { VerificationService } from './verification/verification.service.js';
 import type { Deps } from './deps.js';
 import { refuseControlCharacters } from './security/control-characters.js';
 import { LoginGuard, RateLimited } from './security/login-guard.js';
 import { purgeExpiredRefreshTokens } from './sessions/refresh-tokens.js';
 import { sessionRoutes } from './sessions/session.routes.js';
+import { AccountsService } from './users/accounts.service.js';
 import { ensureBootstrapAdmin } from './users/bootstrap-admin.js';
 import { internalRoutes } from './users/internal.routes.js';
 import { userRoutes } from './users/user.routes.js';
@@ -61,7 +70,7 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
   app.decorateRequest('account', null);
   app.decorateRequest('signedInAt', null);
 
-  const ctx: AuthContext = {
+  const base: AuthBase = {
     deps,
     relay: new Notifier(),
     mail: new Notifier(),
@@ -81,6 +90,21 @@ export async function buildApp(deps: Deps, options: { logger?: false } = {}): Pr
         sid: sessionId,
         sv: user.security_version,
       }),
+  };
+  // Built in the order they call each other: a service receives the ones it calls.
+  const emailChange = new EmailChangeService(base);
+  const accounts = new AccountsService(base, emailChange);
+  const ctx: AuthContext = {
+    ...base,
+    accounts,
+    admin: new AdminService(base),
+    suspension: new SuspensionService(base),
+    approvals: new ApprovalsService(base, accounts),
+    emailChange,
+    passwordReset: new PasswordResetService(base),
+    payoutEmail: new PayoutEmailService(base, accounts),
+    activeSessions: new ActiveSessionsService(base),
+    verification: new VerificationService(base),
   };
   app.decorate('auth', ctx);
 
@@ -145,7 +169,7 @@ export async function start(app: AuthApp, options: AuthStartOptions = {}): Promi
   // Two-admin requests past their expiry are marked, audited and mailed within a minute (every read of
   // the list, and every decision, marks them first).
   const expire = () =>
-    void expireOverdue(ctx).catch((err) => deps.log.warn({ err }, 'approval expiry sweep failed'));
+    void ctx.approvals.expireOverdue().catch((err) => deps.log.warn({ err }, 'approval expiry sweep failed'));
   const expiryTimer = setInterval(expire, 60_000).unref();
   const started = startedHandle({}, async () => {
     clearInterval(expiryTimer);

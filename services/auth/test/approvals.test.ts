@@ -3,7 +3,7 @@
 // each step is audited and mailed to every admin.
 import { ERROR_CODE, SUBJECTS, type Approval } from '@omc/contracts';
 import { eventually } from '@omc/testkit';
-import { updateRole } from '../src/admin/admin.service.js';
+import type { AuthApp } from '../src/app.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ADMIN,
@@ -261,10 +261,10 @@ describe('two admins for privileged acts', () => {
 
   it('the one-admin role change refuses a grant of superuser or admin, whoever calls it', async () => {
     const player = await register(h.app, newUser('direct'));
-    const ctx = (h.app as unknown as { auth: Parameters<typeof updateRole>[0] }).auth;
+    const { admin } = (h.app as AuthApp).auth;
     const actor = { id: 'x', username: 'someone', ip: '127.0.0.1' };
     for (const role of ['admin', 'superuser'] as const)
-      await expect(updateRole(ctx, player.email, role, actor)).rejects.toThrow(/two-admin request/);
+      await expect(admin.updateRole(player.email, role, actor)).rejects.toThrow(/two-admin request/);
     expect(await roleOf(h, player.id)).toBe('standard');
   });
 

@@ -16,16 +16,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuthContext } from '../context.js';
 import { actingOf, PENDING_MESSAGE } from '../approvals/approvals.routes.js';
-import { openApproval } from '../approvals/approvals.service.js';
 import { auditPage } from '../audit/audit.service.js';
 import { accountOf, signedIn } from '../users/current-user.js';
 import { findUserByEmail, listUsers } from '../users/users.repo.js';
-import { updateRole } from './admin.service.js';
 import { balancesOf } from './balances.js';
 import { adminEntry, usersPage } from './directory.service.js';
 import { GAME_LATE_MESSAGE, tellGameRoleOrWarn } from './game-role-sync.js';
 import { tellGameTheSuspension } from './game-suspension-sync.js';
-import { restoreUser, suspendUser, type Actor, type SuspensionOutcome } from './suspension.service.js';
+import type { Actor, SuspensionOutcome } from './suspension.service.js';
 
 const actorOf = (request: FastifyRequest): Actor => {
   const account = accountOf(request);
@@ -89,7 +87,11 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
     '/api/admin/users/:id/suspend',
     { schema: { body: SuspendRequest, response: { 200: SuspensionResponse } } },
     async (request) => {
-      const outcome = await suspendUser(ctx, actorOf(request), targetId(request.params), request.body.reason);
+      const outcome = await ctx.suspension.suspendUser(
+        actorOf(request),
+        targetId(request.params),
+        request.body.reason,
+      );
       await tellGame(request, outcome);
       return {
         message: outcome.changed ? 'Account suspended; its sessions have ended' : 'Account already suspended',
@@ -102,7 +104,11 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
     '/api/admin/users/:id/restore',
     { schema: { body: RestoreRequest, response: { 200: SuspensionResponse } } },
     async (request) => {
-      const outcome = await restoreUser(ctx, actorOf(request), targetId(request.params), request.body.reason);
+      const outcome = await ctx.suspension.restoreUser(
+        actorOf(request),
+        targetId(request.params),
+        request.body.reason,
+      );
       await tellGame(request, outcome);
       return {
         message: outcome.changed ? 'Account restored' : 'Account was not suspended',
@@ -127,8 +133,7 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
         const target = await findUserByEmail(ctx.deps.db, email);
         if (!target) throw notFound('No user has this email');
         if (target.role === role) return { message: 'Role unchanged' };
-        const opened = await openApproval(
-          ctx,
+        const opened = await ctx.approvals.openApproval(
           actingOf(request, currentPassword),
           { kind: 'role', target, role },
           callerOf(request),
@@ -141,7 +146,7 @@ export async function adminRoutes(scope: FastifyInstance, ctx: AuthContext): Pro
           return { message: 'Role updated', approval: opened.approval };
         return reply.code(202).send({ message: GAME_LATE_MESSAGE, approval: opened.approval });
       }
-      const result = await updateRole(ctx, email, role, actorOf(request));
+      const result = await ctx.admin.updateRole(email, role, actorOf(request));
       if (!result.changed) return { message: 'Role unchanged' };
       // Read-your-writes: the game has the new role before this answers, or the admin is told it has not.
       if (

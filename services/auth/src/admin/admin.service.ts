@@ -3,32 +3,12 @@ import { conflict, notFound } from '@omc/service-kit';
 import type { Transaction } from 'kysely';
 import { appendAudit } from '../audit/audit.repo.js';
 import { enqueue } from '../events.js';
-import type { AuthContext } from '../context.js';
+import type { AuthBase } from '../base.js';
 import type { Database } from '../db/schema.js';
 import { lockAdmins, lockUserByEmail, nextRoleVersion, updateUser } from '../users/users.repo.js';
 import type { Actor } from './suspension.service.js';
 
 export type RoleOutcome = { changed: false } | { changed: true; userId: string; roleVersion: number };
-
-/**
- * Sets a user's role to standard, one admin's act. Demoting the last admin is refused, also when two
- * admins demote each other at once. A change is written to the audit log, naming the admin who made it,
- * in the same transaction. Superuser and admin are granted only through a request (approvals.service.ts).
- */
-export async function updateRole(
-  ctx: AuthContext,
-  email: string,
-  role: Role,
-  actor: Actor,
-): Promise<RoleOutcome> {
-  if (ROLES_NEEDING_APPROVAL.includes(role))
-    throw new Error(`a grant of ${role} goes through a two-admin request (openApproval), not updateRole`);
-  const result = await ctx.deps.db
-    .transaction()
-    .execute(async (trx) => applyRole(trx, email, role, actor, {}));
-  if (result.changed) ctx.relay.notify();
-  return result;
-}
 
 /**
  * The role change itself, in the caller's transaction (an approval carries out a grant in its own).
@@ -66,4 +46,23 @@ export async function applyRole(
   });
   await enqueue(trx, event);
   return { changed: true as const, userId: target.id, roleVersion };
+}
+
+export class AdminService {
+  constructor(private readonly base: AuthBase) {}
+
+  /**
+   * Sets a user's role to standard, one admin's act. Demoting the last admin is refused, also when two
+   * admins demote each other at once. A change is written to the audit log, naming the admin who made it,
+   * in the same transaction. Superuser and admin are granted only through a request (approvals.service.ts).
+   */
+  async updateRole(email: string, role: Role, actor: Actor): Promise<RoleOutcome> {
+    if (ROLES_NEEDING_APPROVAL.includes(role))
+      throw new Error(`a grant of ${role} goes through a two-admin request (openApproval), not updateRole`);
+    const result = await this.base.deps.db
+      .transaction()
+      .execute(async (trx) => applyRole(trx, email, role, actor, {}));
+    if (result.changed) this.base.relay.notify();
+    return result;
+  }
 }

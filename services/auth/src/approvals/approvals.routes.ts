@@ -18,13 +18,7 @@ import { GAME_LATE_MESSAGE, tellGameRoleOrWarn } from '../admin/game-role-sync.j
 import { optionalJsonBody } from '../body-less.js';
 import type { AuthContext } from '../context.js';
 import { accountOf, signedIn } from '../users/current-user.js';
-import {
-  approvalsList,
-  approveApproval,
-  openApproval,
-  refuseApproval,
-  type Acting,
-} from './approvals.service.js';
+import type { Acting } from './approvals.service.js';
 
 export const PENDING_MESSAGE =
   'Waiting for a second admin: another admin must approve this request before it is carried out';
@@ -64,8 +58,7 @@ export async function approvalRoutes(scope: FastifyInstance, ctx: AuthContext): 
       },
     },
     async (request, reply) => {
-      const opened = await openApproval(
-        ctx,
+      const opened = await ctx.approvals.openApproval(
         actingOf(request, request.body?.currentPassword),
         { kind: 'housePayout' },
         callerOf(request),
@@ -82,7 +75,7 @@ export async function approvalRoutes(scope: FastifyInstance, ctx: AuthContext): 
     async (request, reply) => {
       const id = approvalId(request.params);
       const acting = actingOf(request, request.body?.currentPassword);
-      const result = await approveApproval(ctx, acting, id, callerOf(request));
+      const result = await ctx.approvals.approveApproval(acting, id, callerOf(request));
       if (result.role?.changed) {
         const { userId, roleVersion, role } = result.role;
         if (await tellGameRoleOrWarn(ctx, request, { userId, role, roleVersion }))
@@ -102,7 +95,11 @@ export async function approvalRoutes(scope: FastifyInstance, ctx: AuthContext): 
     { schema: { body: RefuseRequest, response: { 200: ApprovalDecision } } },
     async (request) => {
       const id = approvalId(request.params);
-      const approval = await refuseApproval(ctx, actingOf(request, undefined), id, request.body?.reason);
+      const approval = await ctx.approvals.refuseApproval(
+        actingOf(request, undefined),
+        id,
+        request.body?.reason,
+      );
       return { message: 'Refused: nothing was done', approval };
     },
   );
@@ -110,6 +107,6 @@ export async function approvalRoutes(scope: FastifyInstance, ctx: AuthContext): 
   app.get(
     '/api/admin/approvals',
     { schema: { querystring: ApprovalsQuery, response: { 200: ApprovalsAnswer } } },
-    async (request) => ({ approvals: await approvalsList(ctx, request.query.status) }),
+    async (request) => ({ approvals: await ctx.approvals.approvalsList(request.query.status) }),
   );
 }

@@ -10,7 +10,6 @@ import {
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuthContext } from '../context.js';
-import { confirmEmailChange, undoEmailChange } from './email-change.service.js';
 
 async function callerIdOf(request: FastifyRequest): Promise<string | undefined> {
   if (!request.headers.authorization) return undefined;
@@ -25,7 +24,11 @@ export async function emailChangeRoutes(scope: FastifyInstance, ctx: AuthContext
     '/api/user/confirm-email',
     { schema: { body: ConfirmEmailChangeRequest, response: { 200: MessageResponse } } },
     async (request) => {
-      const email = await confirmEmailChange(ctx, request.body.token, await callerIdOf(request), request.ip);
+      const email = await ctx.emailChange.confirmEmailChange(
+        request.body.token,
+        await callerIdOf(request),
+        request.ip,
+      );
       return { message: `Email changed: your account now uses ${email}` };
     },
   );
@@ -34,7 +37,11 @@ export async function emailChangeRoutes(scope: FastifyInstance, ctx: AuthContext
     '/api/user/undo-email-change',
     { schema: { body: UndoEmailChangeRequest, response: { 200: MessageResponse } } },
     async (request) => {
-      const email = await undoEmailChange(ctx, request.body.token, await callerIdOf(request), request.ip);
+      const email = await ctx.emailChange.undoEmailChange(
+        request.body.token,
+        await callerIdOf(request),
+        request.ip,
+      );
       return {
         message: `Email change undone: your account uses ${email} again. Every session has been signed out; sign in again, and choose a new password if you did not ask for the change.`,
       };

@@ -8,7 +8,6 @@ import {
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuthContext } from '../context.js';
-import { requestPasswordReset, resetPassword } from './password-reset.service.js';
 
 export async function passwordResetRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
   const app = scope.withTypeProvider<ZodTypeProvider>();
@@ -17,7 +16,7 @@ export async function passwordResetRoutes(scope: FastifyInstance, ctx: AuthConte
     '/api/user/forgot-password',
     { schema: { body: ForgotPasswordRequest, response: { 202: MessageResponse } } },
     async (request, reply) => {
-      await requestPasswordReset(ctx, request.body.email, request.ip);
+      await ctx.passwordReset.requestPasswordReset(request.body.email, request.ip);
       return reply.status(202).send({ message: FORGOT_PASSWORD_MESSAGE });
     },
   );
@@ -26,7 +25,7 @@ export async function passwordResetRoutes(scope: FastifyInstance, ctx: AuthConte
     '/api/user/reset-password',
     { schema: { body: ResetPasswordRequest, response: { 200: MessageResponse } } },
     async (request) => {
-      await resetPassword(ctx, request.body.token, request.body.newPassword, request.ip);
+      await ctx.passwordReset.resetPassword(request.body.token, request.body.newPassword, request.ip);
       return { message: 'Password updated; every session has been signed out. Please sign in.' };
     },
   );

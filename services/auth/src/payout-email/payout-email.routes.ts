@@ -14,7 +14,6 @@ import { z } from 'zod';
 import type { AuthContext } from '../context.js';
 import { accountOf, signedIn } from '../users/current-user.js';
 import { findAccountSecurity } from '../users/users.repo.js';
-import { mailPayoutEmailConfirmation } from './payout-email.service.js';
 
 /** With the player's own token: the session check, then the password or recent sign-in, then the mail. */
 export async function payoutEmailMailRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
@@ -24,7 +23,7 @@ export async function payoutEmailMailRoutes(scope: FastifyInstance, ctx: AuthCon
     INTERNAL_PAYOUT_EMAIL_MAIL_PATH,
     { schema: { body: InternalPayoutEmailMail, response: { 200: MessageResponse } } },
     async (request) => {
-      await mailPayoutEmailConfirmation(ctx, accountOf(request), request.signedInAt, request.body);
+      await ctx.payoutEmail.mailPayoutEmailConfirmation(accountOf(request), request.signedInAt, request.body);
       return { message: 'Mailed' };
     },
   );

@@ -4,72 +4,78 @@
 // (its link minted by payments as the mail leaves: links.ts) and a notice to the previous and the new
 // payout addresses.
 import type { InternalPayoutEmailMail } from '@omc/contracts';
-import type { AuthContext } from '../context.js';
+import type { AuthBase } from '../base.js';
 import { queueMail } from '../mail/mail-queue.repo.js';
 import { mailQuota } from '../mail/quota.js';
 import { countRequest } from '../security/request-limit.js';
 import type { LinkOrder } from '../mail/links.js';
 import { renderMail, type MailKind, type MailParams } from '../mail/templates.js';
-import { requireRecentAuth } from '../users/accounts.service.js';
+import type { AccountsService } from '../users/accounts.service.js';
 import type { UserRow } from '../users/users.repo.js';
 
-export async function mailPayoutEmailConfirmation(
-  ctx: AuthContext,
-  user: UserRow,
-  signedInAt: Date | null,
-  request: InternalPayoutEmailMail,
-): Promise<void> {
-  await requireRecentAuth(ctx, user, signedInAt, request.currentPassword, request.ip);
-  const { deps } = ctx;
-  // Three mails per request, one to an address the caller chooses: under the quota of every user's mail.
-  await countRequest(
-    deps.redis,
-    deps.config.RESET_WINDOW_MS,
-    mailQuota(deps.config, {
-      accountId: user.id,
-      to: [user.email, request.previousPaypalEmail, request.newPaypalEmail],
-    }),
-  );
-  const orders: { kind: MailKind; to: string; params: MailParams; link: LinkOrder | null }[] = [
-    {
-      kind: 'confirmPayoutEmail',
-      to: user.email,
-      params: { hours: request.expiresInHours, address: request.newPaypalEmail },
-      link: { kind: 'confirmPayoutEmail', ref: request.requestId },
-    },
-  ];
-  // Both payout addresses are told; an address that is also the account's gets the confirm link only.
-  const told = new Set([user.email.toLowerCase()]);
-  for (const to of [request.previousPaypalEmail, request.newPaypalEmail]) {
-    if (!to || told.has(to.toLowerCase())) continue;
-    told.add(to.toLowerCase());
-    orders.push({
-      kind: 'payoutEmailNotice',
-      to,
-      params: { address: request.newPaypalEmail },
-      link: null,
-    });
-  }
-  const now = deps.clock();
-  await deps.db.transaction().execute(async (trx) => {
-    for (const [i, order] of orders.entries()) {
-      const eventId = `payout-email:${request.requestId}`;
-      await queueMail(
-        trx,
-        {
-          id: `${eventId}:${i}`,
-          eventId,
-          kind: order.kind,
-          recipient: order.to,
-          language: user.preferred_language,
-          // The subject holds no secret; the body is rendered at send, with the link minted then.
-          subject: renderMail(order.kind, user.preferred_language, order.params).subject,
-          params: { ...order.params },
-          link: order.link,
-        },
-        now,
-      );
+export class PayoutEmailService {
+  constructor(
+    private readonly base: AuthBase,
+    private readonly accounts: AccountsService,
+  ) {}
+
+  async mailPayoutEmailConfirmation(
+    user: UserRow,
+    signedInAt: Date | null,
+    request: InternalPayoutEmailMail,
+  ): Promise<void> {
+    await this.accounts.requireRecentAuth(user, signedInAt, request.currentPassword, request.ip);
+    const { deps } = this.base;
+    // Three mails per request, one to an address the caller chooses: under the quota of every user's mail.
+    await countRequest(
+      deps.redis,
+      deps.config.RESET_WINDOW_MS,
+      mailQuota(deps.config, {
+        accountId: user.id,
+        to: [user.email, request.previousPaypalEmail, request.newPaypalEmail],
+      }),
+    );
+    const orders: { kind: MailKind; to: string; params: MailParams; link: LinkOrder | null }[] = [
+      {
+        kind: 'confirmPayoutEmail',
+        to: user.email,
+        params: { hours: request.expiresInHours, address: request.newPaypalEmail },
+        link: { kind: 'confirmPayoutEmail', ref: request.requestId },
+      },
+    ];
+    // Both payout addresses are told; an address that is also the account's gets the confirm link only.
+    const told = new Set([user.email.toLowerCase()]);
+    for (const to of [request.previousPaypalEmail, request.newPaypalEmail]) {
+      if (!to || told.has(to.toLowerCase())) continue;
+      told.add(to.toLowerCase());
+      orders.push({
+        kind: 'payoutEmailNotice',
+        to,
+        params: { address: request.newPaypalEmail },
+        link: null,
+      });
     }
-  });
-  ctx.mail.notify();
+    const now = deps.clock();
+    await deps.db.transaction().execute(async (trx) => {
+      for (const [i, order] of orders.entries()) {
+        const eventId = `payout-email:${request.requestId}`;
+        await queueMail(
+          trx,
+          {
+            id: `${eventId}:${i}`,
+            eventId,
+            kind: order.kind,
+            recipient: order.to,
+            language: user.preferred_language,
+            // The subject holds no secret; the body is rendered at send, with the link minted then.
+            subject: renderMail(order.kind, user.preferred_language, order.params).subject,
+            params: { ...order.params },
+            link: order.link,
+          },
+          now,
+        );
+      }
+    });
+    this.base.mail.notify();
+  }
 }

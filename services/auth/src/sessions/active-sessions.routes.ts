@@ -11,7 +11,6 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ignoreJsonBody } from '../body-less.js';
 import type { AuthContext } from '../context.js';
 import { accountOf, signedIn } from '../users/current-user.js';
-import { endOtherSessions, endSession, listSessions } from './active-sessions.service.js';
 
 /** The session the access token was issued for. */
 const sessionOf = (request: FastifyRequest): string | undefined =>
@@ -23,14 +22,14 @@ export async function activeSessionRoutes(scope: FastifyInstance, ctx: AuthConte
   const app = scope.withTypeProvider<ZodTypeProvider>();
 
   app.get('/api/user/sessions', { schema: { response: { 200: SessionsResponse } } }, async (request) => ({
-    sessions: await listSessions(ctx, accountOf(request).id, sessionOf(request)),
+    sessions: await ctx.activeSessions.listSessions(accountOf(request).id, sessionOf(request)),
   }));
 
   app.delete(
     '/api/user/sessions/:id',
     { schema: { params: SessionIdParams, response: { 200: MessageResponse } } },
     async (request) => {
-      await endSession(ctx, accountOf(request).id, request.params.id);
+      await ctx.activeSessions.endSession(accountOf(request).id, request.params.id);
       return { message: 'Session ended' };
     },
   );
@@ -40,8 +39,7 @@ export async function activeSessionRoutes(scope: FastifyInstance, ctx: AuthConte
     { schema: { response: { 200: MessageWithTokenResponse } } },
     async (request) => {
       // The hook refused tokens without a session, so there is one.
-      const { ended, token } = await endOtherSessions(
-        ctx,
+      const { ended, token } = await ctx.activeSessions.endOtherSessions(
         accountOf(request),
         sessionOf(request)!,
         request.ip,

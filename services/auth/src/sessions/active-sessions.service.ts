@@ -5,7 +5,7 @@ import { appendAudit, auditParty } from '../audit/audit.repo.js';
 import type { SessionInfo } from '@omc/contracts';
 import { notFound } from '@omc/service-kit';
 import UAParser from 'ua-parser-js';
-import type { AuthContext } from '../context.js';
+import type { AuthBase } from '../base.js';
 import type { UserRow } from '../users/users.repo.js';
 import { findActiveSession, listActiveSessions, liveSessionsBut } from './sessions.repo.js';
 import { endOneSession, securityEvent } from './security-events.js';
@@ -21,62 +21,61 @@ export function describeDevice(userAgent: string | null | undefined): string {
   return `${browser || 'Unknown browser'}${os ? ` on ${os}` : ''}${model}`;
 }
 
-export async function listSessions(
-  ctx: AuthContext,
-  userId: string,
-  currentSessionId?: string,
-): Promise<SessionInfo[]> {
-  const rows = await listActiveSessions(ctx.deps.db, userId, ctx.deps.clock());
-  return rows.map((row) => ({
-    id: row.family_id,
-    device: describeDevice(row.user_agent),
-    ip: row.ip,
-    createdAt: row.created_at.toISOString(),
-    lastUsedAt: row.last_used_at.toISOString(),
-    current: row.family_id === currentSessionId,
-  }));
-}
+export class ActiveSessionsService {
+  constructor(private readonly base: AuthBase) {}
 
-/**
- * Ends one of the account's own sessions (someone else's, or one already ended, is a 404): its refresh
- * family and its access tokens at once, and, since its holder may be a thief, every pending email change
- * and every mailed reset link.
- */
-export async function endSession(ctx: AuthContext, userId: string, sessionId: string): Promise<void> {
-  const now = ctx.deps.clock();
-  const session = await findActiveSession(ctx.deps.db, userId, sessionId, now);
-  if (!session) throw notFound('No active session of yours has this id');
-  await ctx.deps.db.transaction().execute((trx) => endOneSession(trx, userId, sessionId, now));
-  ctx.relay.notify();
-}
+  async listSessions(userId: string, currentSessionId?: string): Promise<SessionInfo[]> {
+    const rows = await listActiveSessions(this.base.deps.db, userId, this.base.deps.clock());
+    return rows.map((row) => ({
+      id: row.family_id,
+      device: describeDevice(row.user_agent),
+      ip: row.ip,
+      createdAt: row.created_at.toISOString(),
+      lastUsedAt: row.last_used_at.toISOString(),
+      current: row.family_id === currentSessionId,
+    }));
+  }
 
-/**
- * Ends every session of the account but the current one, and every access token signed before, the
- * caller's too (a copy of it may be the reason): returns how many sessions ended and the caller's new
- * access token.
- */
-export async function endOtherSessions(
-  ctx: AuthContext,
-  user: UserRow,
-  currentSessionId: string,
-  ip?: string,
-): Promise<{ ended: number; token: string }> {
-  const now = ctx.deps.clock();
-  const outcome = await ctx.deps.db.transaction().execute(async (trx) => {
-    const ended = await liveSessionsBut(trx, user.id, currentSessionId);
-    const version = await securityEvent(trx, user.id, now, { allBut: currentSessionId });
-    await appendAudit(trx, {
-      action: 'sessions.ended_everywhere',
-      actor: auditParty(user),
-      target: auditParty(user),
-      detail: { ended: ended.length },
-      ip,
+  /**
+   * Ends one of the account's own sessions (someone else's, or one already ended, is a 404): its refresh
+   * family and its access tokens at once, and, since its holder may be a thief, every pending email change
+   * and every mailed reset link.
+   */
+  async endSession(userId: string, sessionId: string): Promise<void> {
+    const now = this.base.deps.clock();
+    const session = await findActiveSession(this.base.deps.db, userId, sessionId, now);
+    if (!session) throw notFound('No active session of yours has this id');
+    await this.base.deps.db.transaction().execute((trx) => endOneSession(trx, userId, sessionId, now));
+    this.base.relay.notify();
+  }
+
+  /**
+   * Ends every session of the account but the current one, and every access token signed before, the
+   * caller's too (a copy of it may be the reason): returns how many sessions ended and the caller's new
+   * access token.
+   */
+  async endOtherSessions(
+    user: UserRow,
+    currentSessionId: string,
+    ip?: string,
+  ): Promise<{ ended: number; token: string }> {
+    const now = this.base.deps.clock();
+    const outcome = await this.base.deps.db.transaction().execute(async (trx) => {
+      const ended = await liveSessionsBut(trx, user.id, currentSessionId);
+      const version = await securityEvent(trx, user.id, now, { allBut: currentSessionId });
+      await appendAudit(trx, {
+        action: 'sessions.ended_everywhere',
+        actor: auditParty(user),
+        target: auditParty(user),
+        detail: { ended: ended.length },
+        ip,
+      });
+      return {
+        ended: ended.length,
+        token: this.base.signAccessToken({ ...user, security_version: version }, currentSessionId),
+      };
     });
-    return {
-      ended: ended.length,
-      token: ctx.signAccessToken({ ...user, security_version: version }, currentSessionId),
-    };
-  });
-  ctx.relay.notify();
-  return outcome;
+    this.base.relay.notify();
+    return outcome;
+  }
 }

@@ -20,9 +20,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ignoreJsonBody } from '../body-less.js';
 import type { AuthContext } from '../context.js';
-import { requestEmailChange } from '../email-change/email-change.service.js';
 import { clearRefreshCookie, setRefreshCookie } from '../sessions/cookie.js';
-import * as accounts from './accounts.service.js';
 import { accountOf, signedIn } from './current-user.js';
 
 export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
@@ -33,7 +31,7 @@ export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Prom
     '/api/user/register',
     { schema: { body: RegisterRequest, response: { 201: RegisterResponse } } },
     async (request, reply) => {
-      const signedIn = await accounts.register(ctx, request.body, request.ip, request.headers['user-agent']);
+      const signedIn = await ctx.accounts.register(request.body, request.ip, request.headers['user-agent']);
       setRefreshCookie(reply, config, signedIn.refreshToken);
       const { verificationMailIn: wait } = signedIn;
       const message =
@@ -48,7 +46,7 @@ export async function userRoutes(scope: FastifyInstance, ctx: AuthContext): Prom
     '/api/user/login',
     { schema: { body: LoginRequest, response: { 200: LoginResponse } } },
     async (request, reply) => {
-      const signedIn = await accounts.login(ctx, request.body, request.ip, request.headers['user-agent']);
+      const signedIn = await ctx.accounts.login(request.body, request.ip, request.headers['user-agent']);
       setRefreshCookie(reply, config, signedIn.refreshToken);
       return {
         token: signedIn.accessToken,
@@ -71,7 +69,7 @@ async function accountRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<
     const user = accountOf(request);
     // The gateway asks game and payments itself: the account's own fields are all it needs from here.
     const accountOnly = request.headers[PROFILE_PARTS_HEADER] === PROFILE_PARTS_ACCOUNT;
-    return accounts.profile(ctx, user, callerOf(request), { accountOnly });
+    return ctx.accounts.profile(user, callerOf(request), { accountOnly });
   });
 
   app.put(
@@ -79,7 +77,7 @@ async function accountRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<
     { schema: { body: ChangeLanguageRequest, response: { 200: MessageResponse } } },
     async (request) => {
       const user = accountOf(request);
-      await accounts.changeLanguage(ctx, user, request.body.language);
+      await ctx.accounts.changeLanguage(user, request.body.language);
       return { message: 'Language updated' };
     },
   );
@@ -92,8 +90,8 @@ async function accountRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<
       const user = accountOf(request);
       const { email, currentPassword } = request.body;
       if (email !== user.email)
-        await accounts.requireRecentAuth(ctx, user, request.signedInAt, currentPassword, request.ip);
-      const outcome = await requestEmailChange(ctx, user, email, request.ip);
+        await ctx.accounts.requireRecentAuth(user, request.signedInAt, currentPassword, request.ip);
+      const outcome = await ctx.emailChange.requestEmailChange(user, email, request.ip);
       return { message: outcome === 'pending' ? CHANGE_EMAIL_PENDING_MESSAGE : 'Email updated' };
     },
   );
@@ -104,8 +102,7 @@ async function accountRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<
     async (request) => {
       const user = accountOf(request);
       // The hook refused tokens without a session, so there is one.
-      const token = await accounts.changePassword(
-        ctx,
+      const token = await ctx.accounts.changePassword(
         user,
         request.user.sid!,
         request.body.currentPassword,
@@ -121,7 +118,7 @@ async function accountRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<
     { schema: { body: ChangeUsernameRequest, response: { 200: MessageResponse } } },
     async (request) => {
       const user = accountOf(request);
-      await accounts.changeUsername(ctx, user, request.body.username);
+      await ctx.accounts.changeUsername(user, request.body.username);
       return { message: 'Username updated' };
     },
   );
@@ -135,7 +132,7 @@ async function accountRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<
       { schema: { response: { 200: MessageResponse } } },
       async (request, reply) => {
         const user = accountOf(request);
-        await accounts.deleteAccount(ctx, user, callerOf(request));
+        await ctx.accounts.deleteAccount(user, callerOf(request));
         clearRefreshCookie(reply, config);
         return { message: 'Account deleted' };
       },

@@ -6,7 +6,6 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { ignoreJsonBody } from '../body-less.js';
 import type { AuthContext } from '../context.js';
 import { accountOf, signedIn } from '../users/current-user.js';
-import { resendVerification, verifyEmail } from './verification.service.js';
 
 export async function verificationRoutes(scope: FastifyInstance, ctx: AuthContext): Promise<void> {
   const app = scope.withTypeProvider<ZodTypeProvider>();
@@ -21,7 +20,7 @@ export async function verificationRoutes(scope: FastifyInstance, ctx: AuthContex
         await request.jwtVerify().catch(() => undefined);
         callerId = (request.user as AccessTokenClaims | undefined)?.sub;
       }
-      await verifyEmail(ctx, request.body.token, callerId);
+      await ctx.verification.verifyEmail(request.body.token, callerId);
       return { message: 'Email verified' };
     },
   );
@@ -35,7 +34,7 @@ export async function verificationRoutes(scope: FastifyInstance, ctx: AuthContex
         '/api/user/resend-verification',
         { schema: { response: { 200: MessageResponse } } },
         async (request) => {
-          await resendVerification(ctx, accountOf(request).id, request.ip);
+          await ctx.verification.resendVerification(accountOf(request).id, request.ip);
           return { message: 'A new verification link is on its way' };
         },
       );
