@@ -414,6 +414,79 @@ describe('gateway routing and edge', () => {
     });
   });
 
+  it("proxies a click as every other route: the caller's headers less its connection's, the game's answer as it is", async () => {
+    // The click has a route of its own (routing/click-proxy.ts); what crosses it is what crosses the rest.
+    const clickGame = await startStandIn('game', (app) => {
+      app.post('/api/game/click', async (request, reply) => {
+        if (request.headers['x-test'] === 'hang') return new Promise(() => undefined);
+        if (request.headers['x-test'] === 'refuse')
+          return reply
+            .code(503)
+            .header('retry-after', '1')
+            .header('x-from-game', 'yes')
+            .send({ message: 'busy' });
+        return { url: request.url, headers: request.headers };
+      });
+    });
+    const front = await startGateway({ ...env, GAME_URL: clickGame.url });
+    try {
+      const passed = await rawRequest(front.url, '/api/game/click?probe=1', {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer abc',
+          'x-forwarded-for': '6.6.6.6',
+          'x-request-id': 'click-req-1',
+          traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+          connection: 'keep-alive, x-hop',
+          'x-hop': 'secret',
+        },
+      });
+      expect(passed.status).toBe(200);
+      const seen = passed.json();
+      expect(seen.url).toBe('/api/game/click?probe=1');
+      expect(seen.headers).toMatchObject({
+        authorization: 'Bearer abc',
+        'x-forwarded-for': '127.0.0.1',
+        'x-request-id': 'click-req-1',
+      });
+      for (const dropped of ['x-hop', 'traceparent']) expect(seen.headers[dropped], dropped).toBeUndefined();
+      expect(passed.headers['x-request-id']).toBe('click-req-1');
+      // The gateway's own headers are on it, as on every answer.
+      expect(passed.headers['x-content-type-options']).toBe('nosniff');
+
+      const refused = await rawRequest(front.url, '/api/game/click', {
+        method: 'POST',
+        headers: { 'x-test': 'refuse' },
+      });
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('1');
+      expect(refused.headers['x-from-game']).toBe('yes');
+      expect(refused.json()).toEqual({ message: 'busy' });
+
+      const hung = await rawRequest(front.url, '/api/game/click', {
+        method: 'POST',
+        headers: { 'x-test': 'hang' },
+      });
+      expect(hung.status).toBe(504);
+      expect(hung.json()).toMatchObject({ message: 'The game service did not answer in time' });
+    } finally {
+      await front.close();
+      await clickGame.close();
+    }
+    // The game away: a clear 503 saying so, as for any route.
+    const away = await startGateway({ ...env, GAME_URL: `http://127.0.0.1:${await freePort()}` });
+    try {
+      const response = await rawRequest(away.url, '/api/game/click', { method: 'POST' });
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('2');
+      expect(response.json()).toMatchObject({
+        message: 'The game service is unavailable, try again shortly',
+      });
+    } finally {
+      await away.close();
+    }
+  });
+
   it('refuses polling on /socket.io: the live connection is websocket only', async () => {
     const response = await rawRequest(gateway.url, '/socket.io/?EIO=4&transport=polling');
     expect(response.status).toBe(400);

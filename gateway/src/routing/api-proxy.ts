@@ -6,8 +6,16 @@ import { ERROR_CODE, errorBody, ROUTE_PREFIXES, type Service } from '@omc/contra
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { bodyBytesProblem, type Metrics } from '@omc/service-kit';
+import { clickProxy } from './click-proxy.js';
 
 type ProxyError = Error & { statusCode?: number; code?: string; cause?: { code?: string } };
+
+/** What answering an upstream's failure uses of a reply (the general proxy's and the click's). */
+interface FailedReply {
+  request: { id: string; log: { warn(details: object, message: string): void } };
+  header(name: string, value: string): unknown;
+  code(status: number): { type(contentType: string): { send(body: unknown): unknown } };
+}
 
 export function upstreamOf(config: Config, service: Service): string {
   return { auth: config.AUTH_URL, game: config.GAME_URL, payments: config.PAYMENTS_URL }[service];
@@ -61,6 +69,23 @@ export async function apiProxy(app: FastifyInstance, config: Config, metrics: Me
     ['service', 'status'],
   );
 
+  const answerFailure = (reply: FailedReply, service: Service, error: ProxyError) => {
+    const { status, message } = upstreamFailure(service, error);
+    failures.inc({ service, status: String(status) });
+    reply.request.log.warn({ err: error, service, status }, 'upstream failed');
+    if (status === 503) void reply.header('retry-after', '2');
+    void reply
+      .code(status)
+      .type('application/json')
+      .send(errorBody(message, { code: ERROR_CODE.UPSTREAM_UNAVAILABLE, requestId: reply.request.id }));
+  };
+  // The click by a route of its own (more specific than the game's prefix below).
+  clickProxy(app, {
+    upstream: upstreamOf(config, 'game'),
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    onError: (reply, error) => answerFailure(reply, 'game', error as ProxyError),
+  });
+
   for (const { prefix, service } of apiPrefixes()) {
     const options: FastifyHttpProxyOptions = {
       upstream: upstreamOf(config, service),
@@ -110,16 +135,7 @@ export async function apiProxy(app: FastifyInstance, config: Config, metrics: Me
           (err as ProxyError | null)?.code === 'UND_ERR_SOCKET'
             ? 1
             : null,
-        onError: (reply, { error }) => {
-          const { status, message } = upstreamFailure(service, error as ProxyError);
-          failures.inc({ service, status: String(status) });
-          reply.request.log.warn({ err: error, service, status }, 'upstream failed');
-          if (status === 503) void reply.header('retry-after', '2');
-          void reply
-            .code(status)
-            .type('application/json')
-            .send(errorBody(message, { code: ERROR_CODE.UPSTREAM_UNAVAILABLE, requestId: reply.request.id }));
-        },
+        onError: (reply, { error }) => answerFailure(reply, service, error as ProxyError),
       },
     };
     await app.register(proxy, options);
