@@ -17,7 +17,7 @@ import {
   type RegisterRequest,
 } from '@omc/contracts';
 import { AppError, badRequest, conflict, unauthorized, type Caller } from '@omc/service-kit';
-import { enqueue } from '../events.js';
+import { enqueue, enqueueRegistered } from '../events.js';
 import type { AuthBase } from '../base.js';
 import type { EmailChangeService } from '../email-change/email-change.service.js';
 import { callUpstream } from '../profile/upstreams.js';
@@ -102,16 +102,7 @@ export class AccountsService {
           role: 'standard',
           preferredLanguage: input.preferredLanguage ?? DEFAULT_LANGUAGE,
         });
-        await enqueue(
-          trx,
-          makeEvent(SUBJECTS.userRegistered, {
-            userId: user.id,
-            username: user.username,
-            email: user.email,
-            role: user.role,
-            preferredLanguage: user.preferred_language,
-          }),
-        );
+        await enqueueRegistered(trx, user);
         if (verificationMailIn === undefined) await enqueue(trx, verificationRequest(user));
         const session = await issueRefreshToken(trx, user.id, now, this.refreshSettings(), undefined, {
           ip,

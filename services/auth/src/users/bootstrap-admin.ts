@@ -3,9 +3,9 @@
 // registers the name or email the admin moved away from stays a player, and an admin demoted on
 // purpose stays demoted. Its password is only set at creation, so a changed password survives restarts.
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_LANGUAGE, makeEvent, SUBJECTS } from '@omc/contracts';
+import { DEFAULT_LANGUAGE } from '@omc/contracts';
 
-import { enqueue } from '../events.js';
+import { enqueueRegistered } from '../events.js';
 import type { AuthContext } from '../context.js';
 import { hashPassword } from '../security/passwords.js';
 import {
@@ -39,16 +39,7 @@ export async function ensureBootstrapAdmin(ctx: AuthContext): Promise<BootstrapO
       preferredLanguage: DEFAULT_LANGUAGE,
     });
     await recordBootstrap(trx, user.id);
-    await enqueue(
-      trx,
-      makeEvent(SUBJECTS.userRegistered, {
-        userId: user.id,
-        username: user.username,
-        email: user.email,
-        role: user.role,
-        preferredLanguage: user.preferred_language,
-      }),
-    );
+    await enqueueRegistered(trx, user);
     return 'created' as const;
   });
   ctx.relay.notify();
