@@ -240,11 +240,14 @@ export async function startGame(options: { env?: Record<string, string>; instanc
       redis = await startRedis(redisDir, { port: redisPort, passwords: redis.passwords });
     },
 
+    /** Stops one instance as its process does on SIGTERM: the app closes, then what start() started. */
+    async stopInstance(on: GameApp) {
+      await on.close();
+      await started.get(on)!.stop();
+    },
+
     async close() {
-      for (const a of apps) {
-        await a.close();
-        await started.get(a)!.stop();
-      }
+      for (const a of apps) await harness.stopInstance(a);
       for (const d of depsList) await d.close();
       await nats.close();
       await redis.stop();
