@@ -6,6 +6,14 @@ import { createVerifier } from 'fast-jwt';
 import { AccessTokenClaims, type Role } from '@omc/contracts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, forbidden, unauthorized } from './errors.js';
+import { VerifiedTokens } from './verified-tokens.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Tokens this app verified (registerTokens), taken on trust until they expire or for 5 minutes. */
+    verifiedTokens: VerifiedTokens;
+  }
+}
 
 declare module '@fastify/jwt' {
   interface FastifyJWT {
@@ -16,8 +24,9 @@ declare module '@fastify/jwt' {
 
 export const ACCESS_TOKEN_ALGORITHM = 'EdDSA';
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
-/** Verified tokens kept per process (LRU). */
+/** Verified tokens kept per process (verified-tokens.ts). */
 const VERIFIED_TOKENS_CACHED = 20_000;
+const VERIFIED_TOKENS_TTL_MS = 5 * 60_000;
 
 export interface TokenKeys {
   /** One public key, or several PEM blocks one after the other while a key is being rotated. */
@@ -62,10 +71,11 @@ export function createTokenVerifier(publicKeyPem: string): (token: string) => Pr
       return key;
     },
     algorithms: [ACCESS_TOKEN_ALGORITHM],
-    cache: VERIFIED_TOKENS_CACHED,
-    cacheTTL: 5 * 60_000,
   });
+  const verified = new VerifiedTokens(VERIFIED_TOKENS_CACHED, VERIFIED_TOKENS_TTL_MS);
   return async (token) => {
+    const known = verified.get(token);
+    if (known) return known;
     let payload: unknown;
     try {
       payload = await verifier(token);
@@ -75,6 +85,7 @@ export function createTokenVerifier(publicKeyPem: string): (token: string) => Pr
     }
     const claims = AccessTokenClaims.safeParse(payload);
     if (!claims.success) throw unauthorized('Invalid token');
+    verified.set(token, claims.data);
     return claims.data;
   };
 }
@@ -113,12 +124,11 @@ export async function registerTokens(app: FastifyInstance, keys: TokenKeys): Pro
       expiresIn: ACCESS_TOKEN_TTL_SECONDS,
       ...(signingKid ? { kid: signingKid } : {}),
     },
-    // A player sends the same token with every click for up to 15 minutes: a verified token is kept
-    // (under a hash of it) until it expires or for 5 minutes, so the Ed25519 check runs once per token
-    // rather than once per request. Failures are not kept: a bad token is checked, and refused, each time.
-    verify: { algorithms: [ACCESS_TOKEN_ALGORITHM], cache: VERIFIED_TOKENS_CACHED, cacheTTL: 5 * 60_000 },
+    // A verified token is kept by verify() below (verified-tokens.ts), which asks this only for new ones.
+    verify: { algorithms: [ACCESS_TOKEN_ALGORITHM] },
     formatUser: (payload) => payload as AccessTokenClaims,
   } as Parameters<typeof fastifyJwt>[1]);
+  app.decorate('verifiedTokens', new VerifiedTokens(VERIFIED_TOKENS_CACHED, VERIFIED_TOKENS_TTL_MS));
 }
 
 function hasBearer(request: FastifyRequest): boolean {
@@ -130,6 +140,9 @@ async function verify(request: FastifyRequest): Promise<AccessTokenClaims> {
   const header = request.headers.authorization ?? '';
   if (!/^Bearer [A-Za-z0-9._~+/=-]+$/.test(header))
     throw unauthorized('Authorization header must be "Bearer <token>"');
+  const token = header.slice('Bearer '.length);
+  const known = request.server.verifiedTokens.get(token);
+  if (known) return known;
   try {
     await request.jwtVerify();
   } catch (error) {
@@ -138,6 +151,7 @@ async function verify(request: FastifyRequest): Promise<AccessTokenClaims> {
   }
   const claims = AccessTokenClaims.safeParse(request.user);
   if (!claims.success) throw unauthorized('Invalid token');
+  request.server.verifiedTokens.set(token, claims.data);
   return claims.data;
 }
 

@@ -33,3 +33,4 @@ export * from './text-guard.js';
 export * from './internal-client.js';
 export * from './notifier.js';
 export * from './started.js';
+export * from './verified-tokens.js';
