@@ -23,7 +23,6 @@ import { startGameConsumers } from './events/consumers.js';
 import { reconcilePurchases } from './events/purchase-reconciler.js';
 import { journalBacklog, startJournalFlusher } from './journal/journal-flusher.js';
 import { gameMetrics } from './metrics.js';
-
 import { prunePurchaseMarks } from './purchases/purchase-marks.js';
 import { startStatePublisher } from './state/state-publisher.js';
 import { stateRoutes } from './state/state.routes.js';
